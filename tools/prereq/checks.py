@@ -1,0 +1,208 @@
+"""The checks: small functions that turn a loaded registry into problems.
+
+Each check yields Problems built from the rule table; ``ITEM_CHECKS`` run once
+per item, ``REGISTRY_CHECKS`` once per registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from . import schema, templates
+from .graph import build_graph, cycles, lookup_parameter
+from .loader import LoadedRegistry, Owners, SourceItem
+from .rules import Problem, problem
+from .versions import is_range, satisfies
+
+EVENT_SYNONYMS = {"containerStart": "taskStarts", "containerExit": "taskSucceeds"}
+
+
+@dataclass
+class Context:
+    """What every check may look at: the items by name and their graph."""
+
+    items: dict[str, SourceItem]
+    owners: Owners
+    graph: nx.DiGraph
+
+    def requires_of(self, name: str) -> list[str]:
+        item = self.items.get(name)
+        return [r.name for r in item.requires if r.name in self.items] if item else []
+
+    def parameters(self) -> dict[str, dict[str, Any]]:
+        return {name: item.data.get("parameters") or {} for name, item in self.items.items()
+                if isinstance(item.data.get("parameters"), dict)}
+
+
+def at(item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False,
+       **details: Any) -> Problem:
+    """A problem at ``location`` in the item's file (at the key itself with ``on_key``)."""
+    line, column = item.position(location, key=on_key)
+    return problem(rule_id, file=item.rel, line=line, column=column, **details)
+
+
+def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    for issue in schema.check_item(item.data):
+        if issue.kind == "unknown-key":
+            yield at(item, issue.path, "PRQ111", on_key=True, key=issue.key, where=issue.message,
+                     fix=issue.hint)
+        elif issue.kind == "dockerimage-key":
+            yield at(item, issue.path, "PRQ135", on_key=True, key=issue.key)
+        elif issue.kind == "missing-key":
+            fix = "(data items need an SPDX license)" if issue.key == "license" else ""
+            where = f" in {schema.dotted_path(issue.path)}" if issue.path else ""
+            yield at(item, issue.path, "PRQ112", key=issue.key, where=where, fix=fix)
+        else:
+            yield at(item, issue.path, "PRQ110", path=schema.dotted_path(issue.path), detail=issue.message,
+                     fix=issue.hint or "see the item format reference")
+
+
+def check_name(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    name = item.data.get("name")
+    if isinstance(name, str) and name != item.stem:
+        yield at(item, ("name",), "PRQ120", name=name, stem=item.stem)
+
+
+def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    data = item.data
+    if data.get("type") == "dockerimage":
+        return
+    plugin = data.get("plugin")
+    if isinstance(plugin, str):
+        if plugin in schema.KNOWN_PLUGINS:
+            yield at(item, ("plugin",), "PRQ130", plugin=plugin)
+        elif plugin.removeprefix(schema.PLUGIN_PREFIX) not in schema.KNOWN_PLUGINS:
+            known = ", ".join(schema.PLUGIN_PREFIX + p for p in schema.KNOWN_PLUGINS)
+            yield at(item, ("plugin",), "PRQ131", plugin=plugin, known=known)
+    short = plugin.removeprefix(schema.PLUGIN_PREFIX) if isinstance(plugin, str) else "cmd"
+    if short == "cmd":
+        if "callbacks" in data and ("preCommands" in data or "postCommands" in data):
+            yield at(item, ("callbacks",), "PRQ132", on_key=True)
+        if not any(key in data for key in ("callbacks", "preCommands", "postCommands")):
+            yield at(item, (), "PRQ136")
+        callbacks = data.get("callbacks")
+        for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
+            event = callback.get("event") if isinstance(callback, dict) else None
+            if event in EVENT_SYNONYMS:
+                target = EVENT_SYNONYMS[event]
+                note = ("; on OpenPAI it runs only when the task succeeded, never after a failure"
+                        if event == "containerExit" else "")
+                yield at(item, ("callbacks", index, "event"), "PRQ134", event=event, target=target, note=note)
+    if short == "ssh" and "userssh" in data and "publicKeys" in data:
+        yield at(item, ("publicKeys",), "PRQ133", on_key=True)
+
+
+def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    require = item.data.get("require")
+    for index, text in enumerate(require if isinstance(require, list) else []):
+        if not isinstance(text, str):
+            continue
+        path = ("require", index)
+        name, _, spec = text.partition("@")
+        if spec and not is_range(spec):
+            yield at(item, path, "PRQ141", requirement=text)
+            continue
+        target = ctx.items.get(name)
+        if target is None:
+            folded = _fold(name)
+            near = [other for other in ctx.items if _fold(other) == folded]
+            fix = f"did you mean {near[0]!r}?" if near else "add the item to the registry, or fix the name"
+            yield at(item, path, "PRQ140", name=name, fix=fix)
+            continue
+        version = target.data.get("version")
+        if spec and isinstance(version, str) and not satisfies(version, spec):
+            yield at(item, path, "PRQ142", name=name, range=spec, version=version)
+        deprecated = target.data.get("deprecated")
+        if isinstance(deprecated, dict) and not item.data.get("deprecated"):
+            replacement = deprecated.get("replacement")
+            yield at(item, path, "PRQ144", name=name,
+                     replacement=f" (replaced by {replacement!r})" if replacement else "",
+                     fix=f"require {replacement} instead" if replacement else
+                     f"see why: {deprecated.get('reason', 'no reason given')}")
+
+
+def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    deprecated = item.data.get("deprecated")
+    if isinstance(deprecated, dict):
+        replacement = deprecated.get("replacement")
+        if isinstance(replacement, str) and replacement not in ctx.items:
+            yield at(item, ("deprecated", "replacement"), "PRQ145", name=replacement)
+
+
+def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    parameters = ctx.parameters()
+    for path, value in templates.strings(item.data):
+        if path and path[0] in ("description", "title"):
+            continue  # prose may talk about templates
+        opened = templates.unclosed(value)
+        if opened:
+            yield at(item, path, "PRQ153", text=opened)
+        for template in templates.find(value):
+            if not templates.is_known(template):
+                yield at(item, path, "PRQ150", expr=template.expression)
+            elif template.namespace == "this":
+                found = lookup_parameter(item.name, template.key, parameters, ctx.requires_of)
+                if found is None:
+                    yield at(item, path, "PRQ151", key=template.key)
+                elif isinstance(found, list):
+                    yield at(item, path, "PRQ152", key=template.key, first=found[0], second=found[1])
+
+
+def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    owners = item.data.get("owners")
+    if not ctx.owners.loaded or not isinstance(owners, list):
+        return
+    for index, owner in enumerate(owners):
+        if isinstance(owner, str) and not ctx.owners.known(owner):
+            yield at(item, ("owners", index), "PRQ160", owner=owner,
+                     fix=f"add {owner} to users or teams in owners.yaml, or fix the spelling")
+
+
+def _fold(name: str) -> str:
+    return name.casefold().replace("_", "-")
+
+
+def check_collisions(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    first_by_fold: dict[str, SourceItem] = {}
+    for item in registry.items:
+        folded = _fold(item.name)
+        other = first_by_fold.setdefault(folded, item)
+        if other is not item:
+            yield at(item, ("name",), "PRQ121", name=item.name, other=other.name, other_file=other.rel)
+
+
+def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    for cycle in cycles(ctx.graph):
+        yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
+
+
+ItemCheck = Callable[[SourceItem, Context], Iterator[Problem]]
+RegistryCheck = Callable[[LoadedRegistry, Context], Iterator[Problem]]
+
+ITEM_CHECKS: tuple[ItemCheck, ...] = (
+    check_schema, check_name, check_plugin, check_require, check_replacement, check_templates, check_owners,
+)
+REGISTRY_CHECKS: tuple[RegistryCheck, ...] = (check_collisions, check_cycles)
+
+
+def make_context(registry: LoadedRegistry) -> Context:
+    items: dict[str, SourceItem] = {}
+    for item in registry.items:
+        items.setdefault(item.name, item)
+    graph = build_graph({name: [r.name for r in item.requires] for name, item in items.items()})
+    return Context(items=items, owners=registry.owners, graph=graph)
+
+
+def run_checks(registry: LoadedRegistry) -> tuple[Context, list[Problem]]:
+    ctx = make_context(registry)
+    found = list(registry.problems)
+    for item in registry.items:
+        for check in ITEM_CHECKS:
+            found.extend(check(item, ctx))
+    for registry_check in REGISTRY_CHECKS:
+        found.extend(registry_check(registry, ctx))
+    return ctx, sorted(set(found), key=Problem.sort_key)

@@ -1,0 +1,69 @@
+"""``prereq validate`` and ``prereq rules``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..loader import find_registry
+from ..output import FORMATS, as_github, as_json, as_text, repo_root_of
+from ..rules import rule_reference_markdown
+from ..validate import validate
+
+VALIDATE_HELP = """\
+Check every item in a registry and report every problem in one run.
+
+PATH is the registry folder (the one holding prerequisites/ and owners.yaml);
+by default the registry/ of the repository around the current directory.
+
+output formats:
+  text    file:line:col: PRQnnn severity message, then an indented hint (default)
+  json    {"items": N, "problems": [{"rule", "severity", "file", "line",
+          "column", "message", "hint"}]}; paths relative to the registry,
+          line and column 1-based, null where a problem has no single place
+  github  workflow annotations (::error file=...), paths relative to the
+          repository root, for pull-request checks
+
+exit codes:
+  0  no errors (and, with --strict, no warnings)
+  1  problems found
+  2  usage error, or PATH is not a registry
+  3  internal error
+
+See 'prereq rules' for every rule id, what it checks and how to fix it."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    validate_parser = subparsers.add_parser(
+        "validate", help="check a registry and report every problem",
+        description=VALIDATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    validate_parser.add_argument("path", nargs="?", type=Path, help="registry folder (default: ./registry)")
+    validate_parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
+    validate_parser.set_defaults(run=run_validate)
+
+    rules_parser = subparsers.add_parser(
+        "rules", help="print the rule reference (Markdown)",
+        description="Print the reference of every validation rule as Markdown, generated from the "
+        "same table the validator uses.")
+    rules_parser.set_defaults(run=run_rules)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    root = find_registry(args.path or Path.cwd())
+    result = validate(root)
+    if args.format == "json":
+        print(as_json(result.problems, item_count=len(result.items)))
+    elif args.format == "github":
+        text = as_github(result.problems, registry_root=root, repo_root=repo_root_of(root))
+        if text:
+            print(text)
+        print(f"{len(result.items)} items checked: {len(result.errors)} errors, {len(result.warnings)} warnings")
+    else:
+        print(as_text(result.problems, item_count=len(result.items)))
+    return 1 if result.failed(strict=args.strict) else 0
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    print(rule_reference_markdown(), end="")
+    return 0

@@ -1,0 +1,58 @@
+"""Semantic versions and npm ranges behind one small module (node-semver)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cmp_to_key
+
+import nodesemver
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One entry of ``require``: ``name`` or ``name@range``."""
+
+    name: str
+    range: str | None  # None: any version
+
+    @classmethod
+    def parse(cls, text: str) -> "Requirement":
+        name, _, spec = text.partition("@")
+        return cls(name=name.strip(), range=spec.strip() or None)
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.range}" if self.range else self.name
+
+
+def is_version(text: str) -> bool:
+    return isinstance(text, str) and nodesemver.valid(text, loose=False) is not None
+
+
+def is_range(text: str) -> bool:
+    try:
+        return nodesemver.valid_range(text, loose=False) is not None
+    except (ValueError, TypeError):
+        return False
+
+
+def satisfies(version: str, spec: str | None) -> bool:
+    if spec is None:
+        return True
+    try:
+        return bool(nodesemver.satisfies(version, spec, loose=False))
+    except (ValueError, TypeError):
+        return False
+
+
+def best_match(versions: list[str], spec: str | None) -> str | None:
+    """The highest version meeting ``spec`` (npm's maxSatisfying), or None."""
+    candidates = [v for v in versions if is_version(v) and satisfies(v, spec)]
+    return max(candidates, key=version_key) if candidates else None
+
+
+def version_key(version: str):
+    return cmp_to_key(lambda a, b: nodesemver.compare(a, b, loose=False))(version)
+
+
+def sort_versions(versions: list[str]) -> list[str]:
+    return sorted(versions, key=version_key)

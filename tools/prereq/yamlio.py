@@ -1,0 +1,190 @@
+"""YAML behind one small module: strict loading with source positions.
+
+PyYAML's own constructors keep the last of duplicate keys and turn ``yes``
+into True and unquoted dates into ``date`` objects.  We compose the node tree
+with the C loader (fast, with marks) and build plain JSON-like data ourselves,
+resolving plain scalars with the YAML 1.2 core schema, which is what a JSON
+Schema expects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+try:  # libyaml is present on every machine we ship to, but keep a fallback.
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+PathKey = tuple[Any, ...]
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_OCT = re.compile(r"^0o[0-7]+$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+
+
+@dataclass(frozen=True)
+class YamlIssue:
+    """Why a text is not acceptable YAML, with a 1-based position."""
+
+    kind: str  # "syntax" | "encoding" | "documents" | "duplicate-key"
+    message: str
+    line: int | None
+    column: int | None
+
+
+@dataclass
+class LoadedYaml:
+    """Data plus the 1-based (line, column) of every value and mapping key."""
+
+    data: Any
+    value_positions: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+    key_positions: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, path: PathKey, *, key: bool = False) -> tuple[int, int]:
+        """Position of ``path``'s value (or key), else of its nearest ancestor."""
+        table = self.key_positions if key else self.value_positions
+        for cut in range(len(path), -1, -1):
+            found = table.get(tuple(path[:cut])) or self.value_positions.get(tuple(path[:cut]))
+            if found:
+                return found
+        return (1, 1)
+
+
+class YamlLoadError(Exception):
+    def __init__(self, issues: list[YamlIssue]) -> None:
+        super().__init__(issues[0].message)
+        self.issues = issues
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    value = node.value
+    if node.style not in (None, "") or node.tag not in _IMPLICIT_TAGS:
+        return value  # quoted, block or explicitly tagged: a string
+    if _NULL.match(value):
+        return None
+    if value in _BOOL:
+        return _BOOL[value]
+    if _INT.match(value):
+        return int(value)
+    if _OCT.match(value):
+        return int(value[2:], 8)
+    if _HEX.match(value):
+        return int(value[2:], 16)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return float("-inf") if value.startswith("-") else float("inf")
+    if _NAN.match(value):
+        return float("nan")
+    return value
+
+
+_IMPLICIT_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:timestamp",
+}
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return (node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue]) -> Any:
+    out.value_positions[path] = _mark(node)
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(child, path + (i,), out, issues) for i, child in enumerate(node.value)]
+    result: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            issues.append(YamlIssue("syntax", "merge keys ('<<') are not supported", *_mark(key_node)))
+            continue
+        key = _build(key_node, path + ("<key>",), out, issues)
+        if not isinstance(key, (str, int, float, bool)) and key is not None:
+            issues.append(YamlIssue("syntax", "mapping keys must be plain scalars", *_mark(key_node)))
+            continue
+        if key in result:
+            first = out.key_positions[path + (key,)]
+            issues.append(
+                YamlIssue(
+                    "duplicate-key",
+                    f"duplicate key {key!r} (first defined on line {first[0]})",
+                    *_mark(key_node),
+                )
+            )
+            continue
+        out.key_positions[path + (key,)] = _mark(key_node)
+        result[key] = _build(value_node, path + (key,), out, issues)
+    out.value_positions.pop(path + ("<key>",), None)
+    return result
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise YamlLoadError(
+            [YamlIssue("encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column)]
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def load_yaml(raw: bytes | str) -> LoadedYaml:
+    """Load exactly one YAML document strictly; raise YamlLoadError listing every issue."""
+    text = _decode(raw) if isinstance(raw, bytes) else raw
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+        line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise YamlLoadError([YamlIssue("syntax", message, line, column)]) from None
+    except yaml.YAMLError as exc:
+        raise YamlLoadError([YamlIssue("syntax", str(exc), None, None)]) from None
+    if len(nodes) > 1:
+        line, column = _mark(nodes[1])
+        raise YamlLoadError(
+            [YamlIssue("documents", f"{len(nodes)} YAML documents in one file", line, column)]
+        )
+    loaded = LoadedYaml(data=None)
+    if not nodes:
+        return loaded
+    issues: list[YamlIssue] = []
+    loaded.data = _build(nodes[0], (), loaded, issues)
+    if issues:
+        raise YamlLoadError(issues)
+    return loaded
+
+
+def dump_yaml(data: Any) -> str:
+    """Block-style YAML with keys in the order given (for generated files and docs)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
