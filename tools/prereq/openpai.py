@@ -1,0 +1,150 @@
+"""An item as it goes into a job: the OpenPAI form.
+
+``compile_item`` takes an item as its author wrote it and returns the
+prerequisite exactly as a job's ``prerequisites`` list needs it: plugin written
+out, ``<% this.* %>`` rendered, events mapped, ``publicKeys`` turned into
+``userssh``, registry-only fields left out, callbacks compiled so exported
+variables flow (see ``runtime``) and every parameter survives the runtime's
+repr round trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from . import runtime, templates
+
+DESCRIPTIVE_ONLY = ("title", "description", "tags", "owners", "license", "homepage", "deprecated",
+                    "require", "parameters", "plugin", "name", "type", "version", "failurePolicy",
+                    "uri", "auth", "callbacks", "preCommands", "postCommands", "publicKeys", "userssh")
+
+ParameterLookup = Callable[[str], Any]
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _render_this(value: Any, lookup: ParameterLookup) -> Any:
+    def find(key: str) -> str | None:
+        found = lookup(key)
+        return None if found is None else _plain(found)
+
+    # A parameter's value may itself use <% this.* %>: render until stable.
+    for _ in range(8):
+        rendered = templates.render(value, "this", find)
+        if rendered == value:
+            break
+        value = rendered
+    return value
+
+
+def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """All start commands in one callback and all succeed commands in another,
+    wrapped to load and save the shared environment file."""
+    blocks: dict[str, list[str]] = {runtime.START: [], runtime.SUCCEED: []}
+    for callback in data.get("callbacks") or []:
+        event = runtime.EVENT_SYNONYMS.get(callback["event"], callback["event"])
+        if event in blocks:
+            blocks[event].extend(callback["commands"])
+    blocks[runtime.START].extend(data.get("preCommands") or [])
+    blocks[runtime.SUCCEED].extend(data.get("postCommands") or [])
+    compiled = []
+    for event, commands in blocks.items():
+        if not commands:
+            continue
+        if not runtime.survives_round_trip(commands):
+            commands = _encode(commands)
+        compiled.append({"event": event, "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]})
+    return compiled
+
+
+def _encode(commands: list[str]) -> list[str]:
+    """Commands made to survive the round trip, keeping their behaviour.
+
+    The whole block is encoded at once (multi-line constructs stay whole),
+    unless templates that others render later (expression, $secrets...) must
+    stay readable: then only the failing commands without templates are."""
+    if not any(templates.TEMPLATE.search(command) for command in commands):
+        return runtime.encode_script(commands)
+    return [command if runtime.survives_round_trip([command]) or templates.TEMPLATE.search(command)
+            else runtime.encode_script([command])[0] for command in commands]
+
+
+def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, Any]:
+    """The OpenPAI form of a valid item.  ``lookup(key)`` resolves ``<% this.key %>``."""
+    data = _render_this(data, lookup)
+    form: dict[str, Any] = {"name": data["name"], "type": data["type"], "version": data["version"]}
+    owners = data.get("owners") or []
+    if owners:
+        form["contributor"] = runtime.safe_text(", ".join(owners))
+    if data.get("title"):
+        form["description"] = runtime.safe_text(data["title"])
+    if data["type"] == "dockerimage":
+        form["uri"] = data["uri"]
+        if data.get("auth"):
+            form["auth"] = dict(data["auth"])
+        return form
+    plugin = data.get("plugin", runtime.PLUGIN_PREFIX + "cmd")
+    if not plugin.startswith(runtime.PLUGIN_PREFIX):
+        plugin = runtime.PLUGIN_PREFIX + plugin
+    form["plugin"] = plugin
+    if "failurePolicy" in data:
+        form["failurePolicy"] = data["failurePolicy"]
+    if "uri" in data:
+        form["uri"] = data["uri"]
+    short = plugin.removeprefix(runtime.PLUGIN_PREFIX)
+    if short == "cmd":
+        callbacks = _compile_callbacks(data)
+        if callbacks:
+            form["callbacks"] = callbacks
+    elif short == "ssh":
+        for key in ("jobssh", "sshbarrier", "sshbarrierTimeout"):
+            if key in data:
+                form[key] = data[key]
+        if "userssh" in data:
+            form["userssh"] = dict(data["userssh"])
+        else:
+            form["userssh"] = {"type": "custom", "value": _ssh_keys(data.get("publicKeys") or [])}
+    else:
+        for key, value in data.items():
+            if key not in DESCRIPTIVE_ONLY:
+                form[key] = value
+    return _drop_nulls(form)
+
+
+def _ssh_keys(keys: list[str]) -> str:
+    value = "\n".join(key.strip() for key in keys)
+    # A newline survives the runtime's repr round trip only inside a
+    # double-quoted repr, which Python picks when the text holds a "'" and no '"'.
+    # An apostrophe in the last key's comment field changes no key.
+    if not runtime.survives_round_trip([value]) and '"' not in value:
+        value += " prereq's"
+    return value
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(form: dict[str, Any]) -> str:
+    """``sha256:`` + the SHA-256 of the form as canonical JSON."""
+    return "sha256:" + hashlib.sha256(canonical_json(form).encode("utf-8")).hexdigest()
+
+
+def runtime_parameters(form: dict[str, Any]) -> dict[str, Any]:
+    """What the runtime hands the plugin: the form minus the lifted keys."""
+    return {k: v for k, v in form.items() if k not in runtime.LIFTED_KEYS}
