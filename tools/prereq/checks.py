@@ -16,7 +16,7 @@ from . import schema, templates
 from .graph import build_graph, cycles, lookup_parameter
 from .loader import LoadedRegistry, Owners, SourceItem
 from .rules import Problem, problem
-from .versions import is_range, satisfies
+from .versions import is_range, is_version, satisfies
 
 EVENT_SYNONYMS = {"containerStart": "taskStarts", "containerExit": "taskSucceeds"}
 
@@ -53,7 +53,7 @@ def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         elif issue.kind == "dockerimage-key":
             yield at(item, issue.path, "PRQ135", on_key=True, key=issue.key)
         elif issue.kind == "missing-key":
-            fix = "(data items need an SPDX license)" if issue.key == "license" else ""
+            fix = " (data items need an SPDX license)" if issue.key == "license" else ""
             where = f" in {schema.dotted_path(issue.path)}" if issue.path else ""
             yield at(item, issue.path, "PRQ112", key=issue.key, where=where, fix=fix)
         else:
@@ -114,7 +114,8 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, path, "PRQ140", name=name, fix=fix)
             continue
         version = target.data.get("version")
-        if spec and isinstance(version, str) and not satisfies(version, spec):
+        # An invalid version is the target's own schema error; do not report it again here.
+        if spec and is_version(version) and not satisfies(version, spec):
             yield at(item, path, "PRQ142", name=name, range=spec, version=version)
         deprecated = target.data.get("deprecated")
         if isinstance(deprecated, dict) and not item.data.get("deprecated"):

@@ -66,16 +66,24 @@ class LoadedRegistry:
     problems: list[Problem]
 
 
-def find_registry(start: Path) -> Path:
-    """The ``registry/`` of the repository containing ``start`` (or ``start`` itself)."""
+def find_registry(start: Path, *, search_parents: bool = True) -> Path:
+    """The ``registry/`` of the repository containing ``start`` (or ``start`` itself).
+
+    With ``search_parents=False`` (a path the user named) only ``start`` and
+    ``start/registry`` qualify: a mistyped path must not silently validate
+    some other registry further up.
+    """
+    if not start.exists():
+        raise PrereqError(f"{start} does not exist",
+                          hint="pass the registry folder (the one holding prerequisites/), e.g. 'prereq validate registry'")
     start = start.resolve()
     if (start / ITEMS_DIR).is_dir():
         return start
-    for folder in (start, *start.parents):
+    for folder in (start, *start.parents) if search_parents else (start,):
         if (folder / "registry" / ITEMS_DIR).is_dir():
             return folder / "registry"
     raise PrereqError(
-        f"no registry found at or above {start}",
+        f"no registry found {'at or above' if search_parents else 'at'} {start}",
         hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
     )
 
@@ -97,7 +105,8 @@ def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]
     loaded, problems = read_yaml_file(path, rel)
     if loaded is not None and not isinstance(loaded.data, dict):
         kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
-        problems.append(problem("PRQ105", file=rel, line=1, column=1, detail=kind))
+        line, column = loaded.value_positions.get((), (1, 1))
+        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind))
         return None, problems
     return loaded, problems
 
@@ -154,7 +163,9 @@ def load_registry(root: Path) -> LoadedRegistry:
         rel = path.relative_to(root).as_posix()
         if path.suffix != ".yaml" or not path.is_file():
             if not path.name.startswith("."):
-                problems.append(problem("PRQ106", file=rel, detail=path.name, fix=path.stem + ".yaml"))
+                fix = ("move the items in it up into prerequisites/" if path.is_dir()
+                       else f"rename it to {path.stem}.yaml")
+                problems.append(problem("PRQ106", file=rel, detail=path.name, fix=fix))
             continue
         loaded, found = load_mapping(path, rel)
         problems += found

@@ -69,14 +69,14 @@ _RULES = [
     Rule("PRQ105", "not-a-mapping", E, "the file holds {detail}, not a mapping of keys to values",
          "write the item as 'key: value' lines, starting with 'name:'",
          "An item file is a YAML mapping."),
-    Rule("PRQ106", "not-an-item-file", E, "{detail} is not read as an item", "rename it to {fix}",
+    Rule("PRQ106", "not-an-item-file", E, "{detail} is not read as an item", "{fix}",
          "Items are files named `prerequisites/<name>.yaml`; other files there would be silently ignored."),
     # Schema
     Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}",
          "The item must match `schema/prerequisite.schema.json`."),
     Rule("PRQ111", "unknown-key", E, "unknown key {key!r}{where}", "{fix}",
          "Keys outside the item format are rejected: OpenPAI would pass them to the plugin, which ignores them."),
-    Rule("PRQ112", "missing-key", E, "required key {key!r} is missing{where}", "add '{key}:' {fix}",
+    Rule("PRQ112", "missing-key", E, "required key {key!r} is missing{where}", "add '{key}:'{fix}",
          "Every item has name, version, type, title and owners; data items also have a license."),
     # Identity
     Rule("PRQ120", "name-mismatch", E, "name {name!r} differs from the file name {stem!r}",

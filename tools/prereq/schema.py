@@ -80,9 +80,12 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         return custom_message.format(value=value), custom_hint
     match error.validator:
         case "type":
-            expected = error.validator_value
-            expected = " or ".join(expected) if isinstance(expected, list) else expected
-            return f"{value!r} is a {_json_type(value)}, expected {expected}", custom_hint or f"write a {expected}"
+            names = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            expected = " or ".join(_TYPE_NAMES.get(name, name) for name in names)
+            hint = custom_hint or f"write {expected}"
+            if value is None:  # 'key:' with nothing after it
+                return f"is empty, expected {expected}", hint
+            return f"{value!r} is a {_json_type(value)}, expected {expected}", hint
         case "enum":
             options = ", ".join(str(v) for v in error.validator_value)
             return f"{value!r} is not one of {options}", custom_hint or f"use one of: {options}"
@@ -100,6 +103,10 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
             return "has an invalid key", custom_hint or "use identifiers: letters, digits and '_'"
         case _:
             return error.message, custom_hint or "see the item format reference"
+
+
+_TYPE_NAMES = {"array": "a list", "object": "a mapping", "string": "a string", "number": "a number",
+               "integer": "an integer", "boolean": "a boolean", "null": "null"}
 
 
 def _json_type(value: Any) -> str:
@@ -134,12 +141,13 @@ def check_item(item: Any) -> list[SchemaIssue]:
                 issues.extend(_unknown_keys(item, path, allowed, seen))
                 continue
             if error.validator == "required":
-                key = next((k for k in error.validator_value if k not in error.instance), "")
-                marker = (path, "missing", key)
-                if marker in seen:
-                    continue
-                seen.add(marker)
-                issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
+                # One error per missing key, but each carries the whole list: report them all.
+                for key in error.validator_value:
+                    marker = (path, "missing", key)
+                    if key in error.instance or marker in seen:
+                        continue
+                    seen.add(marker)
+                    issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
                 continue
             marker = (path, error.validator)
             if marker in seen:

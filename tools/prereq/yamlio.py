@@ -60,6 +60,13 @@ class LoadedYaml:
         return (1, 1)
 
 
+# Limits that keep hostile input from exhausting the stack or memory: libyaml
+# stops at 1000 levels, which is already past Python's recursion limit, and
+# aliases can expand a few lines into billions of values ("billion laughs").
+MAX_DEPTH = 100
+MAX_VALUES = 100_000
+
+
 class YamlLoadError(Exception):
     def __init__(self, issues: list[YamlIssue]) -> None:
         super().__init__(issues[0].message)
@@ -103,10 +110,19 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+class _TooLarge(Exception):
+    pass
+
+
 def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue]) -> Any:
     out.value_positions[path] = _mark(node)
+    if len(out.value_positions) > MAX_VALUES:
+        raise _TooLarge
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node)
+    if len(path) >= MAX_DEPTH:
+        issues.append(YamlIssue("syntax", f"values are nested more than {MAX_DEPTH} levels deep", *_mark(node)))
+        return None
     if isinstance(node, yaml.SequenceNode):
         return [_build(child, path + (i,), out, issues) for i, child in enumerate(node.value)]
     result: dict[Any, Any] = {}
@@ -139,11 +155,35 @@ def _decode(raw: bytes) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        # Count characters, not bytes, as editors do (a BOM takes no column).
+        before = raw[line_start: exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
+        column = len(before) + 1
         raise YamlLoadError(
             [YamlIssue("encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column)]
         ) from None
     return text.removeprefix("\ufeff")
+
+
+def _second_document_start(text: str) -> tuple[int, int] | None:
+    """Where the second document starts: its '---' line, not its first value."""
+    starts = (event for event in yaml.parse(text, Loader=_Loader) if isinstance(event, yaml.DocumentStartEvent))
+    next(starts, None)
+    second = next(starts, None)
+    return _mark(second) if second is not None else None
+
+
+def _reader_issue(text: str, exc: yaml.reader.ReaderError) -> YamlIssue:
+    # libyaml counts bytes of the UTF-8 text, PyYAML's reader counts characters.
+    if _Loader is yaml.SafeLoader:
+        before = text[: exc.position]
+    else:
+        before = text.encode("utf-8")[: exc.position].decode("utf-8", "replace")
+    before = before.removeprefix("\ufeff")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return YamlIssue("syntax", f"{exc.reason}: #x{code:04x}", line, column)
 
 
 def load_yaml(raw: bytes | str) -> LoadedYaml:
@@ -151,6 +191,8 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
     text = _decode(raw) if isinstance(raw, bytes) else raw
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (control bytes, ...)
+        raise YamlLoadError([_reader_issue(text, exc)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(part) for part in (exc.context, exc.problem) if part)
@@ -159,7 +201,7 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
     except yaml.YAMLError as exc:
         raise YamlLoadError([YamlIssue("syntax", str(exc), None, None)]) from None
     if len(nodes) > 1:
-        line, column = _mark(nodes[1])
+        line, column = _second_document_start(text) or _mark(nodes[1])
         raise YamlLoadError(
             [YamlIssue("documents", f"{len(nodes)} YAML documents in one file", line, column)]
         )
@@ -167,7 +209,12 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
     if not nodes:
         return loaded
     issues: list[YamlIssue] = []
-    loaded.data = _build(nodes[0], (), loaded, issues)
+    try:
+        loaded.data = _build(nodes[0], (), loaded, issues)
+    except _TooLarge:
+        raise YamlLoadError(
+            [YamlIssue("syntax", f"the document expands to more than {MAX_VALUES} values (through aliases?)", 1, 1)]
+        ) from None
     if issues:
         raise YamlLoadError(issues)
     return loaded

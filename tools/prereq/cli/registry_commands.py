@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    root = find_registry(args.path or Path.cwd())
+    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
     result = validate(root)
     if args.format == "json":
         print(as_json(result.problems, item_count=len(result.items)))

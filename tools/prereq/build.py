@@ -1,0 +1,68 @@
+"""``prereq build``: validate, write the index, build the site, swap into place.
+
+Everything is written to a temporary folder beside the output and moved into
+place only when complete, so a failed build leaves the previous output as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .gitio import Repository
+from .index import IndexBuild, build_index, write_index
+from .rules import Problem
+from .validate import validate
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    problems: list[Problem]
+    index: IndexBuild | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def built(self) -> bool:
+        return self.index is not None
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        out.rename(old)
+    staging.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progress = lambda _: None) -> BuildResult:
+    """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors."""
+    progress("validating the registry")
+    result = validate(registry)
+    if result.errors:
+        return BuildResult(out=out, problems=result.problems)
+    progress(f"indexing {len(result.items)} items and their history")
+    index = build_index(result, repo=Repository.find(result.root))
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        write_index(index, staging)
+        if with_site:
+            from .site import build_site  # MkDocs is imported only when a site is built
+
+            progress("building the marketplace site")
+            build_site(index_dir=staging, registry=result.root, out=staging, progress=progress)
+        _swap_into_place(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return BuildResult(out=out, problems=result.problems, index=index, warnings=index.warnings)

@@ -1,0 +1,121 @@
+"""``prereq build``, ``prereq search`` and ``prereq show``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..build import build
+from ..client import Index
+from ..loader import find_registry
+from ..output import as_text
+from ..yamlio import dump_yaml
+
+BUILD_HELP = """\
+Validate the registry, then publish it: the JSON index under OUT/api/v1 and
+the marketplace site in OUT.  A registry with errors is not published, and a
+failed build leaves the previous OUT untouched (everything is written to a
+temporary folder and moved into place at the end).
+
+Every version an item's file has carried in git history stays published, so
+jobs that pinned an older version still resolve.
+
+exit codes: 0 built, 1 the registry has errors, 2 usage error, 3 internal error"""
+
+INDEX_HELP = "index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else build/site)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("build", help="publish the index and the marketplace site",
+                                   description=BUILD_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
+    parser.add_argument("--out", type=Path, default=Path("build/site"), help="output folder (default: build/site)")
+    parser.add_argument("--no-site", action="store_true", help="write only the JSON index")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    parser.set_defaults(run=run_build)
+
+    search = subparsers.add_parser("search", help="find prerequisites in the index",
+                                   description="Find prerequisites whose name, title, summary or tags contain "
+                                   "every word of QUERY; name matches are listed first.")
+    search.add_argument("query", nargs="+", help="words to look for")
+    search.add_argument("--index", help=INDEX_HELP)
+    search.add_argument("--json", action="store_true", help="print the matching index entries as JSON")
+    search.set_defaults(run=run_search)
+
+    show = subparsers.add_parser("show", help="show one prerequisite and its OpenPAI form",
+                                 description="Show an item's description, versions, requirements and the "
+                                 "prerequisites it puts into a job (its closure, in order).")
+    show.add_argument("item", metavar="NAME[@VERSION]", help="the item, optionally at a published version")
+    show.add_argument("--index", help=INDEX_HELP)
+    show.add_argument("--json", action="store_true", help="print the version's index document as JSON")
+    show.set_defaults(run=run_show)
+
+
+def default_index(explicit: str | None) -> str:
+    return explicit or os.environ.get("PREREQ_INDEX") or "build/site"
+
+
+def run_build(args: argparse.Namespace) -> int:
+    registry = find_registry(args.registry or Path.cwd())
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(f"build: {message}", file=sys.stderr)
+
+    result = build(registry, args.out, with_site=not args.no_site, progress=progress)
+    if result.problems and (not result.built or not args.quiet):
+        print(as_text(result.problems, item_count=0 if not result.built else len(result.index.items)))
+    if not result.built:
+        print("prereq: the registry has errors: nothing was published", file=sys.stderr)
+        return 1
+    for warning in result.warnings:
+        print(f"build: warning: {warning}", file=sys.stderr)
+    root = result.index.root
+    if not args.quiet:
+        print(f"published {len(root['items'])} items to {result.out} "
+              f"(commit {(root['commit'] or 'none')[:10]}{', dirty' if root['dirty'] else ''})")
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    index = Index.load(default_index(args.index))
+    found = index.search(" ".join(args.query))
+    if args.json:
+        print(json.dumps(found, indent=2))
+    else:
+        for entry in found:
+            flag = " (deprecated)" if entry["deprecated"] else ""
+            print(f"{entry['name']:<28} {entry['version']:<9} {entry['type']:<11} {entry['title']}{flag}")
+        if not found:
+            print("no prerequisite matches", file=sys.stderr)
+    return 0 if found else 1
+
+
+def run_show(args: argparse.Namespace) -> int:
+    index = Index.load(default_index(args.index))
+    name, _, version = args.item.partition("@")
+    document = index.version(name, version or None)
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return 0
+    item = document["item"]
+    print(f"{name} {document['version']} ({item['type']}): {item['title']}")
+    if item.get("deprecated"):
+        replacement = item["deprecated"].get("replacement")
+        print(f"DEPRECATED: {item['deprecated']['reason']}" + (f" Use {replacement}." if replacement else ""))
+    if item.get("description"):
+        print("\n" + item["description"].strip())
+    print(f"\nversions: {', '.join(index.versions(name))}")
+    print(f"owners: {', '.join(item.get('owners', []))}")
+    if document["requires"]:
+        print("requires: " + ", ".join(f"{r['name']}@{r['range']} -> {r['version']}" for r in document["requires"]))
+    required_by = index.document(name)["required_by"]
+    if required_by:
+        print("required by: " + ", ".join(required_by))
+    print("\nin a job (requirements first):")
+    closure = [index.version(c["name"], c["version"])["openpai"] for c in document["closure"]]
+    print(dump_yaml({"prerequisites": closure}), end="")
+    return 0

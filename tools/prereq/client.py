@@ -1,0 +1,192 @@
+"""Reading a published index: from a build folder or an http(s) URL.
+
+This is the API that job editing, the CLI's search/show and other programs use:
+load the root, fetch per-item files on demand (checked against their sha256),
+and resolve a selection of ``name[@range]`` to one ordered closure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PrereqError
+from .graph import post_order
+from .versions import Requirement, is_range, satisfies, sort_versions
+
+ROOT_FILE = "index.json"
+
+
+def _api_base(source: str | Path) -> str:
+    text = str(source).rstrip("/")
+    if text.endswith("/" + ROOT_FILE):
+        text = text[: -len(ROOT_FILE) - 1]
+    if text.startswith(("http://", "https://")):
+        return text if text.endswith("/api/v1") else text + "/api/v1"
+    path = Path(text)
+    if (path / ROOT_FILE).is_file():
+        return str(path)
+    if (path / "api" / "v1" / ROOT_FILE).is_file():
+        return str(path / "api" / "v1")
+    raise PrereqError(f"no index found at {source}",
+                      hint="run 'prereq build' first, or pass --index with a build folder or URL")
+
+
+def _read(base: str, rel: str) -> bytes:
+    if base.startswith(("http://", "https://")):
+        url = f"{base}/{rel}"
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - user-chosen index URL
+                return response.read()
+        except (urllib.error.URLError, OSError) as exc:
+            raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
+    path = Path(base) / rel
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="rebuild the index with 'prereq build'") from None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One entry of a resolved closure."""
+
+    name: str
+    version: str
+    openpai: dict[str, Any]
+    digest: str
+    required_by: tuple[str, ...]  # the selected-or-required items that pulled it in
+    selected: bool
+    deprecated: dict[str, Any] | None = None
+
+
+@dataclass
+class Index:
+    base: str
+    root: dict[str, Any]
+    _documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, source: str | Path) -> "Index":
+        base = _api_base(source)
+        try:
+            root = json.loads(_read(base, ROOT_FILE))
+        except ValueError:
+            raise PrereqError(f"{base}/{ROOT_FILE} is not JSON", hint="rebuild the index") from None
+        if not isinstance(root, dict) or root.get("format") != "prereq-index/1":
+            raise PrereqError(f"{base}/{ROOT_FILE} is not a prereq index (format prereq-index/1)")
+        return cls(base=base, root=root)
+
+    @property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        return {entry["name"]: entry for entry in self.root["items"]}
+
+    def document(self, name: str) -> dict[str, Any]:
+        if name not in self._documents:
+            entry = self.entries.get(name)
+            if entry is None:
+                close = [n for n in self.entries if n.replace("_", "-").lower() == name.replace("_", "-").lower()]
+                hint = f"did you mean {close[0]!r}?" if close else "search with 'prereq search WORD'"
+                raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
+            body = _read(self.base, entry["path"])
+            if hashlib.sha256(body).hexdigest() != entry["sha256"]:
+                raise PrereqError(f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
+                                  hint="the index changed while reading it; run the command again")
+            self._documents[name] = json.loads(body)
+        return self._documents[name]
+
+    def versions(self, name: str) -> list[str]:
+        return sort_versions([v["version"] for v in self.document(name)["versions"]])
+
+    def version(self, name: str, version: str | None = None) -> dict[str, Any]:
+        """One published version; the latest when ``version`` is None."""
+        documents = {v["version"]: v for v in self.document(name)["versions"]}
+        chosen = version or self.versions(name)[-1]
+        if chosen not in documents:
+            raise PrereqError(f"{name} has no published version {chosen}",
+                              hint="published: " + ", ".join(self.versions(name)))
+        return documents[chosen]
+
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """Items matching every word of ``query``; name matches first."""
+        words = query.lower().split()
+        scored = []
+        for entry in self.root["items"]:
+            fields = [entry["name"].lower(), entry["title"].lower(), entry["summary"].lower(),
+                      " ".join(entry["tags"]).lower()]
+            if all(any(word in f for f in fields) for word in words):
+                rank = 0 if all(word in fields[0] for word in words) else 1
+                scored.append((rank, entry["name"], entry))
+        return [entry for _, _, entry in sorted(scored, key=lambda t: (t[0], t[1]))]
+
+    def resolve(self, selections: list[str], *, locked: dict[str, str] | None = None) -> list[Resolved]:
+        """Expand ``name[@range]`` selections into one ordered closure.
+
+        A requirement shared by several items gets the highest version that
+        meets every range; ``locked`` pins versions (a job's lock) when they
+        still meet them."""
+        requests = [Requirement.parse(text) for text in selections]
+        for request in requests:
+            if request.range and not is_range(request.range):
+                raise PrereqError(f"{request} has an invalid version range",
+                                  hint="use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3")
+        chosen: dict[str, str] = {}
+        for _ in range(100):
+            constraints: dict[str, list[tuple[str | None, str]]] = {}
+            for request in requests:
+                constraints.setdefault(request.name, []).append((request.range, "your selection"))
+            reachable = post_order([r.name for r in requests],
+                                   lambda name: [Requirement.parse(t).name for t in self._requires(name, chosen)])
+            for name in reachable:
+                for text in self._requires(name, chosen):
+                    requirement = Requirement.parse(text)
+                    constraints.setdefault(requirement.name, []).append(
+                        (requirement.range, f"{name} {chosen.get(name, '')}".strip()))
+            picked = {name: self._pick(name, ranges, (locked or {}).get(name)) for name, ranges in constraints.items()}
+            if picked == chosen:
+                break
+            chosen = picked
+        order = post_order([r.name for r in requests],
+                           lambda name: [Requirement.parse(t).name for t in self._requires(name, chosen)])
+        pulled_by: dict[str, list[str]] = {}
+        for name in order:
+            for text in self._requires(name, chosen):
+                pulled_by.setdefault(Requirement.parse(text).name, []).append(name)
+        selected = {r.name for r in requests}
+        resolved = []
+        for name in order:
+            document = self.version(name, chosen[name])
+            resolved.append(Resolved(
+                name=name, version=chosen[name], openpai=document["openpai"], digest=document["digest"],
+                required_by=tuple(pulled_by.get(name, [])), selected=name in selected,
+                deprecated=document["item"].get("deprecated")))
+        return resolved
+
+    def _requires(self, name: str, chosen: dict[str, str]) -> list[str]:
+        if name not in chosen:
+            return []
+        return list(self.version(name, chosen[name])["item"].get("require") or [])
+
+    def _pick(self, name: str, ranges: list[tuple[str | None, str]], locked: str | None) -> str:
+        versions = self.versions(name)
+        fitting = [v for v in versions if all(satisfies(v, spec) for spec, _ in ranges)]
+        if locked in fitting:
+            return locked
+        if fitting:
+            return fitting[-1]
+        for index, (first, first_by) in enumerate(ranges):
+            for second, second_by in ranges[index + 1:]:
+                if not any(satisfies(v, first) and satisfies(v, second) for v in versions):
+                    raise PrereqError(
+                        f"no version of {name} meets both {first_by} ({name}@{first or '*'}) and "
+                        f"{second_by} ({name}@{second or '*'})",
+                        hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges")
+        spec, by = ranges[0]
+        raise PrereqError(f"no published version of {name} meets {name}@{spec} ({by})",
+                          hint=f"published versions: {', '.join(versions) or 'none'}")
+

@@ -1,0 +1,98 @@
+"""Git behind one small module (GitPython): history of the registry in one pass.
+
+One ``git log --name-status -z`` over the registry's item folder gives every
+commit that touched an item file; blob contents come from one persistent
+``git cat-file --batch`` process.  Never one git call per file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+
+@dataclass(frozen=True)
+class FileRevision:
+    """One file as of one commit (newest first); ``content`` None when deleted there."""
+
+    path: str  # relative to the repository root
+    commit: str
+    date: str  # ISO 8601 committer date
+    content: bytes | None
+
+
+@dataclass(frozen=True)
+class RepoState:
+    root: Path
+    commit: str | None
+    date: str | None
+    dirty: bool
+
+
+class Repository:
+    def __init__(self, repo: git.Repo) -> None:
+        self._repo = repo
+        self.root = Path(repo.working_tree_dir or ".").resolve()
+
+    @classmethod
+    def find(cls, path: Path) -> "Repository | None":
+        try:
+            return cls(git.Repo(path, search_parent_directories=True))
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            return None
+
+    def state(self, folder: Path) -> RepoState:
+        """HEAD's commit and date, and whether ``folder`` differs from HEAD."""
+        try:
+            head = self._repo.head.commit
+        except ValueError:  # no commits yet
+            return RepoState(self.root, None, None, True)
+        rel = self.relative(folder)
+        status = self._repo.git.status("--porcelain", "--untracked-files=all", "--", rel)
+        return RepoState(self.root, head.hexsha, head.committed_datetime.isoformat(), bool(status.strip()))
+
+    def relative(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix() or "."
+
+    def history(self, folder: Path) -> list[FileRevision]:
+        """Every revision of every file under ``folder`` on HEAD's history, newest first."""
+        try:
+            self._repo.head.commit
+        except ValueError:
+            return []
+        rel = self.relative(folder)
+        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z",
+                                 "HEAD", "--", rel)
+        revisions: list[FileRevision] = []
+        fields = raw.split("\x00")
+        index, commit, date = 0, "", ""
+        while index < len(fields):
+            field = fields[index].strip("\n")
+            if field == "" and index + 2 < len(fields) and len(fields[index + 1]) == 40:
+                commit, date = fields[index + 1], fields[index + 2].strip("\n")
+                index += 3
+                continue
+            if field in ("A", "M", "D", "T") and index + 1 < len(fields):
+                path = fields[index + 1]
+                content = None if field == "D" else self._blob(commit, path)
+                revisions.append(FileRevision(path=path, commit=commit, date=date, content=content))
+                index += 2
+                continue
+            index += 1
+        return revisions
+
+    def _blob(self, commit: str, path: str) -> bytes | None:
+        try:
+            _, _, _, data = self._repo.git.get_object_data(f"{commit}:{path}")
+        except git.GitCommandError:
+            return None
+        return data
+
+    def last_commit_dates(self, folder: Path) -> dict[str, str]:
+        """Date of the newest commit touching each file under ``folder`` (repo-relative path)."""
+        dates: dict[str, str] = {}
+        for revision in self.history(folder):
+            dates.setdefault(revision.path, revision.date)
+        return dates

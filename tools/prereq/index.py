@@ -1,0 +1,217 @@
+"""Checked registry + git history → the static JSON index (``api/v1``).
+
+Layout (like Cargo's sparse index): a small root ``index.json`` listing every
+item's latest version, plus one content-addressed file per item holding every
+published version with its OpenPAI form, digest, resolved requirements and
+closure.  Output is deterministic: sorted keys, no wall-clock time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import openpai, schema
+from .gitio import Repository
+from .graph import lookup_parameter, post_order
+from .loader import ITEMS_DIR
+from .validate import ValidationResult
+from .versions import Requirement, best_match, sort_versions
+from .yamlio import YamlLoadError, load_yaml
+
+INDEX_FORMAT = "prereq-index/1"
+API_DIR = Path("api") / "v1"
+Node = tuple[str, str]  # (name, version)
+
+
+@dataclass
+class PublishedVersion:
+    name: str
+    version: str
+    data: dict[str, Any]
+    commit: str | None  # None: the working tree
+
+
+@dataclass
+class IndexBuild:
+    """Everything the index says, before it is written."""
+
+    root: dict[str, Any]
+    items: dict[str, dict[str, Any]]  # name -> per-item document
+    warnings: list[str] = field(default_factory=list)
+
+
+def _summary(description: str | None, title: str) -> str:
+    if not description:
+        return title
+    paragraph = re.split(r"\n\s*\n", description.strip(), maxsplit=1)[0]
+    return " ".join(paragraph.split())
+
+
+def collect_versions(result: ValidationResult, repo: Repository | None,
+                     warnings: list[str]) -> dict[str, dict[str, PublishedVersion]]:
+    """Every version of every item: the working tree first, then git history
+    (newest commit first, so each version keeps its last content)."""
+    published: dict[str, dict[str, PublishedVersion]] = {}
+    for name, item in result.items.items():
+        published.setdefault(name, {})[item.data["version"]] = PublishedVersion(
+            name, item.data["version"], item.data, None)
+    if repo is None:
+        warnings.append("not in a git repository: only the current files are published")
+        return published
+    for revision in repo.history(result.root / ITEMS_DIR):
+        if revision.content is None or not revision.path.endswith(".yaml"):
+            continue
+        stem = Path(revision.path).stem
+        try:
+            data = load_yaml(revision.content).data
+        except YamlLoadError:
+            warnings.append(f"{revision.path} at {revision.commit[:10]}: not valid YAML, left out")
+            continue
+        if not isinstance(data, dict) or data.get("name") != stem:
+            continue
+        version = data.get("version")
+        if version in published.get(stem, {}):
+            continue
+        if schema.check_item(data):
+            warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")
+            continue
+        published.setdefault(stem, {})[version] = PublishedVersion(stem, version, data, revision.commit)
+    return published
+
+
+class Resolver:
+    """Resolves ranges against every published version (npm maxSatisfying)."""
+
+    def __init__(self, published: dict[str, dict[str, PublishedVersion]]) -> None:
+        self.published = published
+
+    def versions(self, name: str) -> list[str]:
+        return sort_versions(list(self.published.get(name, {})))
+
+    def resolve(self, requirement: Requirement) -> str | None:
+        return best_match(self.versions(requirement.name), requirement.range)
+
+    def requires(self, node: Node) -> list[tuple[Requirement, Node | None]]:
+        data = self.published[node[0]][node[1]].data
+        found = []
+        for text in data.get("require") or []:
+            requirement = Requirement.parse(text)
+            version = self.resolve(requirement)
+            found.append((requirement, (requirement.name, version) if version else None))
+        return found
+
+    def children(self, node: Node) -> list[Node]:
+        return [child for _, child in self.requires(node) if child is not None]
+
+    def closure(self, node: Node) -> list[Node]:
+        return post_order([node], self.children)
+
+    def lookup(self, node: Node) -> Callable[[str], Any]:
+        parameters = {n: self.published[n[0]][n[1]].data.get("parameters") or {} for n in self.closure(node)}
+
+        def find(key: str) -> Any:
+            found = lookup_parameter(node, key, parameters, self.children)
+            return found[1] if isinstance(found, tuple) else None
+
+        return find
+
+
+def _version_document(resolver: Resolver, node: Node, warnings: list[str]) -> dict[str, Any] | None:
+    record = resolver.published[node[0]][node[1]]
+    requires = []
+    for requirement, child in resolver.requires(node):
+        if child is None:
+            warnings.append(f"{node[0]} {node[1]}: no published version of {requirement} , left out")
+            return None
+        requires.append({"name": requirement.name, "range": requirement.range or "*", "version": child[1]})
+    closure = resolver.closure(node)
+    if any(node in resolver.closure(child) for child in resolver.children(node)):
+        warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
+        return None
+    form = openpai.compile_item(record.data, lookup=resolver.lookup(node))
+    return {
+        "version": node[1],
+        "item": record.data,
+        "openpai": form,
+        "digest": openpai.digest(form),
+        "requires": requires,
+        "closure": [{"name": name, "version": version} for name, version in closure],
+    }
+
+
+def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
+    """The whole index as data; ``result`` must have no errors."""
+    warnings: list[str] = []
+    published = collect_versions(result, repo, warnings)
+    resolver = Resolver(published)
+    state = repo.state(result.root) if repo else None
+    dates = repo.last_commit_dates(result.root / ITEMS_DIR) if repo else {}
+
+    documents: dict[str, dict[str, Any]] = {}
+    for name in sorted(published):
+        versions = []
+        for version in resolver.versions(name):
+            document = _version_document(resolver, (name, version), warnings)
+            if document is not None:
+                versions.append(document)
+        if versions:
+            documents[name] = {"name": name, "versions": versions, "required_by": []}
+    for name, document in documents.items():
+        latest = document["versions"][-1]
+        for requirement in latest["requires"]:
+            target = documents.get(requirement["name"])
+            if target is not None and name not in target["required_by"]:
+                target["required_by"].append(name)
+    for document in documents.values():
+        document["required_by"].sort()
+
+    entries = []
+    for name, document in documents.items():
+        latest = document["versions"][-1]["item"]
+        body = dump_json(document)
+        rel = None
+        if repo is not None:
+            rel = (result.root / ITEMS_DIR / f"{name}.yaml").resolve().relative_to(repo.root).as_posix()
+        entries.append({
+            "name": name,
+            "version": latest["version"],
+            "type": latest["type"],
+            "title": latest["title"],
+            "summary": _summary(latest.get("description"), latest["title"]),
+            "tags": latest.get("tags") or [],
+            "owners": latest.get("owners") or [],
+            "deprecated": latest.get("deprecated"),
+            "updated": dates.get(rel) if rel else None,
+            "path": f"prerequisites/{name}.json",
+            "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        })
+    root = {
+        "format": INDEX_FORMAT,
+        "commit": state.commit if state else None,
+        "date": state.date if state else None,
+        "dirty": state.dirty if state else True,
+        "items": entries,
+    }
+    return IndexBuild(root=root, items=documents, warnings=warnings)
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def write_index(build: IndexBuild, out: Path) -> None:
+    """Write ``api/v1`` under ``out`` (a fresh temporary folder)."""
+    api = out / API_DIR
+    (api / "prerequisites").mkdir(parents=True, exist_ok=True)
+    (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
+    for name, document in build.items.items():
+        (api / "prerequisites" / f"{name}.json").write_text(dump_json(document), encoding="utf-8")
+    (api / "index.schema.json").write_text(
+        dump_json(schema.load_schema("index.schema.json")), encoding="utf-8")
+
