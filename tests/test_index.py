@@ -1,0 +1,211 @@
+"""The published index: history, resolution, closures, digests, determinism, atomicity."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from gitrepo import GitRepo, item_yaml
+from prereq import openpai
+from prereq.build import build
+from prereq.schema import load_schema
+
+OWNERS = "users: [alice]\n"
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> GitRepo:
+    """A registry whose items changed over four commits."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", OWNERS)
+    reg = "registry/prerequisites/"
+    repo.write(reg + "base.yaml", item_yaml("base", "1.0.0", type_="data", parameters={"mountPoint": "/mnt/one"}))
+    repo.write(reg + "gone.yaml", item_yaml("gone", "0.1.0"))
+    repo.write(reg + "fixed.yaml", "name: fixed\nversion: one\ntype: script\ntitle: t\nowners: [alice]\n")
+    repo.commit("first", date="2026-01-01T00:00:00+00:00")
+    repo.write(reg + "base.yaml", item_yaml("base", "1.1.0", type_="data", parameters={"mountPoint": "/mnt/two"}))
+    repo.write(reg + "lib.yaml", item_yaml("lib", "1.0.0", require=["base@^1.0"],
+                                           commands=["export LIB_DIR=<% this.mountPoint %>/lib"]))
+    repo.write(reg + "fixed.yaml", item_yaml("fixed", "1.0.0"))
+    repo.commit("second", date="2026-02-01T00:00:00+00:00")
+    repo.write(reg + "base.yaml", item_yaml("base", "2.0.0", type_="data", parameters={"mountPoint": "/mnt/three"}))
+    repo.write(reg + "lib.yaml", item_yaml("lib", "1.1.0", require=["base@^2.0"],
+                                           commands=["export LIB_DIR=<% this.mountPoint %>/lib"]))
+    repo.write(reg + "helper.yaml", item_yaml("helper", "1.0.0", require=["base@>=1.0.0 <3.0.0"]))
+    repo.write(reg + "app.yaml", item_yaml("app", "1.0.0", require=["lib", "helper"]))
+    repo.remove(reg + "gone.yaml")
+    repo.commit("third", date="2026-03-01T00:00:00+00:00")
+    return repo
+
+
+def _read(out: Path, rel: str) -> dict:
+    return json.loads((out / "api" / "v1" / rel).read_text(encoding="utf-8"))
+
+
+def _build(repo: GitRepo, out: Path):
+    result = build(repo.root / "registry", out, with_site=False)
+    assert result.built, result.problems
+    return result
+
+
+def test_every_version_in_history_is_published_in_semver_order(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    base = _read(out, "prerequisites/base.json")
+    assert [v["version"] for v in base["versions"]] == ["1.0.0", "1.1.0", "2.0.0"]
+    # Each version keeps the content of the last commit that had it.
+    assert base["versions"][0]["item"]["parameters"]["mountPoint"] == "/mnt/one"
+    root = _read(out, "index.json")
+    entry = next(e for e in root["items"] if e["name"] == "base")
+    assert entry["version"] == "2.0.0"
+    assert entry["updated"] == "2026-03-01T00:00:00+00:00"
+
+
+def test_ranges_resolve_to_the_highest_matching_old_version(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    old, new = _read(out, "prerequisites/lib.json")["versions"]
+    assert old["version"] == "1.0.0"
+    assert old["requires"] == [{"name": "base", "range": "^1.0", "version": "1.1.0"}]
+    assert new["requires"] == [{"name": "base", "range": "^2.0", "version": "2.0.0"}]
+    # <% this.mountPoint %> is rendered from the resolved version, not the latest.
+    commands = json.dumps(old["openpai"]["callbacks"])
+    assert "/mnt/two/lib" in commands and "this.mountPoint" not in commands
+    assert "/mnt/three/lib" in json.dumps(new["openpai"]["callbacks"])
+
+
+def test_closure_is_depth_first_post_order_in_written_order(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    app = _read(out, "prerequisites/app.json")["versions"][-1]
+    assert app["closure"] == [
+        {"name": "base", "version": "2.0.0"},
+        {"name": "lib", "version": "1.1.0"},
+        {"name": "helper", "version": "1.0.0"},
+        {"name": "app", "version": "1.0.0"},
+    ]
+
+
+def test_deleted_items_stay_published(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    gone = _read(out, "prerequisites/gone.json")
+    assert [v["version"] for v in gone["versions"]] == ["0.1.0"]
+    assert "gone" in {e["name"] for e in _read(out, "index.json")["items"]}
+
+
+def test_old_versions_failing_todays_rules_are_left_out_with_a_warning(history: GitRepo, tmp_path: Path) -> None:
+    result = _build(history, tmp_path / "out")
+    fixed = _read(tmp_path / "out", "prerequisites/fixed.json")
+    assert [v["version"] for v in fixed["versions"]] == ["1.0.0"]
+    assert any("fixed one" in w and "left out" in w for w in result.warnings)
+
+
+def test_required_by_lists_items_whose_latest_version_requires_it(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    assert _read(out, "prerequisites/base.json")["required_by"] == ["helper", "lib"]
+    assert _read(out, "prerequisites/lib.json")["required_by"] == ["app"]
+    assert _read(out, "prerequisites/app.json")["required_by"] == []
+
+
+def test_digest_is_sha256_of_the_canonical_openpai_form(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    for entry in _read(out, "index.json")["items"]:
+        body = (out / "api" / "v1" / entry["path"]).read_bytes()
+        assert hashlib.sha256(body).hexdigest() == entry["sha256"]
+        for version in json.loads(body)["versions"]:
+            canonical = json.dumps(version["openpai"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            assert version["digest"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+            assert version["digest"] == openpai.digest(version["openpai"])
+
+
+def test_openpai_form_leaves_out_registry_fields(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    form = _read(out, "prerequisites/lib.json")["versions"][-1]["openpai"]
+    assert form["plugin"] == "com.microsoft.pai.runtimeplugin.cmd"
+    assert form["contributor"] == "alice" and form["description"] == "lib item" and form["version"] == "1.1.0"
+    for key in ("require", "owners", "tags", "parameters", "title", "license"):
+        assert key not in form
+
+
+def test_two_builds_of_one_commit_are_byte_identical(history: GitRepo, tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    _build(history, first)
+    _build(history, second)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    for rel in files:
+        assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
+    root = _read(first, "index.json")
+    assert root["commit"] == history.git("rev-parse", "HEAD").strip() and root["dirty"] is False
+
+
+def test_a_failed_build_leaves_the_previous_output_untouched(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    history.write("registry/prerequisites/app.yaml", item_yaml("app", "1.0.1", require=["nowhere"]))
+    result = build(history.root / "registry", out, with_site=False)
+    assert not result.built and any(p.rule == "PRQ140" for p in result.problems)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
+
+
+def test_an_exception_mid_build_leaves_no_partial_output(history: GitRepo, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def explode(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("prereq.build.write_index", explode)
+    with pytest.raises(OSError):
+        build(history.root / "registry", out, with_site=False)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
+
+
+def test_dirty_working_tree_is_flagged_and_its_version_published(history: GitRepo, tmp_path: Path) -> None:
+    history.write("registry/prerequisites/app.yaml", item_yaml("app", "1.1.0", require=["lib"]))
+    out = tmp_path / "out"
+    _build(history, out)
+    assert _read(out, "index.json")["dirty"] is True
+    assert [v["version"] for v in _read(out, "prerequisites/app.json")["versions"]] == ["1.0.0", "1.1.0"]
+
+
+def test_outside_git_only_current_files_are_published(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    (registry / "prerequisites").mkdir(parents=True)
+    (registry / "owners.yaml").write_text(OWNERS)
+    (registry / "prerequisites" / "solo.yaml").write_text(item_yaml("solo", "1.0.0"))
+    result = build(registry, tmp_path / "out", with_site=False)
+    assert result.built
+    assert any("not in a git repository" in w for w in result.warnings)
+    root = _read(tmp_path / "out", "index.json")
+    assert root["commit"] is None and [e["name"] for e in root["items"]] == ["solo"]
+
+
+def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    schema = json.loads((out / "api" / "v1" / "index.schema.json").read_text())
+    assert schema == load_schema("index.schema.json")
+    validator = jsonschema.Draft202012Validator(schema)
+    files = [p for p in (out / "api" / "v1").rglob("*.json") if p.name != "index.schema.json"]
+    assert len(files) == 7  # the root and six items
+    for path in files:
+        errors = list(validator.iter_errors(json.loads(path.read_text())))
+        assert errors == [], (path, errors[0].message if errors else "")
+    # The schema is not vacuous: a broken root fails it.
+    broken = json.loads((out / "api" / "v1" / "index.json").read_text())
+    broken["items"][0]["sha256"] = "nope"
+    assert list(validator.iter_errors(broken))
