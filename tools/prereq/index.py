@@ -90,6 +90,7 @@ class Resolver:
 
     def __init__(self, published: dict[str, dict[str, PublishedVersion]]) -> None:
         self.published = published
+        self._requires: dict[Node, list[tuple[Requirement, Node | None]]] = {}
 
     def versions(self, name: str) -> list[str]:
         return sort_versions(list(self.published.get(name, {})))
@@ -98,13 +99,14 @@ class Resolver:
         return best_match(self.versions(requirement.name), requirement.range)
 
     def requires(self, node: Node) -> list[tuple[Requirement, Node | None]]:
-        data = self.published[node[0]][node[1]].data
-        found = []
-        for text in data.get("require") or []:
-            requirement = Requirement.parse(text)
-            version = self.resolve(requirement)
-            found.append((requirement, (requirement.name, version) if version else None))
-        return found
+        if node not in self._requires:
+            found = []
+            for text in self.published[node[0]][node[1]].data.get("require") or []:
+                requirement = Requirement.parse(text)
+                version = self.resolve(requirement)
+                found.append((requirement, (requirement.name, version) if version else None))
+            self._requires[node] = found
+        return self._requires[node]
 
     def children(self, node: Node) -> list[Node]:
         return [child for _, child in self.requires(node) if child is not None]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cmp_to_key
+from functools import cmp_to_key, lru_cache
 
 import nodesemver
 
@@ -35,11 +35,22 @@ def is_range(text: str) -> bool:
         return False
 
 
+@lru_cache(maxsize=4096)
+def _parsed_range(spec: str) -> "nodesemver.Range | None":
+    # Parsing a range is node-semver's slow part; registries reuse a few ranges.
+    try:
+        return nodesemver.make_range(spec, loose=False)
+    except (ValueError, TypeError):
+        return None
+
+
+@lru_cache(maxsize=65536)
 def satisfies(version: str, spec: str | None) -> bool:
     if spec is None:
         return True
+    parsed = _parsed_range(spec)
     try:
-        return bool(nodesemver.satisfies(version, spec, loose=False))
+        return parsed is not None and bool(parsed.test(version))
     except (ValueError, TypeError):
         return False
 
