@@ -74,8 +74,10 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     some other registry further up.
     """
     if not start.exists():
-        raise PrereqError(f"{start} does not exist",
-                          hint="pass the registry folder (the one holding prerequisites/), e.g. 'prereq validate registry'")
+        raise PrereqError(
+            f"{start} does not exist",
+            hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
+        )
     start = start.resolve()
     if (start / ITEMS_DIR).is_dir():
         return start
@@ -122,6 +124,7 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
         return Owners(), problems
     data = loaded.data
     users, teams = data.get("users", []), data.get("teams", {})
+    trusted = True
     unknown = sorted(set(data) - {"users", "teams"})
     if unknown:
         line, column = loaded.position((unknown[0],), key=True)
@@ -131,16 +134,17 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
         line, column = loaded.position(("users",))
         problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
                                 detail="users must be a list of names", fix=fix))
-        users = []
+        users, trusted = [], False
     if not isinstance(teams, dict) or not all(
         isinstance(m, list) and all(isinstance(u, str) for u in m) for m in teams.values()
     ):
         line, column = loaded.position(("teams",))
         problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
                                 detail="teams must map team names to lists of member names", fix=fix))
-        teams = {}
-    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=True)
-    for team, members in owners.teams.items():
+        teams, trusted = {}, False
+    # A malformed users or teams list is one problem here, not one on every item's owners.
+    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
+    for team, members in owners.teams.items() if trusted else ():
         for index, member in enumerate(members):
             if member not in owners.users:
                 line, column = loaded.position(("teams", team, index))

@@ -16,9 +16,21 @@ from typing import Any
 import yaml
 
 try:  # libyaml is present on every machine we ship to, but keep a fallback.
-    _Loader: type = yaml.CSafeLoader
+    _BaseLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+# The tag of an untagged plain scalar.  PyYAML's resolver would give "5" and
+# "!!str 5" the same tag (and YAML 1.1 ones at that), so mark plain scalars
+# ourselves and resolve them below with the YAML 1.2 core schema.
+_PLAIN_TAG = "tag:prereq,2024:plain"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN_TAG
+        return super().resolve(kind, value, implicit)
 
 PathKey = tuple[Any, ...]
 
@@ -75,7 +87,7 @@ class YamlLoadError(Exception):
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     value = node.value
-    if node.style not in (None, "") or node.tag not in _IMPLICIT_TAGS:
+    if node.style not in (None, "") or node.tag != _PLAIN_TAG:
         return value  # quoted, block or explicitly tagged: a string
     if _NULL.match(value):
         return None
@@ -94,16 +106,6 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if _NAN.match(value):
         return float("nan")
     return value
-
-
-_IMPLICIT_TAGS = {
-    "tag:yaml.org,2002:str",
-    "tag:yaml.org,2002:int",
-    "tag:yaml.org,2002:float",
-    "tag:yaml.org,2002:bool",
-    "tag:yaml.org,2002:null",
-    "tag:yaml.org,2002:timestamp",
-}
 
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
@@ -127,7 +129,7 @@ def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIss
         return [_build(child, path + (i,), out, issues) for i, child in enumerate(node.value)]
     result: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":
+        if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.tag == _PLAIN_TAG and key_node.value == "<<"):
             issues.append(YamlIssue("syntax", "merge keys ('<<') are not supported", *_mark(key_node)))
             continue
         key = _build(key_node, path + ("<key>",), out, issues)
@@ -175,7 +177,7 @@ def _second_document_start(text: str) -> tuple[int, int] | None:
 
 def _reader_issue(text: str, exc: yaml.reader.ReaderError) -> YamlIssue:
     # libyaml counts bytes of the UTF-8 text, PyYAML's reader counts characters.
-    if _Loader is yaml.SafeLoader:
+    if _BaseLoader is yaml.SafeLoader:
         before = text[: exc.position]
     else:
         before = text.encode("utf-8")[: exc.position].decode("utf-8", "replace")

@@ -27,7 +27,7 @@ output formats:
 exit codes:
   0  no errors (and, with --strict, no warnings)
   1  problems found
-  2  usage error, or PATH is not a registry
+  2  usage error, or PATH is missing or not a registry
   3  internal error
 
 See 'prereq rules' for every rule id, what it checks and how to fix it."""
@@ -37,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate_parser = subparsers.add_parser(
         "validate", help="check a registry and report every problem",
         description=VALIDATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    validate_parser.add_argument("path", nargs="?", type=Path, help="registry folder (default: ./registry)")
+    validate_parser.add_argument(
+        "path", nargs="?", type=Path,
+        help="registry folder (default: the registry/ of the repository around the current directory)")
     validate_parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     validate_parser.set_defaults(run=run_validate)
