@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import networkx as nx
@@ -33,7 +34,9 @@ class Context:
         item = self.items.get(name)
         return [r.name for r in item.requires if r.name in self.items] if item else []
 
+    @cached_property
     def parameters(self) -> dict[str, dict[str, Any]]:
+        """Each item's parameters (computed once: every template check reads them)."""
         return {name: item.data.get("parameters") or {} for name, item in self.items.items()
                 if isinstance(item.data.get("parameters"), dict)}
 
@@ -135,7 +138,7 @@ def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 
 
 def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    parameters = ctx.parameters()
+    parameters = ctx.parameters
     for path, value in templates.strings(item.data):
         if path and path[0] in ("description", "title"):
             continue  # prose may talk about templates

@@ -5,14 +5,14 @@ prerequisite exactly as a job's ``prerequisites`` list needs it: plugin written
 out, ``<% this.* %>`` rendered, events mapped, ``publicKeys`` turned into
 ``userssh``, registry-only fields left out, callbacks compiled so exported
 variables flow (see ``runtime``) and every parameter survives the runtime's
-repr round trip.
+repr round trip.  ``check_round_trip`` tells which values of a form would not.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import runtime, templates
@@ -51,9 +51,9 @@ def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
     for callback in data.get("callbacks") or []:
         event = runtime.EVENT_SYNONYMS.get(callback["event"], callback["event"])
         if event in blocks:
-            blocks[event].extend(callback["commands"])
-    blocks[runtime.START].extend(data.get("preCommands") or [])
-    blocks[runtime.SUCCEED].extend(data.get("postCommands") or [])
+            blocks[event].extend(str(command) for command in callback.get("commands") or [])
+    blocks[runtime.START].extend(str(command) for command in data.get("preCommands") or [])
+    blocks[runtime.SUCCEED].extend(str(command) for command in data.get("postCommands") or [])
     compiled = []
     for event, commands in blocks.items():
         if not commands:
@@ -65,15 +65,22 @@ def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _encode(commands: list[str]) -> list[str]:
-    """Commands made to survive the round trip, keeping their behaviour.
+    """Commands made to survive the round trip, keeping their behaviour: the
+    whole block at once (multi-line constructs stay whole), templates that
+    others render later kept readable (see ``runtime.encode_script``)."""
+    return runtime.encode_script(commands)
 
-    The whole block is encoded at once (multi-line constructs stay whole),
-    unless templates that others render later (expression, $secrets...) must
-    stay readable: then only the failing commands without templates are."""
-    if not any(templates.TEMPLATE.search(command) for command in commands):
-        return runtime.encode_script(commands)
-    return [command if runtime.survives_round_trip([command]) or templates.TEMPLATE.search(command)
-            else runtime.encode_script([command])[0] for command in commands]
+
+def _safe_uri(value: Any) -> Any:
+    """A URI that would not survive, with the characters that break it
+    percent-encoded (quotes, backslashes, spaces and control characters have
+    no place in a URI as written anyway)."""
+    if isinstance(value, list):
+        return [_safe_uri(item) for item in value]
+    if not isinstance(value, str) or runtime.survives_round_trip([value]):
+        return value
+    return "".join(ch if ch.isprintable() and ch not in "'\"\\ " else
+                   "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in value)
 
 
 def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, Any]:
@@ -97,7 +104,7 @@ def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, 
     if "failurePolicy" in data:
         form["failurePolicy"] = data["failurePolicy"]
     if "uri" in data:
-        form["uri"] = data["uri"]
+        form["uri"] = _safe_uri(data["uri"])
     short = plugin.removeprefix(runtime.PLUGIN_PREFIX)
     if short == "cmd":
         callbacks = _compile_callbacks(data)
@@ -148,3 +155,44 @@ def digest(form: dict[str, Any]) -> str:
 def runtime_parameters(form: dict[str, Any]) -> dict[str, Any]:
     """What the runtime hands the plugin: the form minus the lifted keys."""
     return {k: v for k, v in form.items() if k not in runtime.LIFTED_KEYS}
+
+
+def is_runtime_plugin(form: dict[str, Any]) -> bool:
+    """True when the runtime turns the form into a plugin (and so re-parses its parameters)."""
+    plugin = form.get("plugin")
+    return isinstance(plugin, str) and plugin.startswith(runtime.PLUGIN_PREFIX)
+
+
+def _path_text(path: tuple[Any, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _leaves(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not runtime.survives_round_trip([key]):
+                yield path + (key,), key
+            yield from _leaves(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _leaves(child, path + (index,))
+    else:
+        yield path, value
+
+
+def check_round_trip(form: dict[str, Any]) -> list[str]:
+    """The paths (``callbacks[0].commands[2]``) of the values of ``form`` that
+    the runtime's ``yaml.safe_load(str(parameters))`` would change or choke
+    on; empty when the form is safe.  Forms the runtime does not turn into a
+    plugin (``dockerimage``, no runtime plugin) have no parameters to check."""
+    if not is_runtime_plugin(form):
+        return []
+    parameters = runtime_parameters(form)
+    broken = [_path_text(path) for path, leaf in _leaves(parameters, ())
+              if not runtime.survives_round_trip([leaf])]
+    if not broken and not runtime.survives_round_trip(parameters):
+        broken.append("(parameters)")
+    return list(dict.fromkeys(broken))
