@@ -1,0 +1,241 @@
+"""A simulator of the OpenPAI runtime, for tests (not a test file itself).
+
+It runs one task role of a job the way ``microsoft/openpai-runtime`` does
+(see ../shared/openpai/README.md, "What the rest-server and runtime do"):
+
+1. For each prerequisite the task role lists, in list order: skip it unless
+   ``plugin`` starts with ``com.microsoft.pai.runtimeplugin.``; lift
+   ``plugin``, ``failurePolicy`` and ``type`` out; render ``<% $... %>``
+   references in ``str(parameters)``; parse that with ``yaml.safe_load`` (a
+   YAML error is the init container dying: the run stops there).
+2. For the ``cmd`` plugin: all ``taskStarts`` commands of the plugin (or its
+   ``preCommands``) go to ``plugin_pre<i>.sh``, all ``taskSucceeds`` (or
+   ``postCommands``) to ``plugin_post<i>.sh``, one command a line, headed by
+   ``set -o errexit`` — or ``set +o errexit`` and closed by
+   ``set -o errexit`` under ``failurePolicy: ignore``.
+3. Each ``plugin_pre<i>.sh`` runs as ``/bin/bash plugin_pre<i>.sh``, its own
+   process; the first that fails ends the run.  Then ``user.sh`` (the task
+   role's commands joined by newlines, under
+   ``set -o errexit -o nounset -o pipefail``), its own process.  If it exits
+   0, each ``plugin_post<i>.sh`` in reverse order, each its own process.
+
+Everything runs in a sandbox folder: a clean environment (``PATH`` kept, with
+the sandbox's ``bin/`` first for fakes), ``HOME`` and the working directory
+inside it, ``PREREQ_ENV_FILE`` pointing into it, a few ``PAI_*`` variables.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
+USER_HEADER = "set -o errexit -o nounset -o pipefail"
+
+
+@dataclass
+class Step:
+    """One process the runtime started (or the init stage that failed)."""
+
+    kind: str  # "init", "start", "job", "succeed"
+    name: str  # the prerequisite's name, or "job"
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+    script: str = ""  # what the process ran
+
+
+@dataclass
+class RunResult:
+    sandbox: Path
+    env_file: Path
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """The container succeeded: every step ran and exited 0."""
+        return bool(self.steps) and all(step.returncode == 0 for step in self.steps) and \
+            any(step.kind == "job" for step in self.steps)
+
+    @property
+    def job(self) -> Step | None:
+        return next((step for step in self.steps if step.kind == "job"), None)
+
+    def step(self, kind: str, name: str | None = None) -> Step | None:
+        return next((s for s in self.steps if s.kind == kind and (name is None or s.name == name)), None)
+
+    @property
+    def failed(self) -> Step | None:
+        return next((step for step in self.steps if step.returncode != 0), None)
+
+    def env_text(self) -> str:
+        return self.env_file.read_text(encoding="utf-8") if self.env_file.exists() else ""
+
+    def describe(self) -> str:
+        """Everything, for assertion messages."""
+        lines = []
+        for step in self.steps:
+            lines.append(f"--- {step.kind} {step.name}: exit {step.returncode}")
+            if step.stdout:
+                lines.append("stdout: " + step.stdout.rstrip())
+            if step.stderr:
+                lines.append("stderr: " + step.stderr.rstrip())
+        lines.append("--- env file:\n" + self.env_text())
+        return "\n".join(lines)
+
+
+def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any], role: str) -> str:
+    """``<% $parameters.x %>``, ``$secrets``, ``$data/$script/$output`` as the runtime renders them."""
+    config = copy.deepcopy(job)
+    config["secrets"] = secrets
+
+    def find(match: re.Match[str]) -> str:
+        ref = re.sub(r"(\s*)%>", "", re.sub(r"<%(\s*)\$", "", match.group(0))).split(".")
+        if ref[0] in ("parameters", "secrets"):
+            current: Any = config[ref[0]]
+        else:
+            current = next(p for p in config["prerequisites"]
+                           if p["type"] == ref[0] and p["name"] == config["taskRoles"][role][ref[0]])
+        for part in ref[1:]:
+            indexes = re.findall(r"([\s\S]*?)\[(\s*)([0-9]+)(\s*)\]", part)
+            if not indexes:
+                current = current[part]
+            for name, _, index, _ in indexes:
+                if name:
+                    current = current[name]
+                current = current[int(index)]
+        return str(current)
+
+    return re.sub(r"<%(\s*)\$([\s\S]*?)(\s*)%>", find, text)
+
+
+def _script(commands: list[str], policy: str) -> str:
+    lines = [command + "\n" for command in commands]
+    if policy.lower() == "ignore":
+        return "set +o errexit\n" + "".join(lines) + "set -o errexit\n"
+    return "set -o errexit\n" + "".join(lines)
+
+
+def _cmd_scripts(parameters: dict[str, Any], policy: str) -> tuple[str | None, str | None]:
+    """plugin_pre / plugin_post text of the cmd plugin, as its init.py writes them."""
+    pre: list[str] = []
+    post: list[str] = []
+    if "callbacks" in parameters:
+        assert "preCommands" not in parameters and "postCommands" not in parameters
+        for callback in parameters["callbacks"]:
+            if callback["event"] == "taskStarts":
+                pre.extend(callback["commands"])
+            elif callback["event"] == "taskSucceeds":
+                post.extend(callback["commands"])
+    else:
+        pre = list(parameters.get("preCommands") or [])
+        post = list(parameters.get("postCommands") or [])
+    return (_script(pre, policy) if pre else None, _script(post, policy) if post else None)
+
+
+def sandbox_env(sandbox: Path, job: dict[str, Any], role: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {
+        "PATH": f"{sandbox / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(sandbox / "home"),
+        "LANG": "C.UTF-8",
+        "PREREQ_ENV_FILE": str(sandbox / "prereq" / "env.sh"),
+        "PAI_JOB_NAME": str(job.get("name", "job")),
+        "PAI_USER_NAME": "tester",
+        "PAI_CURRENT_TASK_ROLE_NAME": role,
+        "PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX": "0",
+        "PAI_TASK_ROLE_COUNT": str(len(job.get("taskRoles") or {})),
+        "PAI_TASK_ROLE_LIST": ",".join(job.get("taskRoles") or {}),
+    }
+    env.update(extra or {})
+    return env
+
+
+def run_job(job: dict[str, Any], *, role: str | None = None, sandbox: Path | None = None,
+            secrets: dict[str, Any] | None = None, env: dict[str, str] | None = None,
+            fakes: dict[str, str] | None = None, timeout: float = 30) -> RunResult:
+    """Run ``role`` (the first task role by default) of ``job`` as the runtime would.
+
+    ``fakes`` maps a command name to a bash script body put first on PATH
+    (``{"mount": "exit 0"}``).  ``env`` adds variables to the clean environment.
+    """
+    sandbox = Path(sandbox or tempfile.mkdtemp(prefix="prereq-runtime-"))
+    role = role or next(iter(job["taskRoles"]))
+    task_role = job["taskRoles"][role]
+    for folder in ("bin", "home", "work", "runtime"):
+        (sandbox / folder).mkdir(parents=True, exist_ok=True)
+    for name, body in (fakes or {}).items():
+        fake = sandbox / "bin" / name
+        fake.write_text("#!/bin/bash\n" + body + "\n", encoding="utf-8")
+        fake.chmod(0o755)
+    environment = sandbox_env(sandbox, job, role, env)
+    result = RunResult(sandbox=sandbox, env_file=Path(environment["PREREQ_ENV_FILE"]))
+    runtime_dir = sandbox / "runtime"
+
+    def run(kind: str, name: str, path: Path) -> bool:
+        script = path.read_text(encoding="utf-8")
+        proc = subprocess.run(["/bin/bash", str(path)], cwd=sandbox / "work", env=environment,
+                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        result.steps.append(Step(kind, name, proc.returncode, proc.stdout, proc.stderr, script))
+        return proc.returncode == 0
+
+    by_name = {p["name"]: p for p in job.get("prerequisites") or []}
+    pre_scripts: list[tuple[str, Path]] = []
+    post_scripts: list[tuple[str, Path]] = []
+    index = -1
+    for name in task_role.get("prerequisites") or []:
+        config = copy.deepcopy(by_name[name])
+        plugin = config.pop("plugin", None)
+        if not isinstance(plugin, str) or not plugin.startswith(PLUGIN_PREFIX):
+            continue  # not a runtime plugin: the runtime silently does nothing with it
+        index += 1
+        policy = config.pop("failurePolicy", "fail")
+        config.pop("type", None)
+        try:
+            parameters = yaml.safe_load(_replace_refs(str(config), job, secrets or {}, role))
+        except yaml.YAMLError as error:
+            result.steps.append(Step("init", name, 1, "", f"init container died: {error}"))
+            return result
+        if plugin[len(PLUGIN_PREFIX):] != "cmd":
+            continue  # ssh, git, tensorboard: not simulated
+        pre, post = _cmd_scripts(parameters or {}, policy)
+        if pre is not None:
+            path = runtime_dir / f"plugin_pre{index}.sh"
+            path.write_text(pre, encoding="utf-8")
+            pre_scripts.append((name, path))
+        if post is not None:
+            path = runtime_dir / f"plugin_post{index}.sh"
+            path.write_text(post, encoding="utf-8")
+            post_scripts.insert(0, (name, path))
+
+    for name, path in pre_scripts:
+        if not run("start", name, path):
+            return result
+    user = runtime_dir / "user.sh"
+    user.write_text(USER_HEADER + "\n" + "\n".join(task_role.get("commands") or []) + "\n", encoding="utf-8")
+    if not run("job", "job", user):
+        return result
+    for name, path in post_scripts:
+        if not run("succeed", name, path):
+            return result
+    return result
+
+
+def make_job(forms: list[dict[str, Any]], commands: list[str], *, role: str = "main",
+             name: str = "test-job") -> dict[str, Any]:
+    """A job with ``forms`` as its prerequisites, all listed by one task role, in order."""
+    return {
+        "protocolVersion": 2,
+        "name": name,
+        "type": "job",
+        "prerequisites": forms,
+        "taskRoles": {role: {"instances": 1, "prerequisites": [form["name"] for form in forms],
+                             "commands": commands}},
+    }
