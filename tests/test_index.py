@@ -209,3 +209,26 @@ def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: P
     broken = json.loads((out / "api" / "v1" / "index.json").read_text())
     broken["items"][0]["sha256"] = "nope"
     assert list(validator.iter_errors(broken))
+
+
+def test_exports_are_listed_per_version_and_in_the_root(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    assert _read(out, "prerequisites/lib.json")["versions"][-1]["exports"] == ["LIB_DIR"]
+    entries = {e["name"]: e for e in _read(out, "index.json")["items"]}
+    assert entries["lib"]["exports"] == ["LIB_DIR"] and entries["base"]["exports"] == []
+
+
+def test_an_old_version_the_runtime_would_mangle_is_left_out(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", OWNERS)
+    clone = ("name: clone\nversion: {v}\ntype: script\ntitle: t\nowners: [alice]\n"
+             "plugin: com.microsoft.pai.runtimeplugin.git\nrepo_uri: https://example.com/r.git\n"
+             "options: [{option}]\n")
+    repo.write("registry/prerequisites/clone.yaml", clone.format(v="1.0.0", option="'--depth=1 \\\\'"))
+    repo.commit("mangled by the runtime")
+    repo.write("registry/prerequisites/clone.yaml", clone.format(v="1.1.0", option="--depth=1"))
+    repo.commit("fixed")
+    result = _build(repo, tmp_path / "out")
+    assert [v["version"] for v in _read(tmp_path / "out", "prerequisites/clone.json")["versions"]] == ["1.1.0"]
+    assert any("clone 1.0.0: options[0] would not survive" in w for w in result.warnings)

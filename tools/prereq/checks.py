@@ -6,15 +6,16 @@ per item, ``REGISTRY_CHECKS`` once per registry.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import networkx as nx
 
-from . import schema, templates
-from .graph import build_graph, cycles, lookup_parameter
+from . import openpai, runtime, schema, shellvars, templates
+from .graph import build_graph, cycles, lookup_parameter, post_order
 from .loader import LoadedRegistry, Owners, SourceItem
 from .rules import Problem, problem
 from .versions import is_range, is_version, satisfies
@@ -29,10 +30,22 @@ class Context:
     items: dict[str, SourceItem]
     owners: Owners
     graph: nx.DiGraph
+    _schema_issues: dict[str, list[schema.SchemaIssue]] = field(default_factory=dict)
 
     def requires_of(self, name: str) -> list[str]:
         item = self.items.get(name)
         return [r.name for r in item.requires if r.name in self.items] if item else []
+
+    def schema_issues(self, item: SourceItem) -> list[schema.SchemaIssue]:
+        """The item's schema issues, computed once (several checks need to know)."""
+        if item.rel not in self._schema_issues:
+            self._schema_issues[item.rel] = schema.check_item(item.data)
+        return self._schema_issues[item.rel]
+
+    @cached_property
+    def exports(self) -> dict[str, list[str]]:
+        """The variables each item's start commands export."""
+        return {name: openpai.exports(item.data) for name, item in self.items.items()}
 
     @cached_property
     def parameters(self) -> dict[str, dict[str, Any]]:
@@ -49,7 +62,7 @@ def at(item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: 
 
 
 def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    for issue in schema.check_item(item.data):
+    for issue in ctx.schema_issues(item):
         if issue.kind == "unknown-key":
             yield at(item, issue.path, "PRQ111", on_key=True, key=issue.key, where=issue.message,
                      fix=issue.hint)
@@ -156,6 +169,33 @@ def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
                     yield at(item, path, "PRQ152", key=template.key, first=found[0], second=found[1])
 
 
+def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    blocks = openpai.command_blocks(item.data)
+    known = {name for required in post_order(ctx.requires_of(item.name), ctx.requires_of)
+             for name in ctx.exports[required]}
+    own = set(ctx.exports.get(item.name, []))
+    for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
+        entries = blocks[event]
+        for name in shellvars.used_variables([command for _, command in entries], known=known_here):
+            pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
+            path = next((p for p, command in entries if pattern.search(command)), entries[0][0])
+            yield at(item, path, "PRQ170", name=name, event=event)
+
+
+def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    if ctx.schema_issues(item):
+        return  # only a valid item has a form to check
+    parameters = ctx.parameters
+
+    def lookup(key: str) -> Any:
+        found = lookup_parameter(item.name, key, parameters, ctx.requires_of)
+        return found[1] if isinstance(found, tuple) else None
+
+    for field in openpai.check_round_trip(openpai.compile_item(item.data, lookup=lookup)):
+        top = re.split(r"[.\[]", field, maxsplit=1)[0]
+        yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=field)
+
+
 def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     owners = item.data.get("owners")
     if not ctx.owners.loaded or not isinstance(owners, list):
@@ -188,7 +228,8 @@ ItemCheck = Callable[[SourceItem, Context], Iterator[Problem]]
 RegistryCheck = Callable[[LoadedRegistry, Context], Iterator[Problem]]
 
 ITEM_CHECKS: tuple[ItemCheck, ...] = (
-    check_schema, check_name, check_plugin, check_require, check_replacement, check_templates, check_owners,
+    check_schema, check_name, check_plugin, check_require, check_replacement, check_templates, check_variables,
+    check_round_trip, check_owners,
 )
 REGISTRY_CHECKS: tuple[RegistryCheck, ...] = (check_collisions, check_cycles)
 

@@ -137,11 +137,17 @@ def _version_document(resolver: Resolver, node: Node, warnings: list[str]) -> di
         warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
         return None
     form = openpai.compile_item(record.data, lookup=resolver.lookup(node))
+    broken = openpai.check_round_trip(form)
+    if broken:
+        warnings.append(f"{node[0]} {node[1]}: {', '.join(broken)} would not survive the OpenPAI runtime's "
+                        "repr round trip, left out")
+        return None
     return {
         "version": node[1],
         "item": record.data,
         "openpai": form,
         "digest": openpai.digest(form),
+        "exports": openpai.exports(record.data),
         "requires": requires,
         "closure": [{"name": name, "version": version} for name, version in closure],
     }
@@ -189,6 +195,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             "tags": latest.get("tags") or [],
             "owners": latest.get("owners") or [],
             "deprecated": latest.get("deprecated"),
+            "exports": document["versions"][-1]["exports"],
             "updated": dates.get(rel) if rel else None,
             "path": f"prerequisites/{name}.json",
             "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import runtime, templates
+from . import runtime, shellvars, templates
 
 DESCRIPTIVE_ONLY = ("title", "description", "tags", "owners", "license", "homepage", "deprecated",
                     "require", "parameters", "plugin", "name", "type", "version", "failurePolicy",
@@ -44,16 +44,34 @@ def _render_this(value: Any, lookup: ParameterLookup) -> Any:
     return value
 
 
+def command_blocks(data: dict[str, Any]) -> dict[str, list[tuple[tuple[Any, ...], str]]]:
+    """An item's commands per OpenPAI event, each with its path in the item,
+    in the order the runtime runs them (one process per event and item)."""
+    blocks: dict[str, list[tuple[tuple[Any, ...], str]]] = {runtime.START: [], runtime.SUCCEED: []}
+    callbacks = data.get("callbacks")
+    for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
+        if not isinstance(callback, dict):
+            continue
+        event = runtime.EVENT_SYNONYMS.get(callback.get("event"), callback.get("event"))
+        commands = callback.get("commands")
+        if event in blocks and isinstance(commands, list):
+            blocks[event].extend((("callbacks", index, "commands", i), str(c)) for i, c in enumerate(commands))
+    for key, event in (("preCommands", runtime.START), ("postCommands", runtime.SUCCEED)):
+        commands = data.get(key)
+        if isinstance(commands, list):
+            blocks[event].extend(((key, i), str(c)) for i, c in enumerate(commands))
+    return blocks
+
+
+def exports(data: dict[str, Any]) -> list[str]:
+    """Variables the item's start commands export: what later items and the job see."""
+    return shellvars.exported_variables([command for _, command in command_blocks(data)[runtime.START]])
+
+
 def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
     """All start commands in one callback and all succeed commands in another,
     wrapped to load and save the shared environment file."""
-    blocks: dict[str, list[str]] = {runtime.START: [], runtime.SUCCEED: []}
-    for callback in data.get("callbacks") or []:
-        event = runtime.EVENT_SYNONYMS.get(callback["event"], callback["event"])
-        if event in blocks:
-            blocks[event].extend(str(command) for command in callback.get("commands") or [])
-    blocks[runtime.START].extend(str(command) for command in data.get("preCommands") or [])
-    blocks[runtime.SUCCEED].extend(str(command) for command in data.get("postCommands") or [])
+    blocks = {event: [command for _, command in entries] for event, entries in command_blocks(data).items()}
     compiled = []
     for event, commands in blocks.items():
         if not commands:

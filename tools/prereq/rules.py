@@ -138,6 +138,19 @@ _RULES = [
          "Two required items at the same distance may not define different values for the same parameter."),
     Rule("PRQ153", "template-syntax", E, "unclosed template starting '{text}'", "close it with '%>'",
          "Templates are written `<% namespace.name %>`."),
+    # Runtime behaviour
+    Rule("PRQ170", "variable-undefined", W,
+         "${name} is used in {event} commands but neither this item, the items it requires, nor the runtime "
+         "defines it", "export {name} in a required item, set it before use, or write ${{{name}:-default}}",
+         "Each prerequisite runs as its own process; prereq hands on what earlier items export. A variable "
+         "nothing exports is empty at run time (and fatal under `set -o nounset`). `PAI_*` and the usual "
+         "shell variables are known; `${X:-default}` never warns."),
+    Rule("PRQ171", "runtime-round-trip", E,
+         "{field} would be changed by the OpenPAI runtime's repr round trip",
+         "remove backslashes and mixed quotes from this value (commands are encoded automatically; "
+         "other values cannot be)",
+         "The runtime re-parses plugin parameters with `yaml.safe_load(str(parameters))`; prereq encodes "
+         "commands so they survive, but other values (git options, paths, URIs) must survive as written."),
     # Owners
     Rule("PRQ160", "owner-unknown", E, "owner {owner!r} is not in owners.yaml", "{fix}",
          "Every owner must be a user or team listed in `registry/owners.yaml`."),

@@ -1,0 +1,168 @@
+"""``prereq job add|remove|lock|resolve`` and ``prereq expression set|get|list|delete``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import expressions, job
+
+INDEX_HELP = ("index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
+              "the job records, else build/site)")
+
+JOB_HELP = """\
+Put registry prerequisites into an OpenPAI job file.
+
+  add      add items and everything they require (requirements first), to the
+           task role's prerequisites and the job's prerequisites
+  remove   remove selected items, and the requirements nothing else needs
+  lock     refresh the locked versions (--upgrade moves to the newest allowed)
+  resolve  print the job ready for OpenPAI: expressions filled in, checked
+           against the OpenPAI schema and the rest-server's checks
+
+What prereq adds is recorded in the job under extras.prereq (the index used,
+what was selected per task role, and a lock of every item's version and
+digest).  Prerequisites not recorded there are yours and are never changed.
+Edits keep your comments and layout; files are replaced atomically.
+
+exit codes: 0 done, 1 the job has problems, 2 usage error or missing input,
+3 internal error"""
+
+EXPRESSION_HELP = """\
+Your own values for <% expression.KEY %> in jobs, so one job works for many
+users.  They are stored in $XDG_CONFIG_HOME/prereq/expressions.yaml (default
+~/.config/prereq/), readable by you only; 'prereq job resolve' fills them in."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("job", help="add prerequisites to OpenPAI jobs, lock and resolve them",
+                                   description=JOB_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="job_command", metavar="ACTION", parser_class=type(parser))
+    commands.required = True
+
+    add = commands.add_parser("add", help="add items and their requirements to a job",
+                              description="Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and "
+                              "everything it requires to a task role of JOB. Prints what it added and why.")
+    add.add_argument("job", metavar="JOB.yaml")
+    add.add_argument("names", nargs="+", metavar="NAME[@RANGE]")
+    add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
+    add.add_argument("--index", help=INDEX_HELP)
+    add.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    add.set_defaults(run=run_add)
+
+    remove = commands.add_parser("remove", help="remove selected items and what only they needed",
+                                 description="Remove selected items from JOB, and the requirements that nothing "
+                                 "still selected needs. Items you wrote yourself are never removed.")
+    remove.add_argument("job", metavar="JOB.yaml")
+    remove.add_argument("names", nargs="+", metavar="NAME")
+    remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
+    remove.add_argument("--index", help=INDEX_HELP)
+    remove.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    remove.set_defaults(run=run_remove)
+
+    lock = commands.add_parser("lock", help="refresh the job's locked versions",
+                               description="Rewrite the lock in extras.prereq: locked versions that still meet "
+                               "the ranges are kept; --upgrade moves every item (or the NAMEs given) to the "
+                               "newest version the ranges allow.")
+    lock.add_argument("job", metavar="JOB.yaml")
+    lock.add_argument("--upgrade", nargs="*", metavar="NAME", help="upgrade all items, or only these")
+    lock.add_argument("--index", help=INDEX_HELP)
+    lock.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    lock.set_defaults(run=run_lock)
+
+    resolve = commands.add_parser("resolve", help="print the job ready for OpenPAI",
+                                  description="The job ready for OpenPAI: names that only the task roles mention "
+                                  "are filled in from the index (with their requirements), <% expression.KEY %> "
+                                  "from your stored expressions; $-templates are left for OpenPAI. The result is "
+                                  "checked against the OpenPAI schema and the rest-server's own checks.")
+    resolve.add_argument("job", metavar="JOB.yaml")
+    resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
+    resolve.add_argument("--index", help=INDEX_HELP)
+    resolve.set_defaults(run=run_resolve)
+
+    expression = subparsers.add_parser("expression", help="your stored values for <% expression.KEY %>",
+                                       description=EXPRESSION_HELP,
+                                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = expression.add_subparsers(dest="expression_command", metavar="ACTION", parser_class=type(expression))
+    actions.required = True
+    set_ = actions.add_parser("set", help="store a value", description="Store VALUE for KEY.")
+    set_.add_argument("key", metavar="KEY")
+    set_.add_argument("value", metavar="VALUE")
+    set_.set_defaults(run=run_expression_set)
+    get = actions.add_parser("get", help="print a stored value", description="Print the value stored for KEY.")
+    get.add_argument("key", metavar="KEY")
+    get.set_defaults(run=run_expression_get)
+    list_ = actions.add_parser("list", help="list stored values", description="Print every KEY=VALUE stored.")
+    list_.add_argument("--keys", action="store_true", help="print only the keys")
+    list_.set_defaults(run=run_expression_list)
+    delete = actions.add_parser("delete", help="forget a value", description="Delete the value stored for KEY.")
+    delete.add_argument("key", metavar="KEY")
+    delete.set_defaults(run=run_expression_delete)
+
+
+def _report(result: job.JobEdit, dry_run: bool) -> int:
+    out = sys.stderr if dry_run else sys.stdout
+    for change in result.changes:
+        print(change.describe(), file=out)
+    for warning in result.warnings:
+        print(f"prereq: warning: {warning}", file=sys.stderr)
+    if not result.changed:
+        print(f"{result.path}: nothing to change", file=out)
+    elif dry_run:
+        sys.stdout.write(result.diff())
+    return 0
+
+
+def run_add(args: argparse.Namespace) -> int:
+    result = job.add(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    return _report(result, args.dry_run)
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    result = job.remove(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    return _report(result, args.dry_run)
+
+
+def run_lock(args: argparse.Namespace) -> int:
+    upgrade: bool | list[str] = False if args.upgrade is None else (args.upgrade or True)
+    result = job.lock(args.job, upgrade=upgrade, index=args.index, dry_run=args.dry_run)
+    return _report(result, args.dry_run)
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    result = job.resolve(args.job, index=args.index, output=args.output)
+    for change in result.changes:
+        print(change.describe(), file=sys.stderr)
+    for warning in result.warnings:
+        print(f"prereq: warning: {warning}", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.write(result.text)
+    else:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_expression_set(args: argparse.Namespace) -> int:
+    path = expressions.set_expression(args.key, args.value)
+    print(f"stored {args.key} in {path}", file=sys.stderr)
+    return 0
+
+
+def run_expression_get(args: argparse.Namespace) -> int:
+    print(expressions.get_expression(args.key))
+    return 0
+
+
+def run_expression_list(args: argparse.Namespace) -> int:
+    values = expressions.load_expressions()
+    for key in sorted(values):
+        print(key if args.keys else f"{key}={values[key]}")
+    if not values:
+        print(f"no stored expressions ({expressions.store_path()})", file=sys.stderr)
+    return 0
+
+
+def run_expression_delete(args: argparse.Namespace) -> int:
+    expressions.delete_expression(args.key)
+    print(f"deleted {args.key}", file=sys.stderr)
+    return 0

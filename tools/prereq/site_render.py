@@ -1,0 +1,134 @@
+"""Untrusted contributor text → safe HTML for the marketplace site.
+
+Every field an item's author wrote reaches a page either escaped as text or
+through ``markdown_to_html``: Python-Markdown with raw HTML turned off (it is
+shown as text), links limited to http, https, mailto and relative URLs, images
+turned into plain links (a page must load nothing from elsewhere) and headings
+pushed below the page's own.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as etree
+
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import BashLexer, YamlLexer
+
+SAFE_SCHEMES = ("http", "https", "mailto")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_SCHEME = re.compile(r"^([^/?#]*?):")
+
+
+def escape(text: object) -> Markup:
+    """Text as HTML text or attribute value."""
+    return Markup.escape("" if text is None else str(text))
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL as a browser will read it, when it is http(s), mailto or relative; else None.
+
+    Character references are decoded first (``java&#x09;script:``) and the
+    whitespace and control characters browsers skip are removed before the
+    scheme is checked."""
+    if not url:
+        return None
+    # Python-Markdown writes "&" as a placeholder inside some links (automail) until the end.
+    decoded = html.unescape(url.replace(markdown.util.AMP_SUBSTITUTE, "&"))
+    cleaned = _CONTROL.sub("", decoded)
+    match = _SCHEME.match(cleaned)
+    if match and match.group(1).lower() not in SAFE_SCHEMES:
+        return None
+    return decoded.strip()
+
+
+def is_external(url: str) -> bool:
+    return bool(re.match(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)", url))
+
+
+class _Sanitize(Treeprocessor):
+    """Runs after the inline patterns: every element built from the text is checked."""
+
+    def run(self, root: etree.Element) -> None:
+        for element in root.iter():
+            for attribute in list(element.attrib):
+                if attribute.lower().startswith("on") or attribute.lower() in ("style", "srcset"):
+                    del element.attrib[attribute]
+            if element.tag == "img":
+                self._image_to_link(element)
+            if element.tag == "a":
+                self._check_link(element)
+            if re.fullmatch(r"h[1-6]", element.tag):
+                element.tag = f"h{min(int(element.tag[1]) + 2, 6)}"
+
+    @staticmethod
+    def _check_link(element: etree.Element) -> None:
+        url = safe_url(element.get("href"))
+        if url is None:
+            element.attrib.pop("href", None)
+            element.tag = "span"
+            return
+        # The serialiser keeps "&name;" as is: escape every "&" so the browser reads exactly `url`.
+        element.set("href", url.replace("&", "&amp;"))
+        if is_external(url):
+            element.set("rel", "nofollow noopener noreferrer")
+
+    @staticmethod
+    def _image_to_link(element: etree.Element) -> None:
+        source, alt = element.get("src"), element.get("alt") or ""
+        element.attrib.clear()
+        element.tag = "a"
+        element.text = alt or source or "image"
+        if source:
+            element.set("href", source)
+
+
+class SafeExtension(Extension):
+    """Raw HTML becomes text; links and images are sanitised."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Python-Markdown's API
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.treeprocessors.register(_Sanitize(md), "prereq_sanitize", 5)
+
+
+_MD = markdown.Markdown(extensions=[SafeExtension(), "fenced_code", "tables", "sane_lists"],
+                        output_format="html")
+
+
+def markdown_to_html(text: str | None) -> Markup:
+    """Contributor Markdown as safe HTML."""
+    if not text:
+        return Markup("")
+    _MD.reset()
+    return Markup(_MD.convert(text))
+
+
+_BASH = BashLexer()
+_YAML = YamlLexer()
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def code_block(code: str, language: str = "sh", *, element_id: str | None = None, copy: bool = True) -> Markup:
+    """A highlighted code block like the ones Material renders (Pygments escapes the text)."""
+    lexer = {"sh": _BASH, "yaml": _YAML}.get(language)
+    body = highlight(code, lexer, _FORMATTER) if lexer else escape(code)
+    ident = Markup(' id="{}"').format(element_id) if element_id else Markup("")
+    no_copy = Markup("") if copy else Markup(" no-copy")
+    return Markup('<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}>{body}</code></pre></div>'
+                  ).format(lang=language, nocopy=no_copy, ident=ident, body=Markup(body))
+
+
+def inline_code(text: str | None) -> Markup:
+    """Plain text where `backticks` become <code> (summaries, in lists)."""
+    if not text:
+        return Markup("")
+    parts = re.split(r"`([^`]+)`", text)
+    return Markup("").join(Markup("<code>{}</code>").format(part) if index % 2 else escape(part)
+                           for index, part in enumerate(parts))
