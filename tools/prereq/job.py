@@ -26,6 +26,16 @@ From one state the job's content follows:
 - a ``dockerimage`` item becomes the task role's ``dockerImage`` when it has none;
 - a task role that lists a prereq ``cmd`` item gets ``runtime.JOB_LOAD_LINE``
   first in its ``commands``, so variables that items export reach the job.
+
+Where things go (any other editor of jobs, such as the composer page, should
+do the same so that both give equal jobs): a new entry goes before the first
+entry that needs it, else at the end of its list; a new top-level
+``prerequisites`` goes before ``parameters``/``secrets``/.../``taskRoles``; a
+new task role ``prerequisites`` after ``dockerImage``; ``extras`` at the end.
+Entries are the index's ``openpai`` forms with keys in ``FORM_ORDER``; the lock
+is sorted by name.  The user's own entries keep their place; a prereq item the
+user's own text names (a ``dockerImage``, or a task role list that prereq did
+not write) stays in the job.
 """
 
 from __future__ import annotations
@@ -150,6 +160,7 @@ class _Job:
     def __init__(self, text: str, source: str) -> None:
         self.source = source
         self.doc = YamlText(text, source=source)
+        self.initial = self.doc.loaded  # positions in the file as the user wrote it
         self._check_shape()
 
     @property
@@ -161,8 +172,25 @@ class _Job:
         return self.doc.text
 
     def where(self, path: Sequence[Any]) -> str:
-        line, _ = self.doc.loaded.position(tuple(path))
+        """``file:line`` of ``path`` (or its nearest ancestor) in the file as the user wrote it."""
+        line, _ = self.initial.position(tuple(path))
         return f"{self.source}:{line}"
+
+    def where_item(self, name: str) -> str:
+        """``file:line`` of the user's file's prerequisite ``name``; just the file when it has none."""
+        data = self.initial.data
+        items = data.get("prerequisites") if isinstance(data, dict) else None
+        for position, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and item.get("name") == name:
+                return self.where(("prerequisites", position))
+        return self.source
+
+    def where_text(self, needle: str) -> str | None:
+        """``file:line`` of the first string of the user's file that contains ``needle``."""
+        for path, value in templates.strings(self.initial.data):
+            if needle in value:
+                return self.where(path)
+        return None
 
     def error(self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1) -> PrereqError:
         return PrereqError(f"{self.where(path)}: {message}", hint=hint, exit_code=exit_code)
@@ -247,8 +275,10 @@ def _read(path: Path) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once (temporary file + os.replace), keeping its mode."""
-    path = Path(path)
+    """Replace ``path`` with ``text`` at once (temporary file + os.replace), keeping its mode.
+
+    A symbolic link stays a link: the file it points to is replaced."""
+    path = Path(os.path.realpath(path))
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -355,7 +385,7 @@ def _is_load_line(command: Any) -> bool:
                                          (runtime.ENV_MARK in command and command.lstrip().startswith("if [ -f")))
 
 
-def _closure_names(index: Index, selections: list[str], locked: Mapping[str, str]) -> list[Resolved]:
+def _resolve(index: Index, selections: list[str], locked: Mapping[str, str]) -> list[Resolved]:
     return index.resolve(selections, locked=dict(locked)) if selections else []
 
 
@@ -378,7 +408,7 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
     old_closure: dict[str, set[str]] = {}
     for role, names in old.selected.items():
         try:
-            old_closure[role] = {r.name for r in _closure_names(index, names, old_versions)}
+            old_closure[role] = {r.name for r in _resolve(index, names, old_versions)}
         except PrereqError:
             old_closure[role] = set(managed_old)
 
@@ -398,7 +428,7 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
     else:
         locked = {name: version for name, version in old_versions.items() if name not in set(upgrade or ())}
     selections = [text for names in new.selected.values() for text in names]
-    closure = _closure_names(index, selections + sorted(references), locked)
+    closure = _resolve(index, selections + sorted(references), locked)
     versions = {r.name: r for r in closure}
     deps: dict[str, set[str]] = {r.name: set() for r in closure}
     for r in closure:
@@ -409,7 +439,8 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
     role_closure: dict[str, list[str]] = {}
     for role, names in new.selected.items():
         if names:
-            role_closure[role] = [r.name for r in index.resolve(names, locked={n: r.version for n, r in versions.items()})]
+            pinned = {n: r.version for n, r in versions.items()}
+            role_closure[role] = [r.name for r in index.resolve(names, locked=pinned)]
 
     # Hand-written prerequisites are the user's: never replaced.
     for position, name in enumerate(job.top_names()):
@@ -450,11 +481,11 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
         before = old.lock.get(name)
         if before and (before.version, before.digest) == (chosen.version, chosen.digest):
             if openpai.digest(entry) != before.digest:
-                warnings.append(f"{job.where(('prerequisites', position))}: {name} was edited by hand since prereq "
+                warnings.append(f"{job.where_item(name)}: {name} was edited by hand since prereq "
                                 "added it; left as it is")
             continue
         if before and openpai.digest(entry) != before.digest:
-            warnings.append(f"{job.where(('prerequisites', position))}: {name} was edited by hand; "
+            warnings.append(f"{job.where_item(name)}: {name} was edited by hand; "
                             f"replaced by {name} {chosen.version} from the index")
         job.doc.set(("prerequisites", position), ordered_form(chosen.openpai))
     for name, chosen in versions.items():
@@ -624,10 +655,10 @@ def remove_from_text(text: str, names: Sequence[str], *, index: Index | str | Pa
             continue
         if kept.required_by:
             reason = "still required by " + ", ".join(kept.required_by)
-        elif kept.selected:
-            reason = "still selected in another task role"
+        elif name in outcome.references:
+            reason = outcome.references[name]
         else:
-            reason = outcome.references.get(name, "still referenced")
+            reason = "still selected in another task role"
         changes.append(ItemChange("kept", name, kept.version, reason=reason))
     return JobEdit(path=None, before=text, after=job.text, changes=changes, warnings=outcome.warnings)
 
@@ -755,7 +786,7 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
     # The lock against the job's entries and the index.
     for position, name in enumerate(job.top_names()):
         if name in state.lock and openpai.digest(job.top()[position]) != state.lock[name].digest:
-            warnings.append(f"{job.where(('prerequisites', position))}: {name} differs from the locked "
+            warnings.append(f"{job.where_item(name)}: {name} differs from the locked "
                             f"{name} {state.lock[name].version} (edited by hand?)")
     if state.lock:
         if loaded is None:
@@ -785,7 +816,7 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
         rendered = templates.render(value, "expression", lambda key: values.get(key))
         renders.append((path, rendered))
     if missing_keys:
-        lines = [f"{job.where(path)}: <% expression.{key} %> has no stored value"
+        lines = [f"{_expression_where(job, key, path)}: <% expression.{key} %> has no stored value"
                  for key, path in missing_keys.items()]
         raise PrereqError("\n".join(lines), exit_code=1, hint="store your value with: " + "; ".join(
             f"prereq expression set {key} VALUE" for key in missing_keys))
@@ -795,7 +826,7 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
         job.doc.set(path, rendered)
     for position, item in enumerate(job.top()):
         if position in survived_before and not runtime.survives_round_trip(openpai.runtime_parameters(item)):
-            message = (f"{job.where(('prerequisites', position))}: {item.get('name')} would reach its runtime "
+            message = (f"{job.where_item(item.get('name'))}: {item.get('name')} would reach its runtime "
                        "plugin changed or broken (the runtime re-reads plugin parameters from their Python repr)")
             if survived_before[position]:
                 raise PrereqError(message + " after your stored expressions were filled in", exit_code=1,
@@ -805,12 +836,23 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
     problems = openpai_schema.validate_job(job.data)
     if problems:
         # Lines of the file the user wrote (the nearest value the path shares with it).
-        written = YamlText(text, source=source).loaded
-        lines = [f"{source}:{written.position(problem.path)[0]}: {problem.where()}: {problem.message}"
-                 for problem in problems]
+        lines = [f"{job.where(problem.path)}: {problem.where()}: {problem.message}" for problem in problems]
         raise PrereqError("OpenPAI would refuse the job:\n    " + "\n    ".join(lines), exit_code=1,
                           hint="fix the job; the OpenPAI rest-server checks the same")
     return ResolvedJob(text=job.text, data=job.data, warnings=warnings, changes=changes)
+
+
+def _expression_where(job: _Job, key: str, path: tuple[Any, ...]) -> str:
+    value = job.doc.get(path)
+    template = next((t.text for t in templates.find(value) if t.namespace == "expression" and t.key == key), None) \
+        if isinstance(value, str) else None
+    found = job.where_text(template) if template else None
+    if found:
+        return found
+    if path[:1] == ("prerequisites",) and isinstance(job.doc.get(path[:2]), dict):
+        name = job.doc.get(path[:2]).get("name")
+        return f"{job.source}: prerequisite {name} (from the index)"
+    return job.source
 
 
 def _suggest(index: Index, name: str) -> str:

@@ -106,7 +106,7 @@ class Renderer:
         return ["|" + chomp, *lines]
 
     # -- collections -----------------------------------------------------
-    def _is_block(self, value: Any) -> bool:
+    def is_block(self, value: Any) -> bool:
         return isinstance(value, (dict, list)) and bool(value)
 
     def after_indicator(self, value: Any, column: int, *, in_sequence: bool) -> list[str]:
@@ -114,7 +114,7 @@ class Renderer:
 
         The first element continues the indicator's line (it starts with a space
         or is empty); the others are whole lines."""
-        if not self._is_block(value):
+        if not self.is_block(value):
             scalar = self.scalar(value)
             if scalar:
                 return [" " + scalar]
@@ -453,9 +453,10 @@ class YamlText:
         end = self._content_end(node) if not _is_empty_plain(node) else start
         if getattr(node, "flow_style", False) and node.value and isinstance(value, (dict, list)) and value:
             return self._t[:start] + " " + self.renderer.flow(value) + self._t[end:]
-        if not in_sequence and self.renderer._is_block(value) and isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) \
-                and node.value and not node.flow_style and self._owns_line(node.start_mark.index) \
-                and isinstance(value, dict) == isinstance(node, yaml.MappingNode):
+        block_node = isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and bool(node.value) \
+            and not node.flow_style
+        if not in_sequence and self.renderer.is_block(value) and block_node \
+                and self._owns_line(node.start_mark.index) and isinstance(value, dict) == isinstance(node, yaml.MappingNode):
             # Block collection for block collection: keep the lines before it
             # (a comment after "key:") and its own indentation.
             at = self._line_start(node.start_mark.index)

@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     resolve.add_argument("--index", help=INDEX_HELP)
     resolve.set_defaults(run=run_resolve)
 
-    expression = subparsers.add_parser("expression", help="your stored values for <% expression.KEY %>",
+    expression = subparsers.add_parser("expression", help="your stored values for <%% expression.KEY %%>",
                                        description=EXPRESSION_HELP,
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = expression.add_subparsers(dest="expression_command", metavar="ACTION", parser_class=type(expression))

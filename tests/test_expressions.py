@@ -1,0 +1,90 @@
+"""The user's stored expression values: private files, atomic writes, the CLI."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from prereq import expressions
+from prereq.cli import main
+from prereq.errors import PrereqError
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config" / "prereq"
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_values_are_stored_privately_and_read_back(config: Path) -> None:
+    assert expressions.load_expressions() == {}
+    path = expressions.set_expression("smbUser", "erin")
+    expressions.set_expression("team", "vision: \"core\" it's")
+    expressions.set_expression("multi", "line one\nline two\n")
+    expressions.set_expression("number", "0123")
+    assert path == config / "expressions.yaml"
+    assert mode(config) == 0o700 and mode(path) == 0o600
+    assert expressions.load_expressions() == {"smbUser": "erin", "team": "vision: \"core\" it's",
+                                              "multi": "line one\nline two\n", "number": "0123"}
+    assert expressions.get_expression("number") == "0123"
+    assert [p.name for p in config.iterdir()] == ["expressions.yaml"]  # no temporary files left behind
+    expressions.delete_expression("team")
+    assert "team" not in expressions.load_expressions()
+
+
+def test_a_too_open_folder_is_closed(config: Path) -> None:
+    config.mkdir(parents=True, mode=0o755)
+    config.chmod(0o755)
+    expressions.set_expression("a", "1")
+    assert mode(config) == 0o700
+
+
+def test_a_json_store_is_used_when_the_user_keeps_one(config: Path) -> None:
+    config.mkdir(parents=True)
+    (config / "expressions.json").write_text(json.dumps({"userName": "bob"}))
+    assert expressions.load_expressions() == {"userName": "bob"}
+    expressions.set_expression("team", "data")
+    assert json.loads((config / "expressions.json").read_text()) == {"team": "data", "userName": "bob"}
+    assert mode(config / "expressions.json") == 0o600 and not (config / "expressions.yaml").exists()
+
+
+def test_default_location_without_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert expressions.config_dir() == tmp_path / ".config" / "prereq"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/path")  # ignored, as the XDG spec says
+    assert expressions.config_dir() == tmp_path / ".config" / "prereq"
+
+
+def test_bad_keys_and_missing_values_are_clean_errors(config: Path) -> None:
+    with pytest.raises(PrereqError, match="not a valid expression key"):
+        expressions.set_expression("a.b", "x")
+    with pytest.raises(PrereqError, match="no stored expression named 'nope'") as caught:
+        expressions.get_expression("nope")
+    assert "prereq expression set nope VALUE" in caught.value.hint
+    config.mkdir(parents=True)
+    (config / "expressions.yaml").write_text("- not a mapping\n")
+    with pytest.raises(PrereqError, match="must hold a mapping"):
+        expressions.load_expressions()
+
+
+def test_cli(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["expression", "set", "userName", "erin"]) == 0
+    assert main(["expression", "set", "team", "vision"]) == 0
+    capsys.readouterr()
+    assert main(["expression", "get", "userName"]) == 0
+    assert capsys.readouterr().out == "erin\n"
+    assert main(["expression", "list"]) == 0
+    assert capsys.readouterr().out == "team=vision\nuserName=erin\n"
+    assert main(["expression", "list", "--keys"]) == 0
+    assert capsys.readouterr().out == "team\nuserName\n"
+    assert main(["expression", "delete", "team"]) == 0
+    assert main(["expression", "get", "team"]) == 2
+    assert "no stored expression named 'team'" in capsys.readouterr().err
