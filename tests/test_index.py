@@ -232,3 +232,20 @@ def test_an_old_version_the_runtime_would_mangle_is_left_out(tmp_path: Path) -> 
     result = _build(repo, tmp_path / "out")
     assert [v["version"] for v in _read(tmp_path / "out", "prerequisites/clone.json")["versions"]] == ["1.1.0"]
     assert any("clone 1.0.0: options[0] would not survive" in w for w in result.warnings)
+
+
+def test_job_templates_are_published_as_written_with_the_load_line(history: GitRepo, tmp_path: Path) -> None:
+    from prereq.runtime import JOB_LOAD_LINE
+
+    text = ("# keep this comment\nprotocolVersion: 2\nname: train\ntype: job\n"
+            "description: Train with lib\ntaskRoles:\n  main:\n    instances: 1\n"
+            "    dockerImage: img\n    prerequisites: [lib]\n"
+            "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [ls $LIB_DIR]\n"
+            "prerequisites:\n  - {name: img, type: dockerimage, uri: 'ubuntu:22.04'}\n")
+    history.write("registry/templates/train.yaml", text)
+    out = tmp_path / "out"
+    _build(history, out)
+    root = _read(out, "index.json")
+    assert root["job_load_line"] == JOB_LOAD_LINE
+    assert root["templates"] == [{"name": "train", "title": "Train with lib", "path": "templates/train.yaml"}]
+    assert (out / "api" / "v1" / "templates" / "train.yaml").read_text() == text

@@ -6,6 +6,7 @@ per item, ``REGISTRY_CHECKS`` once per registry.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import Any
 
 import networkx as nx
 
-from . import openpai, runtime, schema, shellvars, templates
+from . import openpai, openpai_schema, runtime, schema, shellvars, templates
 from .graph import build_graph, cycles, lookup_parameter, post_order
 from .loader import LoadedRegistry, Owners, SourceItem
 from .rules import Problem, problem
@@ -41,6 +42,14 @@ class Context:
         if item.rel not in self._schema_issues:
             self._schema_issues[item.rel] = schema.check_item(item.data)
         return self._schema_issues[item.rel]
+
+    def form(self, name: str) -> dict[str, Any]:
+        """The OpenPAI form of a valid item, its templates rendered from this registry."""
+        def lookup(key: str) -> Any:
+            found = lookup_parameter(name, key, self.parameters, self.requires_of)
+            return found[1] if isinstance(found, tuple) else None
+
+        return openpai.compile_item(self.items[name].data, lookup=lookup)
 
     @cached_property
     def exports(self) -> dict[str, list[str]]:
@@ -185,13 +194,7 @@ def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     if ctx.schema_issues(item):
         return  # only a valid item has a form to check
-    parameters = ctx.parameters
-
-    def lookup(key: str) -> Any:
-        found = lookup_parameter(item.name, key, parameters, ctx.requires_of)
-        return found[1] if isinstance(found, tuple) else None
-
-    for field in openpai.check_round_trip(openpai.compile_item(item.data, lookup=lookup)):
+    for field in openpai.check_round_trip(ctx.form(item.name)):
         top = re.split(r"[.\[]", field, maxsplit=1)[0]
         yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=field)
 
@@ -224,6 +227,68 @@ def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
         yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
 
 
+ROLE_REFERENCES = ("dockerImage", "data", "script", "output")
+
+
+def check_job_templates(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    for template in registry.templates:
+        yield from _check_job_template(template, ctx)
+
+
+def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]:
+    job = template.data
+    own = {p.get("name") for p in job.get("prerequisites") or [] if isinstance(p, dict)}
+    roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+
+    def requires_of(name: str) -> list[str]:
+        return ctx.requires_of(name) if name in ctx.items and name not in own else []
+
+    added: list[str] = []
+    complete = True
+    resolved = copy.deepcopy(job)
+    for role, spec in roles.items():
+        if not isinstance(spec, dict):
+            continue
+        names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
+        references = [(("taskRoles", role, "prerequisites", i), n) for i, n in enumerate(names)]
+        references += [(("taskRoles", role, key), spec[key]) for key in ROLE_REFERENCES if key in spec]
+        for path, name in references:
+            if isinstance(name, str) and name not in own and name not in ctx.items:
+                complete = False
+                fix = (f"add {name} to registry/prerequisites, define it in this job's prerequisites, "
+                       "or fix the name")
+                yield at(template, path, "PRQ180", role=role, name=name, fix=fix)
+        order = post_order([n for _, n in references if isinstance(n, str)], requires_of)
+        if names:
+            resolved["taskRoles"][role]["prerequisites"] = post_order([n for n in names if isinstance(n, str)],
+                                                                      requires_of)
+        added += [n for n in order if n in ctx.items and n not in own and n not in added]
+        known = {v for n in order for v in ctx.exports.get(n, [])}
+        commands = spec.get("commands") if isinstance(spec.get("commands"), list) else []
+        for name in shellvars.used_variables([str(c) for c in commands], known=known):
+            pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
+            index = next((i for i, c in enumerate(commands) if pattern.search(str(c))), 0)
+            yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name,
+                     event=f"task role {role!r}")
+    if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
+        return  # the missing or invalid items are reported already
+    resolved["prerequisites"] = list(job.get("prerequisites") or []) + [ctx.form(n) for n in added]
+    for found in openpai_schema.validate_job(resolved):
+        path = found.path if _exists(job, found.path) else ()
+        yield at(template, path, "PRQ181", where=found.where(), detail=found.message)
+
+
+def _exists(value: Any, path: tuple[Any, ...]) -> bool:
+    for part in path:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return False
+    return True
+
+
 ItemCheck = Callable[[SourceItem, Context], Iterator[Problem]]
 RegistryCheck = Callable[[LoadedRegistry, Context], Iterator[Problem]]
 
@@ -231,7 +296,7 @@ ITEM_CHECKS: tuple[ItemCheck, ...] = (
     check_schema, check_name, check_plugin, check_require, check_replacement, check_templates, check_variables,
     check_round_trip, check_owners,
 )
-REGISTRY_CHECKS: tuple[RegistryCheck, ...] = (check_collisions, check_cycles)
+REGISTRY_CHECKS: tuple[RegistryCheck, ...] = (check_collisions, check_cycles, check_job_templates)
 
 
 def make_context(registry: LoadedRegistry) -> Context:

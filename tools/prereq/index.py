@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import openpai, schema
+from . import openpai, runtime, schema
 from .gitio import Repository
 from .graph import lookup_parameter, post_order
 from .loader import ITEMS_DIR
@@ -43,6 +43,7 @@ class IndexBuild:
 
     root: dict[str, Any]
     items: dict[str, dict[str, Any]]  # name -> per-item document
+    templates: dict[str, str] = field(default_factory=dict)  # path -> job template text, as written
     warnings: list[str] = field(default_factory=list)
 
 
@@ -200,14 +201,20 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             "path": f"prerequisites/{name}.json",
             "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
         })
+    templates = [{"name": t.stem, "title": str(t.data.get("description") or t.stem).strip().split("\n")[0],
+                  "path": f"templates/{t.stem}.yaml", "text": t.path.read_text(encoding="utf-8")}
+                 for t in sorted(result.templates, key=lambda t: t.stem)]
     root = {
         "format": INDEX_FORMAT,
+        "job_load_line": runtime.JOB_LOAD_LINE,
+        "templates": [{k: v for k, v in t.items() if k != "text"} for t in templates],
         "commit": state.commit if state else None,
         "date": state.date if state else None,
         "dirty": state.dirty if state else True,
         "items": entries,
     }
-    return IndexBuild(root=root, items=documents, warnings=warnings)
+    return IndexBuild(root=root, items=documents, warnings=warnings,
+                      templates={t["path"]: t["text"] for t in templates})
 
 
 def dump_json(value: Any) -> str:
@@ -221,6 +228,9 @@ def write_index(build: IndexBuild, out: Path) -> None:
     (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
     for name, document in build.items.items():
         (api / "prerequisites" / f"{name}.json").write_text(dump_json(document), encoding="utf-8")
+    for rel, text in build.templates.items():
+        (api / rel).parent.mkdir(parents=True, exist_ok=True)
+        (api / rel).write_text(text, encoding="utf-8")
     (api / "index.schema.json").write_text(
         dump_json(schema.load_schema("index.schema.json")), encoding="utf-8")
 

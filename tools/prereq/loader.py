@@ -64,6 +64,7 @@ class LoadedRegistry:
     items: list[SourceItem]
     owners: Owners
     problems: list[Problem]
+    templates: list[SourceItem] = field(default_factory=list)  # job templates (OpenPAI jobs)
 
 
 def find_registry(start: Path, *, search_parents: bool = True) -> Path:
@@ -175,4 +176,12 @@ def load_registry(root: Path) -> LoadedRegistry:
         problems += found
         if loaded is not None:
             items.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
-    return LoadedRegistry(root=root, items=items, owners=owners, problems=problems)
+    templates: list[SourceItem] = []
+    templates_dir = root / TEMPLATES_DIR
+    for path in sorted(templates_dir.glob("*.yaml")) if templates_dir.is_dir() else []:
+        rel = path.relative_to(root).as_posix()
+        loaded, found = load_mapping(path, rel)
+        problems += found
+        if loaded is not None:
+            templates.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+    return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

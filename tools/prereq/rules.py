@@ -151,6 +151,15 @@ _RULES = [
          "other values cannot be)",
          "The runtime re-parses plugin parameters with `yaml.safe_load(str(parameters))`; prereq encodes "
          "commands so they survive, but other values (git options, paths, URIs) must survive as written."),
+    # Job templates
+    Rule("PRQ180", "template-unknown-prerequisite", E,
+         "task role {role!r} names {name!r}, which is neither in the registry nor in this job",
+         "{fix}",
+         "A job template's task roles may name registry items and prerequisites the template defines itself."),
+    Rule("PRQ181", "template-rejected", E, "OpenPAI would reject this job: {where}: {detail}",
+         "fix the job so that, with its prerequisites added, it matches OpenPAI's job protocol",
+         "A job template, with the prerequisites it names added as `prereq job resolve` adds them, must pass "
+         "the OpenPAI rest-server's schema and checks."),
     # Owners
     Rule("PRQ160", "owner-unknown", E, "owner {owner!r} is not in owners.yaml", "{fix}",
          "Every owner must be a user or team listed in `registry/owners.yaml`."),

@@ -20,6 +20,7 @@ COLUMN_GAP = 56
 PADDING = 8
 MAX_LABEL = 32
 MAX_DEPENDENTS = 12
+ARC_LIFT = 34
 
 
 @dataclass
@@ -81,7 +82,10 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
 
     widths = {i: max(len(_clip(n.label)) for n in column) * CHAR_WIDTH + 20 for i, column in columns.items()}
     tallest = max(len(column) for column in columns.values())
-    height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING
+    # Edges that skip columns arc over the nodes between: room for the arcs above.
+    spans = [nodes[target].column - nodes[source].column for source, target in links]
+    lift = ARC_LIFT if any(span > 1 for span in spans) else 0
+    height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING + lift
     x_of: dict[int, float] = {}
     x = PADDING
     for index in sorted(columns):
@@ -91,7 +95,7 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
 
     def box(node: _Node) -> tuple[float, float, float]:
         column = columns[node.column]
-        top = PADDING + (height - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)) / 2
+        top = lift + PADDING + (height - lift - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)) / 2
         return x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), widths[node.column]
 
     parts = [Markup('<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
@@ -103,6 +107,14 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
     for source, target in links:
         sx, sy, sw = box(nodes[source])
         tx, ty, _ = box(nodes[target])
+        if nodes[target].column - nodes[source].column > 1:
+            # Leave from the top, arc over the columns between, arrive on top.
+            x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
+            peak = min(y1, y2) - lift + 4
+            parts.append(Markup('<path class="prereq-graph__edge prereq-graph__edge--long" '
+                                'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
+                                '{:.1f} {:.1f}" />').format(x1, y1, x1, peak, x2, peak, x2, y2 - 1))
+            continue
         x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
         middle = (x1 + x2) / 2
         parts.append(Markup('<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '

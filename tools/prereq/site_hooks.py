@@ -125,10 +125,10 @@ def on_files(files: Files, config: Any) -> Files:
         add(f"items/{name}/index.md", _stub(name, hide=("navigation", "toc")))
         generated[f"items/{name}/index.md"] = ("item", name)
     tags = [tag for tag in data.tags() if _SAFE_SEGMENT.match(tag)]
-    add("tags/index.md", _stub("Tags") + "# Tags\n", in_nav=True)
+    add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True)
     generated["tags/index.md"] = ("tags", "")
     for tag in tags:
-        add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}"))
+        add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")))
         generated[f"tags/{tag}/index.md"] = ("tag", tag)
     add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
     item_schema = schema.load_schema("prerequisite.schema.json")
@@ -155,16 +155,18 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         relative = get_relative_url(url, page.url)
         return relative if relative.endswith("/") or "?" in relative else relative + "/"
 
+    # Fragments are markupsafe.Markup: turn them into plain str before joining them with `html`
+    # (str + Markup would escape the str).
     kind, arg = _state.generated.get(page.file.src_uri, ("", ""))
     if kind == "item":
-        return site_pages.render_item(data, arg, href)
+        return str(site_pages.render_item(data, arg, href))
     if kind == "tag":
-        return site_pages.render_tag(data, arg, href)
+        return str(site_pages.render_tag(data, arg, href))
     if kind == "tags":
-        return html + site_pages.render_tag_index(data, href)
+        return html + str(site_pages.render_tag_index(data, href))
     if page.file.src_uri == "index.md":
-        html = html.replace(HOME_MARKERS[0], site_pages.render_counts(data, href))
-        html = html.replace(HOME_MARKERS[1], site_pages.render_recent(data, href))
+        html = html.replace(HOME_MARKERS[0], str(site_pages.render_counts(data, href)))
+        html = html.replace(HOME_MARKERS[1], str(site_pages.render_recent(data, href)))
     return html
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -18,12 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import yaml
 from jinja2 import Environment
 from markupsafe import Markup
 
 from .errors import PrereqError
 from .site_graph import dependency_svg
-from .site_render import code_block, inline_code, markdown_to_html, safe_url
+from .site_render import code_block, code_block_html, highlight_fragment, inline_code, markdown_to_html, safe_url
 from .yamlio import dump_yaml
 
 INDEX_FORMAT = "prereq-index/1"
@@ -69,6 +71,8 @@ class SiteData:
         self.entries: dict[str, dict[str, Any]] = {e["name"]: e for e in sorted(self.root["items"], key=lambda e: e["name"])}
         # Bounded: a closure pulls in a few popular items again and again; 10,000 items must not stay in memory.
         self.document = lru_cache(maxsize=2048)(self._read_document)
+        self.form_yaml = lru_cache(maxsize=8192)(self._form_yaml)
+        self.form_html = lru_cache(maxsize=8192)(self._form_html)
 
     def _read_document(self, name: str) -> dict[str, Any]:
         entry = self.entries[name]
@@ -82,6 +86,13 @@ class SiteData:
             if document["version"] == version:
                 return document
         raise PrereqError(f"{name} {version} is not in the index")
+
+    def _form_yaml(self, name: str, version: str) -> str:
+        """One entry of a job's ``prerequisites`` list (every page whose closure holds it reuses it)."""
+        return _dump([_readable(self.version(name, version)["openpai"])])
+
+    def _form_html(self, name: str, version: str) -> Markup:
+        return highlight_fragment(self.form_yaml(name, version), "yaml")
 
     def tags(self) -> dict[str, list[dict[str, Any]]]:
         tags: dict[str, list[dict[str, Any]]] = {}
@@ -101,18 +112,54 @@ class SiteData:
 
 # --- the YAML a user pastes into a job ------------------------------------------------
 
-def job_snippet(data: SiteData, version: dict[str, Any]) -> str:
-    """The item's closure in OpenPAI form, requirements first, and the task role naming them."""
-    forms = [data.version(node["name"], node["version"])["openpai"] for node in version["closure"]]
-    run = [form["name"] for form in forms if form["type"] != "dockerimage"]
-    images = [form["name"] for form in forms if form["type"] == "dockerimage"]
+_FORM_ORDER = ("name", "type", "version", "description", "contributor", "plugin", "failurePolicy", "uri", "auth")
+
+
+def _readable(form: dict[str, Any]) -> dict[str, Any]:
+    """The same form with its keys in reading order (the index stores them sorted); callbacks last."""
+    first = {key: form[key] for key in _FORM_ORDER if key in form}
+    rest = {key: value for key, value in form.items() if key not in first and key != "callbacks"}
+    return {**first, **rest, **({"callbacks": form["callbacks"]} if "callbacks" in form else {})}
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Like yamlio.dump_yaml (block style, multi-line strings as |), with libyaml's emitter when present."""
+
+
+_Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
+
+
+def _dump(value: Any) -> str:
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
+    """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
+    nodes = [(node["name"], node["version"]) for node in version["closure"]]
+    types = {name: data.version(name, v)["openpai"]["type"] for name, v in nodes}
+    run = [name for name, _ in nodes if types[name] != "dockerimage"]
+    images = [name for name, _ in nodes if types[name] == "dockerimage"]
     role: dict[str, Any] = {}
     if images:
         role["dockerImage"] = images[-1]
     if run:
         role["prerequisites"] = run
-    text = dump_yaml({"prerequisites": forms}) + dump_yaml({"taskRoles": {"taskrole": role}})
-    return text.replace("\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1)
+    roles = _dump({"taskRoles": {"taskrole": role}}).replace(
+        "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1)
+    return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
+
+
+def job_snippet(data: SiteData, version: dict[str, Any]) -> str:
+    """The item's closure in OpenPAI form, requirements first, and the task role naming them."""
+    return "".join(text for text, _ in _job_parts(data, version))
+
+
+def job_block(data: SiteData, version: dict[str, Any]) -> Markup:
+    """``job_snippet`` as a highlighted block; each form is highlighted once per build, not once per page."""
+    body = Markup("").join(data.form_html(*node) if node else highlight_fragment(text, "yaml")
+                           for text, node in _job_parts(data, version))
+    return code_block_html(body, "yaml", element_id="prereq-yaml", copy=False)
 
 
 # --- templates ------------------------------------------------------------------------
@@ -137,7 +184,7 @@ _ITEM = _ENV.from_string("""\
 <button type="button" class="prereq-star" data-prereq-star="{{ entry.name }}" aria-pressed="false" title="Add to favorites"><span aria-hidden="true">☆</span><span class="prereq-star__label">Favorite</span></button>
 </header>
 <p class="prereq-item__lead"><code class="prereq-item__name">{{ entry.name }}</code> <span class="prereq-badge prereq-badge--{{ item.type }}">{{ type_label }}</span> <span class="prereq-item__version">{{ version.version }}</span></p>
-{% if entry.summary and entry.summary != item.title %}<p class="prereq-item__summary">{{ entry.summary | inline_code }}</p>{% endif %}
+{% if lead %}<div class="prereq-item__summary">{{ lead }}</div>{% endif %}
 <div class="prereq-item__actions">
 <button type="button" class="md-button md-button--primary" data-prereq-copy="prereq-yaml" data-prereq-name="{{ entry.name }}">Copy YAML for your job</button>
 <a class="md-button" href="{{ composer_href }}">Open in job composer</a>
@@ -152,12 +199,12 @@ _ITEM = _ENV.from_string("""\
 {% if item.tags %}<dt>Tags</dt><dd class="prereq-tags">{% for tag in item.tags %}<a class="prereq-tag" href="{{ tag_href(tag) }}">{{ tag }}</a>{% endfor %}</dd>{% endif %}
 <dt>Digest</dt><dd><code class="prereq-digest">{{ version.digest }}</code></dd>
 </dl>
-{% if description %}
-<h2 id="description">Description</h2>
-<div class="prereq-description">{{ description }}</div>
+{% if details %}
+<h2 id="details">Details</h2>
+<div class="prereq-description">{{ details }}</div>
 {% endif %}
 <h2 id="use-it">Use it in a job</h2>
-<p>Paste this into your OpenPAI job (protocol version 2). It holds {% if version.closure|length > 1 %}the {{ version.closure|length }} prerequisites this item needs, requirements first,{% else %}the prerequisite{% endif %} and the task role's list of what to run. The <a href="{{ composer_href }}">job composer</a> merges it into a job you already have, and so does <code>prereq job add JOB.yaml {{ entry.name }}</code>.</p>
+<p>Paste this into your OpenPAI job (protocol version 2). It holds the item{% if version.closure|length > 1 %} and the {{ version.closure|length - 1 }} it requires, requirements first,{% endif %} and the task role's list of what to run. The <a href="{{ composer_href }}">job composer</a> merges it into a job you already have, and so does <code>prereq job add JOB.yaml {{ entry.name }}</code>.</p>
 {{ yaml_block }}
 <h2 id="requirements">Requirements</h2>
 {% if version.requires or required_by %}
@@ -196,14 +243,14 @@ _ITEM = _ENV.from_string("""\
 {% if item.parameters %}
 <h2 id="parameters">Parameters</h2>
 <p>Values for <code>&lt;% this.NAME %&gt;</code> in this item and in the items that require it.</p>
-<table class="prereq-parameters"><thead><tr><th>name</th><th>value</th></tr></thead><tbody>
+<div class="prereq-parameters"><table><thead><tr><th>name</th><th>value</th></tr></thead><tbody>
 {% for key, value in item.parameters.items() %}<tr><td><code>{{ key }}</code></td><td><code>{{ value }}</code></td></tr>{% endfor %}
-</tbody></table>
+</tbody></table></div>
 {% endif %}
 <h2 id="versions">Versions</h2>
-<table class="prereq-versions"><thead><tr><th>version</th><th>digest</th><th>show it</th></tr></thead><tbody>
+<div class="prereq-versions"><table><thead><tr><th>version</th><th>digest</th><th>show it</th></tr></thead><tbody>
 {% for v in versions|reverse %}<tr><td>{{ v.version }}{% if loop.first %} (latest){% endif %}</td><td><code class="prereq-digest">{{ v.digest[:19] }}…</code></td><td><code>prereq show {{ entry.name }}@{{ v.version }}</code></td></tr>{% endfor %}
-</tbody></table>
+</tbody></table></div>
 </article>
 """)
 
@@ -278,6 +325,9 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
                               "code": code_block("\n".join(item[key]), "sh")})
     settings = {k: v for k, v in item.items() if k not in _DESCRIPTIVE}
     plugin = item.get("plugin", "com.microsoft.pai.runtimeplugin.cmd")
+    # The first paragraph is the summary, shown under the title; the rest below the facts.
+    parts = re.split(r"\n\s*\n", (item.get("description") or "").strip(), maxsplit=1)
+    lead, details = parts[0], (parts[1] if len(parts) > 1 else "")
     deprecated = item.get("deprecated")
     replacement = (deprecated or {}).get("replacement")
     homepage = safe_url(item.get("homepage"))
@@ -287,12 +337,12 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
     return Markup(_ITEM.render(
         entry=entry, item=item, version=version, versions=versions, required_by=document["required_by"],
         type_label=TYPE_LABELS.get(item["type"], item["type"]),
-        description=markdown_to_html(item.get("description")),
+        lead=markdown_to_html(lead), details=markdown_to_html(details),
         deprecated=deprecated,
         replacement_href=links["item_href"](replacement) if replacement in data.entries else None,
         homepage=homepage,
         composer_href=href("composer/") + "?" + urlencode({"add": name}),
-        yaml_block=code_block(job_snippet(data, version), "yaml", element_id="prereq-yaml", copy=False),
+        yaml_block=job_block(data, version),
         graph=graph, callbacks=callbacks, plugin=plugin,
         settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
         **links))

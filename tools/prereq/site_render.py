@@ -115,14 +115,23 @@ _YAML = YamlLexer()
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def code_block(code: str, language: str = "sh", *, element_id: str | None = None, copy: bool = True) -> Markup:
-    """A highlighted code block like the ones Material renders (Pygments escapes the text)."""
+def highlight_fragment(code: str, language: str = "sh") -> Markup:
+    """Highlighted (and escaped) lines, without the surrounding block."""
     lexer = {"sh": _BASH, "yaml": _YAML}.get(language)
-    body = highlight(code, lexer, _FORMATTER) if lexer else escape(code)
+    return Markup(highlight(code, lexer, _FORMATTER)) if lexer else escape(code)
+
+
+def code_block_html(body: Markup, language: str, *, element_id: str | None = None, copy: bool = True) -> Markup:
+    """A code block like the ones Material renders, around already highlighted lines."""
     ident = Markup(' id="{}"').format(element_id) if element_id else Markup("")
     no_copy = Markup("") if copy else Markup(" no-copy")
     return Markup('<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}>{body}</code></pre></div>'
-                  ).format(lang=language, nocopy=no_copy, ident=ident, body=Markup(body))
+                  ).format(lang=language, nocopy=no_copy, ident=ident, body=body)
+
+
+def code_block(code: str, language: str = "sh", *, element_id: str | None = None, copy: bool = True) -> Markup:
+    """A highlighted code block (Pygments escapes the text)."""
+    return code_block_html(highlight_fragment(code, language), language, element_id=element_id, copy=copy)
 
 
 def inline_code(text: str | None) -> Markup:

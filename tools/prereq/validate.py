@@ -16,6 +16,7 @@ class ValidationResult:
     items: dict[str, SourceItem]
     owners: Owners
     problems: list[Problem]
+    templates: list[SourceItem]
 
     @property
     def errors(self) -> list[Problem]:
@@ -31,7 +32,8 @@ class ValidationResult:
 
 def validate_loaded(registry: LoadedRegistry) -> ValidationResult:
     ctx, problems = run_checks(registry)
-    return ValidationResult(root=registry.root, items=ctx.items, owners=registry.owners, problems=problems)
+    return ValidationResult(root=registry.root, items=ctx.items, owners=registry.owners, problems=problems,
+                            templates=registry.templates)
 
 
 def validate(root: Path) -> ValidationResult:
