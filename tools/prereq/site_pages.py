@@ -73,6 +73,7 @@ class SiteData:
         self.document = lru_cache(maxsize=2048)(self._read_document)
         self.form_yaml = lru_cache(maxsize=8192)(self._form_yaml)
         self.form_html = lru_cache(maxsize=8192)(self._form_html)
+        self._tags: dict[str, list[dict[str, Any]]] | None = None
 
     def _read_document(self, name: str) -> dict[str, Any]:
         entry = self.entries[name]
@@ -95,11 +96,14 @@ class SiteData:
         return highlight_fragment(self.form_yaml(name, version), "yaml")
 
     def tags(self) -> dict[str, list[dict[str, Any]]]:
-        tags: dict[str, list[dict[str, Any]]] = {}
-        for entry in self.entries.values():
-            for tag in entry["tags"]:
-                tags.setdefault(tag, []).append(entry)
-        return dict(sorted(tags.items()))
+        """Tag → its items (by name), tags in order; computed once."""
+        if self._tags is None:
+            tags: dict[str, list[dict[str, Any]]] = {}
+            for entry in self.entries.values():
+                for tag in entry["tags"]:
+                    tags.setdefault(tag, []).append(entry)
+            self._tags = dict(sorted(tags.items()))
+        return self._tags
 
     def counts(self) -> dict[str, int]:
         by_type = Counter(entry["type"] for entry in self.entries.values())
@@ -203,9 +207,6 @@ _ITEM = _ENV.from_string("""\
 <h2 id="details">Details</h2>
 <div class="prereq-description">{{ details }}</div>
 {% endif %}
-<h2 id="use-it">Use it in a job</h2>
-<p>Paste this into your OpenPAI job (protocol version 2). It holds the item{% if version.closure|length > 1 %} and the {{ version.closure|length - 1 }} it requires, requirements first,{% endif %} and the task role's list of what to run. The <a href="{{ composer_href }}">job composer</a> merges it into a job you already have, and so does <code>prereq job add JOB.yaml {{ entry.name }}</code>.</p>
-{{ yaml_block }}
 <h2 id="requirements">Requirements</h2>
 {% if version.requires or required_by %}
 <div class="prereq-graph-wrap">{{ graph }}</div>
@@ -247,6 +248,9 @@ _ITEM = _ENV.from_string("""\
 {% for key, value in item.parameters.items() %}<tr><td><code>{{ key }}</code></td><td><code>{{ value }}</code></td></tr>{% endfor %}
 </tbody></table></div>
 {% endif %}
+<h2 id="use-it">Use it in a job</h2>
+<p>Paste this into your OpenPAI job (protocol version 2). It holds the item{% if version.closure|length > 1 %} and the {{ version.closure|length - 1 }} it requires, requirements first,{% endif %} and the task role's list of what to run. The <a href="{{ composer_href }}">job composer</a> merges it into a job you already have, and so does <code>prereq job add JOB.yaml {{ entry.name }}</code>.</p>
+{{ yaml_block }}
 <h2 id="versions">Versions</h2>
 <div class="prereq-versions"><table><thead><tr><th>version</th><th>digest</th><th>show it</th></tr></thead><tbody>
 {% for v in versions|reverse %}<tr><td>{{ v.version }}{% if loop.first %} (latest){% endif %}</td><td><code class="prereq-digest">{{ v.digest[:19] }}…</code></td><td><code>prereq show {{ entry.name }}@{{ v.version }}</code></td></tr>{% endfor %}

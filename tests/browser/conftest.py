@@ -1,0 +1,143 @@
+"""Browser tests of the marketplace site: Playwright driving Debian's headless Chromium.
+
+The site is built once per session from a small fixture registry (plus one hostile
+item) committed to a temporary git repository, then served over HTTP on loopback.
+Every page a test opens records its requests; none may leave the site's origin.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = Path(__file__).resolve().parent / "fixture"
+SCREENSHOTS = REPO / "build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Pages written by other parts of the project; a placeholder stands in (in the temporary copy
+# only) when one is not there yet.
+PLACEHOLDERS = {
+    "site/composer.md": "# Job composer\n\nPlaceholder for the browser tests.\n",
+    "site/assets/composer.js": "/* placeholder for the browser tests */\n",
+    "site/authors.md": "# Writing items\n\nPlaceholder for the browser tests.\n",
+}
+
+
+def _git(repo: Path, *args: str, date: str = "2024-01-01T12:00:00+00:00") -> None:
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    subprocess.run(["git", "-c", "user.name=Fixture", "-c", "user.email=fixture@example.org",
+                    "-c", "commit.gpgsign=false", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def make_fixture_repo(root: Path) -> Path:
+    """A git repository holding the fixture registry (nfs-share published twice) and the site sources."""
+    registry = root / "registry"
+    shutil.copytree(FIXTURE / "registry", registry)
+    _git(root, "init", "-q", "-b", "main")
+    share = registry / "prerequisites" / "nfs-share.yaml"
+    current = share.read_text(encoding="utf-8")
+    share.write_text(current.replace("version: 1.2.0", "version: 1.1.0"), encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "fixture registry")
+    share.write_text(current, encoding="utf-8")
+    shutil.copy(FIXTURE / "hostile-item.yaml", registry / "prerequisites" / "evil-item.yaml")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "nfs-share 1.2.0 and an item from a hostile author",
+         date="2024-06-01T12:00:00+00:00")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "site", root / "site")
+    for rel, text in PLACEHOLDERS.items():
+        if not (root / rel).exists():
+            (root / rel).write_text(text, encoding="utf-8")
+    return registry
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from prereq.build import build
+
+    root = tmp_path_factory.mktemp("site-repo")
+    registry = make_fixture_repo(root)
+    result = build(registry, root / "out")
+    assert result.built, result.problems
+    return result.out
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    """The site under a sub-path (/out/), as on a shared static host: every link must be relative."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site.parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/{built_site.name}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed (./scripts/setup.sh --test installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """One browser context (fresh localStorage) and the requests and dialogs its pages made."""
+
+    def __init__(self, browser, site_url: str) -> None:
+        self.site_url = site_url
+        self.origin = "/".join(site_url.split("/")[:3])
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.context.on("request", lambda request: self.requests.append(request.url))
+        self.page = self.context.new_page()
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: str):
+        self.page.goto(self.site_url + path.lstrip("/"))
+        return self.page
+
+    def outside_requests(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith(self.origin + "/")
+                and not url.startswith(("data:", "blob:"))]
+
+
+@pytest.fixture()
+def visit(browser, site_url: str):
+    session = Visit(browser, site_url)
+    yield session
+    outside = session.outside_requests()
+    session.context.close()
+    assert not outside, f"requests left the site: {outside}"
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
