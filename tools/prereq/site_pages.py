@@ -90,7 +90,7 @@ class SiteData:
 
     def _form_yaml(self, name: str, version: str) -> str:
         """One entry of a job's ``prerequisites`` list (every page whose closure holds it reuses it)."""
-        return _dump([_readable(self.version(name, version)["openpai"])])
+        return dump_yaml([_readable(self.version(name, version)["openpai"])])
 
     def _form_html(self, name: str, version: str) -> Markup:
         return highlight_fragment(self.form_yaml(name, version), "yaml")
@@ -126,18 +126,6 @@ def _readable(form: dict[str, Any]) -> dict[str, Any]:
     return {**first, **rest, **({"callbacks": form["callbacks"]} if "callbacks" in form else {})}
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Like yamlio.dump_yaml (block style, multi-line strings as |), with libyaml's emitter when present."""
-
-
-_Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar(
-    "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
-
-
-def _dump(value: Any) -> str:
-    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
-
-
 def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
     """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
     nodes = [(node["name"], node["version"]) for node in version["closure"]]
@@ -149,7 +137,9 @@ def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple
         role["dockerImage"] = images[-1]
     if run:
         role["prerequisites"] = run
-    roles = _dump({"taskRoles": {"taskrole": role}}).replace(
+    if any(data.version(name, v)["openpai"].get("plugin", "").endswith(".cmd") for name, v in nodes):
+        role["commands"] = [data.root["job_load_line"]]
+    roles = dump_yaml({"taskRoles": {"taskrole": role}}).replace(
         "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1)
     return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
 

@@ -227,8 +227,8 @@ def dump_yaml(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Block style, multi-line strings as ``|``; libyaml's emitter when present (the site dumps a lot)."""
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
