@@ -15,11 +15,11 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from .errors import PrereqError
+from .files import write_atomic
 from .yamledit import Renderer
 from .yamlio import YamlLoadError, load_yaml
 
@@ -93,20 +93,7 @@ def save_expressions(values: Mapping[str, str], path: Path | None = None) -> Pat
         body = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
     else:
         body = HEADER + ("\n".join(Renderer().lines(ordered, 0)) if ordered else "{}") + "\n"
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(handle, 0o600)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(body.encode("utf-8"))
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, body, mode=0o600)
     return path
 
 

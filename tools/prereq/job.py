@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import Any
 from . import openpai, openpai_schema, runtime, templates
 from .client import Index, Resolved
 from .errors import PrereqError
+from .files import write_atomic
 from .versions import Requirement
 from .yamledit import YamlText
 
@@ -272,34 +272,6 @@ def _read(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise PrereqError(f"{path}:{line}: not valid UTF-8", exit_code=1) from None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once (temporary file + os.replace), keeping its mode.
-
-    A symbolic link stays a link: the file it points to is replaced."""
-    path = Path(os.path.realpath(path))
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(handle, mode)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(text.encode("utf-8"))
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
 
 
 # --------------------------------------------------------------------------- the index
