@@ -57,3 +57,12 @@ def test_show_without_an_index_is_a_clean_usage_error(tmp_path: Path, capsys: py
     assert main(["show", "x", "--index", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert "no index found" in err and "Traceback" not in err and "prereq build" in err
+
+
+def test_an_unwritable_output_folder_is_a_clean_error(repo: GitRepo, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code = main(["build", "--registry", str(repo.root / "registry"), "--out", str(blocker / "site"), "--no-site"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write the output folder" in err and "--out" in err and "Traceback" not in err

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import PrereqError
 from .gitio import Repository
 from .index import IndexBuild, build_index, write_index
 from .rules import Problem
@@ -52,8 +53,12 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
     progress(f"indexing {len(result.items)} items and their history")
     index = build_index(result, repo=Repository.find(result.root))
     out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as exc:
+        raise PrereqError(f"cannot write the output folder {out}: {exc.strerror}",
+                          hint="pass --out with a folder you can write") from None
     try:
         write_index(index, staging)
         if with_site:
