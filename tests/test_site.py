@@ -177,6 +177,8 @@ def test_item_page_yaml_is_the_closure_in_openpai_form(site: Path) -> None:
     assert [form["name"] for form in job["prerequisites"]] == closure
     assert job["taskRoles"]["taskrole"]["prerequisites"] == closure
     assert job["prerequisites"][-1] == document["versions"][-1]["openpai"]
+    root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    assert job["taskRoles"]["taskrole"]["commands"] == [root["job_load_line"]]
 
 
 def test_hostile_text_is_only_text(hostile_site: Path) -> None:
@@ -279,3 +281,22 @@ def test_mkdocs_build_on_its_own_indexes_the_registry(tmp_path: Path) -> None:
     assert (out / "api" / "v1" / "index.json").is_file()
     assert (out / "items" / "mnist-data" / "index.html").is_file()
     assert (out / "catalog" / "index.html").is_file()
+
+
+def test_item_pages_list_the_variables_the_item_exports(site: Path) -> None:
+    page = (site / "items" / "mnist-data" / "index.html").read_text(encoding="utf-8")
+    facts = page[page.index("<dt>Exports</dt>"):]
+    assert "<code>$MNIST_DIR</code>" in facts[: facts.index("</dd>")]
+    assert "<dt>Exports</dt>" not in (site / "items" / "enable-ssh" / "index.html").read_text(encoding="utf-8")
+
+
+def test_job_templates_page_lists_every_template_as_written(site: Path) -> None:
+    root = json.loads((site / "api" / "v1" / "index.json").read_text())
+    page = (site / "job-templates" / "index.html").read_text(encoding="utf-8")
+    assert root["templates"]
+    for template in root["templates"]:
+        assert f'data-prereq-template="{template["name"]}"' in page
+        assert f'href="../composer/?template={template["name"]}"' in page
+        first_comment = (site / "api" / "v1" / template["path"]).read_text().splitlines()[0]
+        assert first_comment in html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert 'href="../items/mnist-data/"' in page

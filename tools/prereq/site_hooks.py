@@ -130,6 +130,8 @@ def on_files(files: Files, config: Any) -> Files:
     for tag in tags:
         add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")))
         generated[f"tags/{tag}/index.md"] = ("tag", tag)
+    add("job-templates/index.md", _stub("Job templates", hide=("toc",)) + "# Job templates\n", in_nav=True)
+    generated["job-templates/index.md"] = ("templates", "")
     add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
     item_schema = schema.load_schema("prerequisite.schema.json")
     add("reference/format.md", site_pages.format_reference_markdown(item_schema, site_pages.FORMAT_EXAMPLE),
@@ -164,6 +166,8 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
         return str(site_pages.render_tag(data, arg, href))
     if kind == "tags":
         return html + str(site_pages.render_tag_index(data, href))
+    if kind == "templates":
+        return html + str(site_pages.render_templates(data, href))
     if page.file.src_uri == "index.md":
         html = html.replace(HOME_MARKERS[0], str(site_pages.render_counts(data, href)))
         html = html.replace(HOME_MARKERS[1], str(site_pages.render_recent(data, href)))

@@ -191,6 +191,7 @@ _ITEM = _ENV.from_string("""\
 {% if homepage %}<dt>Homepage</dt><dd><a href="{{ homepage }}" rel="nofollow noopener noreferrer">{{ homepage }}</a></dd>{% endif %}
 <dt>Updated</dt><dd>{% if entry.updated %}<time datetime="{{ entry.updated }}">{{ entry.updated | day }}</time>{% else %}not yet committed{% endif %}</dd>
 {% if item.tags %}<dt>Tags</dt><dd class="prereq-tags">{% for tag in item.tags %}<a class="prereq-tag" href="{{ tag_href(tag) }}">{{ tag }}</a>{% endfor %}</dd>{% endif %}
+{% if version.exports %}<dt>Exports</dt><dd class="prereq-exports">{% for name in version.exports %}<code>${{ name }}</code>{% if not loop.last %}, {% endif %}{% endfor %} <span class="prereq-note">seen by the items after it, the job's commands and the succeed callbacks</span></dd>{% endif %}
 <dt>Digest</dt><dd><code class="prereq-digest">{{ version.digest }}</code></dd>
 </dl>
 {% if details %}
@@ -340,6 +341,43 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
         graph=graph, callbacks=callbacks, plugin=plugin,
         settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
         **links))
+
+
+_TEMPLATES = _ENV.from_string("""\
+<p>Complete OpenPAI jobs that name registry prerequisites in their task roles. Start from one in the
+<a href="{{ composer_href }}">job composer</a>, or download it and run
+<code>prereq job resolve JOB.yaml</code>: the items it names, and what they require, are added in order.</p>
+{% for template in templates %}
+<section class="prereq-template" data-prereq-template="{{ template.name }}">
+<h2 id="{{ template.name }}">{{ template.title }}</h2>
+<p><code>{{ template.name }}</code> ·
+<a class="md-button" href="{{ composer_href }}?template={{ template.name | urlencode }}">Start in job composer</a>
+<a href="{{ template.download }}" download>download YAML</a></p>
+{% if template.uses %}<p>Uses: {% for name in template.uses %}<a href="{{ item_href(name) }}">{{ name }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</p>{% endif %}
+{{ template.code }}
+</section>
+{% else %}
+<p>The registry has no job templates yet: add one under <code>registry/templates/</code>.</p>
+{% endfor %}
+""")
+
+
+def render_templates(data: SiteData, href: Href) -> Markup:
+    """The job templates page: each template as written, with the items it names."""
+    links = _role_href(href)
+    templates = []
+    for template in data.root.get("templates", []):
+        text = (data.api / template["path"]).read_text(encoding="utf-8")
+        try:
+            job = yaml.safe_load(text) or {}
+        except yaml.YAMLError:
+            job = {}
+        roles = job.get("taskRoles") if isinstance(job, dict) and isinstance(job.get("taskRoles"), dict) else {}
+        names = [n for role in roles.values() if isinstance(role, dict)
+                 for n in (role.get("prerequisites") or []) + [role.get("dockerImage")] if n in data.entries]
+        templates.append({**template, "uses": list(dict.fromkeys(names)), "code": code_block(text, "yaml"),
+                          "download": href("api/v1/") .rstrip("/") + "/" + template["path"]})
+    return Markup(_TEMPLATES.render(templates=templates, composer_href=href("composer/"), **links))
 
 
 def render_cards(entries: list[dict[str, Any]], href: Href, *, show_date: bool = False,
