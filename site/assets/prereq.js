@@ -5,6 +5,8 @@
  *   localStorage["prereq.recent"]     JSON list of item names, most recently used first, at most
  *                                     50: an item is "used" when its YAML is copied from its page
  *                                     or it is added to a job in the composer.
+ *   localStorage["prereq.composer.draft"]  the composer's editor text and task role, so a reload
+ *                                     (or ?add= from an item page) continues the same job.
  * Writers keep each list free of duplicates; readers tolerate a missing key, invalid JSON,
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
