@@ -210,7 +210,7 @@ def check_round_trip(form: dict[str, Any]) -> list[str]:
         return []
     parameters = runtime_parameters(form)
     broken = [_path_text(path) for path, leaf in _leaves(parameters, ())
-              if not runtime.survives_round_trip([leaf])]
+              if not runtime.scalar_survives(leaf)]
     if not broken and not runtime.survives_round_trip(parameters):
         broken.append("(parameters)")
     return list(dict.fromkeys(broken))

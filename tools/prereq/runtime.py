@@ -15,6 +15,7 @@ quotes and no backslash, so it survives the repr round trip unchanged.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -75,6 +76,13 @@ def survives_round_trip(value: Any) -> bool:
         return yaml.safe_load(str(value)) == value
     except yaml.YAMLError:
         return False
+
+
+@lru_cache(maxsize=16384)
+def scalar_survives(value: str | int | float | bool | None) -> bool:
+    """``survives_round_trip`` for one scalar in a list, as plugin parameters hold
+    them; cached, since every compiled callback repeats prereq's own lines."""
+    return survives_round_trip([value])
 
 
 def ansi_c_quote(text: str) -> str:
