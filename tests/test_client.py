@@ -118,3 +118,40 @@ def test_index_loads_over_http(index_dir: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("breakage", [
+    lambda root: root.pop("items"),
+    lambda root: root.update(items=5),
+    lambda root: root["items"][0].pop("path"),
+    lambda root: root.update(format="other/9"),
+])
+def test_a_corrupt_root_is_a_clean_error(index_dir: Path, tmp_path: Path, breakage) -> None:
+    import json
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(index_dir, copy)
+    path = copy / "api" / "v1" / "index.json"
+    root = json.loads(path.read_text())
+    breakage(root)
+    path.write_text(json.dumps(root))
+    with pytest.raises(PrereqError, match="is not a valid prereq index file"):
+        Index.load(copy)
+
+
+def test_an_item_file_without_versions_is_a_clean_error(index_dir: Path, tmp_path: Path) -> None:
+    import hashlib
+    import json
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(index_dir, copy)
+    api = copy / "api" / "v1"
+    body = json.dumps({"name": "base", "required_by": [], "versions": []}).encode()
+    (api / "prerequisites" / "base.json").write_bytes(body)
+    root = json.loads((api / "index.json").read_text())
+    next(e for e in root["items"] if e["name"] == "base")["sha256"] = hashlib.sha256(body).hexdigest()
+    (api / "index.json").write_text(json.dumps(root))
+    with pytest.raises(PrereqError, match="prerequisites/base.json is not a valid prereq index file: versions"):
+        Index.load(copy).versions("base")

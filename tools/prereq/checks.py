@@ -19,9 +19,8 @@ from . import openpai, openpai_schema, runtime, schema, shellvars, templates
 from .graph import build_graph, cycles, lookup_parameter, post_order
 from .loader import LoadedRegistry, Owners, SourceItem
 from .rules import Problem, problem
-from .versions import is_range, is_version, satisfies
+from .versions import Requirement, fold_name, is_range, is_version, satisfies
 
-EVENT_SYNONYMS = {"containerStart": "taskStarts", "containerExit": "taskSucceeds"}
 
 
 @dataclass
@@ -100,10 +99,10 @@ def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     if isinstance(plugin, str):
         if plugin in schema.KNOWN_PLUGINS:
             yield at(item, ("plugin",), "PRQ130", plugin=plugin)
-        elif plugin.removeprefix(schema.PLUGIN_PREFIX) not in schema.KNOWN_PLUGINS:
-            known = ", ".join(schema.PLUGIN_PREFIX + p for p in schema.KNOWN_PLUGINS)
+        elif plugin.removeprefix(runtime.PLUGIN_PREFIX) not in schema.KNOWN_PLUGINS:
+            known = ", ".join(runtime.PLUGIN_PREFIX + p for p in schema.KNOWN_PLUGINS)
             yield at(item, ("plugin",), "PRQ131", plugin=plugin, known=known)
-    short = plugin.removeprefix(schema.PLUGIN_PREFIX) if isinstance(plugin, str) else "cmd"
+    short = plugin.removeprefix(runtime.PLUGIN_PREFIX) if isinstance(plugin, str) else "cmd"
     if short == "cmd":
         if "callbacks" in data and ("preCommands" in data or "postCommands" in data):
             yield at(item, ("callbacks",), "PRQ132", on_key=True)
@@ -112,8 +111,8 @@ def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         callbacks = data.get("callbacks")
         for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
             event = callback.get("event") if isinstance(callback, dict) else None
-            if event in EVENT_SYNONYMS:
-                target = EVENT_SYNONYMS[event]
+            if event in runtime.EVENT_SYNONYMS:
+                target = runtime.EVENT_SYNONYMS[event]
                 note = ("; on OpenPAI it runs only when the task succeeded, never after a failure"
                         if event == "containerExit" else "")
                 yield at(item, ("callbacks", index, "event"), "PRQ134", event=event, target=target, note=note)
@@ -127,14 +126,15 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         if not isinstance(text, str):
             continue
         path = ("require", index)
-        name, _, spec = text.partition("@")
+        requirement = Requirement.parse(text)
+        name, spec = requirement.name, requirement.range
         if spec and not is_range(spec):
             yield at(item, path, "PRQ141", requirement=text)
             continue
         target = ctx.items.get(name)
         if target is None:
-            folded = _fold(name)
-            near = [other for other in ctx.items if _fold(other) == folded]
+            folded = fold_name(name)
+            near = [other for other in ctx.items if fold_name(other) == folded]
             fix = f"did you mean {near[0]!r}?" if near else "add the item to the registry, or fix the name"
             yield at(item, path, "PRQ140", name=name, fix=fix)
             continue
@@ -209,14 +209,10 @@ def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
                      fix=f"add {owner} to users or teams in owners.yaml, or fix the spelling")
 
 
-def _fold(name: str) -> str:
-    return name.casefold().replace("_", "-")
-
-
 def check_collisions(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     first_by_fold: dict[str, SourceItem] = {}
     for item in registry.items:
-        folded = _fold(item.name)
+        folded = fold_name(item.name)
         other = first_by_fold.setdefault(folded, item)
         if other is not item:
             yield at(item, ("name",), "PRQ121", name=item.name, other=other.name, other_file=other.rel)

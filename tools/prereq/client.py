@@ -11,13 +11,16 @@ import hashlib
 import json
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import schema
 from .errors import PrereqError
 from .graph import post_order
-from .versions import Requirement, is_range, satisfies, sort_versions
+from .rules import RULES
+from .versions import Requirement, fold_name, is_range, satisfies, sort_versions
 
 ROOT_FILE = "index.json"
 
@@ -65,40 +68,48 @@ class Resolved:
     deprecated: dict[str, Any] | None = None
 
 
+def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> dict[str, Any]:
+    """Read and check one index file against the published index schema."""
+    where = f"{base}/{rel}"
+    try:
+        document = json.loads(body if body is not None else _read(base, rel))
+    except ValueError:
+        raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
+    problems = schema.index_problems(document, kind)
+    if problems:
+        raise PrereqError(f"{where} is not a valid prereq index file: {problems[0]}",
+                          hint="rebuild it with 'prereq build' (format prereq-index/1)")
+    return document
+
+
 @dataclass
 class Index:
+    """A published index; per-item files are read on demand and kept in a bounded cache."""
+
     base: str
     root: dict[str, Any]
-    _documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache_size: int = 4096
+
+    def __post_init__(self) -> None:
+        self.entries: dict[str, dict[str, Any]] = {entry["name"]: entry for entry in self.root["items"]}
+        self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
 
     @classmethod
-    def load(cls, source: str | Path) -> "Index":
+    def load(cls, source: str | Path, *, cache_size: int = 4096) -> "Index":
         base = _api_base(source)
-        try:
-            root = json.loads(_read(base, ROOT_FILE))
-        except ValueError:
-            raise PrereqError(f"{base}/{ROOT_FILE} is not JSON", hint="rebuild the index") from None
-        if not isinstance(root, dict) or root.get("format") != "prereq-index/1":
-            raise PrereqError(f"{base}/{ROOT_FILE} is not a prereq index (format prereq-index/1)")
-        return cls(base=base, root=root)
+        return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
 
-    @property
-    def entries(self) -> dict[str, dict[str, Any]]:
-        return {entry["name"]: entry for entry in self.root["items"]}
-
-    def document(self, name: str) -> dict[str, Any]:
-        if name not in self._documents:
-            entry = self.entries.get(name)
-            if entry is None:
-                close = [n for n in self.entries if n.replace("_", "-").lower() == name.replace("_", "-").lower()]
-                hint = f"did you mean {close[0]!r}?" if close else "search with 'prereq search WORD'"
-                raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
-            body = _read(self.base, entry["path"])
-            if hashlib.sha256(body).hexdigest() != entry["sha256"]:
-                raise PrereqError(f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
-                                  hint="the index changed while reading it; run the command again")
-            self._documents[name] = json.loads(body)
-        return self._documents[name]
+    def _read_document(self, name: str) -> dict[str, Any]:
+        entry = self.entries.get(name)
+        if entry is None:
+            close = [n for n in self.entries if fold_name(n) == fold_name(name)]
+            hint = f"did you mean {close[0]!r}?" if close else "search with 'prereq search WORD'"
+            raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
+        body = _read(self.base, entry["path"])
+        if hashlib.sha256(body).hexdigest() != entry["sha256"]:
+            raise PrereqError(f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
+                              hint="the index changed while reading it; run the command again")
+        return _parse(self.base, entry["path"], "item", body)
 
     def versions(self, name: str) -> list[str]:
         return sort_versions([v["version"] for v in self.document(name)["versions"]])
@@ -133,8 +144,7 @@ class Index:
         requests = [Requirement.parse(text) for text in selections]
         for request in requests:
             if request.range and not is_range(request.range):
-                raise PrereqError(f"{request} has an invalid version range",
-                                  hint="use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3")
+                raise PrereqError(f"{request} has an invalid version range", hint=RULES["PRQ141"].hint)
         chosen: dict[str, str] = {}
         for _ in range(100):
             constraints: dict[str, list[tuple[str | None, str]]] = {}
@@ -187,6 +197,6 @@ class Index:
                         f"{second_by} ({name}@{second or '*'})",
                         hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges")
         spec, by = ranges[0]
-        raise PrereqError(f"no published version of {name} meets {name}@{spec} ({by})",
+        raise PrereqError(f"no published version of {name} meets {name}@{spec or '*'} ({by})",
                           hint=f"published versions: {', '.join(versions) or 'none'}")
 

@@ -24,7 +24,6 @@ from .validate import ValidationResult
 from .versions import Requirement, best_match, sort_versions
 from .yamlio import YamlLoadError, load_yaml
 
-INDEX_FORMAT = "prereq-index/1"
 API_DIR = Path("api") / "v1"
 Node = tuple[str, str]  # (name, version)
 
@@ -205,7 +204,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
                   "path": f"templates/{t.stem}.yaml", "text": t.path.read_text(encoding="utf-8")}
                  for t in sorted(result.templates, key=lambda t: t.stem)]
     root = {
-        "format": INDEX_FORMAT,
+        "format": schema.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
         "templates": [{k: v for k, v in t.items() if k != "text"} for t in templates],
         "commit": state.commit if state else None,

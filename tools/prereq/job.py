@@ -32,7 +32,7 @@ do the same so that both give equal jobs): a new entry goes before the first
 entry that needs it, else at the end of its list; a new top-level
 ``prerequisites`` goes before ``parameters``/``secrets``/.../``taskRoles``; a
 new task role ``prerequisites`` after ``dockerImage``; ``extras`` at the end.
-Entries are the index's ``openpai`` forms with keys in ``FORM_ORDER``; the lock
+Entries are the index's ``openpai`` forms with keys in ``openpai.FORM_ORDER``; the lock
 is sorted by name.  The user's own entries keep their place; a prereq item the
 user's own text names (a ``dockerImage``, or a task role list that prereq did
 not write) stays in the job.
@@ -59,8 +59,7 @@ STATE_PATH = ("extras", STATE_KEY)
 DEFAULT_INDEX = "build/site"
 # Top-level keys that come after ``prerequisites`` in an OpenPAI job.
 AFTER_PREREQUISITES = ("parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras")
-FORM_ORDER = ("name", "type", "version", "contributor", "description", "plugin", "failurePolicy", "uri", "auth")
-CMD_PLUGIN = runtime.PLUGIN_PREFIX + "cmd"
+CMD_PLUGIN = runtime.DEFAULT_PLUGIN
 TASK_ROLE_FIELDS = tuple(openpai_schema.TASK_ROLE_FIELDS)
 
 
@@ -302,22 +301,6 @@ def _open_index(index: Index | str | Path | None, state: JobState, job_dir: Path
 # --------------------------------------------------------------------------- reconciling
 
 
-def ordered_form(form: Mapping[str, Any]) -> dict[str, Any]:
-    """An OpenPAI form with its keys in a readable order (the digest ignores order)."""
-    out = {key: form[key] for key in FORM_ORDER if key in form}
-    for key in sorted(k for k in form if k not in out):
-        value = form[key]
-        if key == "callbacks" and isinstance(value, list):
-            value = [{"event": cb["event"], "commands": cb["commands"],
-                      **{k: v for k, v in cb.items() if k not in ("event", "commands")}}
-                     if isinstance(cb, dict) and "event" in cb and "commands" in cb else cb for cb in value]
-        if key == "userssh" and isinstance(value, dict):
-            value = {k: value[k] for k in ("type", "value") if k in value} | \
-                {k: v for k, v in value.items() if k not in ("type", "value")}
-        out[key] = value
-    return out
-
-
 def _transitive(deps: Mapping[str, Collection[str]]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
 
@@ -459,12 +442,12 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
         if before and openpai.digest(entry) != before.digest:
             warnings.append(f"{job.where_item(name)}: {name} was edited by hand; "
                             f"replaced by {name} {chosen.version} from the index")
-        job.doc.set(("prerequisites", position), ordered_form(chosen.openpai))
+        job.doc.set(("prerequisites", position), openpai.ordered_form(chosen.openpai))
     for name, chosen in versions.items():
         names = job.top_names()
         if name in names:
             continue
-        form = ordered_form(chosen.openpai)
+        form = openpai.ordered_form(chosen.openpai)
         if not job.doc.exists(("prerequisites",)) or job.data.get("prerequisites") is None:
             job.doc.set(("prerequisites",), [form], before=AFTER_PREREQUISITES)
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import runtime, shellvars, templates
@@ -115,7 +115,7 @@ def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, 
         if data.get("auth"):
             form["auth"] = dict(data["auth"])
         return form
-    plugin = data.get("plugin", runtime.PLUGIN_PREFIX + "cmd")
+    plugin = data.get("plugin", runtime.DEFAULT_PLUGIN)
     if not plugin.startswith(runtime.PLUGIN_PREFIX):
         plugin = runtime.PLUGIN_PREFIX + plugin
     form["plugin"] = plugin
@@ -159,6 +159,26 @@ def _drop_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_nulls(v) for v in value]
     return value
+
+
+# Keys first in this order when a form is written for people (the digest ignores order).
+FORM_ORDER = ("name", "type", "version", "contributor", "description", "plugin", "failurePolicy", "uri", "auth")
+
+
+def ordered_form(form: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenPAI form with its keys in a readable order (the digest ignores order)."""
+    out = {key: form[key] for key in FORM_ORDER if key in form}
+    for key in sorted(k for k in form if k not in out):
+        value = form[key]
+        if key == "callbacks" and isinstance(value, list):
+            value = [{"event": cb["event"], "commands": cb["commands"],
+                      **{k: v for k, v in cb.items() if k not in ("event", "commands")}}
+                     if isinstance(cb, dict) and "event" in cb and "commands" in cb else cb for cb in value]
+        if key == "userssh" and isinstance(value, dict):
+            value = {k: value[k] for k in ("type", "value") if k in value} | \
+                {k: v for k, v in value.items() if k not in ("type", "value")}
+        out[key] = value
+    return out
 
 
 def canonical_json(value: Any) -> str:

@@ -23,6 +23,7 @@ import yaml
 from . import templates
 
 PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
+DEFAULT_PLUGIN = PLUGIN_PREFIX + "cmd"  # what an item without `plugin` uses
 START, SUCCEED = "taskStarts", "taskSucceeds"
 EVENT_SYNONYMS = {"containerStart": START, "containerExit": SUCCEED}
 # Lifted out of a prerequisite by the runtime; every other key becomes a parameter.

@@ -16,8 +16,9 @@ from typing import Any, Iterator
 
 import jsonschema
 
+from .runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
+
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
-PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
 KNOWN_PLUGINS = ("cmd", "ssh", "git", "tensorboard")
 
 
@@ -35,12 +36,31 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
 
 
+# The index format's name, defined once by the published index schema.
+INDEX_FORMAT: str = load_schema("index.schema.json")["$defs"]["root"]["properties"]["format"]["const"]
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
+
+
+def index_problems(document: Any, kind: str) -> list[str]:
+    """Why ``document`` is not a valid index file of ``kind`` ("root" or "item"), as
+    ``path: message`` lines (empty when valid)."""
+    validator = _validator_for_def("index.schema.json", kind)
+    return [f"{dotted_path(tuple(e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+
+
+@cache
+def _validator_for_def(name: str, definition: str) -> jsonschema.protocols.Validator:
+    whole = load_schema(name)
+    one = {key: value for key, value in whole.items() if key != "oneOf"}
+    one["$ref"] = f"#/$defs/{definition}"
+    return jsonschema.validators.validator_for(whole)(one)
 
 
 def item_keys(item: dict[str, Any]) -> set[str] | None:
@@ -50,7 +70,7 @@ def item_keys(item: dict[str, Any]) -> set[str] | None:
     keys = set(schema["properties"])
     if item.get("type") == "dockerimage":
         return keys | set(defs["dockerimage"]["properties"])
-    plugin = item.get("plugin", PLUGIN_PREFIX + "cmd")
+    plugin = item.get("plugin", DEFAULT_PLUGIN)
     short = plugin.removeprefix(PLUGIN_PREFIX) if isinstance(plugin, str) else ""
     if short not in KNOWN_PLUGINS:
         return None
@@ -170,7 +190,7 @@ def _unknown_keys(item: Any, path: tuple[Any, ...], allowed: set[str] | None,
             yield SchemaIssue((key,), "dockerimage-key", "", "", key=str(key))
             continue
         close = difflib.get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.6)
-        plugin = item.get("plugin", PLUGIN_PREFIX + "cmd")
+        plugin = item.get("plugin", DEFAULT_PLUGIN)
         where = f" for type {item.get('type')}" if item.get("type") == "dockerimage" else f" for plugin {plugin}"
         fix = f"did you mean {close[0]!r}?" if close else "remove it; allowed keys: " + ", ".join(sorted(allowed))
         yield SchemaIssue((key,), "unknown-key", where, fix, key=str(key))

@@ -9,8 +9,6 @@ our own markup is marked safe.  Nothing here imports MkDocs.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -23,12 +21,11 @@ import yaml
 from jinja2 import Environment
 from markupsafe import Markup
 
-from .errors import PrereqError
+from . import openpai, runtime
+from .client import Index
 from .site_graph import dependency_svg
 from .site_render import code_block, code_block_html, highlight_fragment, inline_code, markdown_to_html, safe_url
 from .yamlio import dump_yaml
-
-INDEX_FORMAT = "prereq-index/1"
 
 # Catalog facets: what users look for, and the OpenPAI types behind each.
 TYPE_GROUPS = {
@@ -52,45 +49,24 @@ _DESCRIPTIVE = {"name", "version", "type", "title", "description", "tags", "owne
 Href = Callable[[str], str]  # a site-root-relative URL -> the URL relative to the page being rendered
 
 
-def api_dir(index_dir: Path) -> Path:
-    """``index_dir`` is a build folder (holding ``api/v1``) or ``api/v1`` itself."""
-    for candidate in (index_dir / "api" / "v1", index_dir):
-        if (candidate / "index.json").is_file():
-            return candidate
-    raise PrereqError(f"no index found in {index_dir}", hint="run 'prereq build --no-site' first")
-
-
 class SiteData:
-    """The published index, as the site sees it."""
+    """The published index, as the site sees it (read through the index client)."""
 
     def __init__(self, index_dir: Path) -> None:
-        self.api = api_dir(Path(index_dir))
-        self.root: dict[str, Any] = json.loads((self.api / "index.json").read_text(encoding="utf-8"))
-        if self.root.get("format") != INDEX_FORMAT:
-            raise PrereqError(f"{self.api / 'index.json'} is not a {INDEX_FORMAT} index")
-        self.entries: dict[str, dict[str, Any]] = {e["name"]: e for e in sorted(self.root["items"], key=lambda e: e["name"])}
         # Bounded: a closure pulls in a few popular items again and again; 10,000 items must not stay in memory.
-        self.document = lru_cache(maxsize=2048)(self._read_document)
+        self.index = Index.load(Path(index_dir), cache_size=2048)
+        self.api = Path(self.index.base)
+        self.root: dict[str, Any] = self.index.root
+        self.entries: dict[str, dict[str, Any]] = dict(sorted(self.index.entries.items()))
+        self.document = self.index.document
+        self.version = self.index.version
         self.form_yaml = lru_cache(maxsize=8192)(self._form_yaml)
         self.form_html = lru_cache(maxsize=8192)(self._form_html)
         self._tags: dict[str, list[dict[str, Any]]] | None = None
 
-    def _read_document(self, name: str) -> dict[str, Any]:
-        entry = self.entries[name]
-        body = (self.api / entry["path"]).read_bytes()
-        if hashlib.sha256(body).hexdigest() != entry["sha256"]:
-            raise PrereqError(f"{entry['path']} does not match the sha256 in index.json", hint="rebuild the index")
-        return json.loads(body)
-
-    def version(self, name: str, version: str) -> dict[str, Any]:
-        for document in self.document(name)["versions"]:
-            if document["version"] == version:
-                return document
-        raise PrereqError(f"{name} {version} is not in the index")
-
     def _form_yaml(self, name: str, version: str) -> str:
         """One entry of a job's ``prerequisites`` list (every page whose closure holds it reuses it)."""
-        return dump_yaml([_readable(self.version(name, version)["openpai"])])
+        return dump_yaml([openpai.ordered_form(self.version(name, version)["openpai"])])
 
     def _form_html(self, name: str, version: str) -> Markup:
         return highlight_fragment(self.form_yaml(name, version), "yaml")
@@ -115,16 +91,6 @@ class SiteData:
 
 
 # --- the YAML a user pastes into a job ------------------------------------------------
-
-_FORM_ORDER = ("name", "type", "version", "description", "contributor", "plugin", "failurePolicy", "uri", "auth")
-
-
-def _readable(form: dict[str, Any]) -> dict[str, Any]:
-    """The same form with its keys in reading order (the index stores them sorted); callbacks last."""
-    first = {key: form[key] for key in _FORM_ORDER if key in form}
-    rest = {key: value for key, value in form.items() if key not in first and key != "callbacks"}
-    return {**first, **rest, **({"callbacks": form["callbacks"]} if "callbacks" in form else {})}
-
 
 def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
     """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
@@ -319,7 +285,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
             callbacks.append({"event": key, "when": EVENTS[event],
                               "code": code_block("\n".join(item[key]), "sh")})
     settings = {k: v for k, v in item.items() if k not in _DESCRIPTIVE}
-    plugin = item.get("plugin", "com.microsoft.pai.runtimeplugin.cmd")
+    plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
     # The first paragraph is the summary, shown under the title; the rest below the facts.
     parts = re.split(r"\n\s*\n", (item.get("description") or "").strip(), maxsplit=1)
     lead, details = parts[0], (parts[1] if len(parts) > 1 else "")

@@ -24,6 +24,11 @@ class Requirement:
         return f"{self.name}@{self.range}" if self.range else self.name
 
 
+def fold_name(name: str) -> str:
+    """Names compare equal after folding case and '-'/'_': people type them both ways."""
+    return name.casefold().replace("_", "-")
+
+
 def is_version(text: str) -> bool:
     return isinstance(text, str) and nodesemver.valid(text, loose=False) is not None
 
