@@ -25,7 +25,6 @@ class FileRevision:
 
 @dataclass(frozen=True)
 class RepoState:
-    root: Path
     commit: str | None
     date: str | None
     dirty: bool
@@ -48,10 +47,10 @@ class Repository:
         try:
             head = self._repo.head.commit
         except ValueError:  # no commits yet
-            return RepoState(self.root, None, None, True)
+            return RepoState(None, None, True)
         rel = self.relative(folder)
         status = self._repo.git.status("--porcelain", "--untracked-files=all", "--", rel)
-        return RepoState(self.root, head.hexsha, head.committed_datetime.isoformat(), bool(status.strip()))
+        return RepoState(head.hexsha, head.committed_datetime.isoformat(), bool(status.strip()))
 
     def relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix() or "."
@@ -89,10 +88,3 @@ class Repository:
         except git.GitCommandError:
             return None
         return data
-
-    def last_commit_dates(self, folder: Path) -> dict[str, str]:
-        """Date of the newest commit touching each file under ``folder`` (repo-relative path)."""
-        dates: dict[str, str] = {}
-        for revision in self.history(folder):
-            dates.setdefault(revision.path, revision.date)
-        return dates

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import openpai, runtime, schema
-from .gitio import Repository
+from .gitio import FileRevision, Repository
 from .graph import lookup_parameter, post_order
 from .loader import ITEMS_DIR
 from .validate import ValidationResult
@@ -53,7 +53,7 @@ def _summary(description: str | None, title: str) -> str:
     return " ".join(paragraph.split())
 
 
-def collect_versions(result: ValidationResult, repo: Repository | None,
+def collect_versions(result: ValidationResult, history: list[FileRevision] | None,
                      warnings: list[str]) -> dict[str, dict[str, PublishedVersion]]:
     """Every version of every item: the working tree first, then git history
     (newest commit first, so each version keeps its last content)."""
@@ -61,10 +61,10 @@ def collect_versions(result: ValidationResult, repo: Repository | None,
     for name, item in result.items.items():
         published.setdefault(name, {})[item.data["version"]] = PublishedVersion(
             name, item.data["version"], item.data, None)
-    if repo is None:
+    if history is None:
         warnings.append("not in a git repository: only the current files are published")
         return published
-    for revision in repo.history(result.root / ITEMS_DIR):
+    for revision in history:
         if revision.content is None or not revision.path.endswith(".yaml"):
             continue
         stem = Path(revision.path).stem
@@ -156,10 +156,13 @@ def _version_document(resolver: Resolver, node: Node, warnings: list[str]) -> di
 def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
     """The whole index as data; ``result`` must have no errors."""
     warnings: list[str] = []
-    published = collect_versions(result, repo, warnings)
+    history = repo.history(result.root / ITEMS_DIR) if repo else None
+    published = collect_versions(result, history, warnings)
     resolver = Resolver(published)
     state = repo.state(result.root) if repo else None
-    dates = repo.last_commit_dates(result.root / ITEMS_DIR) if repo else {}
+    dates: dict[str, str] = {}
+    for revision in history or []:  # newest first: the first date seen is the last change
+        dates.setdefault(revision.path, revision.date)
 
     documents: dict[str, dict[str, Any]] = {}
     for name in sorted(published):
@@ -185,7 +188,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         body = dump_json(document)
         rel = None
         if repo is not None:
-            rel = (result.root / ITEMS_DIR / f"{name}.yaml").resolve().relative_to(repo.root).as_posix()
+            rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
         entries.append({
             "name": name,
             "version": latest["version"],

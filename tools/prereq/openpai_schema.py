@@ -11,8 +11,7 @@ Two parts, as in the rest-server:
   exists ("Prerequisite X does not exist."), a default deployment exists; and
   the webportal's rule for task role names (``^[a-z0-9]{1,63}$``).
 
-The schema is read from ``<repo>/../shared/openpai/protocol-schema.json`` when
-that exists, else from the copy in ``<repo>/schema/openpai-protocol.schema.json``.
+The schema is read from the copy in ``<repo>/schema/openpai-protocol.schema.json``.
 """
 
 from __future__ import annotations
@@ -28,10 +27,11 @@ from typing import Any
 import jsonschema
 
 from .errors import PrereqError
+from .schema import SCHEMA_DIR
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED_SCHEMA = REPO.parent / "shared" / "openpai" / "protocol-schema.json"
-BUNDLED_SCHEMA = REPO / "schema" / "openpai-protocol.schema.json"
+# The rest-server's schema, copied into the repository so results never depend
+# on what lies beside a checkout (a test keeps the copy equal to ../shared's).
+BUNDLED_SCHEMA = SCHEMA_DIR / "openpai-protocol.schema.json"
 
 PREREQUISITE_TYPES = ("script", "output", "data", "dockerimage")
 # Task role fields that name one prerequisite of a type.
@@ -55,9 +55,8 @@ class JobProblem:
 
 
 def schema_file() -> Path:
-    for candidate in (SHARED_SCHEMA, BUNDLED_SCHEMA):
-        if candidate.is_file():
-            return candidate
+    if BUNDLED_SCHEMA.is_file():
+        return BUNDLED_SCHEMA
     raise PrereqError("the OpenPAI protocol schema is missing",
                       hint=f"expected {BUNDLED_SCHEMA} (a copy of ../shared/openpai/protocol-schema.json)")
 

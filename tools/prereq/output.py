@@ -60,11 +60,3 @@ def as_github(problems: list[Problem], *, registry_root: Path, repo_root: Path) 
         props.append("title=" + _escape_property(p.rule))
         lines.append(f"::{level} {','.join(props)}::{_escape_data(p.message + ' (hint: ' + p.hint + ')')}")
     return "\n".join(lines)
-
-
-def repo_root_of(path: Path) -> Path:
-    """The folder holding ``.git`` above ``path``, else the current directory."""
-    for folder in (path.resolve(), *path.resolve().parents):
-        if (folder / ".git").exists():
-            return folder
-    return Path.cwd()

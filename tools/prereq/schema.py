@@ -18,7 +18,8 @@ import jsonschema
 
 from .runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the checkout (prereq is installed editable)
+SCHEMA_DIR = PROJECT_ROOT / "schema"
 KNOWN_PLUGINS = ("cmd", "ssh", "git", "tensorboard")
 
 

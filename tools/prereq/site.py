@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import PrereqError
+from .schema import PROJECT_ROOT
 
 HOOKS = Path(__file__).with_name("site_hooks.py")
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_NAME = "mkdocs.yml"
 
 

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from ..loader import find_registry
-from ..output import FORMATS, as_github, as_json, as_text, repo_root_of
+from ..gitio import Repository
+from ..output import FORMATS, as_github, as_json, as_text
 from ..rules import rule_reference_markdown
 from ..validate import validate
 
@@ -57,7 +58,8 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(as_json(result.problems, item_count=len(result.items)))
     elif args.format == "github":
-        text = as_github(result.problems, registry_root=root, repo_root=repo_root_of(root))
+        repo = Repository.find(root)
+        text = as_github(result.problems, registry_root=root, repo_root=repo.root if repo else Path.cwd())
         if text:
             print(text)
         print(f"{len(result.items)} items checked: {len(result.errors)} errors, {len(result.warnings)} warnings")
