@@ -59,15 +59,31 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
     except OSError as exc:
         raise PrereqError(f"cannot write the output folder {out}: {exc.strerror}",
                           hint="pass --out with a folder you can write") from None
+    site_warnings: list[str] = []
     try:
         write_index(index, staging)
         if with_site:
             from .site import build_site  # MkDocs is imported only when a site is built
 
             progress("building the marketplace site")
-            build_site(index_dir=staging, registry=result.root, out=staging, progress=progress)
+            site_warnings = build_site(index_dir=staging, registry=result.root, out=staging, progress=progress)
         _swap_into_place(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuildResult(out=out, problems=result.problems, index=index, warnings=index.warnings)
+    return BuildResult(out=out, problems=result.problems, index=index,
+                       warnings=index.warnings + [f"site: {warning}" for warning in site_warnings])
+
+
+def serve(registry: Path, *, dev_addr: str, progress: Progress = lambda _: None) -> BuildResult:
+    """Index the registry into a temporary folder and preview the site on it.
+
+    Returns only when the server stops (or at once when the registry has errors)."""
+    with tempfile.TemporaryDirectory(prefix="prereq-serve-") as folder:
+        result = build(registry, Path(folder) / "index", with_site=False, progress=progress)
+        if result.built:
+            from .site import serve_site
+
+            progress(f"serving on http://{dev_addr}/ (registry changes need a restart; site sources reload)")
+            serve_site(index_dir=result.out, registry=registry, dev_addr=dev_addr)
+        return result

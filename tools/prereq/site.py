@@ -34,7 +34,7 @@ def find_config(registry: Path) -> Path:
 
 
 class _Relay(logging.Handler):
-    """MkDocs' log → the progress callback: our hook's notes and every warning."""
+    """MkDocs' log: our hook's notes go to the progress callback, warnings are collected."""
 
     def __init__(self, progress: Callable[[str], None]) -> None:
         super().__init__(logging.INFO)
@@ -44,8 +44,7 @@ class _Relay(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage().strip()
         if record.levelno >= logging.WARNING:
-            self.warnings.append(message)
-            self.progress(f"site: {record.levelname.lower()}: {message}")
+            self.warnings.append(message)  # returned to the caller, which reports them once
         elif record.name == "mkdocs.plugins.prereq":
             self.progress(f"site: {message}")
 
@@ -54,7 +53,7 @@ def build_site(*, index_dir: Path, registry: Path, out: Path, progress: Callable
                config_file: Path | None = None) -> list[str]:
     """Build the MkDocs site into ``out`` from the index already written in ``index_dir``.
 
-    Returns MkDocs' warnings (also reported through ``progress``)."""
+    Returns MkDocs' warnings."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -92,3 +91,12 @@ def build_site(*, index_dir: Path, registry: Path, out: Path, progress: Callable
         logger.propagate = saved[1]
     progress(f"site: built in {time.monotonic() - started:.1f} s ({config_file})")
     return relay.warnings
+
+
+def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
+    """Preview the site with MkDocs' live-reloading server (until interrupted)."""
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    os.environ["PREREQ_INDEX_DIR"] = str(Path(index_dir).resolve())  # read by the hooks, in this process only
+    from mkdocs.commands.serve import serve
+
+    serve(config_file=str(find_config(registry)), dev_addr=dev_addr, livereload=True)

@@ -1,11 +1,11 @@
 """MkDocs hooks of the marketplace site (``hooks:`` in mkdocs.yml).
 
-The site reads the published index, never the registry's YAML.  The index is
-found, in order, in ``extra.prereq_index_dir`` (set by ``prereq build``),
-``$PREREQ_INDEX_DIR``, or else built now from the registry beside mkdocs.yml
-into a temporary folder, so ``mkdocs serve`` and ``mkdocs build`` work on their
-own.  When the index is not already in the output, ``api/v1`` is copied there
-at the end so the catalog can load it.
+The site reads the published index, never the registry's YAML: data flows
+one way.  The index is found, in order, in ``extra.prereq_index_dir`` (set by
+``prereq build`` and ``prereq serve``), ``$PREREQ_INDEX_DIR``, or the last
+``prereq build`` output beside mkdocs.yml (``build/site``), so a plain
+``mkdocs serve`` previews the last build.  When the index is not already in the
+output, ``api/v1`` is copied there at the end so the catalog can load it.
 
 Generated pages (``File.generated``, kept out of the navigation): one per item
 under ``items/<name>/``, the tag pages, the rule reference and the item format
@@ -16,13 +16,11 @@ site's own Markdown, which allows raw HTML.
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -45,39 +43,11 @@ _SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # names and tags, 
 class _State:
     data: site_pages.SiteData | None = None
     copy_index: bool = False
-    registry: Path | None = None
-    preview_dir: str | None = None
     generated: dict[str, tuple[str, str]] = {}
 
 
 _state = _State()
-
-
-def _cleanup_preview() -> None:
-    if _state.preview_dir:
-        shutil.rmtree(_state.preview_dir, ignore_errors=True)
-        _state.preview_dir = None
-
-
-atexit.register(_cleanup_preview)
-
-
-def _preview_index(config: Any) -> Path:
-    """Validate and index the registry beside mkdocs.yml into a temporary folder."""
-    from prereq.build import build
-    from prereq.loader import find_registry
-    from prereq.output import as_text
-
-    _cleanup_preview()
-    registry = find_registry(Path(config.config_file_path).resolve().parent)
-    _state.registry = registry
-    _state.preview_dir = tempfile.mkdtemp(prefix="prereq-site-index-")
-    out = Path(_state.preview_dir) / "out"
-    log.info(f"indexing {registry} for the preview (set PREREQ_INDEX_DIR to use a built index)")
-    result = build(registry, out, with_site=False, progress=lambda message: log.debug(message))
-    if not result.built:
-        raise PluginError("the registry has errors, nothing to show:\n" + as_text(result.problems, item_count=0))
-    return out
+LAST_BUILD = Path("build") / "site"
 
 
 def on_config(config: Any) -> Any:
@@ -89,8 +59,12 @@ def on_config(config: Any) -> Any:
             index_dir = Path(configured)
             _state.copy_index = not config.extra.get("prereq_index_in_site", False)
         else:
-            index_dir = _preview_index(config)
+            index_dir = Path(config.config_file_path).resolve().parent / LAST_BUILD
             _state.copy_index = True
+            if not index_dir.is_dir():
+                raise PrereqError(f"no index to show: {index_dir} does not exist",
+                                  hint="run 'prereq serve' (it indexes the registry first), or 'prereq build' "
+                                  "once, or set PREREQ_INDEX_DIR")
         _state.data = site_pages.SiteData(index_dir)
     except PrereqError as exc:
         raise PluginError(f"{exc}" + (f" ({exc.hint})" if getattr(exc, "hint", None) else "")) from None
@@ -178,9 +152,3 @@ def on_post_build(config: Any) -> None:
     data = _state.data
     if data is not None and _state.copy_index:
         shutil.copytree(data.api, Path(config.site_dir) / "api" / "v1", dirs_exist_ok=True)
-
-
-def on_serve(server: Any, config: Any, builder: Any) -> Any:
-    if _state.registry is not None:
-        server.watch(str(_state.registry))
-    return server

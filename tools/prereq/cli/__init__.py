@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import PrereqError
-from . import index_commands, job_commands, registry_commands
+from . import index_commands, job_commands, registry_commands, site_commands
 
-COMMAND_MODULES = (registry_commands, index_commands, job_commands)
+COMMAND_MODULES = (registry_commands, index_commands, job_commands, site_commands)
 
 EPILOG = """\
 exit codes: 0 all is well, 1 problems found, 2 usage error or missing input,

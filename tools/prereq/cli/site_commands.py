@@ -1,0 +1,39 @@
+"""``prereq serve``: preview the marketplace site."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..build import serve
+from ..loader import find_registry
+from ..output import as_text
+
+SERVE_HELP = """\
+Validate and index the registry, then serve the marketplace site with MkDocs'
+live-reloading server: edits to site/ and mkdocs.yml show at once; restart
+after changing the registry.  (A plain 'mkdocs serve' previews the last
+'prereq build' instead.)
+
+exit codes: 0 stopped, 1 the registry has errors, 2 usage error"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="preview the marketplace site locally",
+                                   description=SERVE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
+    parser.add_argument("--dev-addr", default="127.0.0.1:8000", metavar="HOST:PORT",
+                        help="address to serve on (default: 127.0.0.1:8000)")
+    parser.set_defaults(run=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    registry = find_registry(args.registry or Path.cwd())
+    result = serve(registry, dev_addr=args.dev_addr, progress=lambda message: print(f"serve: {message}",
+                                                                                    file=sys.stderr))
+    if not result.built:
+        print(as_text(result.problems, item_count=0))
+        print("prereq: the registry has errors: nothing to serve", file=sys.stderr)
+        return 1
+    return 0
