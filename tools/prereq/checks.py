@@ -19,6 +19,7 @@ from . import openpai, openpai_schema, runtime, schema, shellvars, templates
 from .graph import build_graph, cycles, lookup_parameter, post_order
 from .loader import LoadedRegistry, Owners, SourceItem
 from .rules import Problem, problem
+from .yamlio import format_path
 from .versions import Requirement, fold_name, is_range, is_version, satisfies
 
 
@@ -78,10 +79,10 @@ def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, issue.path, "PRQ135", on_key=True, key=issue.key)
         elif issue.kind == "missing-key":
             fix = " (data items need an SPDX license)" if issue.key == "license" else ""
-            where = f" in {schema.dotted_path(issue.path)}" if issue.path else ""
+            where = f" in {format_path(issue.path, empty='(item)')}" if issue.path else ""
             yield at(item, issue.path, "PRQ112", key=issue.key, where=where, fix=fix)
         else:
-            yield at(item, issue.path, "PRQ110", path=schema.dotted_path(issue.path), detail=issue.message,
+            yield at(item, issue.path, "PRQ110", path=format_path(issue.path, empty='(item)'), detail=issue.message,
                      fix=issue.hint or "see the item format reference")
 
 

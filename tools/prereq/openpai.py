@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import runtime, shellvars, templates
+from .yamlio import format_path
 
 DESCRIPTIVE_ONLY = ("title", "description", "tags", "owners", "license", "homepage", "deprecated",
                     "require", "parameters", "plugin", "name", "type", "version", "failurePolicy",
@@ -201,13 +202,6 @@ def is_runtime_plugin(form: dict[str, Any]) -> bool:
     return isinstance(plugin, str) and plugin.startswith(runtime.PLUGIN_PREFIX)
 
 
-def _path_text(path: tuple[Any, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def _leaves(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
     if isinstance(value, dict):
         for key, child in value.items():
@@ -229,7 +223,7 @@ def check_round_trip(form: dict[str, Any]) -> list[str]:
     if not is_runtime_plugin(form):
         return []
     parameters = runtime_parameters(form)
-    broken = [_path_text(path) for path, leaf in _leaves(parameters, ())
+    broken = [format_path(path) for path, leaf in _leaves(parameters, ())
               if not runtime.scalar_survives(leaf)]
     if not broken and not runtime.survives_round_trip(parameters):
         broken.append("(parameters)")

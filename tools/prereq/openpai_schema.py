@@ -28,6 +28,7 @@ import jsonschema
 
 from .errors import PrereqError
 from .schema import SCHEMA_DIR
+from .yamlio import format_path
 
 # The rest-server's schema, copied into the repository so results never depend
 # on what lies beside a checkout (a test keeps the copy equal to ../shared's).
@@ -48,10 +49,7 @@ class JobProblem:
     source: str  # "schema" | "rest-server" | "webportal"
 
     def where(self) -> str:
-        out = ""
-        for part in self.path:
-            out += f"[{part}]" if isinstance(part, int) else (("." if out else "") + str(part))
-        return out or "(job)"
+        return format_path(self.path, empty="(job)")
 
 
 def schema_file() -> Path:

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 import jsonschema
 
 from .runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
+from .yamlio import format_path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the checkout (prereq is installed editable)
 SCHEMA_DIR = PROJECT_ROOT / "schema"
@@ -53,7 +54,8 @@ def index_problems(document: Any, kind: str) -> list[str]:
     """Why ``document`` is not a valid index file of ``kind`` ("root" or "item"), as
     ``path: message`` lines (empty when valid)."""
     validator = _validator_for_def("index.schema.json", kind)
-    return [f"{dotted_path(tuple(e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+    return [f"{format_path(tuple(e.absolute_path), empty='(file)')}: {e.message}"
+            for e in validator.iter_errors(document)]
 
 
 @cache
@@ -84,13 +86,6 @@ def _runnable_keys() -> set[str]:
     for short in KNOWN_PLUGINS:
         keys |= set(defs[f"plugin-{short}"]["properties"])
     return keys - set(defs["dockerimage"]["properties"])
-
-
-def dotted_path(path: tuple[Any, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(item)"
 
 
 def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:

@@ -44,6 +44,14 @@ _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 
 
+def format_path(path: PathKey, *, empty: str = "") -> str:
+    """``('callbacks', 0, 'commands')`` as ``callbacks[0].commands``; ``empty`` for the root."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or empty
+
+
 @dataclass(frozen=True)
 class YamlIssue:
     """Why a text is not acceptable YAML, with a 1-based position."""
