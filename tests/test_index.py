@@ -247,5 +247,6 @@ def test_job_templates_are_published_as_written_with_the_load_line(history: GitR
     _build(history, out)
     root = _read(out, "index.json")
     assert root["job_load_line"] == JOB_LOAD_LINE
-    assert root["templates"] == [{"name": "train", "title": "Train with lib", "path": "templates/train.yaml"}]
+    assert root["templates"] == [{"name": "train", "title": "Train with lib", "path": "templates/train.yaml",
+                                  "uses": ["lib"]}]
     assert (out / "api" / "v1" / "templates" / "train.yaml").read_text() == text

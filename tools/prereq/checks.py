@@ -224,9 +224,6 @@ def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
         yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
 
 
-ROLE_REFERENCES = ("dockerImage", "data", "script", "output")
-
-
 def check_job_templates(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     for template in registry.templates:
         yield from _check_job_template(template, ctx)
@@ -234,7 +231,8 @@ def check_job_templates(registry: LoadedRegistry, ctx: Context) -> Iterator[Prob
 
 def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]:
     job = template.data
-    own = {p.get("name") for p in job.get("prerequisites") or [] if isinstance(p, dict)}
+    written = job.get("prerequisites") if isinstance(job.get("prerequisites"), list) else []
+    own = {p["name"] for p in written if isinstance(p, dict) and isinstance(p.get("name"), str)}
     roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
 
     def requires_of(name: str) -> list[str]:
@@ -243,22 +241,20 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
     added: list[str] = []
     complete = True
     resolved = copy.deepcopy(job)
+    references = openpai_schema.role_references(job)
+    for role, path, name in references:
+        if name not in own and name not in ctx.items:
+            complete = False
+            fix = (f"add {name} to registry/prerequisites, define it in this job's prerequisites, "
+                   "or fix the name")
+            yield at(template, path, "PRQ180", role=role, name=name, fix=fix)
     for role, spec in roles.items():
         if not isinstance(spec, dict):
             continue
-        names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
-        references = [(("taskRoles", role, "prerequisites", i), n) for i, n in enumerate(names)]
-        references += [(("taskRoles", role, key), spec[key]) for key in ROLE_REFERENCES if key in spec]
-        for path, name in references:
-            if isinstance(name, str) and name not in own and name not in ctx.items:
-                complete = False
-                fix = (f"add {name} to registry/prerequisites, define it in this job's prerequisites, "
-                       "or fix the name")
-                yield at(template, path, "PRQ180", role=role, name=name, fix=fix)
-        order = post_order([n for _, n in references if isinstance(n, str)], requires_of)
-        if names:
-            resolved["taskRoles"][role]["prerequisites"] = post_order([n for n in names if isinstance(n, str)],
-                                                                      requires_of)
+        order = post_order([name for r, _, name in references if r == role], requires_of)
+        listed = [name for r, path, name in references if r == role and path[2] == "prerequisites"]
+        if listed:
+            resolved["taskRoles"][role]["prerequisites"] = post_order(listed, requires_of)
         added += [n for n in order if n in ctx.items and n not in own and n not in added]
         known = {v for n in order for v in ctx.exports.get(n, [])}
         commands = spec.get("commands") if isinstance(spec.get("commands"), list) else []
@@ -269,7 +265,8 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
                      event=f"task role {role!r}")
     if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
-    resolved["prerequisites"] = list(job.get("prerequisites") or []) + [ctx.form(n) for n in added]
+    if added:
+        resolved["prerequisites"] = list(job.get("prerequisites") or []) + [ctx.form(n) for n in added]
     for found in openpai_schema.validate_job(resolved):
         path = found.path if _exists(job, found.path) else ()
         yield at(template, path, "PRQ181", where=found.where(), detail=found.message)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import openpai, runtime, schema
+from . import openpai, openpai_schema, runtime, schema
 from .gitio import FileRevision, Repository
 from .graph import lookup_parameter, post_order
 from .loader import ITEMS_DIR
@@ -204,7 +204,9 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
         })
     templates = [{"name": t.stem, "title": str(t.data.get("description") or t.stem).strip().split("\n")[0],
-                  "path": f"templates/{t.stem}.yaml", "text": t.path.read_text(encoding="utf-8")}
+                  "path": f"templates/{t.stem}.yaml", "text": t.path.read_text(encoding="utf-8"),
+                  "uses": list(dict.fromkeys(name for _, _, name in openpai_schema.role_references(t.data)
+                                             if name in documents))}
                  for t in sorted(result.templates, key=lambda t: t.stem)]
     root = {
         "format": schema.INDEX_FORMAT,

@@ -37,6 +37,21 @@ BUNDLED_SCHEMA = SCHEMA_DIR / "openpai-protocol.schema.json"
 PREREQUISITE_TYPES = ("script", "output", "data", "dockerimage")
 # Task role fields that name one prerequisite of a type.
 TASK_ROLE_FIELDS = {"dockerImage": "dockerimage", "data": "data", "script": "script", "output": "output"}
+def role_references(job: Any) -> list[tuple[str, tuple[Any, ...], str]]:
+    """Every prerequisite name a job's task roles mention, as (role, path, name):
+    the ``prerequisites`` list, then ``dockerImage``/``data``/``script``/``output``."""
+    roles = job.get("taskRoles") if isinstance(job, dict) else None
+    found = []
+    for role, spec in roles.items() if isinstance(roles, dict) else []:
+        if not isinstance(spec, dict):
+            continue
+        names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
+        found += [(role, ("taskRoles", role, "prerequisites", i), n) for i, n in enumerate(names) if isinstance(n, str)]
+        found += [(role, ("taskRoles", role, key), spec[key]) for key in TASK_ROLE_FIELDS
+                  if isinstance(spec.get(key), str)]
+    return found
+
+
 TASK_ROLE_NAME = re.compile(r"^[a-z0-9]{1,63}$")
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-import yaml
 from jinja2 import Environment
 from markupsafe import Markup
 
@@ -332,17 +331,10 @@ def render_templates(data: SiteData, href: Href) -> Markup:
     """The job templates page: each template as written, with the items it names."""
     links = _role_href(href)
     templates = []
-    for template in data.root.get("templates", []):
+    for template in data.root["templates"]:
         text = (data.api / template["path"]).read_text(encoding="utf-8")
-        try:
-            job = yaml.safe_load(text) or {}
-        except yaml.YAMLError:
-            job = {}
-        roles = job.get("taskRoles") if isinstance(job, dict) and isinstance(job.get("taskRoles"), dict) else {}
-        names = [n for role in roles.values() if isinstance(role, dict)
-                 for n in (role.get("prerequisites") or []) + [role.get("dockerImage")] if n in data.entries]
-        templates.append({**template, "uses": list(dict.fromkeys(names)), "code": code_block(text, "yaml"),
-                          "download": href("api/v1/") .rstrip("/") + "/" + template["path"]})
+        templates.append({**template, "code": code_block(text, "yaml"),
+                          "download": href("api/v1/").rstrip("/") + "/" + template["path"]})
     return Markup(_TEMPLATES.render(templates=templates, composer_href=href("composer/"), **links))
 
 
