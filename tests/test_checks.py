@@ -236,3 +236,19 @@ def test_a_folder_among_items_is_not_told_to_be_renamed(make_registry) -> None:
 def test_hidden_files_are_ignored(make_registry) -> None:
     root = make_registry({"prerequisites/good.yaml": item("good"), "prerequisites/.good.yaml.swp": b"\x00"})
     assert validate(root).problems == []
+
+
+def test_a_template_with_odd_prerequisite_names_is_reported_not_a_crash(tmp_path) -> None:
+    from prereq.validate import validate
+
+    registry = tmp_path / "registry"
+    (registry / "prerequisites").mkdir(parents=True)
+    (registry / "templates").mkdir()
+    (registry / "owners.yaml").write_text("users: [alice]\n")
+    (registry / "templates" / "odd.yaml").write_text(
+        "protocolVersion: 2\nname: odd\ntype: job\nprerequisites:\n  - {name: [1], type: script}\n"
+        "taskRoles:\n  main:\n    instances: 1\n    dockerImage: img\n"
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [true]\n")
+    problems = validate(registry).problems
+    assert {p.rule for p in problems} == {"PRQ180"}  # the image 'img' exists nowhere
+    assert problems[0].file == "templates/odd.yaml" and problems[0].line == 9

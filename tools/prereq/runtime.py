@@ -79,7 +79,7 @@ def survives_round_trip(value: Any) -> bool:
         return False
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=16384, typed=True)  # typed: 1, 1.0 and True are different values here
 def scalar_survives(value: str | int | float | bool | None) -> bool:
     """``survives_round_trip`` for one scalar in a list, as plugin parameters hold
     them; cached, since every compiled callback repeats prereq's own lines."""

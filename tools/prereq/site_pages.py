@@ -109,13 +109,9 @@ def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple
     return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
 
 
-def job_snippet(data: SiteData, version: dict[str, Any]) -> str:
-    """The item's closure in OpenPAI form, requirements first, and the task role naming them."""
-    return "".join(text for text, _ in _job_parts(data, version))
-
-
 def job_block(data: SiteData, version: dict[str, Any]) -> Markup:
-    """``job_snippet`` as a highlighted block; each form is highlighted once per build, not once per page."""
+    """The item's closure in OpenPAI form, requirements first, and the task role naming them, highlighted
+    (each form once per build, not once per page)."""
     body = Markup("").join(data.form_html(*node) if node else highlight_fragment(text, "yaml")
                            for text, node in _job_parts(data, version))
     return code_block_html(body, "yaml", element_id="prereq-yaml", copy=False)
