@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -40,13 +41,29 @@ def _api_base(source: str | Path) -> str:
                       hint="run 'prereq build' first, or pass --index with a build folder or URL")
 
 
+def index_source(explicit: str | None, *, recorded: str | None = None, base_dir: Path | None = None) -> str:
+    """Which index to read: ``explicit`` (a --index), else $PREREQ_INDEX, else ``recorded`` (the one a job
+    records; a relative folder is looked for from the current folder, then from ``base_dir``), else build/site."""
+    if explicit:
+        return explicit
+    if os.environ.get("PREREQ_INDEX"):
+        return os.environ["PREREQ_INDEX"]
+    if recorded:
+        if base_dir is not None and not recorded.startswith(("http://", "https://")) \
+                and not Path(recorded).is_absolute() and not Path(recorded).exists() \
+                and (base_dir / recorded).exists():
+            return str(base_dir / recorded)
+        return recorded
+    return "build/site"
+
+
 def _read(base: str, rel: str) -> bytes:
     if base.startswith(("http://", "https://")):
         url = f"{base}/{rel}"
         try:
             with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - user-chosen index URL
                 return response.read()
-        except (urllib.error.URLError, OSError) as exc:
+        except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
             raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
     path = Path(base) / rel
     try:
@@ -71,8 +88,9 @@ class Resolved:
 def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> dict[str, Any]:
     """Read and check one index file against the published index schema."""
     where = f"{base}/{rel}"
+    body = body if body is not None else _read(base, rel)
     try:
-        document = json.loads(body if body is not None else _read(base, rel))
+        document = json.loads(body)
     except ValueError:
         raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
     problems = schema.index_problems(document, kind)
