@@ -88,3 +88,43 @@ def test_cli(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["expression", "delete", "team"]) == 0
     assert main(["expression", "get", "team"]) == 2
     assert "no stored expression named 'team'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_a_store_folder_that_cannot_be_made_is_a_clean_error(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/proc/nonexist")
+    with pytest.raises(PrereqError, match=r"cannot write /proc/nonexist/prereq: No such file or directory") as caught:
+        expressions.set_expression("a", "b")
+    assert "XDG_CONFIG_HOME" in caught.value.hint
+    assert main(["expression", "set", "a", "b"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write /proc/nonexist/prereq" in err and "internal error" not in err
+
+
+def test_a_store_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a file where a folder should be\n")
+    with pytest.raises(PrereqError, match=rf"cannot write {blocker / 'prereq'}: Not a directory"):
+        expressions.save_expressions({"a": "b"}, blocker / "prereq" / "expressions.yaml")
+    folder = tmp_path / "config"
+    folder.mkdir()
+    (folder / "expressions.yaml").mkdir()  # a folder where the file should be: os.replace fails
+    with pytest.raises(PrereqError, match=rf"cannot write {folder / 'expressions.yaml'}: Is a directory"):
+        expressions.save_expressions({"a": "b"}, folder / "expressions.yaml")
+    assert [p.name for p in folder.iterdir()] == ["expressions.yaml"]  # no temporary file left behind
+
+
+def test_a_broken_store_is_named_with_line_and_column(config: Path) -> None:
+    config.mkdir(parents=True)
+    (config / "expressions.yaml").write_text("a: 1\nb: [\n")
+    with pytest.raises(PrereqError, match=r"expressions.yaml:3:1: not valid YAML: ") as caught:
+        expressions.load_expressions()
+    assert "fix or delete the file" in caught.value.hint
+    (config / "expressions.yaml").write_text("a: 1\na: 2\n")
+    with pytest.raises(PrereqError, match=r"expressions.yaml:2:1: not valid YAML: duplicate key 'a'"):
+        expressions.load_expressions()
+    (config / "expressions.yaml").unlink()
+    (config / "expressions.json").write_text('{"a": "1",\n  }\n')
+    with pytest.raises(PrereqError, match=r"expressions.json:2:3: not valid JSON: "):
+        expressions.load_expressions()

@@ -7,7 +7,6 @@ versions of an item (locks, upgrades, conflicting ranges, deprecation).
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from prereq.client import Index
 from prereq.errors import PrereqError
 from prereq.openpai_schema import validate_job
 from prereq.yamlio import load_yaml
+from textdiff import line_diff
 
 REPO = Path(__file__).resolve().parents[1]
 JOBS = Path(__file__).resolve().parent / "fixtures" / "jobs"
@@ -91,17 +91,6 @@ def copy_job(tmp_path: Path, name: str, *, crlf: bool = False) -> Path:
     path = tmp_path / name
     path.write_bytes((text.replace("\n", "\r\n") if crlf else text).encode("utf-8"))
     return path
-
-
-def line_diff(before: str, after: str) -> tuple[list[str], list[str]]:
-    """(lines of ``before`` that changed or went, lines of ``after`` that are new), compared byte for byte."""
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    removed, added = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            removed += a[i1:i2]
-            added += b[j1:j2]
-    return removed, added
 
 
 def data(path_or_text: Path | str) -> dict:
@@ -472,8 +461,8 @@ def test_index_source_order(tmp_path: Path, tiny: dict[str, Path], monkeypatch: 
     assert data(path)["extras"]["prereq"]["index"] == str(tiny["old"])
     monkeypatch.delenv("PREREQ_INDEX")
     monkeypatch.chdir(tmp_path)
-    assert job.lock(path, upgrade=True).changes == []  # the recorded index: old has no newer store
-    assert {c.name for c in job.lock(path, upgrade=True, index=tiny["new"]).changes} == {"store", "alpha"}
+    assert job.lock(path, upgrade_all=True).changes == []  # the recorded index: old has no newer store
+    assert {c.name for c in job.lock(path, upgrade_all=True, index=tiny["new"]).changes} == {"store", "alpha"}
 
 
 def test_help_of_every_new_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -485,3 +474,173 @@ def test_help_of_every_new_command(capsys: pytest.CaptureFixture[str]) -> None:
             main([*command, "--help"] if command != ["--help"] else command)
         assert caught.value.code == 0
     assert "expression" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- bad input: clean errors
+
+
+SMALL_JOB = """\
+protocolVersion: 2
+name: small
+type: job
+taskRoles:
+  train:
+    instances: 1
+    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}
+    commands:
+      - echo hi
+"""
+
+
+def write_job(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "job.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def assert_clean_cli_error(args: list[str], message: str, code: int = 1) -> None:
+    cli = prereq_cli(*args)
+    assert cli.returncode == code, cli.stderr
+    assert "internal error" not in cli.stderr and "Traceback" not in cli.stderr
+    assert message in cli.stderr, cli.stderr
+
+
+def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled: Path) -> None:
+    from prereq.files import write_atomic
+
+    target = tmp_path / "no-such-folder" / "x.yaml"
+    with pytest.raises(PrereqError, match=rf"cannot write {target}: No such file or directory") as caught:
+        write_atomic(target, "text\n")
+    assert "no-such-folder" in caught.value.hint and not target.parent.exists()
+
+    path = copy_job(tmp_path, "story.yaml")
+    with pytest.raises(PrereqError, match="cannot write"):
+        job.resolve(path, index=bundled, output=target)
+    assert_clean_cli_error(["job", "resolve", str(path), "--index", str(bundled), "-o", str(target)],
+                           f"cannot write {target}", code=2)
+
+
+@pytest.mark.parametrize("name, shown, line", [("1", "1", 5), ("null", "null", 5), ("true", "true", 5)])
+def test_task_role_names_must_be_strings(tmp_path: Path, bundled: Path, name: str, shown: str, line: int) -> None:
+    path = write_job(tmp_path, SMALL_JOB.replace("  train:\n", f"  {name}:\n"))
+    before = path.read_bytes()
+    with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name {shown} is not a string") as caught:
+        job.add(path, ["mnist-data"], index=bundled)
+    assert caught.value.exit_code == 1 and "quote" in caught.value.hint
+    assert path.read_bytes() == before
+    assert_clean_cli_error(["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+                           f"job.yaml:{line}: task role name {shown} is not a string")
+    with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name"):
+        job.resolve(path, index=bundled)
+
+
+def test_prerequisite_names_must_be_strings(tmp_path: Path, bundled: Path) -> None:
+    text = SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - name: mine\n    type: script\n"
+                             "  - {name: [1], type: script}\n  - name: 5\n    type: data\ntaskRoles:\n")
+    path = write_job(tmp_path, text)
+    for run in (lambda: job.add(path, ["mnist-data"], index=bundled), lambda: job.resolve(path, index=bundled),
+                lambda: job.remove(path, ["mnist-data"], index=bundled)):
+        with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name \[1\] is not a string") as caught:
+            run()
+        assert caught.value.exit_code == 1
+    assert_clean_cli_error(["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+                           "job.yaml:7: prerequisite name [1] is not a string")
+    path.write_text(text.replace("  - {name: [1], type: script}\n", ""))
+    with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name 5 is not a string"):
+        job.resolve(path, index=bundled)
+    # Entries without a name are left to the OpenPAI schema, as before.
+    assert job._Job(SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"),
+                    "job.yaml").top_names() == [None]
+
+
+STATE = """\
+extras:
+  prereq:
+    index: {index}
+    selected:
+      train: [mnist-data, output-dir@^1.0]
+    lock: {{}}
+"""
+
+
+@pytest.mark.parametrize("extras, message", [
+    (STATE.format(index="x").replace("output-dir@^1.0", "output-dir@bad!"),
+     r"job.yaml:14: output-dir@bad! in extras.prereq.selected.train has an invalid version range"),
+    (STATE.format(index="x").replace("output-dir@^1.0", "'@^1.0'"),
+     r"job.yaml:14: '@\^1.0' in extras.prereq.selected.train is not NAME or NAME@RANGE"),
+    ("extras: 5\n", r"job.yaml:10: extras must be a mapping"),
+    ("extras:\n  - prereq\n", r"job.yaml:11: extras must be a mapping"),
+    (STATE.format(index="5"), r"job.yaml:12: extras.prereq.index must be a string"),
+    (STATE.format(index="[build/site]"), r"job.yaml:12: extras.prereq.index must be a string"),
+    (STATE.format(index="x").replace("lock: {}", "lock:\n      7: {version: 1.0.0, digest: 'sha256:0'}"),
+     r"job.yaml:16: extras.prereq.lock names 7, which is not a string"),
+])
+def test_malformed_extras_prereq_is_an_error_at_its_line(tmp_path: Path, bundled: Path, extras: str,
+                                                         message: str) -> None:
+    path = write_job(tmp_path, SMALL_JOB + extras)
+    before = path.read_bytes()
+    for run in (lambda: job.add(path, ["base-tools"], index=bundled), lambda: job.resolve(path, index=bundled),
+                lambda: job.lock(path, index=bundled)):
+        with pytest.raises(PrereqError, match=message) as caught:
+            run()
+        assert caught.value.exit_code == 1
+    assert path.read_bytes() == before
+    cli = prereq_cli("job", "add", str(path), "base-tools", "--index", str(bundled))
+    assert cli.returncode == 1 and "internal error" not in cli.stderr, cli.stderr
+
+
+def test_a_job_that_is_not_utf8_is_named_with_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_bytes(SMALL_JOB.replace("name: small", "name: sm\xe4ll").encode("latin-1"))
+    with pytest.raises(PrereqError, match=r"job.yaml:2:9: not valid UTF-8 \(byte 0xe4\)") as caught:
+        job.resolve(path)
+    assert caught.value.exit_code == 1
+
+
+def test_index_source_is_chosen_in_one_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prereq.client import index_source
+
+    monkeypatch.delenv("PREREQ_INDEX", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jobs" / "site").mkdir(parents=True)
+    assert index_source(None) == "build/site"
+    assert index_source(None, recorded="site") == "site"  # not found anywhere: as recorded
+    assert index_source(None, recorded="site", base_dir=tmp_path / "jobs") == str(tmp_path / "jobs" / "site")
+    (tmp_path / "site").mkdir()
+    assert index_source(None, recorded="site", base_dir=tmp_path / "jobs") == "site"  # the current folder first
+    assert index_source(None, recorded="https://example.org/x", base_dir=tmp_path) == "https://example.org/x"
+    monkeypatch.setenv("PREREQ_INDEX", "from-env")
+    assert index_source(None, recorded="site") == "from-env"
+    assert index_source("given", recorded="site") == "given"
+    # `prereq search` uses the same choice.
+    cli = prereq_cli("search", "x", env={"PREREQ_INDEX": str(tmp_path / "from-env")})
+    assert cli.returncode == 2 and f"no index found at {tmp_path / 'from-env'}" in cli.stderr
+
+
+def test_job_state_copy_is_independent() -> None:
+    state = job.JobState(index="a", selected={"train": ["x"]}, lock={"x": job.Locked("1.0.0", "sha256:0")})
+    copy = state.copy(index="b")
+    copy.selected["train"].append("y")
+    copy.lock["y"] = job.Locked("2.0.0", "sha256:1")
+    assert (copy.index, state.index) == ("b", "a")
+    assert state.selected == {"train": ["x"]} and list(state.lock) == ["x"]
+    assert state.copy().index == "a"
+
+
+def test_remove_names_an_unknown_task_role(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    job.add(path, ["mnist-data"], index=bundled)
+    with pytest.raises(PrereqError, match="no task role 'test'") as caught:
+        job.remove(path, ["mnist-data"], task_role="test", index=bundled)
+    assert caught.value.hint == "task roles: train"
+
+
+def test_lock_upgrade_flags(tmp_path: Path, tiny: dict[str, Path]) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    job.add(path, ["alpha", "gamma"], index=tiny["old"])
+    only_store = job.lock(path, upgrade=["store"], index=tiny["new"], dry_run=True)
+    assert [c.name for c in only_store.changes] == ["store"]
+    everything = job.lock(path, upgrade_all=True, index=tiny["new"], dry_run=True)
+    assert {c.name for c in everything.changes} == {"store", "alpha"}
+    cli = prereq_cli("job", "lock", str(path), "--upgrade", "store", "--dry-run", "--index", str(tiny["new"]))
+    assert cli.returncode == 0 and "updated store 1.0.0 -> 1.1.0" in cli.stderr and "updated alpha" not in cli.stderr

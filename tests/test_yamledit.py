@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import textwrap
 
 import pytest
@@ -11,6 +10,7 @@ import yaml
 from prereq.errors import PrereqError
 from prereq.yamledit import Renderer, YamlText
 from prereq.yamlio import load_yaml
+from textdiff import line_diff
 
 JOB = textwrap.dedent("""\
     # A job with comments
@@ -35,23 +35,12 @@ JOB = textwrap.dedent("""\
     """)
 
 
-def diff(before: str, after: str) -> tuple[list[str], list[str]]:
-    """Lines of ``before`` that are gone, and lines of ``after`` that are new (byte for byte)."""
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    removed, added = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            removed += a[i1:i2]
-            added += b[j1:j2]
-    return removed, added
-
-
 def test_insert_into_a_block_list_adds_only_that_line() -> None:
     doc = YamlText(JOB)
     doc.insert(("taskRoles", "train", "prerequisites", 1), "new")
     doc.insert(("taskRoles", "train", "prerequisites", 3), "last")
     assert doc.data["taskRoles"]["train"]["prerequisites"] == ["a", "new", "b", "last"]
-    removed, added = diff(JOB, doc.text)
+    removed, added = line_diff(JOB, doc.text)
     assert removed == [] and added == ["      - new\n", "      - last\n"]
     assert doc.text.index("- last") < doc.text.index("# about the commands")
 
@@ -66,7 +55,7 @@ def test_insert_before_an_item_goes_above_the_comments_that_describe_it() -> Non
 def test_delete_removes_the_item_lines_and_nothing_else() -> None:
     doc = YamlText(JOB)
     doc.delete(("taskRoles", "train", "prerequisites", 0))
-    removed, added = diff(JOB, doc.text)
+    removed, added = line_diff(JOB, doc.text)
     assert removed == ["      - a   # first\n"] and added == []
     doc.delete(("extras", "other"))  # the last key of a mapping: the mapping becomes {}
     assert doc.data["extras"] == {}
@@ -75,7 +64,7 @@ def test_delete_removes_the_item_lines_and_nothing_else() -> None:
 def test_replacing_a_scalar_keeps_the_comment_after_it() -> None:
     doc = YamlText(JOB)
     doc.set(("name",), "demo-2")
-    assert diff(JOB, doc.text) == (["name: demo   # the name\n"], ["name: demo-2   # the name\n"])
+    assert line_diff(JOB, doc.text) == (["name: demo   # the name\n"], ["name: demo-2   # the name\n"])
 
 
 def test_new_keys_go_where_asked_in_the_file_style() -> None:
@@ -84,7 +73,7 @@ def test_new_keys_go_where_asked_in_the_file_style() -> None:
         {"event": "taskStarts", "commands": ["a: b", "it's", 'say "hi"']}]}], before=("taskRoles",))
     doc.set(("taskRoles", "train", "data"), "d", after=("dockerImage",))
     doc.set(("extras", "prereq", "lock"), {"x": {"version": "1.0.0", "digest": "sha256:00"}})
-    removed, _ = diff(JOB, doc.text)
+    removed, _ = line_diff(JOB, doc.text)
     assert removed == []
     assert doc.data["prerequisites"][0]["callbacks"][0]["commands"] == ["a: b", "it's", 'say "hi"']
     assert list(doc.data) == ["protocolVersion", "name", "description", "prerequisites", "taskRoles", "extras"]
@@ -205,7 +194,7 @@ def test_every_insert_and_delete_in_real_jobs_changes_only_its_own_lines() -> No
                 for position in range(len(items) + 1):
                     doc = YamlText(text)
                     doc.insert(path + (position,), {"name": "new", "list": ["a", "b"]})
-                    removed, added = diff(text, doc.text)
+                    removed, added = line_diff(text, doc.text)
                     assert flow or removed == [], (file.name, path, position, removed)
                     assert all(line.endswith(newline) for line in added)
                     checked += 1
@@ -213,7 +202,49 @@ def test_every_insert_and_delete_in_real_jobs_changes_only_its_own_lines() -> No
                     for position in range(len(items)):
                         doc = YamlText(text)
                         doc.delete(path + (position,))
-                        removed, added = diff(text, doc.text)
+                        removed, added = line_diff(text, doc.text)
                         assert flow or added == [], (file.name, path, position, added)
                         checked += 1
     assert checked > 100
+
+
+def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import collections
+
+    import prereq.yamledit as yamledit
+
+    loads: collections.Counter[str] = collections.Counter()
+    composes: collections.Counter[str] = collections.Counter()
+    real_load, real_compose = yamledit.load_yaml, yamledit._compose
+
+    def counting_load(text):
+        loads[text] += 1
+        return real_load(text)
+
+    def counting_compose(text):
+        composes[text] += 1
+        return real_compose(text)
+
+    monkeypatch.setattr(yamledit, "load_yaml", counting_load)
+    monkeypatch.setattr(yamledit, "_compose", counting_compose)
+    doc = YamlText(JOB)
+    assert doc.loaded is doc.loaded and doc.loaded.data == doc.data
+    doc.insert(("taskRoles", "train", "prerequisites", 1), "new")
+    middle = doc.text
+    doc.insert(("taskRoles", "train", "prerequisites", 3), "last")
+    assert doc.loaded is doc.loaded and doc.loaded.data == doc.data == load_yaml(doc.text).data
+    assert doc.loaded.position(("taskRoles", "train", "prerequisites", 3)) == (13, 9)
+    documents = {text: count for text, count in loads.items() if text.startswith("# A job")}
+    assert documents == {JOB: 1, middle: 1, doc.text: 1}  # the edit's own check is the load that is kept
+    assert composes == {JOB: 1, middle: 1}  # nodes only for texts that a splice worked on
+
+
+def test_invalid_utf8_and_yaml_errors_share_one_format() -> None:
+    from prereq.yamledit import load_error
+    from prereq.yamlio import YamlLoadError
+
+    with pytest.raises(YamlLoadError) as caught:
+        load_yaml(b"a: 1\nb: \xff\n")
+    error = load_error("f.yaml", caught.value, what="not valid YAML", hint="h", exit_code=2)
+    assert (error.message, error.hint, error.exit_code) == ("f.yaml:2:4: not valid YAML: not valid UTF-8 (byte 0xff)",
+                                                            "h", 2)

@@ -44,8 +44,6 @@
   const FORM_ORDER = ["name", "type", "version", "contributor", "description", "plugin", "failurePolicy", "uri", "auth"];
   const CMD_PLUGIN = "com.microsoft.pai.runtimeplugin.cmd";
   const TASK_ROLE_FIELDS = ["dockerImage", "data", "script", "output"];
-  const ENV_MARK = "# prereq: load variables exported by prerequisites";
-  const DEFAULT_LOAD_LINE = 'if [ -f "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}" ]; then . "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"; fi  ' + ENV_MARK;
   const DRAFT_KEY = "prereq.composer.draft";
   const SOURCE = "job";
   const TYPES = { datasets: ["data"], widgets: ["script", "output"], images: ["dockerimage"] };
@@ -155,9 +153,14 @@
       this.root = rootData;
       this.entries = new Map(rootData.items.map((entry) => [entry.name, entry]));
       this.documents = new Map();
-      this.loadLine = typeof rootData.job_load_line === "string" ? rootData.job_load_line : DEFAULT_LOAD_LINE;
+      if (typeof rootData.job_load_line !== "string" || !rootData.job_load_line) {
+        throw new PrereqError("api/v1/index.json has no job_load_line (the line that loads the variables " +
+          "prerequisites export)", "rebuild the site with a current 'prereq build'");
+      }
+      this.loadLine = rootData.job_load_line;
+      // The comment that ends the load line marks older or hand-indented copies of it too (runtime.ENV_MARK).
       const mark = this.loadLine.indexOf("# prereq:");
-      this.envMark = mark >= 0 ? this.loadLine.slice(mark) : ENV_MARK;
+      this.envMark = mark >= 0 ? this.loadLine.slice(mark) : null;
     }
 
     static async load(base) {
@@ -648,7 +651,21 @@
 
   function isLoadLine(index, command) {
     return typeof command === "string" && (command === index.loadLine ||
-      (command.includes(index.envMark) && command.trimStart().startsWith("if [ -f")));
+      (index.envMark !== null && command.includes(index.envMark) && command.trimStart().startsWith("if [ -f")));
+  }
+
+  /* openpai.digest(entry) != locked.digest in job.py: the job's entry is not the form prereq wrote for
+   * its lock.  The form behind a lock digest is the index's form of the locked version; when the index
+   * no longer has that form (the version is gone, or its digest changed), nothing can be told. */
+  function editedByHand(index, name, entry, locked) {
+    let published;
+    try {
+      published = index.version(name, locked.version);
+    } catch (error) {
+      if (error instanceof PrereqError) return false;
+      throw error;
+    }
+    return published.digest === locked.digest && !deepEqual(entry, published.openpai);
   }
 
   function describe(change) {
@@ -748,8 +765,17 @@
     job.topNames().forEach((name, at) => {
       if (name === null || !versions.has(name) || !managedOld.has(name)) return;
       const chosen = versions.get(name);
+      const entry = job.top()[at];
       const before = old.lock.get(name);
-      if (before && before.version === chosen.version && before.digest === chosen.digest) return;
+      if (before && before.version === chosen.version && before.digest === chosen.digest) {
+        if (editedByHand(index, name, entry, before)) {
+          warnings.push(`${job.whereItem(name)}: ${name} was edited by hand since prereq added it; left as it is`);
+        }
+        return;
+      }
+      if (before && editedByHand(index, name, entry, before)) {
+        warnings.push(`${job.whereItem(name)}: ${name} was edited by hand; replaced by ${name} ${chosen.version} from the index`);
+      }
       job.doc.set(["prerequisites", at], orderedForm(chosen.openpai));
     });
     for (const [name, chosen] of versions) {
@@ -1257,6 +1283,7 @@
     await setText(text);
     // Select the registry items the template's task roles name, as `prereq job add --task-role` would.
     const lines = [];
+    const warnings = [];
     const job = new Job(text);
     await index.ensure(namesOf(job));
     const defined = new Set(job.topNames().filter((n) => n !== null));
@@ -1270,9 +1297,10 @@
       text = result.after;
       lines.push(`task role ${roleName}: selected ${names.join(", ")} (named by the template)`);
       lines.push(...result.changes.map(describe));
+      warnings.push(...result.warnings);
     }
     if (lines.length) await setText(text, false);
-    showMessages([`started from the template ${name}`].concat(lines), []);
+    showMessages([`started from the template ${name}`].concat(lines), warnings);
   }
 
   function download() {

@@ -317,3 +317,63 @@ def test_filters_favorites_recent_and_problems(visit):
     toggle(page, "upload-results")
     expect(page.locator("#prereq-composer-error")).to_contain_text("the job's own prerequisite 'digits'")
     expect(box(page, "upload-results")).not_to_be_checked()
+
+
+MOUNT = "- mount -t nfs nfs.example.org:/export /mnt/share\n"
+
+
+def test_hand_edits_of_prereq_entries_are_warned_about_as_the_cli_does(visit, built_site, site_url):
+    def warnings_of(text: str) -> list[str]:
+        return jobs.add_to_text(text, ["hello-widget"], index=built_site, task_role="train", source="job").warnings
+
+    def composer_warnings(page) -> list[str]:
+        return page.locator("#prereq-composer-messages .prereq-composer__warning").all_inner_texts()
+
+    page = open_composer(visit)
+    # The locked version stays: the hand edit is kept, with a warning.
+    added = jobs.add_to_text(JOB, ["digits"], index=built_site, task_role="train", source="job").after
+    edited = added.replace(MOUNT, MOUNT.replace("-t nfs", "-t nfs -o ro"))
+    assert edited != added
+    expected = warnings_of(edited)
+    assert expected == [f"job:{edited[:edited.index('  - name: nfs-share')].count(chr(10)) + 1}: nfs-share was "
+                        "edited by hand since prereq added it; left as it is"]
+    paste(page, edited, ["train", "evaluate"])
+    expect(box(page, "hello-widget")).not_to_be_checked()  # the pasted job is the one shown
+    toggle(page, "hello-widget")
+    assert composer_warnings(page) == ["warning: " + line for line in expected]
+    assert "-t nfs -o ro" in editor_text(page)
+    same_job(editor_text(page), cli(edited, [("add", "train", ["hello-widget"])], built_site), site_url)
+
+    # Another version is chosen: the hand edit is replaced, with a warning.
+    added = jobs.add_to_text(JOB, ["nfs-share@~1.1"], index=built_site, task_role="train", source="job").after
+    edited = added.replace(MOUNT, MOUNT.replace("-t nfs", "-t nfs -o ro")).replace("nfs-share@~1.1", "nfs-share@^1.2")
+    expected = warnings_of(edited)
+    assert len(expected) == 1 and expected[0].endswith(
+        ": nfs-share was edited by hand; replaced by nfs-share 1.2.0 from the index")
+    paste(page, edited, ["train", "evaluate"])
+    expect(box(page, "hello-widget")).not_to_be_checked()  # the pasted job is the one shown
+    toggle(page, "hello-widget")
+    assert composer_warnings(page) == ["warning: " + line for line in expected]
+    assert "-t nfs -o ro" not in editor_text(page)
+    same_job(editor_text(page), cli(edited, [("add", "train", ["hello-widget"])], built_site), site_url)
+
+    # An entry as prereq wrote it gets no warning.
+    paste(page, added, ["train", "evaluate"])
+    expect(box(page, "hello-widget")).not_to_be_checked()
+    toggle(page, "hello-widget")
+    expect(page.locator("#prereq-composer-messages")).to_contain_text("added hello-widget")
+    assert composer_warnings(page) == []
+
+
+def test_an_index_without_the_load_line_is_an_error(visit):
+    def without_load_line(route):
+        response = route.fetch()
+        data = response.json()
+        del data["job_load_line"]
+        route.fulfill(response=response, body=json.dumps(data))
+
+    visit.page.route("**/api/v1/index.json", without_load_line)
+    page = visit.open("composer/")
+    expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "failed", timeout=15000)
+    expect(page.locator("#prereq-composer-error")).to_contain_text("index.json has no job_load_line")
+    expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild the site")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .errors import PrereqError
 from .files import write_atomic
-from .yamledit import Renderer
+from .yamledit import Renderer, load_error
 from .yamlio import YamlLoadError, load_yaml
 
 KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # what ``<% expression.KEY %>`` can name
@@ -62,11 +62,15 @@ def load_expressions(path: Path | None = None) -> dict[str, str]:
         raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
     if not raw.strip():
         return {}
+    hint = "fix or delete the file; 'prereq expression set' rewrites it"
     try:
         data = json.loads(raw) if path.suffix == ".json" else load_yaml(raw).data
-    except (ValueError, YamlLoadError) as exc:
-        raise PrereqError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}",
-                          hint="fix or delete the file; 'prereq expression set' rewrites it") from None
+    except YamlLoadError as exc:
+        raise load_error(str(path), exc, what="not valid YAML", hint=hint, exit_code=2) from None
+    except json.JSONDecodeError as exc:
+        raise PrereqError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}", hint=hint) from None
+    except ValueError as exc:  # bytes that are not UTF-8 (or UTF-16/32) text
+        raise PrereqError(f"{path} is not valid JSON: {exc}", hint=hint) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -85,9 +89,13 @@ def save_expressions(values: Mapping[str, str], path: Path | None = None) -> Pat
     """Write all values at once: folder 0700, file 0600, replaced atomically."""
     path = path or store_path()
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if stat.S_IMODE(folder.stat().st_mode) & 0o077:
-        folder.chmod(0o700)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if stat.S_IMODE(folder.stat().st_mode) & 0o077:
+            folder.chmod(0o700)
+    except OSError as exc:
+        raise PrereqError(f"cannot write {folder}: {exc.strerror or exc}",
+                          hint="set XDG_CONFIG_HOME to a folder you can write to (default ~/.config)") from None
     ordered = {key: str(values[key]) for key in sorted(values)}
     if path.suffix == ".json":
         body = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"

@@ -41,22 +41,23 @@ not write) stays in the job.
 from __future__ import annotations
 
 import difflib
-import os
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import openpai, openpai_schema, runtime, templates
-from .client import Index, Resolved
+from .client import Index, Resolved, index_source
 from .errors import PrereqError
 from .files import write_atomic
-from .versions import Requirement
-from .yamledit import YamlText
+from .rules import RULES
+from .versions import Requirement, is_range
+from .yamledit import YamlText, load_error
+from .yamlio import YamlLoadError, load_yaml
 
 STATE_KEY = "prereq"
 STATE_PATH = ("extras", STATE_KEY)
-DEFAULT_INDEX = "build/site"
 # Top-level keys that come after ``prerequisites`` in an OpenPAI job.
 AFTER_PREREQUISITES = ("parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras")
 CMD_PLUGIN = runtime.DEFAULT_PLUGIN
@@ -92,6 +93,11 @@ class JobState:
     @property
     def empty(self) -> bool:
         return not any(self.selected.values()) and not self.lock
+
+    def copy(self, *, index: str | None = None) -> JobState:
+        """A copy to edit (its own lists and lock); ``index``, when given, replaces the recorded one."""
+        return JobState(index=index or self.index,
+                        selected={role: list(names) for role, names in self.selected.items()}, lock=dict(self.lock))
 
 
 @dataclass(frozen=True)
@@ -170,9 +176,9 @@ class _Job:
     def text(self) -> str:
         return self.doc.text
 
-    def where(self, path: Sequence[Any]) -> str:
-        """``file:line`` of ``path`` (or its nearest ancestor) in the file as the user wrote it."""
-        line, _ = self.initial.position(tuple(path))
+    def where(self, path: Sequence[Any], *, key: bool = False) -> str:
+        """``file:line`` of ``path``'s value (or key) or its nearest ancestor's, in the file as the user wrote it."""
+        line, _ = self.initial.position(tuple(path), key=key)
         return f"{self.source}:{line}"
 
     def where_item(self, name: str) -> str:
@@ -191,8 +197,9 @@ class _Job:
                 return self.where(path)
         return None
 
-    def error(self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1) -> PrereqError:
-        return PrereqError(f"{self.where(path)}: {message}", hint=hint, exit_code=exit_code)
+    def error(self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1,
+              key: bool = False) -> PrereqError:
+        return PrereqError(f"{self.where(path, key=key)}: {message}", hint=hint, exit_code=exit_code)
 
     def _check_shape(self) -> None:
         if not isinstance(self.data, dict):
@@ -202,6 +209,10 @@ class _Job:
             raise self.error(("taskRoles",) if "taskRoles" in self.data else (),
                              "an OpenPAI job needs 'taskRoles' with at least one task role")
         for role, spec in roles.items():
+            if not isinstance(role, str):
+                raise self.error(("taskRoles", role), f"task role name {_show(role)} is not a string",
+                                 hint="OpenPAI task role names are strings such as 'train'; quote a name that "
+                                 "YAML would read as a number, boolean or null", key=True)
             if not isinstance(spec, dict):
                 raise self.error(("taskRoles", role), f"task role {role} is not a mapping")
             names = spec.get("prerequisites")
@@ -211,6 +222,17 @@ class _Job:
         top = self.data.get("prerequisites")
         if top is not None and not isinstance(top, list):
             raise self.error(("prerequisites",), "'prerequisites' must be a list")
+        for position, item in enumerate(top or []):
+            if isinstance(item, dict) and "name" in item and not isinstance(item["name"], str):
+                raise self.error(("prerequisites", position, "name"),
+                                 f"prerequisite name {_show(item['name'])} is not a string",
+                                 hint="task roles refer to prerequisites by name: write a string")
+
+    def require_role(self, role: str) -> str:
+        """``role``, when the job has that task role."""
+        if role not in self.roles:
+            raise PrereqError(f"{self.source}: no task role {role!r}", hint="task roles: " + ", ".join(self.roles))
+        return role
 
     @property
     def roles(self) -> dict[str, dict[str, Any]]:
@@ -220,12 +242,19 @@ class _Job:
         return self.data.get("prerequisites") or []
 
     def top_names(self) -> list[str | None]:
-        return [item.get("name") if isinstance(item, dict) else None for item in self.top()]
+        """The name of each top-level prerequisite (None for an entry without a string name)."""
+        return [item["name"] if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+                for item in self.top()]
 
     def role_names(self, role: str) -> list[str]:
         return list(self.roles[role].get("prerequisites") or [])
 
     def state(self) -> JobState:
+        extras = self.data.get("extras")
+        if extras is not None and not isinstance(extras, dict):
+            raise self.error(("extras",), "extras must be a mapping",
+                             hint="OpenPAI keeps extras free-form, as a mapping; prereq records its items "
+                             "under extras.prereq")
         raw = self.doc.get(STATE_PATH)
         if raw is None:
             return JobState()
@@ -233,7 +262,11 @@ class _Job:
                "lock: {NAME: {version, digest}}}"
         if not isinstance(raw, dict):
             raise self.error(STATE_PATH, "extras.prereq must be a mapping", hint=hint)
-        state = JobState(index=raw.get("index") if isinstance(raw.get("index"), str) else None)
+        index = raw.get("index")
+        if index is not None and not isinstance(index, str):
+            raise self.error(STATE_PATH + ("index",), "extras.prereq.index must be a string (a build folder or URL)",
+                             hint=hint)
+        state = JobState(index=index)
         selected = raw.get("selected") or {}
         if not isinstance(selected, dict):
             raise self.error(STATE_PATH + ("selected",), "extras.prereq.selected must map task roles to lists",
@@ -246,17 +279,33 @@ class _Job:
                 raise self.error(path, f"extras.prereq.selected names task role {role!r}, which the job does not have",
                                  hint="rename it there too when you rename a task role "
                                  f"(task roles: {', '.join(self.roles)})")
-            state.selected[str(role)] = list(names)
+            for position, text in enumerate(names):
+                requirement = Requirement.parse(text)
+                if not requirement.name:
+                    raise self.error(path + (position,), f"{text!r} in extras.prereq.selected.{role} is not "
+                                     "NAME or NAME@RANGE", hint=hint)
+                if requirement.range and not is_range(requirement.range):
+                    raise self.error(path + (position,), f"{text} in extras.prereq.selected.{role} has an invalid "
+                                     "version range", hint=RULES["PRQ141"].hint)
+            state.selected[role] = list(names)
         lock = raw.get("lock") or {}
         if not isinstance(lock, dict):
             raise self.error(STATE_PATH + ("lock",), "extras.prereq.lock must be a mapping", hint=hint)
         for name, entry in lock.items():
+            if not isinstance(name, str):
+                raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock names {_show(name)}, "
+                                 "which is not a string", hint="run 'prereq job lock' to rewrite the lock", key=True)
             if not isinstance(entry, dict) or not isinstance(entry.get("version"), str) \
                     or not isinstance(entry.get("digest"), str):
                 raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock.{name} needs version and digest "
                                  "strings", hint="run 'prereq job lock' to rewrite the lock")
-            state.lock[str(name)] = Locked(entry["version"], entry["digest"])
+            state.lock[name] = Locked(entry["version"], entry["digest"])
         return state
+
+
+def _show(value: Any) -> str:
+    """A YAML scalar as the user wrote it (1, null, true), for messages about non-string names."""
+    return json.dumps(value) if isinstance(value, (int, float, bool)) or value is None else repr(value)
 
 
 def _read(path: Path) -> str:
@@ -268,33 +317,22 @@ def _read(path: Path) -> str:
         raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
     try:
         return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise PrereqError(f"{path}:{line}: not valid UTF-8", exit_code=1) from None
+    except UnicodeDecodeError:
+        pass
+    try:
+        load_yaml(raw)  # yamlio's decoding names the line and column of the first bad byte
+    except YamlLoadError as exc:
+        raise load_error(str(path), exc, hint="save the file as UTF-8") from None
+    raise PrereqError(f"{path}: not valid UTF-8", hint="save the file as UTF-8", exit_code=1)
 
 
 # --------------------------------------------------------------------------- the index
 
 
-def _index_source(explicit: str | Path | None, state: JobState, job_dir: Path | None) -> str:
-    if explicit:
-        return str(explicit)
-    if os.environ.get("PREREQ_INDEX"):
-        return os.environ["PREREQ_INDEX"]
-    if state.index:
-        recorded = state.index
-        if job_dir is not None and not recorded.startswith(("http://", "https://")) \
-                and not Path(recorded).is_absolute() and not Path(recorded).exists() \
-                and (job_dir / recorded).exists():
-            return str(job_dir / recorded)
-        return recorded
-    return DEFAULT_INDEX
-
-
 def _open_index(index: Index | str | Path | None, state: JobState, job_dir: Path | None) -> tuple[Index, str]:
     if isinstance(index, Index):
         return index, state.index or index.base
-    source = _index_source(index, state, job_dir)
+    source = index_source(str(index) if index else None, recorded=state.index, base_dir=job_dir)
     return Index.load(source), source
 
 
@@ -352,9 +390,11 @@ class _Outcome:
     references: dict[str, str]  # prereq's items that the user's own text names, and where
 
 
-def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
-               upgrade: bool | Collection[str] = False) -> _Outcome:
-    """Edit ``job`` so that it carries exactly what ``new`` selects; return what changed."""
+def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *, upgrade_all: bool = False,
+               upgrade: Collection[str] = ()) -> _Outcome:
+    """Edit ``job`` so that it carries exactly what ``new`` selects; return what changed.
+
+    Locked versions are kept while they fit, except for the ``upgrade`` names (or all, with ``upgrade_all``)."""
     warnings: list[str] = []
     managed_old = set(old.lock)
     old_versions = {name: entry.version for name, entry in old.lock.items()}
@@ -378,10 +418,7 @@ def _reconcile(job: _Job, old: JobState, new: JobState, index: Index, *,
             if isinstance(name, str) and name in managed_old:
                 references.setdefault(name, f"the {field_name} of task role {role} names it")
 
-    if upgrade is True:
-        locked: dict[str, str] = {}
-    else:
-        locked = {name: version for name, version in old_versions.items() if name not in set(upgrade or ())}
+    locked = {} if upgrade_all else {name: version for name, version in old_versions.items() if name not in upgrade}
     selections = [text for names in new.selected.values() for text in names]
     closure = _resolve(index, selections + sorted(references), locked)
     versions = {r.name: r for r in closure}
@@ -538,9 +575,7 @@ def _changes(old: JobState, versions: Mapping[str, Resolved], managed_old: set[s
 def _pick_roles(job: _Job, task_role: str | None) -> list[str]:
     roles = list(job.roles)
     if task_role is not None:
-        if task_role not in job.roles:
-            raise PrereqError(f"{job.source}: no task role {task_role!r}", hint="task roles: " + ", ".join(roles))
-        return [task_role]
+        return [job.require_role(task_role)]
     if len(roles) == 1:
         return roles
     raise PrereqError(f"{job.source} has {len(roles)} task roles: {', '.join(roles)}",
@@ -552,9 +587,9 @@ def add_to_text(text: str, names: Sequence[str], *, index: Index | str | Path | 
     """Add ``NAME[@RANGE]`` selections to a job's text; see ``add``."""
     job = _Job(text, source)
     old = job.state()
-    loaded, index_source = _open_index(index, old, job_dir)
+    loaded, used = _open_index(index, old, job_dir)
     roles = _pick_roles(job, task_role)
-    new = JobState(index=index_source, selected={r: list(n) for r, n in old.selected.items()}, lock=dict(old.lock))
+    new = old.copy(index=used)
     notes: list[str] = []
     for text_name in names:
         requirement = Requirement.parse(text_name)
@@ -582,15 +617,14 @@ def remove_from_text(text: str, names: Sequence[str], *, index: Index | str | Pa
     """Remove selections (and what only they needed) from a job's text; see ``remove``."""
     job = _Job(text, source)
     old = job.state()
-    new = JobState(index=old.index, selected={r: list(n) for r, n in old.selected.items()}, lock=dict(old.lock))
+    if task_role is not None:
+        job.require_role(task_role)
+    new = old.copy()
     for name in names:
         name = Requirement.parse(name).name
         selecting = [role for role, chosen in old.selected.items()
                      if any(Requirement.parse(t).name == name for t in chosen)]
         if task_role is not None:
-            if task_role not in job.roles:
-                raise PrereqError(f"{job.source}: no task role {task_role!r}",
-                                  hint="task roles: " + ", ".join(job.roles))
             selecting = [role for role in selecting if role == task_role]
         if not selecting:
             raise _not_selected(job, old, name, task_role)
@@ -631,20 +665,20 @@ def _not_selected(job: _Job, state: JobState, name: str, task_role: str | None) 
     return PrereqError(f"{name} is not in the job", hint="see extras.prereq.selected for what prereq added")
 
 
-def lock_text(text: str, *, upgrade: bool | Sequence[str] = False, index: Index | str | Path | None = None,
-              source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
-    """Refresh the lock: keep locked versions that still fit (all or ``upgrade`` names move to the newest)."""
+def lock_text(text: str, *, upgrade_all: bool = False, upgrade: Collection[str] = (),
+              index: Index | str | Path | None = None, source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+    """Refresh the lock: keep locked versions that still fit; the ``upgrade`` names (or all, with
+    ``upgrade_all``) move to the newest versions the ranges allow."""
     job = _Job(text, source)
     old = job.state()
-    if not isinstance(upgrade, bool):
-        unknown = [name for name in upgrade if name not in old.lock]
-        if unknown:
-            raise PrereqError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not locked in this job",
-                              hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"))
-    loaded, index_source = _open_index(index, old, job_dir)
-    new = JobState(index=old.index or index_source, selected={r: list(n) for r, n in old.selected.items()},
-                   lock=dict(old.lock))
-    outcome = _reconcile(job, old, new, loaded, upgrade=upgrade if upgrade is not False else ())
+    upgrade = [upgrade] if isinstance(upgrade, str) else list(upgrade)
+    unknown = [name for name in upgrade if name not in old.lock]
+    if unknown:
+        raise PrereqError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not locked in this job",
+                          hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"))
+    loaded, used = _open_index(index, old, job_dir)
+    new = old.copy(index=old.index or used)
+    outcome = _reconcile(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade))
     return JobEdit(path=None, before=text, after=job.text, changes=outcome.changes, warnings=outcome.warnings)
 
 
@@ -676,11 +710,12 @@ def remove(job: str | Path, names: Sequence[str], *, task_role: str | None = Non
         text, names, index=index, task_role=task_role, source=source, job_dir=folder))
 
 
-def lock(job: str | Path, *, upgrade: bool | Sequence[str] = False, index: Index | str | Path | None = None,
-         dry_run: bool = False) -> JobEdit:
-    """Refresh a job file's lock; ``upgrade`` (True or names) moves items to the newest versions allowed."""
+def lock(job: str | Path, *, upgrade_all: bool = False, upgrade: Collection[str] = (),
+         index: Index | str | Path | None = None, dry_run: bool = False) -> JobEdit:
+    """Refresh a job file's lock; the ``upgrade`` names (or all, with ``upgrade_all``) move to the newest
+    versions allowed."""
     return _edit_file(job, dry_run, lambda text, source, folder: lock_text(
-        text, upgrade=upgrade, index=index, source=source, job_dir=folder))
+        text, upgrade_all=upgrade_all, upgrade=upgrade, index=index, source=source, job_dir=folder))
 
 
 # --------------------------------------------------------------------------- resolve
@@ -712,9 +747,8 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
 
     missing = _referenced_only(job)
     if missing:
-        loaded, index_source = _open_index(index, state, job_dir)
-        new = JobState(index=state.index or index_source, selected={r: list(n) for r, n in state.selected.items()},
-                       lock=dict(state.lock))
+        loaded, used = _open_index(index, state, job_dir)
+        new = state.copy(index=state.index or used)
         for role, names in missing.items():
             for name in names:
                 if name not in loaded.entries:

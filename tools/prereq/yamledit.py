@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from .errors import PrereqError
-from .yamlio import YamlLoadError, load_yaml
+from .yamlio import LoadedYaml, YamlLoadError, load_yaml
 
 Path_ = tuple[Any, ...]
 
@@ -36,6 +36,14 @@ _WIDTH = 1 << 30  # never fold long lines
 
 class _NotHere(Exception):
     """A splice does not apply to this layout: fall back to rewriting the parent."""
+
+
+def load_error(source: str, exc: YamlLoadError, *, what: str = "", hint: str = "fix the YAML first",
+               exit_code: int = 1) -> PrereqError:
+    """The PrereqError for text that ``yamlio.load_yaml`` refused: ``source:line:column: [what: ]why``."""
+    issue = exc.issues[0]
+    where = f"{source}:{issue.line}:{issue.column}" if issue.line else source
+    return PrereqError(f"{where}: {what + ': ' if what else ''}{issue.message}", hint=hint, exit_code=exit_code)
 
 
 def _compose(text: str) -> yaml.Node | None:
@@ -47,13 +55,11 @@ def _compose(text: str) -> yaml.Node | None:
 _LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _load(text: str, source: str) -> Any:
+def _load(text: str, source: str) -> LoadedYaml:
     try:
-        return load_yaml(text).data
+        return load_yaml(text)
     except YamlLoadError as exc:
-        issue = exc.issues[0]
-        where = f"{source}:{issue.line}:{issue.column}" if issue.line else source
-        raise PrereqError(f"{where}: {issue.message}", hint="fix the YAML first", exit_code=1) from None
+        raise load_error(source, exc) from None
 
 
 class Renderer:
@@ -194,16 +200,26 @@ class YamlText:
         return self._bom + self._t
 
     # -- reading ---------------------------------------------------------
-    def _set_text(self, text: str) -> None:
-        """Take ``text`` (without BOM) as the current body."""
+    def _set_text(self, text: str, loaded: LoadedYaml | None = None) -> None:
+        """Take ``text`` (without BOM) as the current body; ``loaded`` is its strict load when known.
+
+        Each text is loaded once: the data and positions are kept, and the node
+        tree that splices need is composed only when an edit first asks for it."""
         self._t = text
-        self.data = _load(text, self.source)
-        self._root = _compose(text)
+        self._loaded = loaded if loaded is not None else _load(text, self.source)
+        self.data = self._loaded.data
+        self._nodes: tuple[yaml.Node | None] | None = None
 
     @property
-    def loaded(self):
+    def _root(self) -> yaml.Node | None:
+        if self._nodes is None:
+            self._nodes = (_compose(self._t),)
+        return self._nodes[0]
+
+    @property
+    def loaded(self) -> LoadedYaml:
         """The strict load of the current text, with positions."""
-        return load_yaml(self._t)
+        return self._loaded
 
     def exists(self, path: Path_) -> bool:
         try:
@@ -376,9 +392,6 @@ class YamlText:
         self._edit(parent_path, lambda container: container.insert(index, copy.deepcopy(value)),
                    lambda: self._splice_insert_item(parent_path, index, value))
 
-    def append(self, path: Path_, value: Any) -> None:
-        self.insert(tuple(path) + (len(_get(self.data, tuple(path))),), value)
-
     def delete(self, path: Path_) -> None:
         """Remove a mapping key or a sequence item, with its lines."""
         path = tuple(path)
@@ -410,11 +423,11 @@ class YamlText:
             if new_text is None:
                 continue
             try:
-                data = load_yaml(new_text).data
+                loaded = load_yaml(new_text)
             except YamlLoadError:
                 continue
-            if _equal(data, expected):
-                self._set_text(new_text)
+            if _equal(loaded.data, expected):
+                self._set_text(new_text, loaded)
                 return
         raise PrereqError(f"{self.source}: cannot edit {_show(parent_path) or 'the document'} "
                           "without changing other values",

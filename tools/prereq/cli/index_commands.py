@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from ..build import build
-from ..client import Index
+from ..client import Index, index_source
 from ..loader import find_registry
 from ..output import as_text
 from ..yamlio import dump_yaml
@@ -54,10 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(run=run_show)
 
 
-def default_index(explicit: str | None) -> str:
-    return explicit or os.environ.get("PREREQ_INDEX") or "build/site"
-
-
 def run_build(args: argparse.Namespace) -> int:
     registry = find_registry(args.registry or Path.cwd())
 
@@ -81,7 +76,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    index = Index.load(default_index(args.index))
+    index = Index.load(index_source(args.index))
     found = index.search(" ".join(args.query))
     if args.json:
         print(json.dumps(found, indent=2))
@@ -95,7 +90,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    index = Index.load(default_index(args.index))
+    index = Index.load(index_source(args.index))
     name, _, version = args.item.partition("@")
     document = index.version(name, version or None)
     if args.json:

@@ -34,50 +34,51 @@ users.  They are stored in $XDG_CONFIG_HOME/prereq/expressions.yaml (default
 ~/.config/prereq/), readable by you only; 'prereq job resolve' fills them in."""
 
 
+def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """What every job action takes (JOB.yaml, --index), and what the editing ones add (--dry-run)."""
+    job_file = argparse.ArgumentParser(add_help=False)
+    job_file.add_argument("job", metavar="JOB.yaml")
+    job_file.add_argument("--index", help=INDEX_HELP)
+    dry_run = argparse.ArgumentParser(add_help=False)
+    dry_run.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
+    return job_file, dry_run
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("job", help="add prerequisites to OpenPAI jobs, lock and resolve them",
                                    description=JOB_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="job_command", metavar="ACTION", parser_class=type(parser))
     commands.required = True
+    job_file, dry_run = _parents()
 
-    add = commands.add_parser("add", help="add items and their requirements to a job",
+    add = commands.add_parser("add", help="add items and their requirements to a job", parents=[job_file, dry_run],
                               description="Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and "
                               "everything it requires to a task role of JOB. Prints what it added and why.")
-    add.add_argument("job", metavar="JOB.yaml")
     add.add_argument("names", nargs="+", metavar="NAME[@RANGE]")
     add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
-    add.add_argument("--index", help=INDEX_HELP)
-    add.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
     add.set_defaults(run=run_add)
 
     remove = commands.add_parser("remove", help="remove selected items and what only they needed",
+                                 parents=[job_file, dry_run],
                                  description="Remove selected items from JOB, and the requirements that nothing "
                                  "still selected needs. Items you wrote yourself are never removed.")
-    remove.add_argument("job", metavar="JOB.yaml")
     remove.add_argument("names", nargs="+", metavar="NAME")
     remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
-    remove.add_argument("--index", help=INDEX_HELP)
-    remove.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
     remove.set_defaults(run=run_remove)
 
-    lock = commands.add_parser("lock", help="refresh the job's locked versions",
+    lock = commands.add_parser("lock", help="refresh the job's locked versions", parents=[job_file, dry_run],
                                description="Rewrite the lock in extras.prereq: locked versions that still meet "
                                "the ranges are kept; --upgrade moves every item (or the NAMEs given) to the "
                                "newest version the ranges allow.")
-    lock.add_argument("job", metavar="JOB.yaml")
     lock.add_argument("--upgrade", nargs="*", metavar="NAME", help="upgrade all items, or only these")
-    lock.add_argument("--index", help=INDEX_HELP)
-    lock.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
     lock.set_defaults(run=run_lock)
 
-    resolve = commands.add_parser("resolve", help="print the job ready for OpenPAI",
+    resolve = commands.add_parser("resolve", help="print the job ready for OpenPAI", parents=[job_file],
                                   description="The job ready for OpenPAI: names that only the task roles mention "
                                   "are filled in from the index (with their requirements), <% expression.KEY %> "
                                   "from your stored expressions; $-templates are left for OpenPAI. The result is "
-                                  "checked against the OpenPAI schema and the rest-server's own checks.")
-    resolve.add_argument("job", metavar="JOB.yaml")
+                                  "checked against the OpenPAI schema and the rest-server's checks.")
     resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
-    resolve.add_argument("--index", help=INDEX_HELP)
     resolve.set_defaults(run=run_resolve)
 
     expression = subparsers.add_parser("expression", help="your stored values for <%% expression.KEY %%>",
@@ -124,8 +125,9 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_lock(args: argparse.Namespace) -> int:
-    upgrade: bool | list[str] = False if args.upgrade is None else (args.upgrade or True)
-    result = job.lock(args.job, upgrade=upgrade, index=args.index, dry_run=args.dry_run)
+    # --upgrade alone upgrades every item; --upgrade NAME... only those.
+    result = job.lock(args.job, upgrade_all=args.upgrade == [], upgrade=args.upgrade or (), index=args.index,
+                      dry_run=args.dry_run)
     return _report(result, args.dry_run)
 
 
