@@ -9,22 +9,20 @@
  * The filters live in the URL's query string (history.replaceState), so a view can be shared:
  *   ?q=words&type=datasets|widgets|images&tag=a&tag=b&owner=team&sort=updated&deprecated=1
  *    &show=favorites|recent
+ * The type groups, the search and the facet filters are window.prereq's (prereq.js), shared with
+ * the job composer.
  * Index text is inserted with textContent only, never as HTML.
  */
 (function () {
   "use strict";
 
-  var TYPES = {
-    datasets: ["data"],
-    widgets: ["script", "output"],
-    images: ["dockerimage"]
-  };
-  var TYPE_LABELS = { data: "Dataset", script: "Widget · script", output: "Widget · output", dockerimage: "Docker image" };
   var PAGE = 50;
   var TAGS_SHOWN = 24;
 
   var root = document.getElementById("prereq-catalog");
   if (!root || !window.prereq) return;
+  var find = window.prereq;
+  var TYPES = find.TYPE_GROUPS;
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
   var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated");
@@ -73,74 +71,42 @@
   /* --- filtering ---------------------------------------------------------------------------- */
 
   function prepare(entry) {
-    return {
-      entry: entry,
-      name: entry.name.toLowerCase(),
-      haystack: [entry.name, entry.title, entry.summary, (entry.tags || []).join(" ")].join("\n").toLowerCase(),
-      updated: entry.updated || ""
-    };
-  }
-
-  function words() {
-    return state.q.toLowerCase().split(/\s+/).filter(Boolean);
-  }
-
-  /* Does the entry pass every filter except `skip` ("type", "tags", "show")? */
-  function passes(record, skip, query, marks) {
-    var entry = record.entry;
-    if (!state.deprecated && entry.deprecated) return false;
-    for (var i = 0; i < query.length; i++) {
-      if (record.haystack.indexOf(query[i]) === -1) return false;
-    }
-    if (skip !== "type" && state.type && TYPES[state.type].indexOf(entry.type) === -1) return false;
-    if (skip !== "tags") {
-      for (var j = 0; j < state.tags.length; j++) {
-        if ((entry.tags || []).indexOf(state.tags[j]) === -1) return false;
-      }
-    }
-    if (skip !== "owner" && state.owner && (entry.owners || []).indexOf(state.owner) === -1) return false;
-    if (skip !== "show" && state.show && !marks[state.show].hasOwnProperty(entry.name)) return false;
-    return true;
-  }
-
-  function rank(record, query) {
-    if (!query.length) return 2;
-    if (record.name === query.join(" ")) return 0;
-    return query.every(function (word) { return record.name.indexOf(word) !== -1; }) ? 1 : 2;
-  }
-
-  function marksOf(list) {
-    var marks = {};
-    list.forEach(function (name, index) { marks[name] = index; });
-    return marks;
+    var record = find.searchRecord(entry);
+    record.updated = entry.updated || "";
+    return record;
   }
 
   function apply() {
-    var query = words();
-    var marks = { favorites: marksOf(window.prereq.favorites()), recent: marksOf(window.prereq.recent()) };
+    var query = find.searchWords(state.q);
+    var marks = find.marks();
+    var filters = {
+      words: query, type: state.type, tags: state.tags, owner: state.owner, show: state.show, marks: marks,
+      deprecated: state.deprecated
+    };
+    var passes = function (record, skip) { return find.passes(record, filters, skip); };
     var found = [];
     var typeCounts = { datasets: 0, widgets: 0, images: 0 };
     var tagCounts = {};
     var ownerCounts = {};
     entries.forEach(function (record) {
       var entry = record.entry;
-      if (passes(record, "type", query, marks)) {
+      if (passes(record, "type")) {
         Object.keys(TYPES).forEach(function (group) {
-          if (TYPES[group].indexOf(entry.type) !== -1) typeCounts[group]++;
+          if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
         });
       }
-      if (passes(record, "tags", query, marks)) {
+      if (passes(record, "tags")) {
         (entry.tags || []).forEach(function (tag) { tagCounts[tag] = (tagCounts[tag] || 0) + 1; });
       }
-      if (passes(record, "owner", query, marks)) {
+      if (passes(record, "owner")) {
         (entry.owners || []).forEach(function (owner) { ownerCounts[owner] = (ownerCounts[owner] || 0) + 1; });
       }
-      if (passes(record, null, query, marks)) found.push({ record: record, rank: rank(record, query) });
+      if (passes(record, null)) found.push({ record: record, rank: find.nameRank(record, query) });
     });
     var recency = state.show === "recent" ? marks.recent : null;
     found.sort(function (a, b) {
       if (a.rank !== b.rank) return a.rank - b.rank;
-      if (recency) return recency[a.record.entry.name] - recency[b.record.entry.name];
+      if (recency) return recency.get(a.record.entry.name) - recency.get(b.record.entry.name);
       if (state.sort === "updated" && a.record.updated !== b.record.updated) {
         return a.record.updated < b.record.updated ? 1 : -1;
       }
@@ -183,7 +149,7 @@
     var link = el("a", "prereq-card__name", entry.name);
     link.setAttribute("href", itemUrl(entry.name));
     head.appendChild(link);
-    head.appendChild(el("span", "prereq-badge prereq-badge--" + entry.type, TYPE_LABELS[entry.type] || entry.type));
+    head.appendChild(find.typeBadge(entry.type));
     head.appendChild(el("span", "prereq-card__version", entry.version));
     if (entry.deprecated) head.appendChild(el("span", "prereq-badge prereq-badge--deprecated", "deprecated"));
     item.appendChild(head);
@@ -238,7 +204,7 @@
     });
     ["favorites", "recent"].forEach(function (key) {
       var count = root.querySelector('[data-count="' + key + '"]');
-      if (count) count.textContent = Object.keys(marks[key]).filter(function (name) { return byName.hasOwnProperty(name); }).length;
+      if (count) count.textContent = Array.from(marks[key].keys()).filter(function (name) { return byName.hasOwnProperty(name); }).length;
     });
     root.querySelectorAll('input[name="type"]').forEach(function (radio) { radio.checked = radio.value === state.type; });
     root.querySelectorAll('input[name="show"]').forEach(function (radio) { radio.checked = radio.value === state.show; });

@@ -18,8 +18,15 @@
  *     an edit re-emits the whole text, so spacing is normalised (two spaces before a comment become
  *     one, a comment after "key:" moves to the next line).  The CLI splices text and keeps every
  *     untouched byte.  Both give the same job when parsed.
+ *   - The document is YAML 1.1 here (a plain `yes` is a boolean, `2024-01-01` a date), where the CLI
+ *     reads YAML 1.2's core schema (both are strings).  Task role and prerequisite names and
+ *     extras.prereq are checked reading scalars as the CLI does (coreScalar), so the composer refuses
+ *     what the CLI refuses, with its message.
  *   - Starting from a template also selects the registry items its task roles name (as
  *     `prereq job add --task-role ROLE NAME...` would), so the job carries them.
+ *
+ * The list of prerequisites is searched and filtered as the catalog is, with window.prereq's type
+ * groups, search and facet filters (prereq.js); "in this job" is the composer's own.
  *
  * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
  * here is pushed to "recent"); localStorage["prereq.composer.draft"] keeps the editor's text and
@@ -46,10 +53,9 @@
   const TASK_ROLE_FIELDS = ["dockerImage", "data", "script", "output"];
   const DRAFT_KEY = "prereq.composer.draft";
   const SOURCE = "job";
-  const TYPES = { datasets: ["data"], widgets: ["script", "output"], images: ["dockerimage"] };
-  const TYPE_LABELS = { data: "Dataset", script: "Widget · script", output: "Widget · output", dockerimage: "Docker image" };
   const PAGE = 60;
   const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+  const RANGE_HINT = "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3"; // rules.RULES["PRQ141"].hint
 
   const EMPTY_JOB = [
     "# An OpenPAI job (protocol version 2).  Check prerequisites in the list: they are added below,",
@@ -139,6 +145,130 @@
     } catch (error) {
       return false;
     }
+  }
+
+  // --- scalars as the CLI reads them, values as its messages show them
+
+  /* The CLI loads a job with YAML 1.2's core schema (tools/prereq/yamlio.py); the composer's document is
+   * YAML 1.1, where `yes` is true and `2024-01-01` a date.  The checks of names and of extras.prereq take
+   * each scalar as the CLI does: a quoted, block or tagged scalar is a string, a plain one is resolved
+   * like yamlio._scalar.  Integers are BigInts (Python's ints), floats numbers. */
+  const CORE_NULL = /^(?:~|null|Null|NULL|)$/;
+  const CORE_BOOL = new Map([["true", true], ["True", true], ["TRUE", true], ["false", false], ["False", false], ["FALSE", false]]);
+  const CORE_INT = /^[-+]?[0-9]+$/;
+  const CORE_OCT = /^0o[0-7]+$/;
+  const CORE_HEX = /^0x[0-9a-fA-F]+$/;
+  const CORE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+  const CORE_INF = /^[-+]?\.(?:inf|Inf|INF)$/;
+  const CORE_NAN = /^\.(?:nan|NaN|NAN)$/;
+
+  function coreScalar(node) {
+    if (node === null || node === undefined) return null; // "key:" with nothing after it
+    if (typeof node.source !== "string") return node.value; // made by an edit, not read
+    const text = node.source;
+    if (node.type !== "PLAIN" || node.tag) return text;
+    if (CORE_NULL.test(text)) return null;
+    if (CORE_BOOL.has(text)) return CORE_BOOL.get(text);
+    if (CORE_INT.test(text) || CORE_OCT.test(text) || CORE_HEX.test(text)) return BigInt(text);
+    if (CORE_FLOAT.test(text)) return Number(text);
+    if (CORE_INF.test(text)) return text.startsWith("-") ? -Infinity : Infinity;
+    if (CORE_NAN.test(text)) return NaN;
+    return text;
+  }
+
+  /* A mapping of what the CLI reads (key/value pairs in order), for showing a collection in a message. */
+  class CoreMap {
+    constructor(pairs) { this.pairs = pairs; }
+  }
+
+  /* What the CLI reads for a node: scalars as coreScalar, lists as arrays, mappings as CoreMaps.  Only for
+   * messages: `budget` bounds what aliases can expand to. */
+  function coreValue(doc, node, budget) {
+    budget = budget || { left: 1000 };
+    node = doc.deref(node);
+    if (--budget.left < 0) return "...";
+    if (Y.isSeq(node)) return node.items.map((item) => coreValue(doc, item, budget));
+    if (Y.isMap(node)) {
+      return new CoreMap(node.items.map((pair) => [coreValue(doc, pair.key, budget), coreValue(doc, pair.value, budget)]));
+    }
+    return Y.isScalar(node) || node === null || node === undefined ? coreScalar(node) : String(node);
+  }
+
+  /* Python's repr() of a float. */
+  function pyFloat(x) {
+    if (Number.isNaN(x)) return "nan";
+    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+    const sign = x < 0 ? "-" : "";
+    const [mantissa, exponent] = Math.abs(x).toExponential().split("e"); // the shortest digits that read back
+    const digits = mantissa.replace(".", "");
+    const point = Number(exponent) + 1;
+    if (point > -4 && point <= 16) {
+      if (point <= 0) return sign + "0." + "0".repeat(-point) + digits;
+      if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length) + ".0";
+      return sign + digits.slice(0, point) + "." + digits.slice(point);
+    }
+    const e = point - 1;
+    return sign + digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "") + "e" + (e < 0 ? "-" : "+") +
+      String(Math.abs(e)).padStart(2, "0");
+  }
+
+  /* Python's repr() of what the CLI reads. */
+  function pyRepr(value) {
+    if (typeof value === "string") {
+      const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+      let out = quote;
+      for (const ch of value) {
+        const code = ch.codePointAt(0);
+        if (ch === quote || ch === "\\") out += "\\" + ch;
+        else if (ch === "\n") out += "\\n";
+        else if (ch === "\r") out += "\\r";
+        else if (ch === "\t") out += "\\t";
+        else if (code < 0x20 || code === 0x7f || (ch !== " " && /[\p{C}\p{Z}]/u.test(ch))) {
+          out += code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0")
+            : code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0") : "\\U" + code.toString(16).padStart(8, "0");
+        } else {
+          out += ch;
+        }
+      }
+      return out + quote;
+    }
+    if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
+    if (value instanceof CoreMap) return "{" + value.pairs.map(([k, v]) => pyRepr(k) + ": " + pyRepr(v)).join(", ") + "}";
+    return pyStr(value);
+  }
+
+  /* Python's str() (an f-string's {value}) of what the CLI reads. */
+  function pyStr(value) {
+    if (typeof value === "string") return value;
+    if (typeof value === "bigint") return value.toString();
+    if (typeof value === "number") return pyFloat(value);
+    if (typeof value === "boolean") return value ? "True" : "False";
+    if (value === null || value === undefined) return "None";
+    return pyRepr(value);
+  }
+
+  /* job._show: a name that is not a string, as the user wrote it (1, null, true). */
+  function pyShow(value) {
+    if (typeof value === "bigint") return value.toString();
+    if (typeof value === "number") {
+      if (Number.isNaN(value)) return "NaN";
+      if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+      return pyFloat(value);
+    }
+    if (typeof value === "boolean") return value ? "true" : "false";
+    if (value === null || value === undefined) return "null";
+    return pyRepr(value);
+  }
+
+  /* Python's truth value of what the CLI reads for a node (`raw.get("selected") or {}`). */
+  function pyTruthy(doc, node) {
+    node = doc.deref(node);
+    if (Y.isCollection(node)) return node.items.length > 0;
+    const value = coreScalar(node);
+    if (typeof value === "bigint") return value !== BigInt(0);
+    if (typeof value === "number") return value !== 0;
+    return !!value;
   }
 
   function hexOf(buffer) {
@@ -237,8 +367,7 @@
       const requests = selections.map(parseRequirement);
       for (const request of requests) {
         if (request.range && Y.semver.validRange(request.range) === null) {
-          throw new PrereqError(`${request.name}@${request.range} has an invalid version range`,
-            "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3");
+          throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, RANGE_HINT);
         }
       }
       const requiresOf = (chosen) => (name) => this.requires(name, chosen).map((text) => parseRequirement(text).name);
@@ -411,25 +540,47 @@
       return node;
     }
 
-    /* The line of `path`, or of its nearest ancestor, in the text as it was read. */
-    line(path) {
-      let node = this.doc.contents;
+    /* The node an alias stands for (the node itself when it is none). */
+    deref(node) {
+      for (let hops = 0; hops < 100 && node && !Y.isScalar(node) && !Y.isCollection(node) &&
+        typeof node.resolve === "function"; hops++) node = node.resolve(this.doc);
+      return node;
+    }
+
+    /* The line of a character offset in the text as it was read. */
+    lineAt(offset) {
+      return this.original.slice(0, offset).split("\n").length;
+    }
+
+    /* The line where `node` starts in the text as it was read, else `fallback`'s (a node made by an
+     * edit, or "key:" with no value node, has no place in it). */
+    lineOf(node, fallback) {
+      const found = [this.deref(node), fallback].find((n) => n && n.range);
+      return this.lineAt(found ? found.range[0] : 0);
+    }
+
+    /* The line of `path`'s value (or, with `key`, of its key), else of its nearest ancestor's, in the text as
+     * it was read: yamlio.LoadedYaml.position, what the CLI's messages name. */
+    line(path, key) {
+      let node = this.deref(this.doc.contents);
       let offset = node && node.range ? node.range[0] : 0;
-      for (const key of path) {
+      for (const step of path) {
+        let keyNode = null;
         if (Y.isMap(node)) {
-          const pair = findPair(node, key);
+          const pair = findPair(node, step);
           if (!pair) break;
-          if (pair.key && pair.key.range) offset = pair.key.range[0];
+          keyNode = pair.key;
           node = pair.value;
-        } else if (Y.isSeq(node)) {
-          node = node.items[key];
-          if (!node) break;
-          if (node.range) offset = node.range[0];
+        } else if (Y.isSeq(node) && typeof step === "number" && node.items[step]) {
+          node = node.items[step];
         } else {
           break;
         }
+        node = this.deref(node);
+        const at = [key ? keyNode : node, keyNode, node].find((n) => n && n.range);
+        if (at) offset = at.range[0];
       }
-      return this.original.slice(0, offset).split("\n").length;
+      return this.lineAt(offset);
     }
 
     create(value) {
@@ -488,6 +639,23 @@
     }
   }
 
+  /* The pair of a mapping node whose key the CLI reads as the string `key`. */
+  function corePair(doc, map, key) {
+    return (map ? map.items : []).find((pair) => coreValue(doc, pair.key) === key) || null;
+  }
+
+  /* Does the CLI read the node as null (None)? */
+  function isNull(doc, node) {
+    node = doc.deref(node);
+    return !Y.isCollection(node) && coreScalar(node) === null;
+  }
+
+  /* Is the node a list of what the CLI reads as strings? */
+  function isStringList(doc, node) {
+    node = doc.deref(node);
+    return Y.isSeq(node) && node.items.every((item) => typeof coreValue(doc, item) === "string");
+  }
+
   class Job {
     constructor(text, source) {
       this.source = source || SOURCE;
@@ -499,7 +667,15 @@
     get text() { return this.doc.text; }
     get roles() { return this.data.taskRoles; }
 
-    where(path) { return `${this.source}:${this.doc.line(path)}`; }
+    /* The task role names in the job's order, as the CLI lists them (a JS object lists "1" before "train"). */
+    roleOrder() {
+      const map = this.mapAt(["taskRoles"]);
+      const order = new Set((map ? map.items : []).map(keyOf).filter((name) => has(this.roles, name)));
+      for (const name of Object.keys(this.roles)) order.add(name);
+      return [...order];
+    }
+
+    where(path, key) { return `${this.source}:${this.doc.line(path, key)}`; }
 
     whereItem(name) {
       const items = this.doc.get(["prerequisites"]);
@@ -512,6 +688,18 @@
 
     error(path, message, hint) { return new PrereqError(`${this.where(path)}: ${message}`, hint); }
 
+    /* An error at the line of `node` (else of `fallback`): for keys the CLI reads as no string, which a
+     * path of the composer's document cannot name. */
+    errorAt(node, fallback, message, hint) {
+      return new PrereqError(`${this.source}:${this.doc.lineOf(node, fallback)}: ${message}`, hint);
+    }
+
+    /* The mapping node at `path` (aliases followed), or null. */
+    mapAt(path) {
+      const node = this.doc.deref(this.doc.node(path));
+      return Y.isMap(node) ? node : null;
+    }
+
     checkShape() {
       const data = this.data;
       if (!isPlainObject(data)) throw new PrereqError(`${this.source}: not an OpenPAI job (the file is not a YAML mapping)`);
@@ -519,49 +707,114 @@
       if (!isPlainObject(roles) || !Object.keys(roles).length) {
         throw this.error(has(data, "taskRoles") ? ["taskRoles"] : [], "an OpenPAI job needs 'taskRoles' with at least one task role");
       }
-      for (const [role, spec] of Object.entries(roles)) {
-        if (!isPlainObject(spec)) throw this.error(["taskRoles", role], `task role ${role} is not a mapping`);
-        const names = spec.prerequisites;
-        if (names !== null && names !== undefined && (!Array.isArray(names) || !names.every((n) => typeof n === "string"))) {
-          throw this.error(["taskRoles", role, "prerequisites"], `taskRoles.${role}.prerequisites must be a list of prerequisite names`);
+      // The task roles as the CLI reads them (see coreScalar): names and lists of names must be strings.
+      for (const pair of (this.mapAt(["taskRoles"]) || { items: [] }).items) {
+        const role = coreValue(this.doc, pair.key);
+        if (typeof role !== "string") {
+          throw this.errorAt(pair.key, pair.value, `task role name ${pyShow(role)} is not a string`,
+            "OpenPAI task role names are strings such as 'train'; quote a name that YAML would read as a number, " +
+            "boolean or null");
+        }
+        const spec = this.doc.deref(pair.value);
+        if (!Y.isMap(spec)) throw this.errorAt(pair.value, pair.key, `task role ${role} is not a mapping`);
+        const names = corePair(this.doc, spec, "prerequisites");
+        if (names && !isNull(this.doc, names.value) && !isStringList(this.doc, names.value)) {
+          throw this.errorAt(names.value, names.key, `taskRoles.${role}.prerequisites must be a list of prerequisite names`);
         }
       }
       const top = data.prerequisites;
       if (top !== null && top !== undefined && !Array.isArray(top)) throw this.error(["prerequisites"], "'prerequisites' must be a list");
+      // Task roles refer to prerequisites by name: a name must be a string (only those count as names).
+      const items = this.doc.deref(this.doc.node(["prerequisites"]));
+      for (const item of Y.isSeq(items) ? items.items : []) {
+        const entry = this.doc.deref(item);
+        const name = Y.isMap(entry) ? corePair(this.doc, entry, "name") : null;
+        if (!name) continue;
+        const value = coreValue(this.doc, name.value);
+        if (typeof value !== "string") {
+          throw this.errorAt(name.value, name.key, `prerequisite name ${pyShow(value)} is not a string`,
+            "task roles refer to prerequisites by name: write a string");
+        }
+      }
     }
 
     top() { return this.data.prerequisites || []; }
     topNames() { return this.top().map((item) => (isPlainObject(item) && typeof item.name === "string" ? item.name : null)); }
     roleNames(role) { return (this.roles[role].prerequisites || []).slice(); }
 
+    /* extras.prereq, checked as job.py's _Job.state does, reading its scalars as the CLI does (coreScalar). */
     state() {
-      const raw = this.doc.get(STATE_PATH);
       const state = { index: null, selected: new Map(), lock: new Map() };
-      if (raw === undefined || raw === null) return state;
-      const hint = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, lock: {NAME: {version, digest}}}";
-      if (!isPlainObject(raw)) throw this.error(STATE_PATH, "extras.prereq must be a mapping", hint);
-      state.index = typeof raw.index === "string" ? raw.index : null;
-      const selected = raw.selected || {};
-      if (!isPlainObject(selected)) throw this.error(STATE_PATH.concat("selected"), "extras.prereq.selected must map task roles to lists", hint);
-      for (const [role, names] of Object.entries(selected)) {
-        const path = STATE_PATH.concat("selected", role);
-        if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) {
-          throw this.error(path, `extras.prereq.selected.${role} must be a list of NAME[@RANGE]`, hint);
-        }
-        if (!has(this.roles, role)) {
-          throw this.error(path, `extras.prereq.selected names task role '${role}', which the job does not have`,
-            `rename it there too when you rename a task role (task roles: ${Object.keys(this.roles).join(", ")})`);
-        }
-        state.selected.set(role, names.slice());
+      const extras = this.data.extras;
+      if (extras !== undefined && extras !== null && !isPlainObject(extras)) {
+        throw this.error(["extras"], "extras must be a mapping",
+          "OpenPAI keeps extras free-form, as a mapping; prereq records its items under extras.prereq");
       }
-      const lock = raw.lock || {};
-      if (!isPlainObject(lock)) throw this.error(STATE_PATH.concat("lock"), "extras.prereq.lock must be a mapping", hint);
-      for (const [name, entry] of Object.entries(lock)) {
-        if (!isPlainObject(entry) || typeof entry.version !== "string" || typeof entry.digest !== "string") {
-          throw this.error(STATE_PATH.concat("lock", name), `extras.prereq.lock.${name} needs version and digest strings`,
-            "run 'prereq job lock' to rewrite the lock");
+      const doc = this.doc;
+      const rawPair = isPlainObject(extras) ? corePair(doc, this.mapAt(["extras"]), STATE_KEY) : null;
+      const raw = rawPair ? doc.deref(rawPair.value) : null;
+      if (!rawPair || isNull(doc, raw)) return state;
+      const hint = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, lock: {NAME: {version, digest}}}";
+      if (!Y.isMap(raw)) throw this.errorAt(raw, rawPair.key, "extras.prereq must be a mapping", hint);
+      const index = corePair(doc, raw, "index");
+      const indexValue = index ? coreValue(doc, index.value) : null;
+      if (indexValue !== null && typeof indexValue !== "string") {
+        throw this.errorAt(index.value, index.key, "extras.prereq.index must be a string (a build folder or URL)", hint);
+      }
+      state.index = indexValue;
+      // `raw.get("selected") or {}`: a missing or empty (false, 0, "", [], ...) one is no selection.
+      const selected = corePair(doc, raw, "selected");
+      if (selected && pyTruthy(doc, selected.value)) {
+        const roles = doc.deref(selected.value);
+        if (!Y.isMap(roles)) {
+          throw this.errorAt(roles, selected.key, "extras.prereq.selected must map task roles to lists", hint);
         }
-        state.lock.set(name, { version: entry.version, digest: entry.digest });
+        for (const pair of roles.items) {
+          const role = coreValue(doc, pair.key);
+          const list = doc.deref(pair.value);
+          if (!isStringList(doc, list)) {
+            throw this.errorAt(list, pair.key, `extras.prereq.selected.${pyStr(role)} must be a list of NAME[@RANGE]`, hint);
+          }
+          if (typeof role !== "string" || !has(this.roles, role)) {
+            throw this.errorAt(list, pair.key, `extras.prereq.selected names task role ${pyRepr(role)}, which the job does not have`,
+              `rename it there too when you rename a task role (task roles: ${this.roleOrder().join(", ")})`);
+          }
+          const names = list.items.map((item) => coreValue(doc, item));
+          names.forEach((text, position) => {
+            const requirement = parseRequirement(text);
+            if (!requirement.name) {
+              throw this.errorAt(list.items[position], list, `${pyRepr(text)} in extras.prereq.selected.${role} is not ` +
+                "NAME or NAME@RANGE", hint);
+            }
+            if (requirement.range && Y.semver.validRange(requirement.range) === null) {
+              throw this.errorAt(list.items[position], list, `${text} in extras.prereq.selected.${role} has an invalid ` +
+                "version range", RANGE_HINT);
+            }
+          });
+          state.selected.set(role, names);
+        }
+      }
+      const lock = corePair(doc, raw, "lock");
+      if (lock && pyTruthy(doc, lock.value)) {
+        const entries = doc.deref(lock.value);
+        if (!Y.isMap(entries)) throw this.errorAt(entries, lock.key, "extras.prereq.lock must be a mapping", hint);
+        for (const pair of entries.items) {
+          const name = coreValue(doc, pair.key);
+          if (typeof name !== "string") {
+            throw this.errorAt(pair.key, pair.value, `extras.prereq.lock names ${pyShow(name)}, which is not a string`,
+              "run 'prereq job lock' to rewrite the lock");
+          }
+          const entry = doc.deref(pair.value);
+          const version = Y.isMap(entry) && corePair(doc, entry, "version");
+          const digest = Y.isMap(entry) && corePair(doc, entry, "digest");
+          const versionValue = version ? coreValue(doc, version.value) : null;
+          const digestValue = digest ? coreValue(doc, digest.value) : null;
+          if (typeof versionValue !== "string" || typeof digestValue !== "string") {
+            throw this.errorAt(entry, pair.key, `extras.prereq.lock.${name} needs version and digest strings`,
+              "run 'prereq job lock' to rewrite the lock");
+          }
+          state.lock.set(name, { version: versionValue, digest: digestValue });
+        }
       }
       return state;
     }
@@ -693,7 +946,8 @@
     }
 
     const references = new Map();
-    for (const [role, spec] of Object.entries(job.roles)) {
+    for (const role of job.roleOrder()) {
+      const spec = job.roles[role];
       for (const name of spec.prerequisites || []) {
         if (managedOld.has(name) && !(oldClosure.get(role) || new Set()).has(name) && !references.has(name)) {
           references.set(name, `task role ${role} lists it`);
@@ -791,7 +1045,7 @@
 
     // 2. Each task role: its list, its docker image, the line that loads exported variables.
     const finalForms = new Map([...versions].map(([name, r]) => [name, r.openpai]));
-    for (const role of Object.keys(job.roles)) {
+    for (const role of job.roleOrder()) {
       let current = job.roleNames(role);
       const wanted = roleClosure.get(role) || [];
       const stale = new Set([...(oldClosure.get(role) || [])].filter((n) => managedOld.has(n)));
@@ -897,13 +1151,13 @@
     await index.ensure([...namesOf(probe), ...names.map((n) => parseRequirement(n).name)]);
     const job = new Job(text);
     const old = job.state();
-    if (!has(job.roles, role)) throw new PrereqError(`${job.source}: no task role '${role}'`, "task roles: " + Object.keys(job.roles).join(", "));
+    if (!has(job.roles, role)) throw new PrereqError(`${job.source}: no task role ${pyRepr(role)}`, "task roles: " + job.roleOrder().join(", "));
     const next = copyState(old);
     next.index = indexSource;
     const notes = [];
     for (const textName of names) {
       const requirement = parseRequirement(textName);
-      if (!requirement.name) throw new PrereqError(`'${textName}' is not NAME or NAME@RANGE`);
+      if (!requirement.name) throw new PrereqError(`${pyRepr(textName)} is not NAME or NAME@RANGE`);
       index.document(requirement.name);
       if (!next.selected.has(role)) next.selected.set(role, []);
       const chosen = next.selected.get(role);
@@ -931,7 +1185,7 @@
     for (const given of names) {
       const name = parseRequirement(given).name;
       let selecting = [...old.selected].filter(([, chosen]) => chosen.some((t) => parseRequirement(t).name === name)).map(([r]) => r);
-      if (!has(job.roles, role)) throw new PrereqError(`${job.source}: no task role '${role}'`, "task roles: " + Object.keys(job.roles).join(", "));
+      if (!has(job.roles, role)) throw new PrereqError(`${job.source}: no task role ${pyRepr(role)}`, "task roles: " + job.roleOrder().join(", "));
       selecting = selecting.filter((r) => r === role);
       if (!selecting.length) throw notSelected(job, old, name, role);
       next.selected.set(role, next.selected.get(role).filter((t) => parseRequirement(t).name !== name));
@@ -969,7 +1223,7 @@
     const job = new Job(text);
     await index.ensure(namesOf(job));
     const state = job.state();
-    const roles = Object.keys(job.roles);
+    const roles = job.roleOrder();
     if (!roles.includes(role)) role = roles[0];
     const selected = (state.selected.get(role) || []).map((t) => parseRequirement(t).name);
     const pinned = new Map([...state.lock].map(([name, entry]) => [name, entry.version]));
@@ -1009,6 +1263,7 @@
   };
 
   let index = null;
+  let records = []; // window.prereq.searchRecord of every index entry, for the list
   let view = null; // the last analyse() of the editor's text
   let role = "";
   let limit = PAGE;
@@ -1151,10 +1406,6 @@
 
   // --- the list of prerequisites
 
-  function words() {
-    return ui.query.value.toLowerCase().split(/\s+/).filter(Boolean);
-  }
-
   function showMode() {
     const checked = root.querySelector('input[name="prereq-composer-show"]:checked');
     return checked ? checked.value : "";
@@ -1186,31 +1437,24 @@
   }
 
   function filtered() {
-    const query = words();
-    const type = ui.type.value;
-    const tag = ui.tag.value;
+    const find = window.prereq;
+    const query = find.searchWords(ui.query.value);
     const mode = showMode();
-    const marks = { favorites: window.prereq.favorites(), recent: window.prereq.recent() };
-    const found = index.root.items.filter((entry) => {
-      if (entry.deprecated && !ui.deprecated.checked && !inJob(entry.name)) return false;
-      const haystack = [entry.name, entry.title, entry.summary, (entry.tags || []).join(" ")].join("\n").toLowerCase();
-      if (!query.every((word) => haystack.includes(word))) return false;
-      if (type && TYPES[type] && !TYPES[type].includes(entry.type)) return false;
-      if (tag && !(entry.tags || []).includes(tag)) return false;
-      if ((mode === "favorites" || mode === "recent") && !marks[mode].includes(entry.name)) return false;
-      if (mode === "job" && !(view && view.inClosure.has(entry.name))) return false;
-      return true;
-    });
+    const marks = find.marks();
+    const filters = {
+      words: query, type: ui.type.value, tags: ui.tag.value ? [ui.tag.value] : [], show: mode, marks: marks,
+      deprecated: (entry) => ui.deprecated.checked || inJob(entry.name)
+    };
+    const found = records.filter((record) => find.passes(record, filters) &&
+      (mode !== "job" || (!!view && view.inClosure.has(record.entry.name))));
     const closureOrder = view ? view.closure.map((r) => r.name) : [];
     found.sort((a, b) => {
-      if (mode === "favorites" || mode === "recent") return marks[mode].indexOf(a.name) - marks[mode].indexOf(b.name);
-      if (mode === "job") return closureOrder.indexOf(a.name) - closureOrder.indexOf(b.name);
-      const exact = query.join(" ");
-      const rank = (entry) => (exact && entry.name.toLowerCase() === exact ? 0 :
-        query.length && query.every((w) => entry.name.toLowerCase().includes(w)) ? 1 : 2);
-      return rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      if (mode === "favorites" || mode === "recent") return marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name);
+      if (mode === "job") return closureOrder.indexOf(a.entry.name) - closureOrder.indexOf(b.entry.name);
+      const [x, y] = [a.entry.name, b.entry.name];
+      return find.nameRank(a, query) - find.nameRank(b, query) || (x < y ? -1 : x > y ? 1 : 0);
     });
-    return found;
+    return found.map((record) => record.entry);
   }
 
   function row(entry) {
@@ -1235,7 +1479,7 @@
     const label = el("label", "prereq-composer__label");
     label.setAttribute("for", box.id);
     label.appendChild(el("span", "prereq-composer__name", entry.name));
-    label.appendChild(el("span", "prereq-badge prereq-badge--" + entry.type, TYPE_LABELS[entry.type] || entry.type));
+    label.appendChild(window.prereq.typeBadge(entry.type));
     label.appendChild(el("span", "prereq-card__version", resolved ? resolved.version : entry.version));
     if (entry.deprecated) label.appendChild(el("span", "prereq-badge prereq-badge--deprecated", "deprecated"));
     label.appendChild(el("span", "prereq-composer__title", entry.title));
@@ -1287,7 +1531,8 @@
     const job = new Job(text);
     await index.ensure(namesOf(job));
     const defined = new Set(job.topNames().filter((n) => n !== null));
-    for (const [roleName, spec] of Object.entries(job.roles)) {
+    for (const roleName of job.roleOrder()) {
+      const spec = job.roles[roleName];
       const names = [];
       for (const n of (spec.prerequisites || []).concat(TASK_ROLE_FIELDS.map((f) => spec[f]))) {
         if (typeof n === "string" && index.entries.has(n) && !defined.has(n) && !names.includes(n)) names.push(n);
@@ -1377,6 +1622,7 @@
   async function start(vendor) {
     Y = vendor;
     index = await Index.load(window.prereq.siteUrl("api/v1/"));
+    records = index.root.items.map(window.prereq.searchRecord);
     renderTags();
     renderTemplates();
     bind();

@@ -10,6 +10,11 @@
  * Writers keep each list free of duplicates; readers tolerate a missing key, invalid JSON,
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
+ * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer.js): the
+ * type groups and labels, the text search (every word in the name, title, summary or tags; name
+ * matches rank first) and the facet filters (type, tags, owner, favorites, recently used,
+ * deprecated items hidden unless asked).
+ *
  * Security: everything that comes from the index (names, titles, summaries...) is written into
  * the page with textContent or setAttribute on a non-script attribute, never as HTML.
  */
@@ -166,6 +171,96 @@
     return new URL(base.replace(/\/?$/, "/") + path, document.baseURI).href;
   }
 
+  /* --- finding items (catalog and composer) ------------------------------------------------- */
+
+  /* The type groups a page filters by (?type=datasets...), and how each item type is labelled. */
+  var TYPE_GROUPS = Object.freeze({
+    datasets: Object.freeze(["data"]),
+    widgets: Object.freeze(["script", "output"]),
+    images: Object.freeze(["dockerimage"])
+  });
+  var TYPE_LABELS = Object.freeze({
+    data: "Dataset", script: "Widget · script", output: "Widget · output", dockerimage: "Docker image"
+  });
+
+  function typeLabel(type) {
+    return TYPE_LABELS.hasOwnProperty(type) ? TYPE_LABELS[type] : type;
+  }
+
+  /* <span class="prereq-badge prereq-badge--TYPE">label</span>, as text. */
+  function typeBadge(type) {
+    var badge = document.createElement("span");
+    badge.className = "prereq-badge prereq-badge--" + type;
+    var label = typeLabel(type);
+    if (label !== undefined && label !== null) badge.textContent = String(label);
+    return badge;
+  }
+
+  function inTypeGroup(group, type) {
+    return TYPE_GROUPS.hasOwnProperty(group) && TYPE_GROUPS[group].indexOf(type) !== -1;
+  }
+
+  /* An index entry with what the search looks at, lower-cased once: {entry, name, haystack}. */
+  function searchRecord(entry) {
+    return {
+      entry: entry,
+      name: entry.name.toLowerCase(),
+      haystack: [entry.name, entry.title, entry.summary, (entry.tags || []).join(" ")].join("\n").toLowerCase()
+    };
+  }
+
+  /* The words of a search box, lower-cased. */
+  function searchWords(text) {
+    return String(text || "").toLowerCase().split(/\s+/).filter(Boolean);
+  }
+
+  /* 0: the name is the query; 1: every word is in the name; 2: the rest (and everything without a query). */
+  function nameRank(record, words) {
+    if (!words.length) return 2;
+    if (record.name === words.join(" ")) return 0;
+    return words.every(function (word) { return record.name.indexOf(word) !== -1; }) ? 1 : 2;
+  }
+
+  function positions(list) {
+    var out = new Map();
+    list.forEach(function (name, index) { out.set(name, index); });
+    return out;
+  }
+
+  /* The favorites and recently used lists as name -> position (0 first), for filtering and ordering. */
+  function marks() {
+    return { favorites: positions(favorites()), recent: positions(recent()) };
+  }
+
+  /* Does a searchRecord pass the filters, leaving out the facet `skip` ("type", "tags", "owner", "show")?
+   *   words       searchWords(query): every one in the name, title, summary or tags
+   *   type        a TYPE_GROUPS key, or "" (an unknown group does not filter)
+   *   tags        the entry carries every one
+   *   owner       the entry lists this owner, or ""
+   *   show        "favorites" or "recent" (with marks from marks()), or ""
+   *   deprecated  whether deprecated entries are shown: true/false, or a function of the entry */
+  function passes(record, filters, skip) {
+    var entry = record.entry;
+    var deprecated = typeof filters.deprecated === "function" ? filters.deprecated(entry) : filters.deprecated;
+    if (entry.deprecated && !deprecated) return false;
+    var words = filters.words || [];
+    for (var i = 0; i < words.length; i++) {
+      if (record.haystack.indexOf(words[i]) === -1) return false;
+    }
+    if (skip !== "type" && filters.type && TYPE_GROUPS.hasOwnProperty(filters.type) &&
+        !inTypeGroup(filters.type, entry.type)) return false;
+    if (skip !== "tags") {
+      var tags = filters.tags || [];
+      for (var j = 0; j < tags.length; j++) {
+        if ((entry.tags || []).indexOf(tags[j]) === -1) return false;
+      }
+    }
+    if (skip !== "owner" && filters.owner && (entry.owners || []).indexOf(filters.owner) === -1) return false;
+    if (skip !== "show" && (filters.show === "favorites" || filters.show === "recent") &&
+        !filters.marks[filters.show].has(entry.name)) return false;
+    return true;
+  }
+
   window.prereq = {
     favorites: favorites,
     isFavorite: isFavorite,
@@ -176,7 +271,17 @@
     copyText: copyText,
     makeStar: makeStar,
     siteUrl: siteUrl,
-    keys: { favorites: FAVORITES, recent: RECENT }
+    keys: { favorites: FAVORITES, recent: RECENT },
+    TYPE_GROUPS: TYPE_GROUPS,
+    TYPE_LABELS: TYPE_LABELS,
+    typeLabel: typeLabel,
+    typeBadge: typeBadge,
+    inTypeGroup: inTypeGroup,
+    searchRecord: searchRecord,
+    searchWords: searchWords,
+    nameRank: nameRank,
+    marks: marks,
+    passes: passes
   };
 
   if (document.readyState === "loading") {

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from playwright.sync_api import expect
 
 from prereq import job as jobs
+from prereq.errors import PrereqError
 
 JOB = """\
 # Train and evaluate: my own comment at the top
@@ -377,3 +379,64 @@ def test_an_index_without_the_load_line_is_an_error(visit):
     expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "failed", timeout=15000)
     expect(page.locator("#prereq-composer-error")).to_contain_text("index.json has no job_load_line")
     expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild the site")
+
+
+# Job texts the CLI refuses (job.py's _Job checks); the composer must say the same, at the same line.
+EXTRAS = "extras:\n  prereq:\n"
+BAD_JOBS = {
+    "a task role name that is a number": JOB.replace("  evaluate:", "  1:"),
+    "a task role name that is null": JOB.replace("  evaluate:", "  null:"),
+    "a task role name that is a float": JOB.replace("  evaluate:", "  1e16:"),
+    "a prerequisite name that is not a string": JOB.replace("name: my-image", "name: 1.0"),
+    "extras that is not a mapping": JOB + "extras: [prereq]\n",
+    "an index that is not a string": JOB + EXTRAS + "    index: 12\n",
+    "an invalid range in selected": JOB + EXTRAS + "    selected:\n      train:\n        - digits\n        - nfs-share@^^1\n",
+    "an empty name in selected": JOB + EXTRAS + "    selected:\n      train: [digits, '@^1']\n",
+    "a selected task role that is not a string": JOB + EXTRAS + "    selected:\n      1: [digits]\n",
+    "a lock name that is not a string": JOB + EXTRAS + "    lock:\n      true: {version: 1.0.0, digest: 'sha256:0'}\n",
+    # Older checks, whose lines are those of the values (a block value starts on the next line).
+    "a task role that is not a mapping": JOB + "  broken: 3\n",
+    "a task role listing what are not names": JOB + "  other:\n    prerequisites:\n      - {name: x}\n",
+    "extras.prereq that is not a mapping": JOB + EXTRAS.replace("prereq:", "prereq: [a]"),
+    "selected that is a word": JOB + EXTRAS + "    selected: yes\n",
+    "a selected task role the job does not have": JOB + EXTRAS + "    selected:\n      gone:\n        - digits\n",
+    "a lock entry without a digest": JOB + EXTRAS + "    lock:\n      digits:\n        version: 2.0.1\n",
+}
+
+
+def cli_error(text: str, index: Path) -> PrereqError:
+    with pytest.raises(PrereqError) as raised:
+        jobs.add_to_text(text, ["hello-widget"], index=index, task_role="train", source="job")
+    return raised.value
+
+
+def test_jobs_the_cli_refuses_are_refused_with_its_message(visit, built_site):
+    page = open_composer(visit)
+    error = page.locator("#prereq-composer-error")
+    for case, text in BAD_JOBS.items():
+        expected = cli_error(text, built_site)
+        assert expected.message.startswith("job:"), (case, expected.message)
+        # Checking an item: the edit is refused with the CLI's message and hint.
+        refused = page.evaluate("""([text]) => window.prereqComposer.add(text, ["hello-widget"], "train").then(
+            () => null, (error) => ({message: error.message, hint: error.hint}))""", [text])
+        assert refused == {"message": expected.message, "hint": expected.hint}, case
+        # The pasted job: the page shows why nothing can be checked.
+        page.locator("#prereq-composer-yaml").fill(text)
+        hint = f"hint: {expected.hint}" if expected.hint else ""
+        expect(error).to_have_text(f"Cannot do that: {expected.message}{hint}")
+        expect(page.locator("#prereq-composer")).to_have_attribute("data-job", "invalid")
+        expect(box(page, "hello-widget")).to_be_disabled()
+        settle(page)
+
+
+def test_names_the_cli_reads_as_strings_are_accepted(visit, built_site, site_url):
+    # Quoted, or plain words YAML 1.2 (the CLI) reads as strings where YAML 1.1 would not.
+    text = (JOB.replace("  evaluate:", "  '1':").replace("name: my-image", "name: on")
+            .replace("dockerImage: my-image", "dockerImage: 'on'"))
+    expected = jobs.add_to_text(text, ["hello-widget"], index=built_site, task_role="train", source="job").after
+    page = open_composer(visit)
+    paste(page, text, ["train", "1"])
+    expect(page.locator("#prereq-composer")).to_have_attribute("data-job", "valid")
+    toggle(page, "hello-widget")
+    expect(page.locator("#prereq-composer-error")).to_be_hidden()
+    same_job(editor_text(page), expected, site_url)
