@@ -258,3 +258,26 @@ def test_digest_is_stable() -> None:
     second = compile_plain(item("d", ['echo "it\'s"']))
     assert openpai.digest(first) == openpai.digest(second)
     assert openpai.digest(first).startswith("sha256:")
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_scalar_checks_agree_with_parsing_the_whole_tree(seed: int) -> None:
+    """check_round_trip checks scalars one by one; the runtime parses the whole tree."""
+    rng = random.Random(seed)
+    odd_keys = ["it's", 'say "hi"', "a\\b", "tab\there", "x" * 1100, "line\nbreak", "ünï", "1", "null"]
+    disagreements, survived = 0, 0
+    for index, commands in enumerate(cases(seed, 120)):
+        if index % 2:  # half the trees hold only plain keys and values that survive on their own
+            commands = [c for c in commands if runtime.survives_round_trip([c])] or ["true"]
+            keys = ["train", "eval"]
+        else:
+            keys = ["train", *odd_keys]
+        logdir = {rng.choice(keys): rng.choice(commands) for _ in range(rng.randint(1, 3))}
+        form = {"name": f"t{index}", "type": "script", "version": "1.0.0",
+                "plugin": "com.microsoft.pai.runtimeplugin.tensorboard",
+                "port": rng.choice([6006, 1.5, True]), "logdir": logdir, "options": commands}
+        whole = runtime.survives_round_trip(openpai.runtime_parameters(form))
+        disagreements += (openpai.check_round_trip(form) == []) != whole
+        survived += whole
+    assert disagreements == 0
+    assert 20 < survived < 100  # both outcomes are exercised

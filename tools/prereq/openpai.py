@@ -202,17 +202,17 @@ def is_runtime_plugin(form: dict[str, Any]) -> bool:
     return isinstance(plugin, str) and plugin.startswith(runtime.PLUGIN_PREFIX)
 
 
-def _leaves(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+def _leaves(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any, bool]]:
+    """Every scalar of a parameter tree with its path, and whether it is a mapping key."""
     if isinstance(value, dict):
         for key, child in value.items():
-            if not runtime.survives_round_trip([key]):
-                yield path + (key,), key
+            yield path + (key,), key, True
             yield from _leaves(child, path + (key,))
     elif isinstance(value, list):
         for index, child in enumerate(value):
             yield from _leaves(child, path + (index,))
     else:
-        yield path, value
+        yield path, value, False
 
 
 def check_round_trip(form: dict[str, Any]) -> list[str]:
@@ -222,9 +222,12 @@ def check_round_trip(form: dict[str, Any]) -> list[str]:
     plugin (``dockerimage``, no runtime plugin) have no parameters to check."""
     if not is_runtime_plugin(form):
         return []
+    # Python's repr of a parameter tree is its scalars' reprs between flow
+    # delimiters, and YAML reads each quoted or plain scalar on its own, so the
+    # tree survives exactly when each scalar survives where it stands: values
+    # as list entries, keys as mapping keys (implicit keys have a length limit).
+    # Checking scalars (cached) spares a pure-Python parse of every whole tree.
     parameters = runtime_parameters(form)
-    broken = [format_path(path) for path, leaf in _leaves(parameters, ())
-              if not runtime.scalar_survives(leaf)]
-    if not broken and not runtime.survives_round_trip(parameters):
-        broken.append("(parameters)")
+    broken = [format_path(path) for path, scalar, is_key in _leaves(parameters, ())
+              if not (runtime.key_survives(scalar) if is_key else runtime.scalar_survives(scalar))]
     return list(dict.fromkeys(broken))

@@ -86,6 +86,12 @@ def scalar_survives(value: str | int | float | bool | None) -> bool:
     return survives_round_trip([value])
 
 
+@lru_cache(maxsize=4096, typed=True)
+def key_survives(key: str | int | float | bool | None) -> bool:
+    """``survives_round_trip`` for one mapping key."""
+    return survives_round_trip({key: 0})
+
+
 def ansi_c_quote(text: str) -> str:
     """``text`` as a bash ``$'...'`` word.  The result holds ``'`` and never
     ``"``, so Python writes its repr in double quotes, which YAML reads back
