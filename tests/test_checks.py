@@ -252,3 +252,26 @@ def test_a_template_with_odd_prerequisite_names_is_reported_not_a_crash(tmp_path
     problems = validate(registry).problems
     assert {p.rule for p in problems} == {"PRQ180"}  # the image 'img' exists nowhere
     assert problems[0].file == "templates/odd.yaml" and problems[0].line == 9
+
+
+def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
+    """schema.check_item trusts jsonschema-rs for 'valid'; it must never call an invalid item valid."""
+    import jsonschema
+
+    from prereq import schema
+    from prereq.yamlio import YamlLoadError, load_yaml
+
+    explaining = jsonschema.Draft202012Validator(schema.load_schema("prerequisite.schema.json"))
+    fast = schema._fast_validator("prerequisite.schema.json")
+    repo = Path(__file__).resolve().parents[1]
+    files = sorted(repo.glob("registry/prerequisites/*.yaml")) + sorted(repo.glob("tests/fixtures/**/*.yaml"))
+    invalid = 0
+    for path in files:
+        try:
+            data = load_yaml(path.read_bytes()).data
+        except YamlLoadError:
+            continue
+        valid = not any(True for _ in explaining.iter_errors(data))
+        assert fast.is_valid(data) == valid, path
+        invalid += not valid
+    assert invalid >= 15  # the rule fixtures do hold invalid items
