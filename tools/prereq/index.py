@@ -42,6 +42,7 @@ class IndexBuild:
 
     root: dict[str, Any]
     items: dict[str, dict[str, Any]]  # name -> per-item document
+    bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
     templates: dict[str, str] = field(default_factory=dict)  # path -> job template text, as written
     warnings: list[str] = field(default_factory=list)
 
@@ -183,9 +184,10 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         document["required_by"].sort()
 
     entries = []
+    bodies: dict[str, str] = {}
     for name, document in documents.items():
         latest = document["versions"][-1]["item"]
-        body = dump_json(document)
+        body = bodies[name] = dump_json(document)
         rel = None
         if repo is not None:
             rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
@@ -217,7 +219,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "dirty": state.dirty if state else True,
         "items": entries,
     }
-    return IndexBuild(root=root, items=documents, warnings=warnings,
+    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings,
                       templates={t["path"]: t["text"] for t in templates})
 
 
@@ -230,8 +232,8 @@ def write_index(build: IndexBuild, out: Path) -> None:
     api = out / API_DIR
     (api / "prerequisites").mkdir(parents=True, exist_ok=True)
     (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
-    for name, document in build.items.items():
-        (api / "prerequisites" / f"{name}.json").write_text(dump_json(document), encoding="utf-8")
+    for name, body in build.bodies.items():
+        (api / "prerequisites" / f"{name}.json").write_text(body, encoding="utf-8")
     for rel, text in build.templates.items():
         (api / rel).parent.mkdir(parents=True, exist_ok=True)
         (api / rel).write_text(text, encoding="utf-8")

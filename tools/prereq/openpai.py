@@ -77,7 +77,7 @@ def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
     for event, commands in blocks.items():
         if not commands:
             continue
-        if not runtime.survives_round_trip(commands):
+        if not all(runtime.scalar_survives(command) for command in commands):
             commands = _encode(commands)
         compiled.append({"event": event, "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]})
     return compiled
@@ -96,7 +96,7 @@ def _safe_uri(value: Any) -> Any:
     no place in a URI as written anyway)."""
     if isinstance(value, list):
         return [_safe_uri(item) for item in value]
-    if not isinstance(value, str) or runtime.survives_round_trip([value]):
+    if not isinstance(value, str) or runtime.scalar_survives(value):
         return value
     return "".join(ch if ch.isprintable() and ch not in "'\"\\ " else
                    "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in value)
@@ -149,7 +149,7 @@ def _ssh_keys(keys: list[str]) -> str:
     # A newline survives the runtime's repr round trip only inside a
     # double-quoted repr, which Python picks when the text holds a "'" and no '"'.
     # An apostrophe in the last key's comment field changes no key.
-    if not runtime.survives_round_trip([value]) and '"' not in value:
+    if not runtime.scalar_survives(value) and '"' not in value:
         value += " prereq's"
     return value
 

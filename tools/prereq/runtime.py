@@ -144,12 +144,12 @@ def encode_script(commands: list[str]) -> list[str]:
 
 def safe_text(text: str) -> str:
     """Prose (titles, contributor names) adjusted just enough to survive the round trip."""
-    if survives_round_trip([text]):
+    if scalar_survives(text):
         return text
     adjusted = re.sub(r"\s", " ", text)
-    if survives_round_trip([adjusted]):
+    if scalar_survives(adjusted):
         return adjusted
     adjusted = adjusted.replace("'", "\u2019")
-    if survives_round_trip([adjusted]):
+    if scalar_survives(adjusted):
         return adjusted
     return "".join(ch for ch in adjusted if ch.isprintable() and ch != "\\")
