@@ -250,3 +250,40 @@ def test_job_templates_are_published_as_written_with_the_load_line(history: GitR
     assert root["templates"] == [{"name": "train", "title": "Train with lib", "path": "templates/train.yaml",
                                   "uses": ["lib"]}]
     assert (out / "api" / "v1" / "templates" / "train.yaml").read_text() == text
+
+
+def test_an_old_version_whose_requirements_form_a_cycle_is_left_out(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", OWNERS)
+    repo.write("registry/prerequisites/a.yaml", item_yaml("a", "1.0.0", require=["b"]))
+    repo.write("registry/prerequisites/b.yaml", item_yaml("b", "1.0.0"))
+    repo.commit("a needs b")
+    repo.write("registry/prerequisites/a.yaml", item_yaml("a", "1.1.0"))
+    repo.write("registry/prerequisites/b.yaml", item_yaml("b", "1.1.0", require=["a"]))
+    repo.commit("now b needs a")
+    result = _build(repo, tmp_path / "out")
+    assert [v["version"] for v in _read(tmp_path / "out", "prerequisites/a.json")["versions"]] == ["1.1.0"]
+    assert any(w.startswith("a 1.0.0: its requirements form a cycle") for w in result.warnings)
+    assert _read(tmp_path / "out", "prerequisites/b.json")["versions"][-1]["closure"] == [
+        {"name": "a", "version": "1.1.0"}, {"name": "b", "version": "1.1.0"}]
+
+
+def test_a_closure_holds_each_item_once_with_one_version(tmp_path: Path) -> None:
+    """An old version whose requirements want different versions of one item gets the one
+    that meets every range, as job editing would choose, not the item twice."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", OWNERS)
+    repo.write("registry/prerequisites/base.yaml", item_yaml("base", "1.5.0"))
+    repo.write("registry/prerequisites/low.yaml", item_yaml("low", "1.0.0", require=["base@1.5.0"]))
+    repo.write("registry/prerequisites/any.yaml", item_yaml("any", "1.0.0", require=["base"]))
+    repo.write("registry/prerequisites/top.yaml", item_yaml("top", "1.0.0", require=["any", "low@1.0.0"]))
+    repo.commit("pinned")
+    repo.write("registry/prerequisites/base.yaml", item_yaml("base", "1.5.1"))
+    repo.write("registry/prerequisites/low.yaml", item_yaml("low", "1.1.0", require=["base@^1.5.0"]))
+    repo.write("registry/prerequisites/top.yaml", item_yaml("top", "1.1.0", require=["any", "low"]))
+    repo.commit("relaxed")
+    _build(repo, tmp_path / "out")
+    old, new = _read(tmp_path / "out", "prerequisites/top.json")["versions"]
+    assert old["closure"] == [{"name": "base", "version": "1.5.0"}, {"name": "any", "version": "1.0.0"},
+                              {"name": "low", "version": "1.0.0"}, {"name": "top", "version": "1.0.0"}]
+    assert new["closure"][0] == {"name": "base", "version": "1.5.1"}

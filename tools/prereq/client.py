@@ -19,9 +19,9 @@ from typing import Any
 
 from . import schema
 from .errors import PrereqError
-from .graph import post_order
 from .rules import RULES
-from .versions import Requirement, fold_name, is_range, satisfies, sort_versions
+from .resolve import ResolutionError, resolve
+from .versions import Requirement, fold_name, is_range, sort_versions
 
 ROOT_FILE = "index.json"
 
@@ -163,58 +163,20 @@ class Index:
         for request in requests:
             if request.range and not is_range(request.range):
                 raise PrereqError(f"{request} has an invalid version range", hint=RULES["PRQ141"].hint)
-        chosen: dict[str, str] = {}
-        for _ in range(100):
-            constraints: dict[str, list[tuple[str | None, str]]] = {}
-            for request in requests:
-                constraints.setdefault(request.name, []).append((request.range, "your selection"))
-            reachable = post_order([r.name for r in requests],
-                                   lambda name: [Requirement.parse(t).name for t in self._requires(name, chosen)])
-            for name in reachable:
-                for text in self._requires(name, chosen):
-                    requirement = Requirement.parse(text)
-                    constraints.setdefault(requirement.name, []).append(
-                        (requirement.range, f"{name} {chosen.get(name, '')}".strip()))
-            picked = {name: self._pick(name, ranges, (locked or {}).get(name)) for name, ranges in constraints.items()}
-            if picked == chosen:
-                break
-            chosen = picked
-        order = post_order([r.name for r in requests],
-                           lambda name: [Requirement.parse(t).name for t in self._requires(name, chosen)])
-        pulled_by: dict[str, list[str]] = {}
-        for name in order:
-            for text in self._requires(name, chosen):
-                pulled_by.setdefault(Requirement.parse(text).name, []).append(name)
+        try:
+            resolution = resolve(requests, versions_of=self.versions, requires_of=self._requires, locked=locked)
+        except ResolutionError as exc:
+            raise PrereqError(exc.message, hint=exc.hint) from None
         selected = {r.name for r in requests}
         resolved = []
-        for name in order:
-            document = self.version(name, chosen[name])
+        for name in resolution.order:
+            version = resolution.versions[name]
+            document = self.version(name, version)
             resolved.append(Resolved(
-                name=name, version=chosen[name], openpai=document["openpai"], digest=document["digest"],
-                required_by=tuple(pulled_by.get(name, [])), selected=name in selected,
+                name=name, version=version, openpai=document["openpai"], digest=document["digest"],
+                required_by=tuple(resolution.pulled_by(name)), selected=name in selected,
                 deprecated=document["item"].get("deprecated")))
         return resolved
 
-    def _requires(self, name: str, chosen: dict[str, str]) -> list[str]:
-        if name not in chosen:
-            return []
-        return list(self.version(name, chosen[name])["item"].get("require") or [])
-
-    def _pick(self, name: str, ranges: list[tuple[str | None, str]], locked: str | None) -> str:
-        versions = self.versions(name)
-        fitting = [v for v in versions if all(satisfies(v, spec) for spec, _ in ranges)]
-        if locked in fitting:
-            return locked
-        if fitting:
-            return fitting[-1]
-        for index, (first, first_by) in enumerate(ranges):
-            for second, second_by in ranges[index + 1:]:
-                if not any(satisfies(v, first) and satisfies(v, second) for v in versions):
-                    raise PrereqError(
-                        f"no version of {name} meets both {first_by} ({name}@{first or '*'}) and "
-                        f"{second_by} ({name}@{second or '*'})",
-                        hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges")
-        spec, by = ranges[0]
-        raise PrereqError(f"no published version of {name} meets {name}@{spec or '*'} ({by})",
-                          hint=f"published versions: {', '.join(versions) or 'none'}")
-
+    def _requires(self, name: str, version: str) -> list[Requirement]:
+        return [Requirement.parse(text) for text in self.version(name, version)["item"].get("require") or []]

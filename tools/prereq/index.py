@@ -18,10 +18,11 @@ from typing import Any
 
 from . import openpai, openpai_schema, runtime, schema
 from .gitio import FileRevision, Repository
-from .graph import lookup_parameter, post_order
+from .graph import lookup_parameter
 from .loader import ITEMS_DIR
+from .resolve import Resolution, ResolutionError, resolve
 from .validate import ValidationResult
-from .versions import Requirement, best_match, sort_versions
+from .versions import Requirement, sort_versions
 from .yamlio import YamlLoadError, load_yaml
 
 API_DIR = Path("api") / "v1"
@@ -87,39 +88,30 @@ def collect_versions(result: ValidationResult, history: list[FileRevision] | Non
 
 
 class Resolver:
-    """Resolves ranges against every published version (npm maxSatisfying)."""
+    """Each published version's closure, with the versions job editing would choose."""
 
     def __init__(self, published: dict[str, dict[str, PublishedVersion]]) -> None:
         self.published = published
-        self._requires: dict[Node, list[tuple[Requirement, Node | None]]] = {}
+        # Asked for again and again while resolving every version: compute each once.
+        self._versions = {name: sort_versions(list(versions)) for name, versions in published.items()}
+        self._requires = {(name, version): [Requirement.parse(text) for text in record.data.get("require") or []]
+                          for name, versions in published.items() for version, record in versions.items()}
 
     def versions(self, name: str) -> list[str]:
-        return sort_versions(list(self.published.get(name, {})))
+        return self._versions.get(name, [])
 
-    def resolve(self, requirement: Requirement) -> str | None:
-        return best_match(self.versions(requirement.name), requirement.range)
+    def requires(self, name: str, version: str) -> list[Requirement]:
+        return self._requires[(name, version)]
 
-    def requires(self, node: Node) -> list[tuple[Requirement, Node | None]]:
-        if node not in self._requires:
-            found = []
-            for text in self.published[node[0]][node[1]].data.get("require") or []:
-                requirement = Requirement.parse(text)
-                version = self.resolve(requirement)
-                found.append((requirement, (requirement.name, version) if version else None))
-            self._requires[node] = found
-        return self._requires[node]
+    def resolution(self, node: Node) -> Resolution:
+        return resolve([Requirement(node[0], node[1])], versions_of=self.versions, requires_of=self.requires)
 
-    def children(self, node: Node) -> list[Node]:
-        return [child for _, child in self.requires(node) if child is not None]
-
-    def closure(self, node: Node) -> list[Node]:
-        return post_order([node], self.children)
-
-    def lookup(self, node: Node) -> Callable[[str], Any]:
-        parameters = {n: self.published[n[0]][n[1]].data.get("parameters") or {} for n in self.closure(node)}
+    def lookup(self, node: Node, resolution: Resolution) -> Callable[[str], Any]:
+        """``<% this.KEY %>`` for ``node``: its parameters, then its requirements', nearest first."""
+        parameters = {n: self.published[n][v].data.get("parameters") or {} for n, v in resolution.versions.items()}
 
         def find(key: str) -> Any:
-            found = lookup_parameter(node, key, parameters, self.children)
+            found = lookup_parameter(node[0], key, parameters, lambda n: [r.name for r in resolution.requires[n]])
             return found[1] if isinstance(found, tuple) else None
 
         return find
@@ -127,17 +119,17 @@ class Resolver:
 
 def _version_document(resolver: Resolver, node: Node, warnings: list[str]) -> dict[str, Any] | None:
     record = resolver.published[node[0]][node[1]]
-    requires = []
-    for requirement, child in resolver.requires(node):
-        if child is None:
-            warnings.append(f"{node[0]} {node[1]}: no published version of {requirement} , left out")
-            return None
-        requires.append({"name": requirement.name, "range": requirement.range or "*", "version": child[1]})
-    closure = resolver.closure(node)
-    if any(node in resolver.closure(child) for child in resolver.children(node)):
+    try:
+        resolution = resolver.resolution(node)
+    except ResolutionError as exc:
+        warnings.append(f"{node[0]} {node[1]}: {exc.message}, left out")
+        return None
+    if resolution.has_cycle:
         warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
         return None
-    form = openpai.compile_item(record.data, lookup=resolver.lookup(node))
+    requires = [{"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
+                for r in resolution.requires[node[0]]]
+    form = openpai.compile_item(record.data, lookup=resolver.lookup(node, resolution))
     broken = openpai.check_round_trip(form)
     if broken:
         warnings.append(f"{node[0]} {node[1]}: {', '.join(broken)} would not survive the OpenPAI runtime's "
@@ -150,7 +142,7 @@ def _version_document(resolver: Resolver, node: Node, warnings: list[str]) -> di
         "digest": openpai.digest(form),
         "exports": openpai.exports(record.data),
         "requires": requires,
-        "closure": [{"name": name, "version": version} for name, version in closure],
+        "closure": [{"name": name, "version": resolution.versions[name]} for name in resolution.order],
     }
 
 
