@@ -195,9 +195,9 @@ def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     if ctx.schema_issues(item):
         return  # only a valid item has a form to check
-    for field in openpai.check_round_trip(ctx.form(item.name)):
-        top = re.split(r"[.\[]", field, maxsplit=1)[0]
-        yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=field)
+    for broken in openpai.check_round_trip(ctx.form(item.name)):
+        top = re.split(r"[.\[]", broken, maxsplit=1)[0]
+        yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=broken)
 
 
 def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:

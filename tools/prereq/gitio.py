@@ -42,11 +42,16 @@ class Repository:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             return None
 
+    def _head(self) -> git.Commit | None:
+        try:
+            return self._repo.head.commit
+        except ValueError:  # no commits yet
+            return None
+
     def state(self, folder: Path) -> RepoState:
         """HEAD's commit and date, and whether ``folder`` differs from HEAD."""
-        try:
-            head = self._repo.head.commit
-        except ValueError:  # no commits yet
+        head = self._head()
+        if head is None:
             return RepoState(None, None, True)
         rel = self.relative(folder)
         status = self._repo.git.status("--porcelain", "--untracked-files=all", "--", rel)
@@ -57,9 +62,7 @@ class Repository:
 
     def history(self, folder: Path) -> list[FileRevision]:
         """Every revision of every file under ``folder`` on HEAD's history, newest first."""
-        try:
-            self._repo.head.commit
-        except ValueError:
+        if self._head() is None:
             return []
         rel = self.relative(folder)
         raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z",

@@ -197,22 +197,26 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             "path": f"prerequisites/{name}.json",
             "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
         })
-    templates = [{"name": t.stem, "title": str(t.data.get("description") or t.stem).strip().split("\n")[0],
-                  "path": f"templates/{t.stem}.yaml", "text": t.path.read_text(encoding="utf-8"),
-                  "uses": list(dict.fromkeys(name for _, _, name in openpai_schema.role_references(t.data)
-                                             if name in documents))}
-                 for t in sorted(result.templates, key=lambda t: t.stem)]
+    template_entries: list[dict[str, Any]] = []
+    template_texts: dict[str, str] = {}
+    for template in sorted(result.templates, key=lambda t: t.stem):
+        path = f"templates/{template.stem}.yaml"
+        uses = [n for _, _, n in openpai_schema.role_references(template.data) if n in documents]
+        title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
+        template_entries.append({"name": template.stem, "title": title, "path": path,
+                                 "uses": list(dict.fromkeys(uses))})
+        template_texts[path] = template.path.read_text(encoding="utf-8")  # published as written
     root = {
         "format": schema.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
-        "templates": [{k: v for k, v in t.items() if k != "text"} for t in templates],
+        "templates": template_entries,
         "commit": state.commit if state else None,
         "date": state.date if state else None,
         "dirty": state.dirty if state else True,
         "items": entries,
     }
     return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings,
-                      templates={t["path"]: t["text"] for t in templates})
+                      templates=template_texts)
 
 
 def dump_json(value: Any) -> str:

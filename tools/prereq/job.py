@@ -802,7 +802,7 @@ def resolve_text(text: str, *, index: Index | str | Path | None = None,
                                 hint="write <% expression.KEY %>")
             if template.key not in values:
                 missing_keys.setdefault(template.key, path)
-        rendered = templates.render(value, "expression", lambda key: values.get(key))
+        rendered = templates.render(value, "expression", values.get)
         renders.append((path, rendered))
     if missing_keys:
         lines = [f"{_expression_where(job, key, path)}: <% expression.{key} %> has no stored value"
