@@ -23,10 +23,10 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from gitrepo import GitRepo, item_yaml  # noqa: E402
 
-from prereq.build import build  # noqa: E402
-from prereq.gitio import Repository  # noqa: E402
-from prereq.validate import validate  # noqa: E402
-from prereq.yamlio import load_yaml  # noqa: E402
+from prereq.marketplace.publish import build  # noqa: E402
+from prereq.core.gitrepo import Repository  # noqa: E402
+from prereq.registry.validate import validate  # noqa: E402
+from prereq.core.yamlload import load_yaml  # noqa: E402
 
 
 def timed(func, repeat: int = 3) -> float:

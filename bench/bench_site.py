@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_registry import make_registry  # noqa: E402
 
-from prereq.build import build  # noqa: E402
+from prereq.marketplace.publish import build  # noqa: E402
 
 
 def main() -> None:

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from prereq import openpai, runtime
-from prereq.build import build
-from prereq.openpai_schema import validate_job
-from prereq.validate import validate
+from prereq.openpai import forms
+
+from prereq.openpai import runtime
+from prereq.marketplace.publish import build
+from prereq.openpai.protocol import validate_job
+from prereq.registry.validate import validate
 
 REGISTRY = Path(__file__).resolve().parents[1] / "registry"
 
@@ -37,9 +39,9 @@ def test_the_proposal_items_are_there_and_wired_as_the_user_story_says() -> None
     assert "mountPoint" in items["nfs-storage-1"].data["parameters"]
     for name in ("mnist-data", "output-dir"):
         assert "nfs-storage-1" in [r.name for r in items[name].requires]
-    assert openpai.exports(items["mnist-data"].data) == ["MNIST_DIR"]
-    assert "OUTPUT_DIR" in openpai.exports(items["output-dir"].data)
-    succeed = openpai.command_blocks(items["output-dir"].data)[runtime.SUCCEED]
+    assert forms.exports(items["mnist-data"].data) == ["MNIST_DIR"]
+    assert "OUTPUT_DIR" in forms.exports(items["output-dir"].data)
+    succeed = forms.command_blocks(items["output-dir"].data)[runtime.SUCCEED]
     assert any("OUTPUT_DIR" in command for _, command in succeed)
     assert items["enable-ssh"].data["plugin"] == "com.microsoft.pai.runtimeplugin.ssh"
 
@@ -53,16 +55,16 @@ def test_every_published_form_is_accepted_by_openpai_and_survives_the_runtime(in
     for name, document in index.items():
         for version in document["versions"]:
             closure = [index[c["name"]]["versions"] for c in version["closure"]]
-            forms = [next(v["openpai"] for v in versions if v["version"] == c["version"])
+            closure_forms = [next(v["openpai"] for v in versions if v["version"] == c["version"])
                      for versions, c in zip(closure, version["closure"])]
-            runnable = [f["name"] for f in forms if f["type"] != "dockerimage"]
-            images = [f["name"] for f in forms if f["type"] == "dockerimage"]
+            runnable = [f["name"] for f in closure_forms if f["type"] != "dockerimage"]
+            images = [f["name"] for f in closure_forms if f["type"] == "dockerimage"]
             role = {"instances": 1, "dockerImage": images[-1] if images else "img",
                     "resourcePerInstance": {"cpu": 1, "memoryMB": 1024, "gpu": 0}, "commands": ["true"]}
             if runnable:
                 role["prerequisites"] = runnable
             own_image = [] if images else [{"name": "img", "type": "dockerimage", "uri": "ubuntu:22.04"}]
             job = {"protocolVersion": 2, "name": "check", "type": "job",
-                   "prerequisites": forms + own_image, "taskRoles": {"main": role}}
+                   "prerequisites": closure_forms + own_image, "taskRoles": {"main": role}}
             assert validate_job(job) == [], (name, version["version"])
-            assert openpai.check_round_trip(version["openpai"]) == [], (name, version["version"])
+            assert forms.check_round_trip(version["openpai"]) == [], (name, version["version"])

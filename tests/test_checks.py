@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from prereq.rules import RULES, Severity, rule_reference_markdown
-from prereq.validate import validate
+from prereq.registry.rules import RULES, Severity, rule_reference_markdown
+from prereq.registry.validate import validate
 
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ"))
@@ -239,7 +239,7 @@ def test_hidden_files_are_ignored(make_registry) -> None:
 
 
 def test_a_template_with_odd_prerequisite_names_is_reported_not_a_crash(tmp_path) -> None:
-    from prereq.validate import validate
+    from prereq.registry.validate import validate
 
     registry = tmp_path / "registry"
     (registry / "prerequisites").mkdir(parents=True)
@@ -255,14 +255,14 @@ def test_a_template_with_odd_prerequisite_names_is_reported_not_a_crash(tmp_path
 
 
 def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
-    """schema.check_item trusts jsonschema-rs for 'valid'; it must never call an invalid item valid."""
+    """schemas.check_item trusts jsonschema-rs for 'valid'; it must never call an invalid item valid."""
     import jsonschema
 
-    from prereq import schema
-    from prereq.yamlio import YamlLoadError, load_yaml
+    from prereq.registry import schemas
+    from prereq.core.yamlload import YamlLoadError, load_yaml
 
-    explaining = jsonschema.Draft202012Validator(schema.load_schema("prerequisite.schema.json"))
-    fast = schema._fast_validator("prerequisite.schema.json")
+    explaining = jsonschema.Draft202012Validator(schemas.load_schema("prerequisite.schema.json"))
+    fast = schemas._fast_validator("prerequisite.schema.json")
     repo = Path(__file__).resolve().parents[1]
     files = sorted(repo.glob("registry/prerequisites/*.yaml")) + sorted(repo.glob("tests/fixtures/**/*.yaml"))
     invalid = 0

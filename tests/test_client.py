@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq.build import build
-from prereq.client import Index
-from prereq.errors import PrereqError
+from prereq.marketplace.publish import build
+from prereq.index.reader import Index
+from prereq.core.errors import PrereqError
 
 REG = "registry/prerequisites/"
 
@@ -63,7 +63,7 @@ def test_search_ranks_name_matches_first(index_dir: Path) -> None:
 
 
 def test_resolve_orders_requirements_first_and_records_who_pulled_them(index_dir: Path) -> None:
-    resolved = Index.load(index_dir).resolve(["top"])
+    resolved = Index.load(index_dir).closure(["top"])
     assert [(r.name, r.version) for r in resolved] == [("base", "2.0.0"), ("two", "1.0.0"), ("one", "2.0.0"),
                                                        ("top", "1.0.0")]
     base = resolved[0]
@@ -72,22 +72,22 @@ def test_resolve_orders_requirements_first_and_records_who_pulled_them(index_dir
 
 
 def test_shared_requirement_gets_the_highest_version_meeting_every_range(index_dir: Path) -> None:
-    resolved = Index.load(index_dir).resolve(["one@1.0.0", "two"])
+    resolved = Index.load(index_dir).closure(["one@1.0.0", "two"])
     assert dict((r.name, r.version) for r in resolved)["base"] == "1.4.0"
 
 
 def test_conflicting_ranges_name_both_requirers(index_dir: Path) -> None:
     with pytest.raises(PrereqError) as caught:
-        Index.load(index_dir).resolve(["one@1.0.0", "base@^2"])
+        Index.load(index_dir).closure(["one@1.0.0", "base@^2"])
     message = caught.value.message
     assert "no version of base meets both" in message and "one 1.0.0" in message and "your selection" in message
 
 
 def test_lock_pins_a_version_that_still_fits(index_dir: Path) -> None:
     index = Index.load(index_dir)
-    resolved = index.resolve(["two"], locked={"base": "1.4.0"})
+    resolved = index.closure(["two"], locked={"base": "1.4.0"})
     assert dict((r.name, r.version) for r in resolved)["base"] == "1.4.0"
-    resolved = index.resolve(["two"], locked={"base": "1.0.0"})  # no longer meets >=1.2.0
+    resolved = index.closure(["two"], locked={"base": "1.0.0"})  # no longer meets >=1.2.0
     assert dict((r.name, r.version) for r in resolved)["base"] == "2.0.0"
 
 
@@ -113,7 +113,7 @@ def test_index_loads_over_http(index_dir: Path) -> None:
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        resolved = Index.load(url).resolve(["one"])
+        resolved = Index.load(url).closure(["one"])
         assert [r.name for r in resolved] == ["base", "one"]
     finally:
         server.shutdown()

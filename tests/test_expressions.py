@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from prereq import expressions
+from prereq.jobs import expressions
 from prereq.cli import main
-from prereq.errors import PrereqError
+from prereq.core.errors import PrereqError
 
 
 @pytest.fixture

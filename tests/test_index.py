@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq import openpai
-from prereq.build import build
-from prereq.schema import load_schema
+from prereq.openpai import forms
+from prereq.marketplace.publish import build
+from prereq.registry.schemas import load_schema
 
 OWNERS = "users: [alice]\n"
 
@@ -122,7 +122,7 @@ def test_digest_is_sha256_of_the_canonical_openpai_form(history: GitRepo, tmp_pa
         for version in json.loads(body)["versions"]:
             canonical = json.dumps(version["openpai"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             assert version["digest"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
-            assert version["digest"] == openpai.digest(version["openpai"])
+            assert version["digest"] == forms.digest(version["openpai"])
 
 
 def test_openpai_form_leaves_out_registry_fields(history: GitRepo, tmp_path: Path) -> None:
@@ -167,7 +167,7 @@ def test_an_exception_mid_build_leaves_no_partial_output(history: GitRepo, tmp_p
     def explode(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("prereq.build.write_index", explode)
+    monkeypatch.setattr("prereq.marketplace.publish.write_index", explode)
     with pytest.raises(OSError):
         build(history.root / "registry", out, with_site=False)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
@@ -235,7 +235,7 @@ def test_an_old_version_the_runtime_would_mangle_is_left_out(tmp_path: Path) -> 
 
 
 def test_job_templates_are_published_as_written_with_the_load_line(history: GitRepo, tmp_path: Path) -> None:
-    from prereq.runtime import JOB_LOAD_LINE
+    from prereq.openpai.runtime import JOB_LOAD_LINE
 
     text = ("# keep this comment\nprotocolVersion: 2\nname: train\ntype: job\n"
             "description: Train with lib\ntaskRoles:\n  main:\n    instances: 1\n"

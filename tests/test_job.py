@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq import job, runtime
-from prereq.build import build
-from prereq.client import Index
-from prereq.errors import PrereqError
-from prereq.openpai_schema import validate_job
-from prereq.yamlio import load_yaml
+from prereq import jobs
+from prereq.jobs.document import JobDocument
+from prereq.openpai import runtime
+from prereq.marketplace.publish import build
+from prereq.index.reader import Index
+from prereq.core.errors import PrereqError
+from prereq.openpai.protocol import validate_job
+from prereq.core.yamlload import load_yaml
 from textdiff import line_diff
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,7 +122,7 @@ def assert_openpai_accepts(job_data: dict) -> None:
 def test_add_puts_the_closure_in_order_and_touches_no_written_line(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     before = path.read_text()
-    result = job.add(path, ["mnist-data", "output-dir@^1.0"], index=bundled)
+    result = jobs.add(path, ["mnist-data", "output-dir@^1.0"], index=bundled)
     after = path.read_text()
     assert result.written and result.after == after
 
@@ -144,17 +146,17 @@ def test_add_puts_the_closure_in_order_and_touches_no_written_line(tmp_path: Pat
     assert state["index"] == str(bundled) and job_data["extras"]["note"] == "keep me"
     assert_openpai_accepts(job_data)
 
-    again = job.add(path, ["mnist-data"], index=bundled)
+    again = jobs.add(path, ["mnist-data"], index=bundled)
     assert not again.changed and "already selected" in again.warnings[0]
 
 
 def test_remove_takes_out_only_what_nothing_needs(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     original = path.read_bytes()
-    job.add(path, ["mnist-data", "output-dir"], index=bundled)
+    jobs.add(path, ["mnist-data", "output-dir"], index=bundled)
     added_text = path.read_text()
 
-    result = job.remove(path, ["mnist-data"], index=bundled)
+    result = jobs.remove(path, ["mnist-data"], index=bundled)
     described = [change.describe() for change in result.changes]
     assert any(line.startswith("removed mnist-data ") for line in described)
     assert any(line.startswith("removed base-tools ") and "no longer needed" in line for line in described)
@@ -165,23 +167,23 @@ def test_remove_takes_out_only_what_nothing_needs(tmp_path: Path, bundled: Path)
     assert_openpai_accepts(job_data)
 
     with pytest.raises(PrereqError, match="required by|other items require it"):
-        job.remove(path, ["nfs-storage-1"], index=bundled)
+        jobs.remove(path, ["nfs-storage-1"], index=bundled)
     with pytest.raises(PrereqError, match=r"mnist-commented.yaml:10: my-image was written by hand"):
-        job.remove(path, ["my-image"], index=bundled)
+        jobs.remove(path, ["my-image"], index=bundled)
 
-    job.remove(path, ["output-dir"], index=bundled)
+    jobs.remove(path, ["output-dir"], index=bundled)
     assert path.read_bytes() == original  # back to the user's file, byte for byte
 
 
 def test_an_item_the_user_selected_is_never_removed_as_a_requirement(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["nfs-storage-1", "mnist-data"], index=bundled)
-    result = job.remove(path, ["nfs-storage-1"], index=bundled)
+    jobs.add(path, ["nfs-storage-1", "mnist-data"], index=bundled)
+    result = jobs.remove(path, ["nfs-storage-1"], index=bundled)
     assert [c.describe() for c in result.changes] == [
         f"kept nfs-storage-1 {registry_item('nfs-storage-1')['version']} (still required by mnist-data)"]
     assert data(path)["extras"]["prereq"]["selected"] == {"train": ["mnist-data"]}
-    job.add(path, ["nfs-storage-1"], index=bundled)
-    job.remove(path, ["mnist-data"], index=bundled)
+    jobs.add(path, ["nfs-storage-1"], index=bundled)
+    jobs.remove(path, ["mnist-data"], index=bundled)
     job_data = data(path)
     assert job_data["taskRoles"]["train"]["prerequisites"] == ["my-setup", "nfs-storage-1"]
     assert top_names(job_data) == ["my-image", "my-setup", "nfs-storage-1"]
@@ -191,10 +193,10 @@ def test_several_task_roles(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "two-roles.yaml")
     before = path.read_text()
     with pytest.raises(PrereqError, match="2 task roles: ps, worker") as caught:
-        job.add(path, ["mnist-data"], index=bundled)
+        jobs.add(path, ["mnist-data"], index=bundled)
     assert "--task-role" in caught.value.hint
-    job.add(path, ["mnist-data"], task_role="worker", index=bundled)
-    job.add(path, ["output-dir"], task_role="ps", index=bundled)
+    jobs.add(path, ["mnist-data"], task_role="worker", index=bundled)
+    jobs.add(path, ["output-dir"], task_role="ps", index=bundled)
     after = path.read_text()
     assert line_diff(before, after)[0] == []
     job_data = data(after)
@@ -206,7 +208,7 @@ def test_several_task_roles(tmp_path: Path, bundled: Path) -> None:
     assert "\n- name: nfs-storage-1\n  type: data\n" in after
     assert_openpai_accepts(job_data)
 
-    job.remove(path, ["mnist-data"], index=bundled)
+    jobs.remove(path, ["mnist-data"], index=bundled)
     job_data = data(path)
     assert "prerequisites" not in job_data["taskRoles"]["worker"]
     assert job_data["taskRoles"]["worker"]["commands"] == ["echo worker $PAI_TASK_INDEX"]  # load line removed
@@ -216,18 +218,18 @@ def test_several_task_roles(tmp_path: Path, bundled: Path) -> None:
 def test_crlf_files_stay_crlf(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml", crlf=True)
     before = path.read_bytes().decode()
-    job.add(path, ["mnist-data"], index=bundled)
+    jobs.add(path, ["mnist-data"], index=bundled)
     after = path.read_bytes().decode()
     assert "\n" not in after.replace("\r\n", "")
     assert line_diff(before, after)[0] == []
-    job.remove(path, ["mnist-data"], index=bundled)
+    jobs.remove(path, ["mnist-data"], index=bundled)
     assert path.read_bytes().decode() == before
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     before = path.read_bytes()
-    result = job.add(path, ["output-dir"], index=bundled, dry_run=True)
+    result = jobs.add(path, ["output-dir"], index=bundled, dry_run=True)
     assert path.read_bytes() == before and not result.written
     assert "+      - output-dir\n" in result.diff()
     cli = prereq_cli("job", "add", str(path), "output-dir", "--index", str(bundled), "--dry-run")
@@ -239,30 +241,30 @@ def test_a_hand_written_prerequisite_with_a_registry_name_is_not_overwritten(tmp
     path = copy_job(tmp_path, "handwritten-clash.yaml")
     before = path.read_bytes()
     with pytest.raises(PrereqError, match=r"handwritten-clash.yaml:9: the job's own prerequisite 'nfs-storage-1'"):
-        job.add(path, ["mnist-data"], index=bundled)
+        jobs.add(path, ["mnist-data"], index=bundled)
     assert path.read_bytes() == before
 
 
 def test_unknown_names_and_roles_are_clean_errors(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     with pytest.raises(PrereqError, match="no prerequisite named 'mnist_data'") as caught:
-        job.add(path, ["mnist_data"], index=bundled)
+        jobs.add(path, ["mnist_data"], index=bundled)
     assert "mnist-data" in caught.value.hint
     with pytest.raises(PrereqError, match="no task role 'test'"):
-        job.add(path, ["mnist-data"], task_role="test", index=bundled)
+        jobs.add(path, ["mnist-data"], task_role="test", index=bundled)
     cli = prereq_cli("job", "add", str(path), "nope", "--index", str(bundled))
     assert cli.returncode == 2 and "Traceback" not in cli.stderr and "no prerequisite named 'nope'" in cli.stderr
 
 
 def test_hand_edits_of_prereq_entries_are_kept_with_a_warning(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["mnist-data"], index=bundled)
+    jobs.add(path, ["mnist-data"], index=bundled)
     text = path.read_text().replace("\n          - ls -l $MNIST_DIR\n", "\n          - ls -la $MNIST_DIR\n")
     path.write_text(text)
-    result = job.add(path, ["output-dir"], index=bundled)
+    result = jobs.add(path, ["output-dir"], index=bundled)
     assert any("mnist-data was edited by hand" in warning for warning in result.warnings)
     assert "          - ls -la $MNIST_DIR\n" in path.read_text()
-    resolved = job.resolve(path, index=bundled)
+    resolved = jobs.prepare(path, index=bundled)
     assert any("differs from the locked" in warning for warning in resolved.warnings)
 
 
@@ -272,30 +274,30 @@ def test_hand_edits_of_prereq_entries_are_kept_with_a_warning(tmp_path: Path, bu
 def test_conflicting_ranges_are_an_error_naming_both(tmp_path: Path, tiny: dict[str, Path]) -> None:
     path = tmp_path / "job.yaml"
     path.write_text((JOBS / "two-roles.yaml").read_text())
-    job.add(path, ["alpha@^1.0"], task_role="ps", index=tiny["new"])
+    jobs.add(path, ["alpha@^1.0"], task_role="ps", index=tiny["new"])
     before = path.read_bytes()
     with pytest.raises(PrereqError) as caught:
-        job.add(path, ["beta"], task_role="worker", index=tiny["new"])
+        jobs.add(path, ["beta"], task_role="worker", index=tiny["new"])
     assert caught.value.message == ("no version of store meets both alpha 1.0.0 (store@^1.0) and "
                                     "beta 1.0.0 (store@^2.0)")
     assert path.read_bytes() == before
     with pytest.raises(PrereqError, match="invalid version range"):
-        job.add(path, ["gamma@^^1"], task_role="worker", index=tiny["new"])
+        jobs.add(path, ["gamma@^^1"], task_role="worker", index=tiny["new"])
 
 
 def test_lock_keeps_versions_until_upgraded(tmp_path: Path, tiny: dict[str, Path]) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["alpha", "gamma"], index=tiny["old"])
+    jobs.add(path, ["alpha", "gamma"], index=tiny["old"])
     assert data(path)["extras"]["prereq"]["lock"]["store"]["version"] == "1.0.0"
 
-    kept = job.lock(path, index=tiny["new"])  # newer versions exist; the lock holds
+    kept = jobs.lock(path, index=tiny["new"])  # newer versions exist; the lock holds
     assert not kept.changed
 
-    added_gamma_again = job.add(path, ["gamma"], index=tiny["old"])
+    added_gamma_again = jobs.add(path, ["gamma"], index=tiny["old"])
     assert not added_gamma_again.changed
 
     before = path.read_text()
-    upgraded = job.lock(path, upgrade=["store"], index=tiny["new"])
+    upgraded = jobs.lock(path, upgrade=["store"], index=tiny["new"])
     assert [c.describe() for c in upgraded.changes] == ["updated store 1.0.0 -> 1.1.0, required by alpha, gamma"]
     job_data = data(path)
     assert job_data["extras"]["prereq"]["lock"]["store"]["version"] == "1.1.0"  # ^1.0 from alpha: not 2.0.0
@@ -307,7 +309,7 @@ def test_lock_keeps_versions_until_upgraded(tmp_path: Path, tiny: dict[str, Path
     assert_openpai_accepts(job_data)
 
     with pytest.raises(PrereqError, match="nothing-here is not locked"):
-        job.lock(path, upgrade=["nothing-here"], index=tiny["new"])
+        jobs.lock(path, upgrade=["nothing-here"], index=tiny["new"])
     cli = prereq_cli("job", "lock", str(path), "--upgrade", "--index", str(tiny["new"]))
     assert cli.returncode == 0, cli.stderr
     assert "updated alpha 1.0.0 -> 2.0.0" in cli.stdout and "updated store 1.1.0 -> 2.0.0" in cli.stdout
@@ -316,8 +318,8 @@ def test_lock_keeps_versions_until_upgraded(tmp_path: Path, tiny: dict[str, Path
 
 def test_resolve_warns_about_deprecated_locked_versions(tmp_path: Path, tiny: dict[str, Path]) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["legacy"], index=tiny["new"])
-    resolved = job.resolve(path, index=tiny["new"])
+    jobs.add(path, ["legacy"], index=tiny["new"])
+    resolved = jobs.prepare(path, index=tiny["new"])
     assert any("legacy 1.1.0 is deprecated: Replaced by alpha. Use alpha instead." in w for w in resolved.warnings)
     assert_openpai_accepts(resolved.data)
     cli = prereq_cli("job", "resolve", str(path), "--index", str(tiny["new"]))
@@ -328,21 +330,21 @@ def test_dockerimage_items_set_the_task_role_image(tmp_path: Path, tiny: dict[st
     path = tmp_path / "job.yaml"
     path.write_text("protocolVersion: 2\nname: images\ntype: job\ntaskRoles:\n  train:\n    instances: 1\n"
                     "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands:\n      - echo hi\n")
-    job.add(path, ["img-a", "alpha"], index=tiny["new"])
+    jobs.add(path, ["img-a", "alpha"], index=tiny["new"])
     job_data = data(path)
     assert job_data["taskRoles"]["train"]["dockerImage"] == "img-a"
     assert list(job_data["taskRoles"]["train"])[:2] == ["instances", "dockerImage"]
     assert_openpai_accepts(job_data)
     with pytest.raises(PrereqError, match="two docker images: img-a and img-b"):
-        job.add(path, ["img-b"], index=tiny["new"])
+        jobs.add(path, ["img-b"], index=tiny["new"])
 
     other = tmp_path / "other.yaml"
     other.write_text((JOBS / "two-roles.yaml").read_text())
     with pytest.raises(PrereqError, match=r"other.yaml:\d+: task role ps already uses dockerImage 'image'"):
-        job.add(other, ["img-a"], task_role="ps", index=tiny["new"])
+        jobs.add(other, ["img-a"], task_role="ps", index=tiny["new"])
 
     # Removing the image keeps it while dockerImage names it.
-    result = job.remove(path, ["img-a"], index=tiny["new"])
+    result = jobs.remove(path, ["img-a"], index=tiny["new"])
     assert any(c.action == "kept" and "dockerImage of task role train" in c.reason for c in result.changes)
     assert "img-a" in top_names(data(path))
 
@@ -354,7 +356,7 @@ def test_user_story_end_to_end(tmp_path: Path, bundled: Path) -> None:
     """A task role that names mnist-data and output-dir resolves to a job OpenPAI runs."""
     path = copy_job(tmp_path, "story.yaml")
     out = tmp_path / "resolved.yaml"
-    result = job.resolve(path, index=bundled, output=out)
+    result = jobs.prepare(path, index=bundled, output=out)
     assert out.read_text() == result.text
     job_data = data(out)
     assert_openpai_accepts(job_data)
@@ -389,7 +391,7 @@ def test_every_job_template_resolves_to_a_job_openpai_accepts(bundled: Path) -> 
         text = template.read_text(encoding="utf-8")
         roles = load_yaml(text).data["taskRoles"]
         assert any(spec.get("prerequisites") for spec in roles.values()), template.name
-        result = job.resolve_text(text, index=index, expressions={}, source=template.name)
+        result = jobs.prepare_text(text, index=index, expressions={}, source=template.name)
         assert_openpai_accepts(result.data)
         for spec in result.data["taskRoles"].values():
             assert spec["commands"][0] == runtime.JOB_LOAD_LINE
@@ -401,7 +403,7 @@ def test_missing_expressions_are_named_with_the_command_to_set_them(tmp_path: Pa
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     path = copy_job(tmp_path, "smb-expression.yaml")
     with pytest.raises(PrereqError, match=r"<% expression.smbUser %> has no stored value") as caught:
-        job.resolve(path, index=bundled)
+        jobs.prepare(path, index=bundled)
     assert "prereq expression set smbUser VALUE" in caught.value.hint
     cli = prereq_cli("job", "resolve", str(path), "--index", str(bundled),
                      env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
@@ -411,11 +413,11 @@ def test_missing_expressions_are_named_with_the_command_to_set_them(tmp_path: Pa
     only_item.write_text(path.read_text().replace('      - echo "run by <% expression.smbUser %>"\n', ""))
     with pytest.raises(PrereqError, match=r"only-item.yaml: prerequisite smb-storage \(from the index\): "
                        r"<% expression.smbUser %> has no stored value"):
-        job.resolve(only_item, index=bundled)
+        jobs.prepare(only_item, index=bundled)
 
     assert prereq_cli("expression", "set", "smbUser", "erin o'neil",
                       env={"XDG_CONFIG_HOME": str(tmp_path / "config")}).returncode == 0
-    resolved = job.resolve(path, index=bundled)
+    resolved = jobs.prepare(path, index=bundled)
     items = {item["name"]: item for item in resolved.data["prerequisites"]}
     commands = items["smb-storage"]["callbacks"][0]["commands"]
     assert "echo username=erin o'neil >> /root/.smb/credentials" in commands
@@ -425,16 +427,16 @@ def test_missing_expressions_are_named_with_the_command_to_set_them(tmp_path: Pa
     assert_openpai_accepts(resolved.data)
     # Stored values that the runtime would mangle are refused.
     with pytest.raises(PrereqError, match="changed or broken"):
-        job.resolve(path, index=bundled, expressions={"smbUser": "it's \"quoted\""})
+        jobs.prepare(path, index=bundled, expressions={"smbUser": "it's \"quoted\""})
 
 
 def test_resolve_works_from_the_lock_alone(tmp_path: Path, bundled: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["mnist-data", "output-dir"], index=bundled)
+    jobs.add(path, ["mnist-data", "output-dir"], index=bundled)
     monkeypatch.delenv("PREREQ_INDEX", raising=False)
     text = path.read_text().replace(f"index: {bundled}", f"index: {tmp_path / 'gone'}")
     path.write_text(text)
-    resolved = job.resolve(path)
+    resolved = jobs.prepare(path)
     assert resolved.text == text and resolved.data == data(text)
     assert any("could not check" in warning for warning in resolved.warnings)
 
@@ -444,25 +446,25 @@ def test_resolve_reports_what_openpai_would_refuse(tmp_path: Path, bundled: Path
     path.write_text("protocolVersion: 2\nname: bad job\ntype: job\ntaskRoles:\n  Train:\n    dockerImage: cuda-base\n"
                     "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [run]\n")
     with pytest.raises(PrereqError, match="OpenPAI would refuse the job") as caught:
-        job.resolve(path, index=bundled)
+        jobs.prepare(path, index=bundled)
     message = caught.value.message
     assert "bad.yaml:2: name:" in message and "Train" in message and caught.value.exit_code == 1
     ghost = tmp_path / "ghost.yaml"
     ghost.write_text((JOBS / "story.yaml").read_text().replace("[mnist-data, output-dir]", "[mnist-data, ouput-dir]"))
     with pytest.raises(PrereqError, match=r"ghost.yaml:10: task role train names 'ouput-dir'") as caught:
-        job.resolve(ghost, index=bundled)
+        jobs.prepare(ghost, index=bundled)
     assert "output-dir" in caught.value.hint
 
 
 def test_index_source_order(tmp_path: Path, tiny: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     monkeypatch.setenv("PREREQ_INDEX", str(tiny["old"]))
-    job.add(path, ["alpha"])  # from $PREREQ_INDEX
+    jobs.add(path, ["alpha"])  # from $PREREQ_INDEX
     assert data(path)["extras"]["prereq"]["index"] == str(tiny["old"])
     monkeypatch.delenv("PREREQ_INDEX")
     monkeypatch.chdir(tmp_path)
-    assert job.lock(path, upgrade_all=True).changes == []  # the recorded index: old has no newer store
-    assert {c.name for c in job.lock(path, upgrade_all=True, index=tiny["new"]).changes} == {"store", "alpha"}
+    assert jobs.lock(path, upgrade_all=True).changes == []  # the recorded index: old has no newer store
+    assert {c.name for c in jobs.lock(path, upgrade_all=True, index=tiny["new"]).changes} == {"store", "alpha"}
 
 
 def test_help_of_every_new_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -506,7 +508,7 @@ def assert_clean_cli_error(args: list[str], message: str, code: int = 1) -> None
 
 
 def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled: Path) -> None:
-    from prereq.files import write_atomic
+    from prereq.core.files import write_atomic
 
     target = tmp_path / "no-such-folder" / "x.yaml"
     with pytest.raises(PrereqError, match=rf"cannot write {target}: No such file or directory") as caught:
@@ -515,7 +517,7 @@ def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled:
 
     path = copy_job(tmp_path, "story.yaml")
     with pytest.raises(PrereqError, match="cannot write"):
-        job.resolve(path, index=bundled, output=target)
+        jobs.prepare(path, index=bundled, output=target)
     assert_clean_cli_error(["job", "resolve", str(path), "--index", str(bundled), "-o", str(target)],
                            f"cannot write {target}", code=2)
 
@@ -525,21 +527,21 @@ def test_task_role_names_must_be_strings(tmp_path: Path, bundled: Path, name: st
     path = write_job(tmp_path, SMALL_JOB.replace("  train:\n", f"  {name}:\n"))
     before = path.read_bytes()
     with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name {shown} is not a string") as caught:
-        job.add(path, ["mnist-data"], index=bundled)
+        jobs.add(path, ["mnist-data"], index=bundled)
     assert caught.value.exit_code == 1 and "quote" in caught.value.hint
     assert path.read_bytes() == before
     assert_clean_cli_error(["job", "add", str(path), "mnist-data", "--index", str(bundled)],
                            f"job.yaml:{line}: task role name {shown} is not a string")
     with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name"):
-        job.resolve(path, index=bundled)
+        jobs.prepare(path, index=bundled)
 
 
 def test_prerequisite_names_must_be_strings(tmp_path: Path, bundled: Path) -> None:
     text = SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - name: mine\n    type: script\n"
                              "  - {name: [1], type: script}\n  - name: 5\n    type: data\ntaskRoles:\n")
     path = write_job(tmp_path, text)
-    for run in (lambda: job.add(path, ["mnist-data"], index=bundled), lambda: job.resolve(path, index=bundled),
-                lambda: job.remove(path, ["mnist-data"], index=bundled)):
+    for run in (lambda: jobs.add(path, ["mnist-data"], index=bundled), lambda: jobs.prepare(path, index=bundled),
+                lambda: jobs.remove(path, ["mnist-data"], index=bundled)):
         with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name \[1\] is not a string") as caught:
             run()
         assert caught.value.exit_code == 1
@@ -547,9 +549,9 @@ def test_prerequisite_names_must_be_strings(tmp_path: Path, bundled: Path) -> No
                            "job.yaml:7: prerequisite name [1] is not a string")
     path.write_text(text.replace("  - {name: [1], type: script}\n", ""))
     with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name 5 is not a string"):
-        job.resolve(path, index=bundled)
+        jobs.prepare(path, index=bundled)
     # Entries without a name are left to the OpenPAI schema, as before.
-    assert job._Job(SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"),
+    assert JobDocument(SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"),
                     "job.yaml").top_names() == [None]
 
 
@@ -579,8 +581,8 @@ def test_malformed_extras_prereq_is_an_error_at_its_line(tmp_path: Path, bundled
                                                          message: str) -> None:
     path = write_job(tmp_path, SMALL_JOB + extras)
     before = path.read_bytes()
-    for run in (lambda: job.add(path, ["base-tools"], index=bundled), lambda: job.resolve(path, index=bundled),
-                lambda: job.lock(path, index=bundled)):
+    for run in (lambda: jobs.add(path, ["base-tools"], index=bundled), lambda: jobs.prepare(path, index=bundled),
+                lambda: jobs.lock(path, index=bundled)):
         with pytest.raises(PrereqError, match=message) as caught:
             run()
         assert caught.value.exit_code == 1
@@ -593,12 +595,12 @@ def test_a_job_that_is_not_utf8_is_named_with_line_and_column(tmp_path: Path) ->
     path = tmp_path / "job.yaml"
     path.write_bytes(SMALL_JOB.replace("name: small", "name: sm\xe4ll").encode("latin-1"))
     with pytest.raises(PrereqError, match=r"job.yaml:2:9: not valid UTF-8 \(byte 0xe4\)") as caught:
-        job.resolve(path)
+        jobs.prepare(path)
     assert caught.value.exit_code == 1
 
 
 def test_index_source_is_chosen_in_one_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from prereq.client import index_source
+    from prereq.index.reader import index_source
 
     monkeypatch.delenv("PREREQ_INDEX", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -618,10 +620,10 @@ def test_index_source_is_chosen_in_one_place(tmp_path: Path, monkeypatch: pytest
 
 
 def test_job_state_copy_is_independent() -> None:
-    state = job.JobState(index="a", selected={"train": ["x"]}, lock={"x": job.Locked("1.0.0", "sha256:0")})
+    state = jobs.JobState(index="a", selected={"train": ["x"]}, lock={"x": jobs.Locked("1.0.0", "sha256:0")})
     copy = state.copy(index="b")
     copy.selected["train"].append("y")
-    copy.lock["y"] = job.Locked("2.0.0", "sha256:1")
+    copy.lock["y"] = jobs.Locked("2.0.0", "sha256:1")
     assert (copy.index, state.index) == ("b", "a")
     assert state.selected == {"train": ["x"]} and list(state.lock) == ["x"]
     assert state.copy().index == "a"
@@ -629,18 +631,18 @@ def test_job_state_copy_is_independent() -> None:
 
 def test_remove_names_an_unknown_task_role(tmp_path: Path, bundled: Path) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["mnist-data"], index=bundled)
+    jobs.add(path, ["mnist-data"], index=bundled)
     with pytest.raises(PrereqError, match="no task role 'test'") as caught:
-        job.remove(path, ["mnist-data"], task_role="test", index=bundled)
+        jobs.remove(path, ["mnist-data"], task_role="test", index=bundled)
     assert caught.value.hint == "task roles: train"
 
 
 def test_lock_upgrade_flags(tmp_path: Path, tiny: dict[str, Path]) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
-    job.add(path, ["alpha", "gamma"], index=tiny["old"])
-    only_store = job.lock(path, upgrade=["store"], index=tiny["new"], dry_run=True)
+    jobs.add(path, ["alpha", "gamma"], index=tiny["old"])
+    only_store = jobs.lock(path, upgrade=["store"], index=tiny["new"], dry_run=True)
     assert [c.name for c in only_store.changes] == ["store"]
-    everything = job.lock(path, upgrade_all=True, index=tiny["new"], dry_run=True)
+    everything = jobs.lock(path, upgrade_all=True, index=tiny["new"], dry_run=True)
     assert {c.name for c in everything.changes} == {"store", "alpha"}
     cli = prereq_cli("job", "lock", str(path), "--upgrade", "store", "--dry-run", "--index", str(tiny["new"]))
     assert cli.returncode == 0 and "updated store 1.0.0 -> 1.1.0" in cli.stderr and "updated alpha" not in cli.stderr

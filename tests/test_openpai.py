@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from prereq import openpai, runtime
+from prereq.openpai import forms
+
+from prereq.openpai import runtime
 
 ALPHABET = list("abcXYZ019 _-./:=,;|&()[]{}<>*?!#~^%@+") + [
     "'", '"', "\\", "$", "`", "\t", "\n", "\r", "\x01", "\x1b", "\x7f", "é", "✓", "—", "中", "\u00a0",
@@ -82,12 +84,12 @@ def item(name: str, starts: list[str], **extra: Any) -> dict[str, Any]:
 
 
 def compile_plain(data: dict[str, Any]) -> dict[str, Any]:
-    return openpai.compile_item(data, lookup=lambda key: None)
+    return forms.compile_item(data, lookup=lambda key: None)
 
 
 def after_runtime(form: dict[str, Any]) -> dict[str, Any]:
     """The parameters as the plugin sees them."""
-    return yaml.safe_load(str(openpai.runtime_parameters(form)))
+    return yaml.safe_load(str(forms.runtime_parameters(form)))
 
 
 def run_blocks(blocks: list[str], cwd: Path) -> list[str]:
@@ -110,9 +112,9 @@ def test_random_commands_survive_and_behave_the_same(seed: int, tmp_path: Path) 
     originals, compiled = [], []
     for index, commands in enumerate(blocks):
         form = compile_plain(item(f"case{index}", commands))
-        assert openpai.check_round_trip(form) == [], commands
+        assert forms.check_round_trip(form) == [], commands
         parameters = after_runtime(form)
-        assert parameters == openpai.runtime_parameters(form), commands
+        assert parameters == forms.runtime_parameters(form), commands
         callback = parameters["callbacks"][0]
         assert callback["commands"][:2] == [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
         originals.append("\n".join(commands))
@@ -132,7 +134,7 @@ def test_check_round_trip_flags_exactly_what_the_runtime_breaks(seed: int) -> No
                "callbacks": [{"event": "taskStarts", "commands": commands}]}
         expected = [f"callbacks[0].commands[{i}]" for i, command in enumerate(commands)
                     if not runtime.survives_round_trip([command])]
-        assert openpai.check_round_trip(raw) == expected
+        assert forms.check_round_trip(raw) == expected
         flagged += bool(expected)
     assert flagged > 20  # the generator does make breaking commands
 
@@ -143,7 +145,7 @@ def test_random_prose_and_uris_survive() -> None:
         data = item(f"prose{index}", ["true"], title=random_text(rng, 30),
                     owners=[random_text(rng, 8) or "x", "team"], uri=[f"https://example.org/{random_text(rng)}"])
         form = compile_plain(data)
-        assert openpai.check_round_trip(form) == [], form
+        assert forms.check_round_trip(form) == [], form
 
 
 # --- explicit cases -----------------------------------------------------------------------------
@@ -163,7 +165,7 @@ def test_a_block_that_would_break_is_one_eval(command: str) -> None:
     form = compile_plain(item("broken", ["echo first", command, "echo last"]))
     commands = form["callbacks"][0]["commands"]
     assert len(commands) == 3 and commands[2].startswith("eval $'")
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
 
 
 def test_start_and_succeed_blocks_are_merged_and_events_mapped() -> None:
@@ -187,17 +189,17 @@ def test_pre_and_post_commands_become_callbacks() -> None:
 
 def test_this_values_are_rendered_before_the_round_trip_check() -> None:
     data = item("rendered", ["echo <% this.greeting %>"], parameters={"greeting": "it's \"quoted\""})
-    form = openpai.compile_item(data, lookup=lambda key: data["parameters"].get(key))
+    form = forms.compile_item(data, lookup=lambda key: data["parameters"].get(key))
     assert "<% this" not in str(form)
     assert form["callbacks"][0]["commands"][2].startswith("eval $'")
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
 
 
 def test_openpai_templates_stay_readable_when_encoded() -> None:
     form = compile_plain(item("templated", ["echo \"it's\" <% $parameters.x %>", "echo <% $secrets.y %>"]))
     command = form["callbacks"][0]["commands"][2]
     assert "'<% $parameters.x %>'" in command and "'<% $secrets.y %>'" in command
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
 
 
 def test_check_round_trip_paths() -> None:
@@ -205,29 +207,29 @@ def test_check_round_trip_paths() -> None:
             "description": "it's \"both\"",
             "callbacks": [{"event": "taskStarts", "commands": ["ok", "tr -d \\n"]},
                           {"event": "taskSucceeds", "commands": ["echo \"it's\""]}]}
-    assert openpai.check_round_trip(form) == ["description", "callbacks[0].commands[1]",
+    assert forms.check_round_trip(form) == ["description", "callbacks[0].commands[1]",
                                               "callbacks[1].commands[0]"]
 
 
 def test_check_round_trip_skips_what_is_not_a_runtime_plugin() -> None:
     docker = {"name": "img", "type": "dockerimage", "version": "1", "uri": "x", "auth": {"password": "it's \"p\\\""}}
-    assert openpai.check_round_trip(docker) == []
+    assert forms.check_round_trip(docker) == []
     ignored = {"name": "y", "type": "script", "version": "1", "plugin": "cmd", "description": "\\"}
-    assert openpai.check_round_trip(ignored) == []
+    assert forms.check_round_trip(ignored) == []
 
 
 def test_check_round_trip_sees_other_plugins_and_values() -> None:
     git = {"name": "g", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.git",
            "repo_uri": "https://x/y.git", "options": ["--depth=1", "--config=a=\\b"]}
-    assert openpai.check_round_trip(git) == ["options[1]"]
+    assert forms.check_round_trip(git) == ["options[1]"]
     odd = {"name": "o", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
            "x": None, "y": 1e-05, "z": float("inf"), "ok": [True, 3, 1.5, "s"]}
-    assert openpai.check_round_trip(odd) == ["x", "y", "z"]
+    assert forms.check_round_trip(odd) == ["x", "y", "z"]
 
 
 def test_the_lifted_keys_are_not_parameters() -> None:
     form = compile_plain(item("lifted", ["true"], failurePolicy="ignore"))
-    assert set(openpai.runtime_parameters(form)) == {"name", "version", "callbacks"}
+    assert set(forms.runtime_parameters(form)) == {"name", "version", "callbacks"}
 
 
 def test_uris_are_percent_encoded_only_when_needed() -> None:
@@ -238,7 +240,7 @@ def test_uris_are_percent_encoded_only_when_needed() -> None:
 def test_prose_is_adjusted_only_when_needed() -> None:
     form = compile_plain(item("p", ["true"], title="Bob's data", owners=["it's", 'say "hi"']))
     assert form["description"] == "Bob's data"
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
     assert form["contributor"] == "it\u2019s, say \"hi\""
     multi = compile_plain(item("m", ["true"], title="two\nlines"))
     assert multi["description"] == "two lines"
@@ -248,7 +250,7 @@ def test_ssh_keys_survive() -> None:
     data = {"name": "ssh", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.ssh",
             "jobssh": True, "publicKeys": ["ssh-ed25519 AAAA one", "ssh-rsa BBBB two"]}
     form = compile_plain(data)
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
     assert after_runtime(form)["userssh"]["value"].splitlines()[:2] == ["ssh-ed25519 AAAA one",
                                                                          "ssh-rsa BBBB two prereq's"]
 
@@ -256,8 +258,8 @@ def test_ssh_keys_survive() -> None:
 def test_digest_is_stable() -> None:
     first = compile_plain(item("d", ['echo "it\'s"']))
     second = compile_plain(item("d", ['echo "it\'s"']))
-    assert openpai.digest(first) == openpai.digest(second)
-    assert openpai.digest(first).startswith("sha256:")
+    assert forms.digest(first) == forms.digest(second)
+    assert forms.digest(first).startswith("sha256:")
 
 
 @pytest.mark.parametrize("seed", [6, 7])
@@ -276,8 +278,8 @@ def test_scalar_checks_agree_with_parsing_the_whole_tree(seed: int) -> None:
         form = {"name": f"t{index}", "type": "script", "version": "1.0.0",
                 "plugin": "com.microsoft.pai.runtimeplugin.tensorboard",
                 "port": rng.choice([6006, 1.5, True]), "logdir": logdir, "options": commands}
-        whole = runtime.survives_round_trip(openpai.runtime_parameters(form))
-        disagreements += (openpai.check_round_trip(form) == []) != whole
+        whole = runtime.survives_round_trip(forms.runtime_parameters(form))
+        disagreements += (forms.check_round_trip(form) == []) != whole
         survived += whole
     assert disagreements == 0
     assert 20 < survived < 100  # both outcomes are exercised

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from prereq import openpai_schema
-from prereq.openpai_schema import merge_patch, rest_server_problems, schema_problems, validate_job
+from prereq.openpai import protocol
+from prereq.openpai.protocol import merge_patch, rest_server_problems, schema_problems, validate_job
 
 JOB = {
     "protocolVersion": 2,
@@ -53,14 +53,14 @@ def changed(**edits) -> dict:
 
 
 def test_the_repository_copy_matches_the_shared_schema() -> None:
-    bundled = json.loads(openpai_schema.BUNDLED_SCHEMA.read_text())
+    bundled = json.loads(protocol.BUNDLED_SCHEMA.read_text())
     assert "Microsoft" in bundled["$comment"]
-    shared_file = openpai_schema.SCHEMA_DIR.parents[1] / "shared" / "openpai" / "protocol-schema.json"
+    shared_file = protocol.SCHEMA_DIR.parents[1] / "shared" / "openpai" / "protocol-schema.json"
     if not shared_file.is_file():
         pytest.skip("no ../shared/openpai next to this clone")
     shared = json.loads(shared_file.read_text())
     assert {k: v for k, v in bundled.items() if k != "$comment"} == shared
-    assert openpai_schema.schema_file() == openpai_schema.BUNDLED_SCHEMA
+    assert protocol.schema_file() == protocol.BUNDLED_SCHEMA
 
 
 def test_merge_patch_follows_rfc_7386() -> None:
@@ -82,7 +82,7 @@ def test_merge_patch_follows_rfc_7386() -> None:
 
 
 def test_the_resolved_schema_is_plain_draft_7() -> None:
-    schema = openpai_schema.resolve_schema(openpai_schema.load_protocol())
+    schema = protocol.resolve_schema(protocol.load_protocol())
     text = json.dumps(schema)
     assert "$merge" not in text and "base.json" not in text
     branches = schema["properties"]["prerequisites"]["items"]["oneOf"]

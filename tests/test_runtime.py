@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from prereq import openpai, runtime
+from prereq.openpai import forms
+
+from prereq.openpai import runtime
 from runtime_sim import make_job, run_job
 
 REGISTRY = Path(__file__).resolve().parent.parent / "registry" / "prerequisites"
@@ -28,7 +30,7 @@ def item(name: str, starts: list[str] | None = None, succeeds: list[str] | None 
 
 def compiled(*items: dict) -> list[dict]:
     """Each item compiled, ``<% this.* %>`` from its own parameters then the earlier items'."""
-    forms = []
+    compiled_forms = []
     for index, data in enumerate(items):
         scopes = [data, *reversed(items[:index])]
 
@@ -38,8 +40,8 @@ def compiled(*items: dict) -> list[dict]:
                     return scope["parameters"][key]
             return None
 
-        forms.append(openpai.compile_item(data, lookup=lookup))
-    return forms
+        compiled_forms.append(forms.compile_item(data, lookup=lookup))
+    return compiled_forms
 
 
 def job_of(items: list[dict], commands: list[str], **kw: Any) -> dict:
@@ -226,7 +228,7 @@ def test_commands_with_backslashes_and_both_quotes_run_as_written(tmp_path: Path
     expected = bash(INTACT, tmp_path)
     assert expected.returncode == 0, expected.stderr
     form = compiled(item("intact", INTACT, succeeds=INTACT))[0]
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
     result = run_job(make_job([form], [runtime.JOB_LOAD_LINE]), sandbox=tmp_path / "box")
     assert result.ok, result.describe()
     assert result.step("start").stdout == expected.stdout
@@ -248,7 +250,7 @@ def test_openpai_templates_stay_readable_in_an_encoded_block(tmp_path: Path) -> 
     form = compiled(item("templated", commands))[0]
     text = "\n".join(form["callbacks"][0]["commands"])
     assert "<% $parameters.greeting %>" in text and "<% $secrets.token %>" in text
-    assert openpai.check_round_trip(form) == []
+    assert forms.check_round_trip(form) == []
     job = make_job([form], ["true"])
     job["parameters"] = {"greeting": "hello world"}
     result = run_job(job, sandbox=tmp_path, secrets={"token": "s3cr3t"})
@@ -277,7 +279,7 @@ def test_without_prereq_a_backslash_is_doubled(tmp_path: Path) -> None:
     command = "printf %s/ a n b | tr -d \\n"  # bash: tr -d n
     assert bash([command], tmp_path).stdout == "a//b/"
     raw = make_job([raw_form("tr", [command])], ["true"])
-    assert openpai.check_round_trip(raw["prerequisites"][0]) == ["callbacks[0].commands[0]"]
+    assert forms.check_round_trip(raw["prerequisites"][0]) == ["callbacks[0].commands[0]"]
     result = run_job(raw, sandbox=tmp_path / "raw")
     assert result.ok, result.describe()
     assert "tr -d \\\\n" in result.step("start").script  # what runs is tr -d \\n
@@ -321,13 +323,13 @@ def test_the_bundled_seed_chain_runs(tmp_path: Path) -> None:
     items["nfs-storage-1"]["parameters"]["mountPoint"] = str(mount)
     local_out = tmp_path / "local-output"
     items["output-dir"].setdefault("parameters", {})["localOutputDir"] = str(local_out)
-    forms = compiled(*(items[name] for name in SEED))
-    for form in forms:
-        assert openpai.check_round_trip(form) == [], form["name"]
+    seed_forms = compiled(*(items[name] for name in SEED))
+    for form in seed_forms:
+        assert forms.check_round_trip(form) == [], form["name"]
         assert "<% this." not in str(form)
     commands = ['ls "$MNIST_DIR"', 'test -d "$OUTPUT_DIR"', 'echo trained > "$LOCAL_OUTPUT_DIR/model.txt"',
                 'echo "$NFS_MOUNT_POINT"']
-    result = run_job(make_job(forms, [runtime.JOB_LOAD_LINE, *commands], name="mnist-job"),
+    result = run_job(make_job(seed_forms, [runtime.JOB_LOAD_LINE, *commands], name="mnist-job"),
                      sandbox=tmp_path / "box", fakes=FAKES)
     assert result.ok, result.describe()
     assert [s.kind + ":" + s.name for s in result.steps] == [

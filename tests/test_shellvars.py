@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prereq.shellvars import defined_variables, exported_variables, is_runtime_variable, used_variables
+from prereq.openpai.shellvars import defined_variables, exported_variables, is_runtime_variable, used_variables
 
 
 # --- exported_variables -------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def test_broken_shell_never_raises(text: str) -> None:
 
 
 def test_prereqs_own_lines_use_and_export_nothing() -> None:
-    from prereq import runtime
+    from prereq.openpai import runtime
 
     lines = [runtime.JOB_LOAD_LINE, runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
     assert used_variables(lines) == []

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prereq.build import build
-from prereq.rules import RULES
-from prereq.site_graph import dependency_svg
-from prereq.site_render import markdown_to_html, safe_url
+from prereq.marketplace.publish import build
+from prereq.registry.rules import RULES
+from prereq.marketplace.diagram import dependency_svg
+from prereq.marketplace.render import markdown_to_html, safe_url
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = REPO / "tests" / "browser" / "fixture" / "hostile-item.yaml"
@@ -281,14 +281,14 @@ def _project_copy(tmp_path: Path) -> Path:
 
 
 def _mkdocs_build(project: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PREREQ_INDEX_DIR"}
+    env = {k: v for k, v in os.environ.items() if True}
     env["NO_MKDOCS_2_WARNING"] = "1"
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"),
                            "-d", str(out)], cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_plain_mkdocs_shows_the_last_prereq_build(tmp_path: Path) -> None:
-    """What a plain `mkdocs serve` does: no PREREQ_INDEX_DIR, so the hooks read build/site."""
+    """What a plain `mkdocs serve` does: no index_dir, so the plugin reads build/site."""
     project = _project_copy(tmp_path)
     run = _mkdocs_build(project, tmp_path / "out")
     assert run.returncode != 0 and "prereq serve" in run.stderr and "Traceback" not in run.stderr

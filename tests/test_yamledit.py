@@ -7,9 +7,9 @@ import textwrap
 import pytest
 import yaml
 
-from prereq.errors import PrereqError
-from prereq.yamledit import Renderer, YamlText
-from prereq.yamlio import load_yaml
+from prereq.core.errors import PrereqError
+from prereq.core.yamledit import Renderer, YamlText
+from prereq.core.yamlload import load_yaml
 from textdiff import line_diff
 
 JOB = textwrap.dedent("""\
@@ -211,7 +211,7 @@ def test_every_insert_and_delete_in_real_jobs_changes_only_its_own_lines() -> No
 def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import collections
 
-    import prereq.yamledit as yamledit
+    import prereq.core.yamledit as yamledit
 
     loads: collections.Counter[str] = collections.Counter()
     composes: collections.Counter[str] = collections.Counter()
@@ -240,8 +240,8 @@ def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_invalid_utf8_and_yaml_errors_share_one_format() -> None:
-    from prereq.yamledit import load_error
-    from prereq.yamlio import YamlLoadError
+    from prereq.core.yamledit import load_error
+    from prereq.core.yamlload import YamlLoadError
 
     with pytest.raises(YamlLoadError) as caught:
         load_yaml(b"a: 1\nb: \xff\n")

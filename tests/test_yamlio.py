@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from prereq.yamlio import MAX_DEPTH, YamlLoadError, dump_yaml, load_yaml
+from prereq.core.yamlload import MAX_DEPTH, YamlLoadError, dump_yaml, load_yaml
 
 
 def issues_of(text: str | bytes) -> list[tuple[str, int | None, int | None]]:

@@ -68,7 +68,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from prereq.build import build
+    from prereq.marketplace.publish import build
 
     root = tmp_path_factory.mktemp("site-repo")
     registry = make_fixture_repo(root)

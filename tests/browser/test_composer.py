@@ -16,8 +16,9 @@ import pytest
 import yaml
 from playwright.sync_api import expect
 
-from prereq import job as jobs
-from prereq.errors import PrereqError
+from prereq import jobs
+from prereq.openpai import runtime
+from prereq.core.errors import PrereqError
 
 JOB = """\
 # Train and evaluate: my own comment at the top
@@ -144,7 +145,7 @@ def test_checking_adds_requirements_and_unchecking_removes_them(visit, built_sit
     data = yaml.safe_load(text)
     assert [p["name"] for p in data["prerequisites"]] == ["my-image", "nfs-share", "digits", "upload-results"]
     assert data["taskRoles"]["train"]["prerequisites"] == ["nfs-share", "digits", "upload-results"]
-    assert data["taskRoles"]["train"]["commands"][0] == jobs.runtime.JOB_LOAD_LINE
+    assert data["taskRoles"]["train"]["commands"][0] == runtime.JOB_LOAD_LINE
     assert json.loads(page.evaluate("localStorage.getItem('prereq.recent')")) == ["upload-results"]
     page.screenshot(path=str(screenshots / "composer.png"), full_page=True)
 
@@ -180,7 +181,7 @@ def test_checking_adds_requirements_and_unchecking_removes_them(visit, built_sit
         assert comment in final
     assert "resourcePerInstance: {cpu: 2, memoryMB: 4096, gpu: 0}" in final
     # And OpenPAI takes the job.
-    jobs.resolve_text(final, index=built_site, expressions={})
+    jobs.prepare_text(final, index=built_site, expressions={})
 
 
 def test_add_parameter_checks_the_item_in_the_draft(visit, built_site, site_url):
@@ -381,7 +382,7 @@ def test_an_index_without_the_load_line_is_an_error(visit):
     expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild the site")
 
 
-# Job texts the CLI refuses (job.py's _Job checks); the composer must say the same, at the same line.
+# Job texts the CLI refuses (the job document's checks); the composer must say the same, at the same line.
 EXTRAS = "extras:\n  prereq:\n"
 BAD_JOBS = {
     "a task role name that is a number": JOB.replace("  evaluate:", "  1:"),

@@ -12,9 +12,9 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from .. import __version__
-from ..errors import PrereqError
-from . import index_commands, job_commands, registry_commands, site_commands
+from prereq import __version__
+from prereq.core.errors import PrereqError
+from prereq.cli import index_commands, job_commands, registry_commands, site_commands
 
 COMMAND_MODULES = (registry_commands, index_commands, job_commands, site_commands)
 

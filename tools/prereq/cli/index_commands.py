@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..build import build
-from ..client import Index, index_source
-from ..loader import find_registry
-from ..output import as_text
-from ..yamlio import dump_yaml
+from prereq.marketplace.publish import build
+from prereq.index.reader import Index, index_source
+from prereq.registry.loader import find_registry
+from prereq.registry.reporters import as_text
+from prereq.core.yamlload import dump_yaml
 
 BUILD_HELP = """\
 Validate the registry, then publish it: the JSON index under OUT/api/v1 and

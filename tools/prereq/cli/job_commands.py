@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import expressions, job
+from prereq.jobs import expressions
+
+from prereq import jobs
 
 INDEX_HELP = ("index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
               "the job records, else build/site)")
@@ -101,7 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     delete.set_defaults(run=run_expression_delete)
 
 
-def _report(result: job.JobEdit, dry_run: bool) -> int:
+def _report(result: jobs.JobEdit, dry_run: bool) -> int:
     out = sys.stderr if dry_run else sys.stdout
     for change in result.changes:
         print(change.describe(), file=out)
@@ -115,24 +117,24 @@ def _report(result: job.JobEdit, dry_run: bool) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    result = job.add(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    result = jobs.add(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
     return _report(result, args.dry_run)
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    result = job.remove(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    result = jobs.remove(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
     return _report(result, args.dry_run)
 
 
 def run_lock(args: argparse.Namespace) -> int:
     # --upgrade alone upgrades every item; --upgrade NAME... only those.
-    result = job.lock(args.job, upgrade_all=args.upgrade == [], upgrade=args.upgrade or (), index=args.index,
+    result = jobs.lock(args.job, upgrade_all=args.upgrade == [], upgrade=args.upgrade or (), index=args.index,
                       dry_run=args.dry_run)
     return _report(result, args.dry_run)
 
 
 def run_resolve(args: argparse.Namespace) -> int:
-    result = job.resolve(args.job, index=args.index, output=args.output)
+    result = jobs.prepare(args.job, index=args.index, output=args.output)
     for change in result.changes:
         print(change.describe(), file=sys.stderr)
     for warning in result.warnings:

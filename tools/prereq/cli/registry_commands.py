@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..loader import find_registry
-from ..gitio import Repository
-from ..output import FORMATS, as_github, as_json, as_text
-from ..rules import rule_reference_markdown
-from ..validate import validate
+from prereq.registry.loader import find_registry
+from prereq.core.gitrepo import Repository
+from prereq.registry.reporters import FORMATS, as_github, as_json, as_text
+from prereq.registry.rules import rule_reference_markdown
+from prereq.registry.validate import validate
 
 VALIDATE_HELP = """\
 Check every item in a registry and report every problem in one run.

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..build import serve
-from ..loader import find_registry
-from ..output import as_text
+from prereq.marketplace.publish import serve
+from prereq.registry.loader import find_registry
+from prereq.registry.reporters import as_text
 
 SERVE_HELP = """\
 Validate and index the registry, then serve the marketplace site with MkDocs'

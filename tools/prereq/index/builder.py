@@ -1,0 +1,244 @@
+"""Checked registry + git history → the static JSON index (``api/v1``).
+
+Layout (like Cargo's sparse index): a small root ``index.json`` listing every
+item's latest version, plus one content-addressed file per item holding every
+published version with its OpenPAI form, digest, resolved requirements and
+closure.  Output is deterministic: sorted keys, no wall-clock time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prereq.openpai import forms
+
+from prereq.openpai import protocol
+
+from prereq.openpai import runtime
+
+from prereq.registry import schemas
+from prereq.core.gitrepo import FileRevision, Repository
+from prereq.core.graph import lookup_parameter
+from prereq.registry.loader import ITEMS_DIR
+from prereq.index.resolver import VersionChoice, NoVersionFits, choose_versions
+from prereq.registry.validate import ValidationResult
+from prereq.core.versions import Requirement, sort_versions
+from prereq.core.yamlload import YamlLoadError, load_yaml
+
+API_DIR = Path("api") / "v1"
+Node = tuple[str, str]  # (name, version)
+
+
+@dataclass
+class PublishedVersion:
+    name: str
+    version: str
+    data: dict[str, Any]
+    commit: str | None  # None: the working tree
+
+
+@dataclass
+class IndexBuild:
+    """Everything the index says, before it is written."""
+
+    root: dict[str, Any]
+    items: dict[str, dict[str, Any]]  # name -> per-item document
+    bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
+    templates: dict[str, str] = field(default_factory=dict)  # path -> job template text, as written
+    warnings: list[str] = field(default_factory=list)
+
+
+def _summary(description: str | None, title: str) -> str:
+    if not description:
+        return title
+    paragraph = re.split(r"\n\s*\n", description.strip(), maxsplit=1)[0]
+    return " ".join(paragraph.split())
+
+
+def collect_versions(result: ValidationResult, history: list[FileRevision] | None,
+                     warnings: list[str]) -> dict[str, dict[str, PublishedVersion]]:
+    """Every version of every item: the working tree first, then git history
+    (newest commit first, so each version keeps its last content)."""
+    published: dict[str, dict[str, PublishedVersion]] = {}
+    for name, item in result.items.items():
+        published.setdefault(name, {})[item.data["version"]] = PublishedVersion(
+            name, item.data["version"], item.data, None)
+    if history is None:
+        warnings.append("not in a git repository: only the current files are published")
+        return published
+    for revision in history:
+        if revision.content is None or not revision.path.endswith(".yaml"):
+            continue
+        stem = Path(revision.path).stem
+        try:
+            data = load_yaml(revision.content).data
+        except YamlLoadError:
+            warnings.append(f"{revision.path} at {revision.commit[:10]}: not valid YAML, left out")
+            continue
+        if not isinstance(data, dict) or data.get("name") != stem:
+            continue
+        version = data.get("version")
+        if version in published.get(stem, {}):
+            continue
+        if schemas.check_item(data):
+            warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")
+            continue
+        published.setdefault(stem, {})[version] = PublishedVersion(stem, version, data, revision.commit)
+    return published
+
+
+class VersionTable:
+    """Each published version's closure, with the versions job editing would choose."""
+
+    def __init__(self, published: dict[str, dict[str, PublishedVersion]]) -> None:
+        self.published = published
+        # Asked for again and again while resolving every version: compute each once.
+        self._versions = {name: sort_versions(list(versions)) for name, versions in published.items()}
+        self._requires = {(name, version): [Requirement.parse(text) for text in record.data.get("require") or []]
+                          for name, versions in published.items() for version, record in versions.items()}
+
+    def versions(self, name: str) -> list[str]:
+        return self._versions.get(name, [])
+
+    def requires(self, name: str, version: str) -> list[Requirement]:
+        return self._requires[(name, version)]
+
+    def resolution(self, node: Node) -> VersionChoice:
+        return choose_versions([Requirement(node[0], node[1])], versions_of=self.versions, requires_of=self.requires)
+
+    def lookup(self, node: Node, resolution: VersionChoice) -> Callable[[str], Any]:
+        """``<% this.KEY %>`` for ``node``: its parameters, then its requirements', nearest first."""
+        parameters = {n: self.published[n][v].data.get("parameters") or {} for n, v in resolution.versions.items()}
+
+        def find(key: str) -> Any:
+            found = lookup_parameter(node[0], key, parameters, lambda n: [r.name for r in resolution.requires[n]])
+            return found[1] if isinstance(found, tuple) else None
+
+        return find
+
+
+def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -> dict[str, Any] | None:
+    record = resolver.published[node[0]][node[1]]
+    try:
+        resolution = resolver.resolution(node)
+    except NoVersionFits as exc:
+        warnings.append(f"{node[0]} {node[1]}: {exc.message}, left out")
+        return None
+    if resolution.has_cycle:
+        warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
+        return None
+    requires = [{"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
+                for r in resolution.requires[node[0]]]
+    form = forms.compile_item(record.data, lookup=resolver.lookup(node, resolution))
+    broken = forms.check_round_trip(form)
+    if broken:
+        warnings.append(f"{node[0]} {node[1]}: {', '.join(broken)} would not survive the OpenPAI runtime's "
+                        "repr round trip, left out")
+        return None
+    return {
+        "version": node[1],
+        "item": record.data,
+        "openpai": form,
+        "digest": forms.digest(form),
+        "exports": forms.exports(record.data),
+        "requires": requires,
+        "closure": [{"name": name, "version": resolution.versions[name]} for name in resolution.order],
+    }
+
+
+def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
+    """The whole index as data; ``result`` must have no errors."""
+    warnings: list[str] = []
+    history = repo.history(result.root / ITEMS_DIR) if repo else None
+    published = collect_versions(result, history, warnings)
+    resolver = VersionTable(published)
+    state = repo.state(result.root) if repo else None
+    dates: dict[str, str] = {}
+    for revision in history or []:  # newest first: the first date seen is the last change
+        dates.setdefault(revision.path, revision.date)
+
+    documents: dict[str, dict[str, Any]] = {}
+    for name in sorted(published):
+        versions = []
+        for version in resolver.versions(name):
+            document = _version_document(resolver, (name, version), warnings)
+            if document is not None:
+                versions.append(document)
+        if versions:
+            documents[name] = {"name": name, "versions": versions, "required_by": []}
+    for name, document in documents.items():
+        latest = document["versions"][-1]
+        for requirement in latest["requires"]:
+            target = documents.get(requirement["name"])
+            if target is not None and name not in target["required_by"]:
+                target["required_by"].append(name)
+    for document in documents.values():
+        document["required_by"].sort()
+
+    entries = []
+    bodies: dict[str, str] = {}
+    for name, document in documents.items():
+        latest = document["versions"][-1]["item"]
+        body = bodies[name] = dump_json(document)
+        rel = None
+        if repo is not None:
+            rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
+        entries.append({
+            "name": name,
+            "version": latest["version"],
+            "type": latest["type"],
+            "title": latest["title"],
+            "summary": _summary(latest.get("description"), latest["title"]),
+            "tags": latest.get("tags") or [],
+            "owners": latest.get("owners") or [],
+            "deprecated": latest.get("deprecated"),
+            "exports": document["versions"][-1]["exports"],
+            "updated": dates.get(rel) if rel else None,
+            "path": f"prerequisites/{name}.json",
+            "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        })
+    template_entries: list[dict[str, Any]] = []
+    template_texts: dict[str, str] = {}
+    for template in sorted(result.templates, key=lambda t: t.stem):
+        path = f"templates/{template.stem}.yaml"
+        uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
+        title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
+        template_entries.append({"name": template.stem, "title": title, "path": path,
+                                 "uses": list(dict.fromkeys(uses))})
+        template_texts[path] = template.path.read_text(encoding="utf-8")  # published as written
+    root = {
+        "format": schemas.INDEX_FORMAT,
+        "job_load_line": runtime.JOB_LOAD_LINE,
+        "templates": template_entries,
+        "commit": state.commit if state else None,
+        "date": state.date if state else None,
+        "dirty": state.dirty if state else True,
+        "items": entries,
+    }
+    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings,
+                      templates=template_texts)
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def write_index(build: IndexBuild, out: Path) -> None:
+    """Write ``api/v1`` under ``out`` (a fresh temporary folder)."""
+    api = out / API_DIR
+    (api / "prerequisites").mkdir(parents=True, exist_ok=True)
+    (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
+    for name, body in build.bodies.items():
+        (api / "prerequisites" / f"{name}.json").write_text(body, encoding="utf-8")
+    for rel, text in build.templates.items():
+        (api / rel).parent.mkdir(parents=True, exist_ok=True)
+        (api / rel).write_text(text, encoding="utf-8")
+    (api / "index.schema.json").write_text(
+        dump_json(schemas.load_schema("index.schema.json")), encoding="utf-8")
+

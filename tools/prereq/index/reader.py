@@ -1,0 +1,182 @@
+"""Reading a published index: from a build folder or an http(s) URL.
+
+This is the API that job editing, the CLI's search/show and other programs use:
+load the root, fetch per-item files on demand (checked against their sha256),
+and resolve a selection of ``name[@range]`` to one ordered closure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from prereq.registry import schemas
+from prereq.core.errors import PrereqError
+from prereq.registry.rules import RULES
+from prereq.index.resolver import NoVersionFits, choose_versions
+from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
+
+ROOT_FILE = "index.json"
+
+
+def _api_base(source: str | Path) -> str:
+    text = str(source).rstrip("/")
+    if text.endswith("/" + ROOT_FILE):
+        text = text[: -len(ROOT_FILE) - 1]
+    if text.startswith(("http://", "https://")):
+        return text if text.endswith("/api/v1") else text + "/api/v1"
+    path = Path(text)
+    if (path / ROOT_FILE).is_file():
+        return str(path)
+    if (path / "api" / "v1" / ROOT_FILE).is_file():
+        return str(path / "api" / "v1")
+    raise PrereqError(f"no index found at {source}",
+                      hint="run 'prereq build' first, or pass --index with a build folder or URL")
+
+
+def index_source(explicit: str | None, *, recorded: str | None = None, base_dir: Path | None = None) -> str:
+    """Which index to read: ``explicit`` (a --index), else $PREREQ_INDEX, else ``recorded`` (the one a job
+    records; a relative folder is looked for from the current folder, then from ``base_dir``), else build/site."""
+    if explicit:
+        return explicit
+    if os.environ.get("PREREQ_INDEX"):
+        return os.environ["PREREQ_INDEX"]
+    if recorded:
+        if base_dir is not None and not recorded.startswith(("http://", "https://")) \
+                and not Path(recorded).is_absolute() and not Path(recorded).exists() \
+                and (base_dir / recorded).exists():
+            return str(base_dir / recorded)
+        return recorded
+    return "build/site"
+
+
+def _read(base: str, rel: str) -> bytes:
+    if base.startswith(("http://", "https://")):
+        url = f"{base}/{rel}"
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - user-chosen index URL
+                return response.read()
+        except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
+            raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
+    path = Path(base) / rel
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="rebuild the index with 'prereq build'") from None
+
+
+@dataclass(frozen=True)
+class ClosureItem:
+    """One entry of a resolved closure."""
+
+    name: str
+    version: str
+    openpai: dict[str, Any]
+    digest: str
+    required_by: tuple[str, ...]  # the selected-or-required items that pulled it in
+    selected: bool
+    deprecated: dict[str, Any] | None = None
+
+
+def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> dict[str, Any]:
+    """Read and check one index file against the published index schema."""
+    where = f"{base}/{rel}"
+    body = body if body is not None else _read(base, rel)
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
+    problems = schemas.index_problems(document, kind)
+    if problems:
+        raise PrereqError(f"{where} is not a valid prereq index file: {problems[0]}",
+                          hint="rebuild it with 'prereq build' (format prereq-index/1)")
+    return document
+
+
+@dataclass
+class Index:
+    """A published index; per-item files are read on demand and kept in a bounded cache."""
+
+    base: str
+    root: dict[str, Any]
+    cache_size: int = 4096
+
+    def __post_init__(self) -> None:
+        self.entries: dict[str, dict[str, Any]] = {entry["name"]: entry for entry in self.root["items"]}
+        self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
+
+    @classmethod
+    def load(cls, source: str | Path, *, cache_size: int = 4096) -> "Index":
+        base = _api_base(source)
+        return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
+
+    def _read_document(self, name: str) -> dict[str, Any]:
+        entry = self.entries.get(name)
+        if entry is None:
+            close = [n for n in self.entries if fold_name(n) == fold_name(name)]
+            hint = f"did you mean {close[0]!r}?" if close else "search with 'prereq search WORD'"
+            raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
+        body = _read(self.base, entry["path"])
+        if hashlib.sha256(body).hexdigest() != entry["sha256"]:
+            raise PrereqError(f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
+                              hint="the index changed while reading it; run the command again")
+        return _parse(self.base, entry["path"], "item", body)
+
+    def versions(self, name: str) -> list[str]:
+        return sort_versions([v["version"] for v in self.document(name)["versions"]])
+
+    def version(self, name: str, version: str | None = None) -> dict[str, Any]:
+        """One published version; the latest when ``version`` is None."""
+        documents = {v["version"]: v for v in self.document(name)["versions"]}
+        chosen = version or self.versions(name)[-1]
+        if chosen not in documents:
+            raise PrereqError(f"{name} has no published version {chosen}",
+                              hint="published: " + ", ".join(self.versions(name)))
+        return documents[chosen]
+
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """Items matching every word of ``query``; name matches first."""
+        words = query.lower().split()
+        scored = []
+        for entry in self.root["items"]:
+            fields = [entry["name"].lower(), entry["title"].lower(), entry["summary"].lower(),
+                      " ".join(entry["tags"]).lower()]
+            if all(any(word in f for f in fields) for word in words):
+                rank = 0 if all(word in fields[0] for word in words) else 1
+                scored.append((rank, entry["name"], entry))
+        return [entry for _, _, entry in sorted(scored, key=lambda t: (t[0], t[1]))]
+
+    def closure(self, selections: list[str], *, locked: dict[str, str] | None = None) -> list[ClosureItem]:
+        """Expand ``name[@range]`` selections into one ordered closure.
+
+        A requirement shared by several items gets the highest version that
+        meets every range; ``locked`` pins versions (a job's lock) when they
+        still meet them."""
+        requests = [Requirement.parse(text) for text in selections]
+        for request in requests:
+            if request.range and not is_range(request.range):
+                raise PrereqError(f"{request} has an invalid version range", hint=RULES["PRQ141"].hint)
+        try:
+            resolution = choose_versions(requests, versions_of=self.versions, requires_of=self._requires, locked=locked)
+        except NoVersionFits as exc:
+            raise PrereqError(exc.message, hint=exc.hint) from None
+        selected = {r.name for r in requests}
+        resolved = []
+        for name in resolution.order:
+            version = resolution.versions[name]
+            document = self.version(name, version)
+            resolved.append(ClosureItem(
+                name=name, version=version, openpai=document["openpai"], digest=document["digest"],
+                required_by=tuple(resolution.pulled_by(name)), selected=name in selected,
+                deprecated=document["item"].get("deprecated")))
+        return resolved
+
+    def _requires(self, name: str, version: str) -> list[Requirement]:
+        return [Requirement.parse(text) for text in self.version(name, version)["item"].get("require") or []]

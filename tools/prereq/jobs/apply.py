@@ -1,0 +1,103 @@
+"""Applying a plan: the same edits on the planner's working copy of the data and on the job's text.
+
+The planner decides on plain data (``WorkingCopy``), so that what it reads after an
+edit is what the text will hold; each edit is recorded and ``apply_plan`` replays them
+on the job's ``YamlText``, which splices the text and checks itself.  The data
+semantics are ``YamlText``'s: a new key goes after the last ``after`` key present,
+else before the first ``before`` key, else at the end; a missing parent mapping is
+created.
+
+May import: prereq.core.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from prereq.core.yamledit import YamlText
+
+Path_ = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit: ``set`` a key or item, ``insert`` into a list, ``delete`` a key or item."""
+
+    op: str
+    path: Path_
+    value: Any = None
+    before: tuple[Any, ...] = ()
+    after: tuple[Any, ...] = ()
+
+
+def _at(data: Any, path: Sequence[Any]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+class WorkingCopy:
+    """Job data that edits change in place, keeping the list of edits made."""
+
+    def __init__(self, data: Any) -> None:
+        self.data = copy.deepcopy(data)
+        self.edits: list[Edit] = []
+
+    def get(self, path: Sequence[Any], default: Any = None) -> Any:
+        try:
+            return _at(self.data, path)
+        except (KeyError, IndexError, TypeError):
+            return default
+
+    def exists(self, path: Sequence[Any]) -> bool:
+        missing = object()
+        return self.get(path, missing) is not missing
+
+    def set(self, path: Path_, value: Any, *, before: Iterable[Any] = (), after: Iterable[Any] = ()) -> None:
+        self.edits.append(Edit("set", path, copy.deepcopy(value), tuple(before), tuple(after)))
+        self._set(path, copy.deepcopy(value), tuple(before), tuple(after))
+
+    def _set(self, path: Path_, value: Any, before: tuple[Any, ...], after: tuple[Any, ...]) -> None:
+        parent_path, key = path[:-1], path[-1]
+        if self.exists(path):
+            _at(self.data, parent_path)[key] = value
+            return
+        if (not self.exists(parent_path) or self.get(parent_path) is None) and parent_path \
+                and not isinstance(key, int):
+            self._set(parent_path, {key: value}, (), ())
+            return
+        parent = _at(self.data, parent_path)
+        keys = list(parent)
+        position = len(keys)
+        present_after = [k for k in after if k in parent]
+        present_before = [k for k in before if k in parent]
+        if present_after:
+            position = max(keys.index(k) for k in present_after) + 1
+        elif present_before:
+            position = min(keys.index(k) for k in present_before)
+        items = list(parent.items())
+        items.insert(position, (key, value))
+        parent.clear()
+        parent.update(items)
+
+    def insert(self, path: Path_, value: Any) -> None:
+        self.edits.append(Edit("insert", path, copy.deepcopy(value)))
+        _at(self.data, path[:-1]).insert(path[-1], copy.deepcopy(value))
+
+    def delete(self, path: Path_) -> None:
+        self.edits.append(Edit("delete", path))
+        del _at(self.data, path[:-1])[path[-1]]
+
+
+def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
+    """Replay ``edits`` on the text."""
+    for edit in edits:
+        if edit.op == "set":
+            doc.set(edit.path, edit.value, before=edit.before, after=edit.after)
+        elif edit.op == "insert":
+            doc.insert(edit.path, edit.value)
+        else:
+            doc.delete(edit.path)

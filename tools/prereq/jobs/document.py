@@ -1,0 +1,209 @@
+"""A job file as prereq reads it: its text, its shape checked, positions for messages, its ``extras.prereq``.
+
+The accessors at the top (``top_names``, ``role_names``...) read plain job data, so the
+planner uses them on its working copy as this class does on the file.
+
+May import: prereq.core, prereq.openpai (placeholders and task role fields), prereq.registry.rules
+(hints), and prereq.jobs.records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prereq.core import placeholders
+from prereq.core.errors import PrereqError
+from prereq.core.versions import Requirement, is_range
+from prereq.core.yamledit import YamlText, load_error
+from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.jobs.records import STATE_PATH, JobState, Locked
+from prereq.openpai import protocol
+from prereq.registry.rules import RULES
+
+TASK_ROLE_FIELDS = tuple(protocol.TASK_ROLE_FIELDS)
+_STATE_HINT = ("extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, "
+               "lock: {NAME: {version, digest}}}")
+
+
+def top_entries(data: dict[str, Any]) -> list[Any]:
+    return data.get("prerequisites") or []
+
+
+def top_names(data: dict[str, Any]) -> list[str | None]:
+    """The name of each top-level prerequisite (None for an entry without a string name)."""
+    return [item["name"] if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+            for item in top_entries(data)]
+
+
+def role_names(data: dict[str, Any], role: str) -> list[str]:
+    return list(data["taskRoles"][role].get("prerequisites") or [])
+
+
+def show_scalar(value: Any) -> str:
+    """A YAML scalar as the user wrote it (1, null, true, 'x'), for messages about names that are not strings."""
+    return f"'{value}'" if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def read_job_file(path: Path) -> str:
+    """The text of a job file, refused with a clean message when missing or not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PrereqError(f"no such job file: {path}") from None
+    except OSError as exc:
+        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        load_yaml(raw)  # the loader's decoding names the line and column of the first bad byte
+    except YamlLoadError as exc:
+        raise load_error(str(path), exc, hint="save the file as UTF-8") from None
+    raise PrereqError(f"{path}: not valid UTF-8", hint="save the file as UTF-8", exit_code=1)
+
+
+class JobDocument:
+    """One job's text, edited in place (``doc``), with the positions of the file as the user wrote it."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.doc = YamlText(text, source=source)
+        self.initial = self.doc.loaded  # positions in the file as the user wrote it
+        self.warnings: list[str] = []  # what preparing the job noticed, in order
+        self._check_shape()
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.doc.data
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def roles(self) -> dict[str, dict[str, Any]]:
+        return self.data["taskRoles"]
+
+    def top_names(self) -> list[str | None]:
+        return top_names(self.data)
+
+    def where(self, path: Sequence[Any], *, key: bool = False) -> str:
+        """``file:line`` of ``path``'s value (or key) or its nearest ancestor's, in the file as the user wrote it."""
+        line, _ = self.initial.position(tuple(path), key=key)
+        return f"{self.source}:{line}"
+
+    def where_item(self, name: str | None) -> str:
+        """``file:line`` of the user's file's prerequisite ``name``; just the file when it has none."""
+        data = self.initial.data
+        items = data.get("prerequisites") if isinstance(data, dict) else None
+        for position, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and item.get("name") == name:
+                return self.where(("prerequisites", position))
+        return self.source
+
+    def where_text(self, needle: str) -> str | None:
+        """``file:line`` of the first string of the user's file that contains ``needle``."""
+        for path, value in placeholders.strings(self.initial.data):
+            if needle in value:
+                return self.where(path)
+        return None
+
+    def error(self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1,
+              key: bool = False) -> PrereqError:
+        return PrereqError(f"{self.where(path, key=key)}: {message}", hint=hint, exit_code=exit_code)
+
+    def require_role(self, role: str) -> str:
+        """``role``, when the job has that task role."""
+        if role not in self.roles:
+            raise PrereqError(f"{self.source}: no task role '{role}'", hint="task roles: " + ", ".join(self.roles))
+        return role
+
+    def _check_shape(self) -> None:
+        if not isinstance(self.data, dict):
+            raise PrereqError(f"{self.source}: not an OpenPAI job (the file is not a YAML mapping)", exit_code=1)
+        roles = self.data.get("taskRoles")
+        if not isinstance(roles, dict) or not roles:
+            raise self.error(("taskRoles",) if "taskRoles" in self.data else (),
+                             "an OpenPAI job needs 'taskRoles' with at least one task role")
+        for role, spec in roles.items():
+            if not isinstance(role, str):
+                raise self.error(("taskRoles", role), f"task role name {show_scalar(role)} is not a string",
+                                 hint="OpenPAI task role names are strings such as 'train'; quote a name that "
+                                 "YAML would read as a number, boolean or null", key=True)
+            if not isinstance(spec, dict):
+                raise self.error(("taskRoles", role), f"task role {role} is not a mapping")
+            names = spec.get("prerequisites")
+            if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+                raise self.error(("taskRoles", role, "prerequisites"),
+                                 f"taskRoles.{role}.prerequisites must be a list of prerequisite names")
+        top = self.data.get("prerequisites")
+        if top is not None and not isinstance(top, list):
+            raise self.error(("prerequisites",), "'prerequisites' must be a list")
+        for position, item in enumerate(top or []):
+            if isinstance(item, dict) and "name" in item and not isinstance(item["name"], str):
+                raise self.error(("prerequisites", position, "name"),
+                                 f"prerequisite name {show_scalar(item['name'])} is not a string",
+                                 hint="task roles refer to prerequisites by name: write a string")
+
+    def state(self) -> JobState:
+        """``extras.prereq``, checked: every problem names its line and how to fix it."""
+        extras = self.data.get("extras")
+        if extras is not None and not isinstance(extras, dict):
+            raise self.error(("extras",), "extras must be a mapping",
+                             hint="OpenPAI keeps extras free-form, as a mapping; prereq records its items "
+                             "under extras.prereq")
+        raw = self.doc.get(STATE_PATH)
+        if raw is None:
+            return JobState()
+        if not isinstance(raw, dict):
+            raise self.error(STATE_PATH, "extras.prereq must be a mapping", hint=_STATE_HINT)
+        index = raw.get("index")
+        if index is not None and not isinstance(index, str):
+            raise self.error(STATE_PATH + ("index",), "extras.prereq.index must be a string (a build folder or URL)",
+                             hint=_STATE_HINT)
+        return JobState(index=index, selected=self._selected(raw.get("selected") or {}),
+                        lock=self._lock(raw.get("lock") or {}))
+
+    def _selected(self, selected: Any) -> dict[str, list[str]]:
+        if not isinstance(selected, dict):
+            raise self.error(STATE_PATH + ("selected",), "extras.prereq.selected must map task roles to lists",
+                             hint=_STATE_HINT)
+        out: dict[str, list[str]] = {}
+        for role, names in selected.items():
+            path = STATE_PATH + ("selected", role)
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise self.error(path, f"extras.prereq.selected.{role} must be a list of NAME[@RANGE]",
+                                 hint=_STATE_HINT)
+            if role not in self.roles:
+                raise self.error(path, f"extras.prereq.selected names task role '{role}', which the job does not "
+                                 "have", hint="rename it there too when you rename a task role "
+                                 f"(task roles: {', '.join(self.roles)})")
+            for position, text in enumerate(names):
+                requirement = Requirement.parse(text)
+                if not requirement.name:
+                    raise self.error(path + (position,), f"'{text}' in extras.prereq.selected.{role} is not "
+                                     "NAME or NAME@RANGE", hint=_STATE_HINT)
+                if requirement.range and not is_range(requirement.range):
+                    raise self.error(path + (position,), f"{text} in extras.prereq.selected.{role} has an invalid "
+                                     "version range", hint=RULES["PRQ141"].hint)
+            out[role] = list(names)
+        return out
+
+    def _lock(self, lock: Any) -> dict[str, Locked]:
+        if not isinstance(lock, dict):
+            raise self.error(STATE_PATH + ("lock",), "extras.prereq.lock must be a mapping", hint=_STATE_HINT)
+        out: dict[str, Locked] = {}
+        for name, entry in lock.items():
+            if not isinstance(name, str):
+                raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock names {show_scalar(name)}, "
+                                 "which is not a string", hint="run 'prereq job lock' to rewrite the lock", key=True)
+            if not isinstance(entry, dict) or not isinstance(entry.get("version"), str) \
+                    or not isinstance(entry.get("digest"), str):
+                raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock.{name} needs version and digest "
+                                 "strings", hint="run 'prereq job lock' to rewrite the lock")
+            out[name] = Locked(entry["version"], entry["digest"])
+        return out

@@ -1,0 +1,186 @@
+"""The job operations: add, remove and lock selections, on a job's text or on a job file.
+
+Each operation works out the new ``extras.prereq`` state, asks the planner for the
+edits (``plan.plan_edit``) and applies them to the text (``apply.apply_edits``); the
+file variants read the job, and replace it atomically unless it is a dry run.
+
+May import: prereq.core, prereq.registry.rules (hints), prereq.index, prereq.jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
+
+from prereq.core.errors import PrereqError
+from prereq.core.files import write_atomic
+from prereq.core.versions import Requirement
+from prereq.index.reader import Index, index_source
+from prereq.jobs.apply import apply_edits
+from prereq.jobs.document import JobDocument, read_job_file
+from prereq.jobs.plan import Plan, plan_edit
+from prereq.jobs.records import ItemChange, JobEdit, JobState
+
+IndexChoice = Index | str | Path | None  # a loaded index, a build folder or URL, or None (the usual sources)
+
+
+def open_index(index: IndexChoice, state: JobState, job_dir: Path | None) -> tuple[Index, str]:
+    """The index to use and the source to record: ``index``, else $PREREQ_INDEX, else the job's, else build/site."""
+    if isinstance(index, Index):
+        return index, state.index or index.base
+    source = index_source(str(index) if index else None, recorded=state.index, base_dir=job_dir)
+    return Index.load(source), source
+
+
+def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
+    roles = list(job.roles)
+    if task_role is not None:
+        return [job.require_role(task_role)]
+    if len(roles) == 1:
+        return roles
+    raise PrereqError(f"{job.source} has {len(roles)} task roles: {', '.join(roles)}",
+                      hint="name one with --task-role ROLE")
+
+
+def _edited(job: JobDocument, text: str, plan: Plan, *, changes: list[ItemChange] | None = None,
+            notes: Sequence[str] = ()) -> JobEdit:
+    apply_edits(job.doc, plan.edits)
+    return JobEdit(path=None, before=text, after=job.text, changes=plan.changes if changes is None else changes,
+                   warnings=[*notes, *plan.warnings])
+
+
+def add_to_text(text: str, names: Sequence[str], *, index: IndexChoice = None, task_role: str | None = None,
+                source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+    """Add ``NAME[@RANGE]`` selections to a job's text; see ``add``."""
+    job = JobDocument(text, source)
+    old = job.state()
+    loaded, used = open_index(index, old, job_dir)
+    roles = _pick_roles(job, task_role)
+    new = old.copy(index=used)
+    notes: list[str] = []
+    for text_name in names:
+        requirement = Requirement.parse(text_name)
+        if not requirement.name:
+            raise PrereqError(f"'{text_name}' is not NAME or NAME@RANGE")
+        loaded.document(requirement.name)  # unknown names fail here, with a suggestion
+        for role in roles:
+            chosen = new.selected.setdefault(role, [])
+            same = [i for i, t in enumerate(chosen) if Requirement.parse(t).name == requirement.name]
+            if not same:
+                chosen.append(text_name)
+                continue
+            if chosen[same[0]] == text_name:
+                notes.append(f"{requirement.name} is already selected in task role {role}")
+            chosen[same[0]] = text_name
+            for extra in reversed(same[1:]):
+                del chosen[extra]
+    return _edited(job, text, plan_edit(job, old, new, loaded), notes=notes)
+
+
+def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | None) -> PrereqError:
+    names = job.top_names()
+    if name in names and name not in state.lock:
+        return job.error(("prerequisites", names.index(name)),
+                         f"{name} was written by hand in the job; prereq leaves it alone",
+                         hint="delete it from the YAML yourself", exit_code=2)
+    if name in state.lock:
+        where = f" in task role {task_role}" if task_role else ""
+        return PrereqError(f"{name} is not selected{where}: it is in the job because other items require it",
+                           hint="remove the items that require it (see extras.prereq.selected)")
+    return PrereqError(f"{name} is not in the job", hint="see extras.prereq.selected for what prereq added")
+
+
+def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: str | None) -> JobState:
+    new = old.copy()
+    for text in names:
+        name = Requirement.parse(text).name
+        selecting = [role for role, chosen in old.selected.items()
+                     if any(Requirement.parse(t).name == name for t in chosen)]
+        if task_role is not None:
+            selecting = [role for role in selecting if role == task_role]
+        if not selecting:
+            raise _not_selected(job, old, name, task_role)
+        if len(selecting) > 1:
+            raise PrereqError(f"{name} is selected in task roles {', '.join(selecting)}",
+                              hint="name one with --task-role ROLE")
+        role = selecting[0]
+        new.selected[role] = [t for t in new.selected[role] if Requirement.parse(t).name != name]
+        if not new.selected[role]:
+            del new.selected[role]
+    return new
+
+
+def remove_from_text(text: str, names: Sequence[str], *, index: IndexChoice = None, task_role: str | None = None,
+                     source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+    """Remove selections (and what only they needed) from a job's text; see ``remove``."""
+    job = JobDocument(text, source)
+    old = job.state()
+    if task_role is not None:
+        job.require_role(task_role)
+    new = _unselect(job, old, names, task_role)
+    loaded, _ = open_index(index, old, job_dir)
+    plan = plan_edit(job, old, new, loaded)
+    changes = list(plan.changes)
+    for name in dict.fromkeys(Requirement.parse(n).name for n in names):
+        kept = plan.closure.get(name)
+        if kept is None:
+            continue
+        if kept.required_by:
+            reason = "still required by " + ", ".join(kept.required_by)
+        elif name in plan.references:
+            reason = plan.references[name]
+        else:
+            reason = "still selected in another task role"
+        changes.append(ItemChange("kept", name, kept.version, reason=reason))
+    return _edited(job, text, plan, changes=changes)
+
+
+def lock_text(text: str, *, upgrade_all: bool = False, upgrade: Collection[str] = (), index: IndexChoice = None,
+              source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+    """Refresh the lock: keep locked versions that still fit; the ``upgrade`` names (or all, with
+    ``upgrade_all``) move to the newest versions the ranges allow."""
+    job = JobDocument(text, source)
+    old = job.state()
+    upgrade = [upgrade] if isinstance(upgrade, str) else list(upgrade)
+    unknown = [name for name in upgrade if name not in old.lock]
+    if unknown:
+        raise PrereqError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not locked in this job",
+                          hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"))
+    loaded, used = open_index(index, old, job_dir)
+    new = old.copy(index=old.index or used)
+    return _edited(job, text, plan_edit(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade)))
+
+
+def _edit_file(job: str | Path, dry_run: bool, run: Callable[[str, str, Path], JobEdit]) -> JobEdit:
+    path = Path(job)
+    result = run(read_job_file(path), str(path), path.resolve().parent)
+    result.path = path
+    if result.changed and not dry_run:
+        write_atomic(path, result.after)
+        result.written = True
+    return result
+
+
+def add(job: str | Path, names: Sequence[str], *, task_role: str | None = None, index: IndexChoice = None,
+        dry_run: bool = False) -> JobEdit:
+    """Add registry items (``NAME`` or ``NAME@RANGE``) and everything they require to a job file.
+
+    The items go to ``task_role`` (or the job's only task role).  The index is
+    ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
+    return _edit_file(job, dry_run, lambda text, source, folder: add_to_text(
+        text, names, index=index, task_role=task_role, source=source, job_dir=folder))
+
+
+def remove(job: str | Path, names: Sequence[str], *, task_role: str | None = None, index: IndexChoice = None,
+           dry_run: bool = False) -> JobEdit:
+    """Remove selected items from a job file, and the requirements nothing selected still needs."""
+    return _edit_file(job, dry_run, lambda text, source, folder: remove_from_text(
+        text, names, index=index, task_role=task_role, source=source, job_dir=folder))
+
+
+def lock(job: str | Path, *, upgrade_all: bool = False, upgrade: Collection[str] = (), index: IndexChoice = None,
+         dry_run: bool = False) -> JobEdit:
+    """Refresh a job file's lock; the ``upgrade`` names (or all, with ``upgrade_all``) move to the newest
+    versions allowed."""
+    return _edit_file(job, dry_run, lambda text, source, folder: lock_text(
+        text, upgrade_all=upgrade_all, upgrade=upgrade, index=index, source=source, job_dir=folder))

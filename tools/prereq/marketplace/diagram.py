@@ -1,0 +1,136 @@
+"""The requires / required-by diagram of an item page, as inline SVG.
+
+Rendered at build time, so the page loads no diagram library.  A simple
+layered layout, left to right: the items that require this one, the item, then
+its requirements by depth (each node in the column after the deepest item that
+needs it), ordered within a column by the mean position of their parents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from prereq.core.graph import post_order
+
+CHAR_WIDTH = 7.4   # at the diagram's 12.5px font, monospace-ish estimate
+NODE_HEIGHT = 30
+ROW_GAP = 14
+COLUMN_GAP = 56
+PADDING = 8
+MAX_LABEL = 32
+MAX_DEPENDENTS = 12
+ARC_LIFT = 34
+
+
+@dataclass
+class _Node:
+    key: str
+    label: str
+    href: str | None
+    kind: str  # "self" | "requirement" | "dependent" | "more"
+    tooltip: str
+    column: int = 0
+    row: float = 0.0
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+
+
+def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], versions: dict[str, str],
+                   required_by: list[str], href: Callable[[str], str]) -> Markup:
+    """``edges``: item name → names it directly requires, for the item and its whole closure;
+    ``versions``: name → the version in the closure; ``href(name)``: the link to an item page."""
+    nodes: dict[str, _Node] = {name: _Node(name, f"{name} {version}", None, "self", f"{name} {version}")}
+    # Longest distance from the item: every edge then points to a later column.
+    depth: dict[str, int] = {name: 0}
+    order = list(reversed(post_order([name], lambda node: edges.get(node, []))))
+    for current in order:
+        for child in edges.get(current, []):
+            depth[child] = max(depth.get(child, 0), depth[current] + 1)
+    for current in order:
+        if current != name:
+            label = f"{current} {versions.get(current, '')}".strip()
+            nodes[current] = _Node(current, label, href(current), "requirement", label)
+    shown = required_by[:MAX_DEPENDENTS]
+    for dependent in shown:
+        nodes["\0" + dependent] = _Node("\0" + dependent, dependent, href(dependent), "dependent", dependent)
+    if len(required_by) > len(shown):
+        more = len(required_by) - len(shown)
+        nodes["\0more"] = _Node("\0more", f"+{more} more", None, "more", f"{more} more items require {name}")
+
+    offset = 1 if required_by else 0
+    for key, node in nodes.items():
+        node.column = 0 if node.kind in ("dependent", "more") else depth[key] + offset
+    columns: dict[int, list[_Node]] = {}
+    for node in nodes.values():
+        columns.setdefault(node.column, []).append(node)
+
+    links: list[tuple[str, str]] = [("\0" + d, name) for d in shown]
+    links += [(parent, child) for parent in order for child in edges.get(parent, [])]
+    parents: dict[str, list[str]] = {}
+    for source, target in links:
+        parents.setdefault(target, []).append(source)
+    for index in sorted(columns):
+        column = columns[index]
+        if index > 0:
+            column.sort(key=lambda n: (sum(nodes[p].row for p in parents.get(n.key, [])) /
+                                       max(len(parents.get(n.key, [])), 1), n.label))
+        for row, node in enumerate(column):
+            node.row = row
+
+    widths = {i: max(len(_clip(n.label)) for n in column) * CHAR_WIDTH + 20 for i, column in columns.items()}
+    tallest = max(len(column) for column in columns.values())
+    # Edges that skip columns arc over the nodes between: room for the arcs above.
+    spans = [nodes[target].column - nodes[source].column for source, target in links]
+    lift = ARC_LIFT if any(span > 1 for span in spans) else 0
+    height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING + lift
+    x_of: dict[int, float] = {}
+    x = PADDING
+    for index in sorted(columns):
+        x_of[index] = x
+        x += widths[index] + COLUMN_GAP
+    width = x - COLUMN_GAP + PADDING
+
+    def box(node: _Node) -> tuple[float, float, float]:
+        column = columns[node.column]
+        top = lift + PADDING + (height - lift - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)) / 2
+        return x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), widths[node.column]
+
+    parts = [Markup('<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
+                    'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" aria-labelledby="prereq-graph-title">'
+                    '<title id="prereq-graph-title">{title}</title>'
+                    '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+                    'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>'
+                    ).format(w=width, h=height, title=f"What {name} requires and what requires it")]
+    for source, target in links:
+        sx, sy, sw = box(nodes[source])
+        tx, ty, _ = box(nodes[target])
+        if nodes[target].column - nodes[source].column > 1:
+            # Leave from the top, arc over the columns between, arrive on top.
+            x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
+            peak = min(y1, y2) - lift + 4
+            parts.append(Markup('<path class="prereq-graph__edge prereq-graph__edge--long" '
+                                'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
+                                '{:.1f} {:.1f}" />').format(x1, y1, x1, peak, x2, peak, x2, y2 - 1))
+            continue
+        x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
+        middle = (x1 + x2) / 2
+        parts.append(Markup('<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
+                            'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
+                            ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2))
+    for node in nodes.values():
+        nx, ny, nw = box(node)
+        shape = Markup('<g class="prereq-graph__node prereq-graph__node--{kind}"><title>{tip}</title>'
+                       '<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="6" />'
+                       '<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="middle" dominant-baseline="central">{label}</text></g>'
+                       ).format(kind=node.kind, tip=node.tooltip, x=nx, y=ny, w=nw, h=NODE_HEIGHT,
+                                tx=nx + nw / 2, ty=ny + NODE_HEIGHT / 2, label=_clip(node.label))
+        if node.href:
+            shape = Markup('<a href="{}">{}</a>').format(node.href, shape)
+        parts.append(shape)
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)

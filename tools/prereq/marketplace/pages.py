@@ -1,0 +1,239 @@
+"""The marketplace's generated pages, from the published index only.
+
+``SiteData`` reads ``api/v1`` (the root index and, on demand, per-item files
+checked against their sha256); the ``render_*`` functions turn it into HTML
+fragments that the MkDocs hooks put into pages.  Contributor text is escaped
+by Jinja's autoescape or goes through ``site_render.markdown_to_html``; only
+our own markup is marked safe.  Nothing here imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+
+from prereq.openpai import forms
+
+from prereq.openpai import runtime
+from prereq.index.reader import Index
+from prereq.marketplace.diagram import dependency_svg
+from prereq.marketplace.render import code_block, code_block_html, highlight_fragment, inline_code, markdown_to_html, safe_url
+from prereq.core.yamlload import dump_yaml
+
+# Catalog facets: what users look for, and the OpenPAI types behind each.
+TYPE_GROUPS = {
+    "datasets": ("Datasets", ("data",)),
+    "widgets": ("Widgets", ("script", "output")),
+    "images": ("Images", ("dockerimage",)),
+}
+TYPE_LABELS = {"data": "Dataset", "script": "Widget · script", "output": "Widget · output",
+               "dockerimage": "Docker image"}
+EVENTS = {
+    "taskStarts": "when the task starts, before the job's commands",
+    "containerStart": "when the task starts, before the job's commands (OpenPAI's older name)",
+    "taskSucceeds": "after the job's commands succeed",
+    "containerExit": "after the job's commands succeed (OpenPAI's older name)",
+}
+# Keys of an item that say what it is, not what it does (shown elsewhere on the page).
+_DESCRIPTIVE = {"name", "version", "type", "title", "description", "tags", "owners", "license", "homepage",
+                "deprecated", "require", "parameters", "plugin", "failurePolicy", "callbacks", "preCommands",
+                "postCommands"}
+
+Href = Callable[[str], str]  # a site-root-relative URL -> the URL relative to the page being rendered
+
+
+class SiteData:
+    """The published index, as the site sees it (read through the index client)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        # Bounded: a closure pulls in a few popular items again and again; 10,000 items must not stay in memory.
+        self.index = Index.load(Path(index_dir), cache_size=2048)
+        self.api = Path(self.index.base)
+        self.root: dict[str, Any] = self.index.root
+        self.entries: dict[str, dict[str, Any]] = dict(sorted(self.index.entries.items()))
+        self.document = self.index.document
+        self.version = self.index.version
+        self.form_yaml = lru_cache(maxsize=8192)(self._form_yaml)
+        self.form_html = lru_cache(maxsize=8192)(self._form_html)
+        self._tags: dict[str, list[dict[str, Any]]] | None = None
+
+    def _form_yaml(self, name: str, version: str) -> str:
+        """One entry of a job's ``prerequisites`` list (every page whose closure holds it reuses it)."""
+        return dump_yaml([forms.ordered_form(self.version(name, version)["openpai"])])
+
+    def _form_html(self, name: str, version: str) -> Markup:
+        return highlight_fragment(self.form_yaml(name, version), "yaml")
+
+    def tags(self) -> dict[str, list[dict[str, Any]]]:
+        """Tag → its items (by name), tags in order; computed once."""
+        if self._tags is None:
+            tags: dict[str, list[dict[str, Any]]] = {}
+            for entry in self.entries.values():
+                for tag in entry["tags"]:
+                    tags.setdefault(tag, []).append(entry)
+            self._tags = dict(sorted(tags.items()))
+        return self._tags
+
+    def counts(self) -> dict[str, int]:
+        by_type = Counter(entry["type"] for entry in self.entries.values())
+        return {group: sum(by_type[t] for t in types) for group, (_, types) in TYPE_GROUPS.items()}
+
+    def recently_updated(self, count: int = 8) -> list[dict[str, Any]]:
+        dated = [e for e in self.entries.values() if e.get("updated") and not e.get("deprecated")]
+        return sorted(dated, key=lambda e: (e["updated"], e["name"]), reverse=True)[:count]
+
+
+# --- the YAML a user pastes into a job ------------------------------------------------
+
+def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
+    """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
+    nodes = [(node["name"], node["version"]) for node in version["closure"]]
+    types = {name: data.version(name, v)["openpai"]["type"] for name, v in nodes}
+    run = [name for name, _ in nodes if types[name] != "dockerimage"]
+    images = [name for name, _ in nodes if types[name] == "dockerimage"]
+    role: dict[str, Any] = {}
+    if images:
+        role["dockerImage"] = images[-1]
+    if run:
+        role["prerequisites"] = run
+    if any(data.version(name, v)["openpai"].get("plugin", "").endswith(".cmd") for name, v in nodes):
+        role["commands"] = [data.root["job_load_line"]]
+    roles = dump_yaml({"taskRoles": {"taskrole": role}}).replace(
+        "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1)
+    return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
+
+
+def job_block(data: SiteData, version: dict[str, Any]) -> Markup:
+    """The item's closure in OpenPAI form, requirements first, and the task role naming them, highlighted
+    (each form once per build, not once per page)."""
+    body = Markup("").join(data.form_html(*node) if node else highlight_fragment(text, "yaml")
+                           for text, node in _job_parts(data, version))
+    return code_block_html(body, "yaml", element_id="prereq-yaml", copy=False)
+
+
+# --- templates ------------------------------------------------------------------------
+
+_ENV = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")), autoescape=True,
+                   trim_blocks=True, lstrip_blocks=True)
+_ENV.filters["inline_code"] = inline_code
+_ENV.filters["day"] = lambda iso: (iso or "")[:10]
+
+_ITEM = _ENV.get_template("item.html")
+
+_CARDS = _ENV.get_template("cards.html")
+
+_TAG_INDEX = _ENV.get_template("tag_index.html")
+
+_TAG_PAGE = _ENV.get_template("tag.html")
+
+_COUNTS = _ENV.get_template("counts.html")
+
+
+def _role_href(href: Href) -> dict[str, Callable[[str], str]]:
+    return {
+        "item_href": lambda name: href(f"items/{quote(name)}/"),
+        "tag_href": lambda tag: href(f"tags/{quote(tag)}/"),
+        "owner_href": lambda owner: href("catalog/") + "?" + urlencode({"owner": owner}),
+    }
+
+
+def render_item(data: SiteData, name: str, href: Href) -> Markup:
+    """The body of ``items/<name>/``."""
+    entry = data.entries[name]
+    document = data.document(name)
+    versions = document["versions"]
+    version = versions[-1]
+    item = version["item"]
+    links = _role_href(href)
+
+    edges = {node["name"]: [r["name"] for r in data.version(node["name"], node["version"])["requires"]]
+             for node in version["closure"]}
+    closure_versions = {node["name"]: node["version"] for node in version["closure"]}
+    graph = dependency_svg(name, version["version"], edges=edges, versions=closure_versions,
+                           required_by=document["required_by"], href=links["item_href"])
+
+    callbacks = []
+    for callback in item.get("callbacks") or []:
+        callbacks.append({"event": callback["event"], "when": EVENTS.get(callback["event"], ""),
+                          "code": code_block("\n".join(callback["commands"]), "sh")})
+    for key, event in (("preCommands", "taskStarts"), ("postCommands", "taskSucceeds")):
+        if item.get(key):
+            callbacks.append({"event": key, "when": EVENTS[event],
+                              "code": code_block("\n".join(item[key]), "sh")})
+    settings = {k: v for k, v in item.items() if k not in _DESCRIPTIVE}
+    plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
+    # The first paragraph is the summary, shown under the title; the rest below the facts.
+    parts = re.split(r"\n\s*\n", (item.get("description") or "").strip(), maxsplit=1)
+    lead, details = parts[0], (parts[1] if len(parts) > 1 else "")
+    deprecated = item.get("deprecated")
+    replacement = (deprecated or {}).get("replacement")
+    homepage = safe_url(item.get("homepage"))
+    if homepage and not homepage.lower().startswith(("http://", "https://")):
+        homepage = None
+
+    return Markup(_ITEM.render(
+        entry=entry, item=item, version=version, versions=versions, required_by=document["required_by"],
+        type_label=TYPE_LABELS.get(item["type"], item["type"]),
+        lead=markdown_to_html(lead), details=markdown_to_html(details),
+        deprecated=deprecated,
+        replacement_href=links["item_href"](replacement) if replacement in data.entries else None,
+        homepage=homepage,
+        composer_href=href("composer/") + "?" + urlencode({"add": name}),
+        yaml_block=job_block(data, version),
+        graph=graph, callbacks=callbacks, plugin=plugin,
+        settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
+        **links))
+
+
+_TEMPLATES = _ENV.get_template("job_templates.html")
+
+
+def render_templates(data: SiteData, href: Href) -> Markup:
+    """The job templates page: each template as written, with the items it names."""
+    links = _role_href(href)
+    templates = []
+    for template in data.root["templates"]:
+        text = (data.api / template["path"]).read_text(encoding="utf-8")
+        templates.append({**template, "code": code_block(text, "yaml"),
+                          "download": href("api/v1/").rstrip("/") + "/" + template["path"]})
+    return Markup(_TEMPLATES.render(templates=templates, composer_href=href("composer/"), **links))
+
+
+def render_cards(entries: list[dict[str, Any]], href: Href, *, show_date: bool = False,
+                 show_summary: bool = True) -> Markup:
+    return Markup(_CARDS.render(entries=entries, type_labels=TYPE_LABELS, show_date=show_date,
+                                show_summary=show_summary, **_role_href(href)))
+
+
+def render_tag_index(data: SiteData, href: Href) -> Markup:
+    return Markup(_TAG_INDEX.render(tags=data.tags(), total=len(data.entries), catalog_href=href("catalog/"),
+                                    **_role_href(href)))
+
+
+def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
+    entries = data.tags()[tag]
+    cards = render_cards(entries, href)
+    return Markup(_TAG_PAGE.render(tag=tag, entries=entries, cards=cards, tags_href=href("tags/"),
+                                   catalog_href=href("catalog/") + "?" + urlencode({"tag": tag})))
+
+
+def render_counts(data: SiteData, href: Href) -> Markup:
+    counts = data.counts()
+    rows = [(group, label, counts[group]) for group, (label, _) in TYPE_GROUPS.items()]
+    return Markup(_COUNTS.render(counts=rows, total=len(data.entries), catalog_href=href("catalog/")))
+
+
+def render_recent(data: SiteData, href: Href, count: int = 8) -> Markup:
+    recent = data.recently_updated(count)
+    if not recent:
+        return Markup("<p>No item has been committed yet.</p>")
+    return Markup('<section data-search-exclude>{}</section>').format(render_cards(recent, href, show_date=True,
+                                                                           show_summary=False))

@@ -1,0 +1,159 @@
+"""The marketplace's MkDocs plugin (``plugins: [search, prereq]`` in mkdocs.yml).
+
+The site reads the published index, never the registry's YAML: data flows one
+way.  The plugin's ``index_dir`` option says where the index is; ``prereq build``
+and ``prereq serve`` set it, and when it is unset (a plain ``mkdocs serve``) the
+last ``prereq build`` output beside mkdocs.yml (``build/site``) is shown.  When
+the index is not already in the output, ``api/v1`` is copied there at the end so
+the catalog can load it.
+
+Generated pages (``File.generated``, kept out of the navigation): one per item
+under ``items/<name>/``, the tag pages, the rule reference and the item format
+reference.  Item and tag pages get their body in ``on_page_content``, as HTML
+rendered by ``prereq.marketplace.pages`` — contributor text never goes through
+the site's own Markdown, which allows raw HTML.
+
+May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
+reference pages) and the rest of prereq.marketplace.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+
+from prereq.core.errors import PrereqError
+from prereq.marketplace import pages, reference
+from prereq.registry import rules, schemas
+
+log = logging.getLogger("mkdocs.plugins.prereq")
+
+PLUGIN_NAME = "prereq"
+# Scripts loaded on one page only (the template reads page.meta.prereq_scripts).
+PAGE_SCRIPTS = {"catalog.md": ["assets/catalog.js"], "composer.md": ["assets/composer.js"]}
+HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
+_SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
+LAST_BUILD = Path("build") / "site"
+
+
+class MarketplaceConfig(Config):
+    index_dir = config_options.Optional(config_options.Type(str))
+    # False when the index was written into the site's own output folder (prereq build).
+    copy_index = config_options.Type(bool, default=True)
+
+
+def _stub(title: str, *, hide: tuple[str, ...] = ("toc",), search: bool = False) -> str:
+    meta: dict[str, Any] = {"title": title, "hide": list(hide)}
+    if not search:
+        meta["search"] = {"exclude": True}
+    return "---\n" + json.dumps(meta) + "\n---\n"  # JSON is YAML: no quoting surprises
+
+
+class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
+    """Holds one build's index and the pages it generated."""
+
+    def __init__(self) -> None:
+        self.data: pages.SiteData | None = None
+        self.generated: dict[str, tuple[str, str]] = {}
+
+    def _site_data(self) -> pages.SiteData:
+        if self.data is None:
+            raise PluginError("the prereq plugin has no index (on_config did not run)")
+        return self.data
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if not config.use_directory_urls:
+            raise PluginError("the marketplace needs use_directory_urls: true (pages link to each other as name/)")
+        configured = self.config.index_dir
+        index_dir = Path(configured) if configured else Path(config.config_file_path).resolve().parent / LAST_BUILD
+        try:
+            if not configured and not index_dir.is_dir():
+                raise PrereqError(f"no index to show: {index_dir} does not exist",
+                                  hint="run 'prereq serve' (it indexes the registry first), or 'prereq build' "
+                                  "once, or set the prereq plugin's index_dir in mkdocs.yml")
+            self.data = pages.SiteData(index_dir)
+        except PrereqError as exc:
+            raise PluginError(f"{exc}" + (f" ({exc.hint})" if exc.hint else "")) from None
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        data = self._site_data()
+        started = time.monotonic()
+        self.generated = {}
+
+        def add(src_uri: str, content: str, *, in_nav: bool = False, kind: str = "", arg: str = "") -> None:
+            existing = files.get_file_from_path(src_uri)
+            if existing is not None:
+                log.warning(f"site/{src_uri} is generated from the index: the file in the docs folder is ignored")
+                files.remove(existing)
+            inclusion = InclusionLevel.UNDEFINED if in_nav else InclusionLevel.NOT_IN_NAV
+            files.append(File.generated(config, src_uri, content=content, inclusion=inclusion))
+            if kind:
+                self.generated[src_uri] = (kind, arg)
+
+        for name in data.entries:
+            if not _SAFE_SEGMENT.match(name):
+                log.warning(f"item {name!r}: not a valid name, no page")
+                continue
+            add(f"items/{name}/index.md", _stub(name, hide=("navigation", "toc")), kind="item", arg=name)
+        tags = [tag for tag in data.tags() if _SAFE_SEGMENT.match(tag)]
+        add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True, kind="tags")
+        for tag in tags:
+            add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")), kind="tag", arg=tag)
+        add("job-templates/index.md", _stub("Job templates", hide=("toc",)) + "# Job templates\n", in_nav=True,
+            kind="templates")
+        add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
+        item_schema = schemas.load_schema("prerequisite.schema.json")
+        add("reference/format.md", reference.format_reference_markdown(item_schema, reference.FORMAT_EXAMPLE),
+            in_nav=True)
+        add("reference/prerequisite.schema.json", json.dumps(item_schema, indent=2) + "\n")
+        log.info(f"{len(data.entries)} item pages and {len(tags)} tag pages "
+                 f"({time.monotonic() - started:.2f} s to list)")
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        scripts = PAGE_SCRIPTS.get(page.file.src_uri, [])
+        page.meta["prereq_scripts"] = [path for path in scripts if files.get_file_from_path(path) is not None]
+        return markdown
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        data = self._site_data()
+        url = page.url
+
+        def href(target: str) -> str:
+            relative = get_relative_url(target, url)
+            return relative if relative.endswith("/") or "?" in relative else relative + "/"
+
+        # Fragments are markupsafe.Markup: turn them into plain str before joining them with `html`
+        # (str + Markup would escape the str).
+        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+        if kind == "item":
+            return str(pages.render_item(data, arg, href))
+        if kind == "tag":
+            return str(pages.render_tag(data, arg, href))
+        if kind == "tags":
+            return html + str(pages.render_tag_index(data, href))
+        if kind == "templates":
+            return html + str(pages.render_templates(data, href))
+        if page.file.src_uri == "index.md":
+            html = html.replace(HOME_MARKERS[0], str(pages.render_counts(data, href)))
+            html = html.replace(HOME_MARKERS[1], str(pages.render_recent(data, href)))
+        return html
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.data is not None and self.config.copy_index:
+            shutil.copytree(self.data.api, Path(config.site_dir) / "api" / "v1", dirs_exist_ok=True)

@@ -1,0 +1,119 @@
+"""The marketplace site: MkDocs behind one small module.
+
+MkDocs runs as a library over ``mkdocs.yml`` and ``site/``; the ``prereq``
+plugin (``plugin.py``) generates the item, tag and reference pages from the
+index already written in ``index_dir``, which this module hands it as the
+plugin's own option.  MkDocs empties its ``site_dir`` before
+building, so it builds into a temporary folder beside ``out`` whose content is
+then moved into ``out`` next to ``api/v1``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from prereq.core.errors import PrereqError
+from prereq.marketplace.plugin import PLUGIN_NAME
+from prereq.core.resources import PROJECT_ROOT
+
+CONFIG_NAME = "mkdocs.yml"
+
+
+def find_config(registry: Path) -> Path:
+    """The site's mkdocs.yml: beside the registry, else the one of prereq's own repository."""
+    for folder in (Path(registry).resolve().parent, PROJECT_ROOT):
+        if (folder / CONFIG_NAME).is_file():
+            return folder / CONFIG_NAME
+    raise PrereqError(f"no {CONFIG_NAME} beside {registry} or in {PROJECT_ROOT}",
+                      hint="build with --no-site, or add the site sources (mkdocs.yml and site/)")
+
+
+class _Relay(logging.Handler):
+    """MkDocs' log: our hook's notes go to the progress callback, warnings are collected."""
+
+    def __init__(self, progress: Callable[[str], None]) -> None:
+        super().__init__(logging.INFO)
+        self.progress = progress
+        self.warnings: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage().strip()
+        if record.levelno >= logging.WARNING:
+            self.warnings.append(message)  # returned to the caller, which reports them once
+        elif record.name == "mkdocs.plugins.prereq":
+            self.progress(f"site: {message}")
+
+
+def build_site(*, index_dir: Path, registry: Path, out: Path, progress: Callable[[str], None],
+               config_file: Path | None = None) -> list[str]:
+    """Build the MkDocs site into ``out`` from the index already written in ``index_dir``.
+
+    Returns MkDocs' warnings."""
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    config_file = Path(config_file) if config_file else find_config(registry)
+    out = Path(out).resolve()
+    index_dir = Path(index_dir).resolve()
+    logger = logging.getLogger("mkdocs")
+    relay = _Relay(progress)
+    saved = logger.level, logger.propagate
+    logger.addHandler(relay)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    target = Path(tempfile.mkdtemp(prefix=".site-", dir=out.parent))
+    started = time.monotonic()
+    try:
+        try:
+            config = load_config(str(config_file), site_dir=str(target),
+                                 plugins=_plugins(config_file, index_dir=index_dir, copy_index=index_dir != out))
+            build(config)
+        except MkDocsException as exc:
+            raise PrereqError(f"the site did not build: {exc}", hint="see the messages above") from None
+        for child in target.iterdir():
+            destination = out / child.name
+            if destination.exists():
+                raise PrereqError(f"the site would overwrite {destination}",
+                                  hint=f"rename the docs page or folder {child.name!r}")
+            child.rename(destination)
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+        logger.removeHandler(relay)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+    progress(f"site: built in {time.monotonic() - started:.1f} s ({config_file})")
+    return relay.warnings
+
+
+def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
+    """Preview the site with MkDocs' live-reloading server (until interrupted)."""
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.commands.serve import serve
+
+    config_file = find_config(registry)
+    serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True,
+          plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True))
+
+
+def _plugins(config_file: Path, *, index_dir: Path, copy_index: bool) -> list[Any]:
+    """mkdocs.yml's plugin list with the prereq plugin's options set for this build (added when missing)."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(config_file, encoding="utf-8") as handle:
+        listed = (yaml_load(handle) or {}).get("plugins") or ["search"]
+    options = {"index_dir": str(index_dir), "copy_index": copy_index}
+    out: list[Any] = []
+    for entry in listed if isinstance(listed, list) else [{k: v} for k, v in listed.items()]:
+        name = entry if isinstance(entry, str) else next(iter(entry))
+        if name != PLUGIN_NAME:
+            out.append(entry)
+    return [*out, {PLUGIN_NAME: options}]

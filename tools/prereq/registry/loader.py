@@ -1,0 +1,187 @@
+"""Files → loaded items with source positions.  Nothing here judges the content
+beyond "is this one YAML mapping"; the checks do the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prereq.core.errors import PrereqError
+from prereq.registry.rules import Problem, problem
+from prereq.core.versions import Requirement
+from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+
+ITEMS_DIR = "prerequisites"
+TEMPLATES_DIR = "templates"
+OWNERS_FILE = "owners.yaml"
+
+_YAML_RULES = {"syntax": "PRQ101", "encoding": "PRQ102", "documents": "PRQ103", "duplicate-key": "PRQ104"}
+
+
+@dataclass
+class SourceItem:
+    """One item file as read: data plus positions for pointing at lines."""
+
+    path: Path
+    rel: str  # relative to the registry root, '/'-separated
+    data: dict[str, Any]
+    yaml: LoadedYaml
+
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def name(self) -> str:
+        name = self.data.get("name")
+        return name if isinstance(name, str) else self.stem
+
+    @property
+    def requires(self) -> list[Requirement]:
+        require = self.data.get("require")
+        if not isinstance(require, list):
+            return []
+        return [Requirement.parse(entry) for entry in require if isinstance(entry, str)]
+
+    def position(self, path: tuple[Any, ...], *, key: bool = False) -> tuple[int, int]:
+        return self.yaml.position(path, key=key)
+
+
+@dataclass
+class Owners:
+    users: set[str] = field(default_factory=set)
+    teams: dict[str, list[str]] = field(default_factory=dict)
+    loaded: bool = False
+
+    def known(self, name: str) -> bool:
+        return name in self.users or name in self.teams
+
+
+@dataclass
+class LoadedRegistry:
+    root: Path
+    items: list[SourceItem]
+    owners: Owners
+    problems: list[Problem]
+    templates: list[SourceItem] = field(default_factory=list)  # job templates (OpenPAI jobs)
+
+
+def find_registry(start: Path, *, search_parents: bool = True) -> Path:
+    """The ``registry/`` of the repository containing ``start`` (or ``start`` itself).
+
+    With ``search_parents=False`` (a path the user named) only ``start`` and
+    ``start/registry`` qualify: a mistyped path must not silently validate
+    some other registry further up.
+    """
+    if not start.exists():
+        raise PrereqError(
+            f"{start} does not exist",
+            hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
+        )
+    start = start.resolve()
+    if (start / ITEMS_DIR).is_dir():
+        return start
+    for folder in (start, *start.parents) if search_parents else (start,):
+        if (folder / "registry" / ITEMS_DIR).is_dir():
+            return folder / "registry"
+    raise PrereqError(
+        f"no registry found {'at or above' if search_parents else 'at'} {start}",
+        hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
+    )
+
+
+def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
+    """Load one YAML file strictly; YAML issues become positioned problems."""
+    try:
+        return load_yaml(path.read_bytes()), []
+    except YamlLoadError as exc:
+        return None, [
+            problem(_YAML_RULES[issue.kind], file=rel, line=issue.line, column=issue.column, detail=issue.message)
+            for issue in exc.issues
+        ]
+    except OSError as exc:
+        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
+    loaded, problems = read_yaml_file(path, rel)
+    if loaded is not None and not isinstance(loaded.data, dict):
+        kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
+        line, column = loaded.value_positions.get((), (1, 1))
+        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind))
+        return None, problems
+    return loaded, problems
+
+
+def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
+    path = root / OWNERS_FILE
+    fix = "write users: [name, ...] and teams: {team: [member, ...]}"
+    if not path.is_file():
+        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail="owners.yaml is missing",
+                                  fix="create it: " + fix)]
+    loaded, problems = load_mapping(path, OWNERS_FILE)
+    if loaded is None:
+        return Owners(), problems
+    data = loaded.data
+    users, teams = data.get("users", []), data.get("teams", {})
+    trusted = True
+    unknown = sorted(set(data) - {"users", "teams"})
+    if unknown:
+        line, column = loaded.position((unknown[0],), key=True)
+        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
+                                detail=f"unknown key {unknown[0]!r}", fix=fix))
+    if not isinstance(users, list) or not all(isinstance(u, str) for u in users):
+        line, column = loaded.position(("users",))
+        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
+                                detail="users must be a list of names", fix=fix))
+        users, trusted = [], False
+    if not isinstance(teams, dict) or not all(
+        isinstance(m, list) and all(isinstance(u, str) for u in m) for m in teams.values()
+    ):
+        line, column = loaded.position(("teams",))
+        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
+                                detail="teams must map team names to lists of member names", fix=fix))
+        teams, trusted = {}, False
+    # A malformed users or teams list is one problem here, not one on every item's owners.
+    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
+    for team, members in owners.teams.items() if trusted else ():
+        for index, member in enumerate(members):
+            if member not in owners.users:
+                line, column = loaded.position(("teams", team, index))
+                problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
+                                        detail=f"team {team!r} lists {member!r}, who is not in users",
+                                        fix=f"add {member} to users"))
+    return owners, problems
+
+
+def load_registry(root: Path) -> LoadedRegistry:
+    """Read every item file and the owners list under ``root``."""
+    root = root.resolve()
+    items_dir = root / ITEMS_DIR
+    if not items_dir.is_dir():
+        raise PrereqError(f"{root} has no {ITEMS_DIR}/ folder",
+                          hint="point at the registry folder, e.g. 'prereq validate registry'")
+    owners, problems = _load_owners(root)
+    items: list[SourceItem] = []
+    for path in sorted(items_dir.iterdir()):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix != ".yaml" or not path.is_file():
+            if not path.name.startswith("."):
+                fix = ("move the items in it up into prerequisites/" if path.is_dir()
+                       else f"rename it to {path.stem}.yaml")
+                problems.append(problem("PRQ106", file=rel, detail=path.name, fix=fix))
+            continue
+        loaded, found = load_mapping(path, rel)
+        problems += found
+        if loaded is not None:
+            items.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+    templates: list[SourceItem] = []
+    templates_dir = root / TEMPLATES_DIR
+    for path in sorted(templates_dir.glob("*.yaml")) if templates_dir.is_dir() else []:
+        rel = path.relative_to(root).as_posix()
+        loaded, found = load_mapping(path, rel)
+        problems += found
+        if loaded is not None:
+            templates.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+    return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

@@ -1,0 +1,202 @@
+"""JSON Schema behind one small module: the item schema and readable errors.
+
+Each error is turned into (path, message, hint, kind).  Subschemas may carry
+``x-message`` and ``x-hint`` annotations so a contributor reads
+"version '1.0' is not a semantic version" rather than a regular expression.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema
+import jsonschema_rs
+
+from prereq.openpai.runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
+from prereq.core.yamlload import format_path
+
+from prereq.core.resources import SCHEMA_DIR
+KNOWN_PLUGINS = ("cmd", "ssh", "git", "tensorboard")
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    path: tuple[Any, ...]
+    kind: str  # "unknown-key" | "missing-key" | "dockerimage-key" | "invalid"
+    message: str  # for unknown-key: where the key is unknown ("for plugin ...")
+    hint: str
+    key: str = ""
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+
+
+# The index format's name, defined once by the published index schema.
+INDEX_FORMAT: str = load_schema("index.schema.json")["$defs"]["root"]["properties"]["format"]["const"]
+
+
+@cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = load_schema(name)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+@cache
+def _fast_validator(name: str) -> "jsonschema_rs.Draft202012Validator":
+    return jsonschema_rs.validator_for(load_schema(name))
+
+
+def index_problems(document: Any, kind: str) -> list[str]:
+    """Why ``document`` is not a valid index file of ``kind`` ("root" or "item"), as
+    ``path: message`` lines (empty when valid)."""
+    validator = _validator_for_def("index.schema.json", kind)
+    return [f"{format_path(tuple(e.absolute_path), empty='(file)')}: {e.message}"
+            for e in validator.iter_errors(document)]
+
+
+@cache
+def _validator_for_def(name: str, definition: str) -> jsonschema.protocols.Validator:
+    whole = load_schema(name)
+    one = {key: value for key, value in whole.items() if key != "oneOf"}
+    one["$ref"] = f"#/$defs/{definition}"
+    return jsonschema.validators.validator_for(whole)(one)
+
+
+def item_keys(item: dict[str, Any]) -> set[str] | None:
+    """Keys the item format allows for this item, or None when any key goes (unknown plugin)."""
+    schema = load_schema("prerequisite.schema.json")
+    defs = schema["$defs"]
+    keys = set(schema["properties"])
+    if item.get("type") == "dockerimage":
+        return keys | set(defs["dockerimage"]["properties"])
+    plugin = item.get("plugin", DEFAULT_PLUGIN)
+    short = plugin.removeprefix(PLUGIN_PREFIX) if isinstance(plugin, str) else ""
+    if short not in KNOWN_PLUGINS:
+        return None
+    return keys | set(defs["runnable"]["properties"]) | set(defs[f"plugin-{short}"]["properties"])
+
+
+def _runnable_keys() -> set[str]:
+    defs = load_schema("prerequisite.schema.json")["$defs"]
+    keys = set(defs["runnable"]["properties"])
+    for short in KNOWN_PLUGINS:
+        keys |= set(defs[f"plugin-{short}"]["properties"])
+    return keys - set(defs["dockerimage"]["properties"])
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
+    value = error.instance
+    custom_message = error.schema.get("x-message") if isinstance(error.schema, dict) else None
+    custom_hint = error.schema.get("x-hint", "") if isinstance(error.schema, dict) else ""
+    if custom_message:
+        return custom_message.format(value=value), custom_hint
+    match error.validator:
+        case "type":
+            names = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            expected = " or ".join(_TYPE_NAMES.get(name, name) for name in names)
+            hint = custom_hint or f"write {expected}"
+            if value is None:  # 'key:' with nothing after it
+                return f"is empty, expected {expected}", hint
+            return f"{value!r} is a {_json_type(value)}, expected {expected}", hint
+        case "enum":
+            options = ", ".join(str(v) for v in error.validator_value)
+            return f"{value!r} is not one of {options}", custom_hint or f"use one of: {options}"
+        case "const":
+            return f"{value!r} must be {error.validator_value!r}", custom_hint or f"write {error.validator_value!r}"
+        case "minItems" | "minProperties" | "minLength":
+            return "must not be empty", custom_hint or "give at least one value, or remove the key"
+        case "maxLength":
+            return f"is longer than {error.validator_value} characters", custom_hint or "shorten it"
+        case "uniqueItems":
+            return "has duplicate entries", custom_hint or "list each value once"
+        case "pattern":
+            return f"{value!r} does not have the expected form", custom_hint or f"match {error.validator_value}"
+        case "propertyNames":
+            return "has an invalid key", custom_hint or "use identifiers: letters, digits and '_'"
+        case _:
+            return error.message, custom_hint or "see the item format reference"
+
+
+_TYPE_NAMES = {"array": "a list", "object": "a mapping", "string": "a string", "number": "a number",
+               "integer": "an integer", "boolean": "a boolean", "null": "null"}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return {str: "string", list: "list", dict: "mapping"}.get(type(value), type(value).__name__)
+
+
+def _leaf_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.ValidationError]:
+    """Descend through if/then/allOf wrappers to the errors that say something."""
+    if error.context:
+        for sub in error.context:
+            yield from _leaf_errors(sub)
+    else:
+        yield error
+
+
+def check_item(item: Any) -> list[SchemaIssue]:
+    """All schema issues of one item, most specific first, one per path and kind."""
+    # Most items are valid: a compiled validator says so about 100x faster; the
+    # pure-Python one (whose errors carry the subschemas our messages come from)
+    # runs only for items with something to report.
+    if _fast_validator("prerequisite.schema.json").is_valid(item):
+        return []
+    validator = _validator("prerequisite.schema.json")
+    issues: list[SchemaIssue] = []
+    seen: set[tuple[Any, ...]] = set()
+    allowed = item_keys(item) if isinstance(item, dict) else set()
+    for top in validator.iter_errors(item):
+        for error in _leaf_errors(top):
+            path = tuple(error.absolute_path)
+            if error.validator == "unevaluatedProperties":
+                issues.extend(_unknown_keys(item, path, allowed, seen))
+                continue
+            if error.validator == "required":
+                # One error per missing key, but each carries the whole list: report them all.
+                for key in error.validator_value:
+                    marker = (path, "missing", key)
+                    if key in error.instance or marker in seen:
+                        continue
+                    seen.add(marker)
+                    issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
+                continue
+            marker = (path, error.validator)
+            if marker in seen:
+                continue
+            seen.add(marker)
+            message, hint = _describe(error)
+            issues.append(SchemaIssue(path, "invalid", message, hint))
+    return issues
+
+
+def _unknown_keys(item: Any, path: tuple[Any, ...], allowed: set[str] | None,
+                  seen: set[tuple[Any, ...]]) -> Iterator[SchemaIssue]:
+    if path or not isinstance(item, dict) or allowed is None:
+        return
+    for key in item:
+        if key in allowed or ((key,), "unknown") in seen:
+            continue
+        seen.add(((key,), "unknown"))
+        if item.get("type") == "dockerimage" and key in _runnable_keys():
+            yield SchemaIssue((key,), "dockerimage-key", "", "", key=str(key))
+            continue
+        close = difflib.get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.6)
+        plugin = item.get("plugin", DEFAULT_PLUGIN)
+        where = f" for type {item.get('type')}" if item.get("type") == "dockerimage" else f" for plugin {plugin}"
+        fix = f"did you mean {close[0]!r}?" if close else "remove it; allowed keys: " + ", ".join(sorted(allowed))
+        yield SchemaIssue((key,), "unknown-key", where, fix, key=str(key))
