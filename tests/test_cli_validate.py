@@ -181,7 +181,7 @@ def test_github_annotations_use_paths_relative_to_the_repository(capsys, make_re
         "::warning file=registry/prerequisites/user.yaml,line=8,col=12,title=PRQ134::"
         "event 'containerStart' is the proposal's name for 'taskStarts' (hint: write event: taskStarts)",
     ]
-    assert lines[3:] == ["3 items checked: 2 errors, 1 warnings"]
+    assert lines[3:] == ["3 items checked: 2 errors, 1 warning"]
     # the same from outside the repository, with an explicit path
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "--format", "github", str(repo / "registry"))[1] == out

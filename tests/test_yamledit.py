@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from prereq.core.errors import PrereqError
-from prereq.core.yamledit import Renderer, YamlText
+from prereq.core.yamledit import YamlText
+from prereq.core.yamlrender import Renderer
 from prereq.core.yamlload import load_yaml
 from textdiff import line_diff
 

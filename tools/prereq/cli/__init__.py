@@ -2,7 +2,10 @@
 
 Each command group lives in its own module with ``register(subparsers)``; the
 command functions return an exit code.  Exit codes: 0 all well, 1 problems
-found, 2 usage error or missing input, 3 internal error.
+found, 2 usage error or missing input, 3 internal error.  Only this package prints
+and picks exit codes.
+
+May import: every prereq package.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 from prereq.marketplace.publish import build
 from prereq.index.reader import Index, index_source
 from prereq.registry.loader import find_registry
-from prereq.registry.reporters import as_text
+from prereq.registry.reporters import report
 from prereq.core.yamlload import dump_yaml
 
 BUILD_HELP = """\
@@ -62,7 +62,7 @@ def run_build(args: argparse.Namespace) -> int:
 
     result = build(registry, args.out, with_site=not args.no_site, progress=progress)
     if result.problems and (not result.built or not args.quiet):
-        print(as_text(result.problems, item_count=0 if not result.built else len(result.index.items)))
+        print(report(result.validation))
     if not result.built:
         print("prereq: the registry has errors: nothing was published", file=sys.stderr)
         return 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prereq.registry.loader import find_registry
 from prereq.core.gitrepo import Repository
-from prereq.registry.reporters import FORMATS, as_github, as_json, as_text
+from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
 
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate_parser.add_argument(
         "path", nargs="?", type=Path,
         help="registry folder (default: the registry/ of the repository around the current directory)")
-    validate_parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    validate_parser.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
     validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     validate_parser.set_defaults(run=run_validate)
 
@@ -55,16 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_validate(args: argparse.Namespace) -> int:
     root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
     result = validate(root)
-    if args.format == "json":
-        print(as_json(result.problems, item_count=len(result.items)))
-    elif args.format == "github":
-        repo = Repository.find(root)
-        text = as_github(result.problems, registry_root=root, repo_root=repo.root if repo else Path.cwd())
-        if text:
-            print(text)
-        print(f"{len(result.items)} items checked: {len(result.errors)} errors, {len(result.warnings)} warnings")
-    else:
-        print(as_text(result.problems, item_count=len(result.items)))
+    repo = Repository.find(root) if args.format == "github" else None
+    print(report(result, format=args.format, repo_root=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0
 
 

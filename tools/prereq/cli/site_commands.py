@@ -8,7 +8,7 @@ from pathlib import Path
 
 from prereq.marketplace.publish import serve
 from prereq.registry.loader import find_registry
-from prereq.registry.reporters import as_text
+from prereq.registry.reporters import report
 
 SERVE_HELP = """\
 Validate and index the registry, then serve the marketplace site with MkDocs'
@@ -33,7 +33,7 @@ def run_serve(args: argparse.Namespace) -> int:
     result = serve(registry, dev_addr=args.dev_addr, progress=lambda message: print(f"serve: {message}",
                                                                                     file=sys.stderr))
     if not result.built:
-        print(as_text(result.problems, item_count=0))
+        print(report(result.validation))
         print("prereq: the registry has errors: nothing to serve", file=sys.stderr)
         return 1
     return 0

@@ -1,4 +1,4 @@
-"""Templates in item strings: ``<% namespace.path %>``.
+"""Placeholders in item strings: ``<% namespace.path %>``.
 
 prereq renders ``this`` (item parameters) and ``expression`` (per-user values);
 OpenPAI renders the ``$``-namespaces, so those pass through untouched.

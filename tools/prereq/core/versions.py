@@ -60,12 +60,6 @@ def satisfies(version: str, spec: str | None) -> bool:
         return False
 
 
-def best_match(versions: list[str], spec: str | None) -> str | None:
-    """The highest version meeting ``spec`` (npm's maxSatisfying), or None."""
-    candidates = [v for v in versions if is_version(v) and satisfies(v, spec)]
-    return max(candidates, key=version_key) if candidates else None
-
-
 def version_key(version: str):
     return cmp_to_key(lambda a, b: nodesemver.compare(a, b, loose=False))(version)
 

@@ -1,1 +1,8 @@
-"""TODO"""
+"""The published index (``api/v1``): building it, reading it, and choosing versions from it.
+
+- ``builder``: a checked registry and its git history → the index files;
+- ``reader``: ``Index``, the API job editing, the CLI and the site read an index with;
+- ``resolver``: one version per item for a set of requests (npm ranges, locks), requirements first.
+
+May import: prereq.core, prereq.openpai, prereq.registry.
+"""

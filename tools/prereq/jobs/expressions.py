@@ -20,7 +20,8 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
-from prereq.core.yamledit import Renderer, load_error
+from prereq.core.yamledit import load_error
+from prereq.core.yamlrender import Renderer
 from prereq.core.yamlload import YamlLoadError, load_yaml
 
 KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # what ``<% expression.KEY %>`` can name

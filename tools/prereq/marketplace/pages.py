@@ -42,11 +42,6 @@ EVENTS = {
     "taskSucceeds": "after the job's commands succeed",
     "containerExit": "after the job's commands succeed (OpenPAI's older name)",
 }
-# Keys of an item that say what it is, not what it does (shown elsewhere on the page).
-_DESCRIPTIVE = {"name", "version", "type", "title", "description", "tags", "owners", "license", "homepage",
-                "deprecated", "require", "parameters", "plugin", "failurePolicy", "callbacks", "preCommands",
-                "postCommands"}
-
 Href = Callable[[str], str]  # a site-root-relative URL -> the URL relative to the page being rendered
 
 
@@ -168,7 +163,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
         if item.get(key):
             callbacks.append({"event": key, "when": EVENTS[event],
                               "code": code_block("\n".join(item[key]), "sh")})
-    settings = {k: v for k, v in item.items() if k not in _DESCRIPTIVE}
+    settings = {k: v for k, v in item.items() if k not in forms.ITEM_KEYS}
     plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
     # The first paragraph is the summary, shown under the title; the rest below the facts.
     parts = re.split(r"\n\s*\n", (item.get("description") or "").strip(), maxsplit=1)

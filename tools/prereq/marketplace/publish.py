@@ -17,7 +17,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.index.builder import IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
-from prereq.registry.validate import validate
+from prereq.registry.validate import ValidationResult, validate
 
 Progress = Callable[[str], None]
 
@@ -25,9 +25,13 @@ Progress = Callable[[str], None]
 @dataclass
 class BuildResult:
     out: Path
-    problems: list[Problem]
+    validation: ValidationResult  # the registry's problems, whether or not anything was published
     index: IndexBuild | None = None
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.validation.problems
 
     @property
     def built(self) -> bool:
@@ -49,7 +53,7 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
     progress("validating the registry")
     result = validate(registry)
     if result.errors:
-        return BuildResult(out=out, problems=result.problems)
+        return BuildResult(out=out, validation=result)
     progress(f"indexing {len(result.items)} items and their history")
     index = build_index(result, repo=Repository.find(result.root))
     out = out.resolve()
@@ -71,7 +75,7 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuildResult(out=out, problems=result.problems, index=index,
+    return BuildResult(out=out, validation=result, index=index,
                        warnings=index.warnings + [f"site: {warning}" for warning in site_warnings])
 
 

@@ -15,16 +15,16 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from prereq.openpai import runtime
-
-from prereq.openpai import shellvars
-
 from prereq.core import placeholders
 from prereq.core.yamlload import format_path
+from prereq.openpai import runtime, shellvars
 
-DESCRIPTIVE_ONLY = ("title", "description", "tags", "owners", "license", "homepage", "deprecated",
-                    "require", "parameters", "plugin", "name", "type", "version", "failurePolicy",
-                    "uri", "auth", "callbacks", "preCommands", "postCommands", "publicKeys", "userssh")
+# Keys that say what an item is and how it runs, each with its own place in the form and on its page.
+ITEM_KEYS = ("name", "version", "type", "title", "description", "tags", "owners", "license", "homepage",
+             "deprecated", "require", "parameters", "plugin", "failurePolicy", "callbacks", "preCommands",
+             "postCommands")
+# Keys that never become plugin parameters: the item keys and the ones the compiler places itself.
+NOT_PARAMETERS = (*ITEM_KEYS, "uri", "auth", "publicKeys", "userssh")
 
 ParameterLookup = Callable[[str], Any]
 
@@ -82,16 +82,10 @@ def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
         if not commands:
             continue
         if not all(runtime.scalar_survives(command) for command in commands):
-            commands = _encode(commands)
+            # The whole block at once (multi-line constructs stay whole), templates kept readable.
+            commands = runtime.encode_script(commands)
         compiled.append({"event": event, "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]})
     return compiled
-
-
-def _encode(commands: list[str]) -> list[str]:
-    """Commands made to survive the round trip, keeping their behaviour: the
-    whole block at once (multi-line constructs stay whole), templates that
-    others render later kept readable (see ``runtime.encode_script``)."""
-    return runtime.encode_script(commands)
 
 
 def _safe_uri(value: Any) -> Any:
@@ -143,7 +137,7 @@ def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, 
             form["userssh"] = {"type": "custom", "value": _ssh_keys(data.get("publicKeys") or [])}
     else:
         for key, value in data.items():
-            if key not in DESCRIPTIVE_ONLY:
+            if key not in NOT_PARAMETERS:
                 form[key] = value
     return _drop_nulls(form)
 

@@ -1,14 +1,24 @@
-"""Problem reports as text, JSON or GitHub workflow annotations (pure functions)."""
+"""Problem reports, chosen by name: ``text``, ``json`` and ``github`` (workflow annotations).
+
+Every reporter has one signature, ``(result, repo_root) -> str``: the validation result
+carries the problems, the item count and the registry root; ``repo_root`` is where
+GitHub's annotation paths start (the repository around the registry).  Reporters only
+format: the CLI prints what they return.
+
+May import: prereq.registry.rules and prereq.registry.validate.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from prereq.registry.rules import Problem
+from prereq.registry.rules import Problem, Severity
+from prereq.registry.validate import ValidationResult
 
-FORMATS = ("text", "json", "github")
+Reporter = Callable[[ValidationResult, Path], str]
 
 
 def _position(problem: Problem) -> str:
@@ -20,21 +30,25 @@ def _position(problem: Problem) -> str:
     return ":".join(parts)
 
 
-def as_text(problems: list[Problem], *, item_count: int) -> str:
+def summary(result: ValidationResult) -> str:
+    """``N items checked: E errors, W warnings``."""
+    errors, warnings = len(result.errors), len(result.warnings)
+    return (f"{len(result.items)} items checked: {errors} error{'s' * (errors != 1)}, "
+            f"{warnings} warning{'s' * (warnings != 1)}")
+
+
+def report_text(result: ValidationResult, repo_root: Path) -> str:
     lines = []
-    for p in problems:
+    for p in result.problems:
         lines.append(f"{_position(p)}: {p.rule} {p.severity.value} {p.message}")
         if p.hint:
             lines.append(f"    hint: {p.hint}")
-    errors = sum(p.severity.value == "error" for p in problems)
-    warnings = len(problems) - errors
-    lines.append(f"{item_count} items checked: {errors} error{'s' * (errors != 1)}, "
-                 f"{warnings} warning{'s' * (warnings != 1)}")
+    lines.append(summary(result))
     return "\n".join(lines)
 
 
-def as_json(problems: list[Problem], *, item_count: int) -> str:
-    return json.dumps({"items": item_count, "problems": [p.as_dict() for p in problems]}, indent=2)
+def report_json(result: ValidationResult, repo_root: Path) -> str:
+    return json.dumps({"items": len(result.items), "problems": [p.as_dict() for p in result.problems]}, indent=2)
 
 
 def _escape_data(text: str) -> str:
@@ -45,18 +59,27 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def as_github(problems: list[Problem], *, registry_root: Path, repo_root: Path) -> str:
-    """``::error file=...,line=...::message`` lines, paths relative to the repository."""
+def report_github(result: ValidationResult, repo_root: Path) -> str:
+    """``::error file=...,line=...::message`` lines, paths relative to the repository, then the summary."""
     lines = []
-    for p in problems:
-        level = "error" if p.severity.value == "error" else "warning"
+    for p in result.problems:
+        level = "error" if p.severity is Severity.ERROR else "warning"
         props = []
         if p.file:
-            props.append("file=" + _escape_property(os.path.relpath(registry_root / p.file, repo_root)))
+            props.append("file=" + _escape_property(os.path.relpath(result.root / p.file, repo_root)))
         if p.line is not None:
             props.append(f"line={p.line}")
         if p.column is not None:
             props.append(f"col={p.column}")
         props.append("title=" + _escape_property(p.rule))
         lines.append(f"::{level} {','.join(props)}::{_escape_data(p.message + ' (hint: ' + p.hint + ')')}")
+    lines.append(summary(result))
     return "\n".join(lines)
+
+
+REPORTERS: dict[str, Reporter] = {"text": report_text, "json": report_json, "github": report_github}
+
+
+def report(result: ValidationResult, *, format: str = "text", repo_root: Path | None = None) -> str:
+    """The report of ``result`` in ``format`` (one of ``REPORTERS``)."""
+    return REPORTERS[format](result, repo_root or result.root)

@@ -1,0 +1,137 @@
+"""New YAML values as text: block style in the file's own indentation, scalars as PyYAML would write them.
+
+``yamledit`` splices what this writes; the composer's JS port (site/assets/composer/) makes
+the same choices, held equal by the cases in tests/cases/yamledit/.
+
+May import: PyYAML and prereq.core.yamlload.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from prereq.core.yamlload import YamlLoadError, load_yaml
+
+_WIDTH = 1 << 30  # never fold long lines
+
+
+class Renderer:
+    """Block-style YAML for new values, in the file's own indentation."""
+
+    def __init__(self, *, indent: int = 2, indent_sequences: bool = True) -> None:
+        self.indent = indent
+        self.indent_sequences = indent_sequences
+
+    # -- scalars ---------------------------------------------------------
+    def scalar(self, value: Any) -> str:
+        """A one-line scalar, or '' when ``value`` needs a block (multi-line string)."""
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            text = yaml.safe_dump(value, width=_WIDTH).strip()
+            return text.removesuffix("\n...").strip()
+        if isinstance(value, dict) and not value:
+            return "{}"
+        if isinstance(value, list) and not value:
+            return "[]"
+        if not isinstance(value, str):
+            raise TypeError(f"cannot write a {type(value).__name__} as YAML")
+        if "\n" in value and self._literal_ok(value):
+            return ""
+        if "\n" not in value and "\r" not in value:
+            text = yaml.safe_dump(value, width=_WIDTH, allow_unicode=True)
+            text = text.removesuffix("\n").removesuffix("\n...").strip("\n")
+            if "\n" not in text and _reads_back(text, value):
+                return text
+        return json.dumps(value, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
+
+    @staticmethod
+    def _literal_ok(value: str) -> bool:
+        if value[:1] in (" ", "\t", "\n") or "\r" in value:
+            return False
+        return all(ch.isprintable() or ch in "\n\t" for ch in value) and "\ufeff" not in value
+
+    def _literal(self, value: str, column: int) -> list[str]:
+        body = value.removesuffix("\n")
+        trailing = len(value) - len(value.rstrip("\n"))
+        chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+        if chomp == "+":
+            body = value[: len(value) - trailing]
+        lines = [("" if not line else " " * column + line) for line in body.split("\n")]
+        if chomp == "+":
+            lines += [""] * (trailing - 1)
+        return ["|" + chomp, *lines]
+
+    # -- collections -----------------------------------------------------
+    def is_block(self, value: Any) -> bool:
+        return isinstance(value, (dict, list)) and bool(value)
+
+    def after_indicator(self, value: Any, column: int, *, in_sequence: bool) -> list[str]:
+        """The text that follows ``key:`` (a key at ``column``) or ``-`` (a dash at ``column``).
+
+        The first element continues the indicator's line (it starts with a space
+        or is empty); the others are whole lines."""
+        if not self.is_block(value):
+            scalar = self.scalar(value)
+            if scalar:
+                return [" " + scalar]
+            literal = self._literal(value, column + (2 if in_sequence else self.indent))
+            return [" " + literal[0], *literal[1:]]
+        if in_sequence:
+            # "- key: value" / "- - item": the collection starts on the dash's line.
+            lines = self.lines(value, column + 2)
+            return [" " + lines[0][column + 2:], *lines[1:]]
+        child = column + (self.indent if isinstance(value, dict) or self.indent_sequences else 0)
+        return ["", *self.lines(value, child)]
+
+    def lines(self, value: Any, column: int) -> list[str]:
+        """A non-empty mapping or sequence as block lines starting at ``column``."""
+        pad = " " * column
+        out: list[str] = []
+        if isinstance(value, dict):
+            for key, child in value.items():
+                out += self.pair(key, child, column)
+        else:
+            for child in value:
+                rest = self.after_indicator(child, column, in_sequence=True)
+                out.append(pad + "-" + rest[0])
+                out += rest[1:]
+        return out
+
+    def pair(self, key: Any, value: Any, column: int) -> list[str]:
+        key_text = self.scalar(key)
+        if not key_text or key_text.startswith(("[", "{")):
+            key_text = json.dumps(str(key), ensure_ascii=False)
+        rest = self.after_indicator(value, column, in_sequence=False)
+        return [" " * column + key_text + ":" + rest[0], *rest[1:]]
+
+    def flow(self, value: Any) -> str:
+        """A flow collection on one line (for collections the file writes in flow style)."""
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{self._flow_scalar(k)}: {self.flow(v)}" for k, v in value.items()) + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join(self.flow(v) for v in value) + "]"
+        return self._flow_scalar(value)
+
+    def _flow_scalar(self, value: Any) -> str:
+        if isinstance(value, str):
+            text = yaml.safe_dump([value], default_flow_style=True, width=_WIDTH, allow_unicode=True).strip()
+            text = text[1:-1]
+            if "\n" not in text and _reads_back("[" + text + "]", [value]):
+                return text
+            return json.dumps(value, ensure_ascii=False)
+        scalar = self.scalar(value)
+        return scalar or json.dumps(value, ensure_ascii=False)
+
+
+def _reads_back(text: str, value: Any) -> bool:
+    """True when ``text`` after ``k: `` loads (strictly, YAML 1.2 core) as ``value``."""
+    try:
+        return load_yaml("k: " + text + "\n").data == {"k": value}
+    except YamlLoadError:
+        return False
