@@ -275,3 +275,23 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
         assert fast.is_valid(data) == valid, path
         invalid += not valid
     assert invalid >= 15  # the rule fixtures do hold invalid items
+
+
+def test_every_rule_is_declared_by_exactly_one_place_and_emitted_only_there() -> None:
+    from prereq.registry.checks import CHECKS
+    from prereq.registry.loader import LOADER_RULES
+    from prereq.registry.rules import RULES
+
+    declared = [rule for check in CHECKS for rule in check.ids] + list(LOADER_RULES)
+    assert set(declared) == set(RULES)
+    # PRQ170 (unset variables) is checked in items and in job templates alike.
+    assert sorted(r for r in set(declared) if declared.count(r) > 1) == ["PRQ170"]
+
+
+def test_a_check_emitting_an_undeclared_rule_is_a_bug(make_registry) -> None:
+    from prereq.registry.checks import _declared
+    from prereq.registry.checks.items import check_name
+    from prereq.registry.rules import problem
+
+    with pytest.raises(RuntimeError, match="check_name emitted PRQ101"):
+        _declared(check_name, [problem("PRQ101", file="x.yaml", line=1, detail="bad")])

@@ -1,0 +1,99 @@
+"""What every check may look at (``Context``), and how a check declares the rule ids it emits.
+
+A check is a small function decorated with ``item_check(*ids)`` (run once per item) or
+``registry_check(*ids)`` (once per registry); ``run_checks`` refuses a problem whose id
+its check did not declare, and a test holds every rule of the table to exactly the
+checks (or the loader) that declare it.
+
+May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import networkx as nx
+
+from prereq.core.graph import build_graph, lookup_parameter
+from prereq.openpai import forms
+from prereq.registry import schemas
+from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
+from prereq.registry.rules import Problem, problem
+
+
+@dataclass
+class Context:
+    """What every check may look at: the items by name and their graph."""
+
+    items: dict[str, SourceItem]
+    owners: Owners
+    graph: nx.DiGraph
+    _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
+
+    def requires_of(self, name: str) -> list[str]:
+        item = self.items.get(name)
+        return [r.name for r in item.requires if r.name in self.items] if item else []
+
+    def schema_issues(self, item: SourceItem) -> list[schemas.SchemaIssue]:
+        """The item's schema issues, computed once (several checks need to know)."""
+        if item.rel not in self._schema_issues:
+            self._schema_issues[item.rel] = schemas.check_item(item.data)
+        return self._schema_issues[item.rel]
+
+    def form(self, name: str) -> dict[str, Any]:
+        """The OpenPAI form of a valid item, its templates rendered from this registry."""
+        def lookup(key: str) -> Any:
+            found = lookup_parameter(name, key, self.parameters, self.requires_of)
+            return found[1] if isinstance(found, tuple) else None
+
+        return forms.compile_item(self.items[name].data, lookup=lookup)
+
+    @cached_property
+    def exports(self) -> dict[str, list[str]]:
+        """The variables each item's start commands export."""
+        return {name: forms.exports(item.data) for name, item in self.items.items()}
+
+    @cached_property
+    def parameters(self) -> dict[str, dict[str, Any]]:
+        """Each item's parameters (computed once: every template check reads them)."""
+        return {name: item.data.get("parameters") or {} for name, item in self.items.items()
+                if isinstance(item.data.get("parameters"), dict)}
+
+
+def at(item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False,
+       **details: Any) -> Problem:
+    """A problem at ``location`` in the item's file (at the key itself with ``on_key``)."""
+    line, column = item.position(location, key=on_key)
+    return problem(rule_id, file=item.rel, line=line, column=column, **details)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check function with the rule ids it may emit and what it runs on (``item`` or ``registry``)."""
+
+    run: Callable[..., Iterator[Problem]]
+    ids: tuple[str, ...]
+    scope: str
+
+    @property
+    def name(self) -> str:
+        return self.run.__name__
+
+
+def item_check(*ids: str) -> Callable[[Callable[[SourceItem, Context], Iterator[Problem]]], Check]:
+    return lambda run: Check(run, ids, "item")
+
+
+def registry_check(*ids: str) -> Callable[[Callable[[LoadedRegistry, Context], Iterator[Problem]]], Check]:
+    return lambda run: Check(run, ids, "registry")
+
+
+def make_context(registry: LoadedRegistry) -> Context:
+    items: dict[str, SourceItem] = {}
+    for item in registry.items:
+        items.setdefault(item.name, item)
+    graph = build_graph({name: [r.name for r in item.requires] for name, item in items.items()})
+    return Context(items=items, owners=registry.owners, graph=graph)

@@ -1,0 +1,93 @@
+"""What each item says about itself: its schema, name, plugin and owners (PRQ11x-13x, PRQ160).
+
+May import: prereq.core, prereq.openpai, prereq.registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prereq.core.versions import fold_name
+from prereq.core.yamlload import format_path
+from prereq.openpai import runtime
+from prereq.registry import schemas
+from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.loader import LoadedRegistry, SourceItem
+from prereq.registry.rules import Problem
+
+
+@item_check("PRQ110", "PRQ111", "PRQ112", "PRQ135")
+def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    for issue in ctx.schema_issues(item):
+        if issue.kind == "unknown-key":
+            yield at(item, issue.path, "PRQ111", on_key=True, key=issue.key, where=issue.message,
+                     fix=issue.hint)
+        elif issue.kind == "dockerimage-key":
+            yield at(item, issue.path, "PRQ135", on_key=True, key=issue.key)
+        elif issue.kind == "missing-key":
+            fix = " (data items need an SPDX license)" if issue.key == "license" else ""
+            where = f" in {format_path(issue.path, empty='(item)')}" if issue.path else ""
+            yield at(item, issue.path, "PRQ112", key=issue.key, where=where, fix=fix)
+        else:
+            yield at(item, issue.path, "PRQ110", path=format_path(issue.path, empty='(item)'), detail=issue.message,
+                     fix=issue.hint or "see the item format reference")
+
+
+@item_check("PRQ120")
+def check_name(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    name = item.data.get("name")
+    if isinstance(name, str) and name != item.stem:
+        yield at(item, ("name",), "PRQ120", name=name, stem=item.stem)
+
+
+@registry_check("PRQ121")
+def check_collisions(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    first_by_fold: dict[str, SourceItem] = {}
+    for item in registry.items:
+        folded = fold_name(item.name)
+        other = first_by_fold.setdefault(folded, item)
+        if other is not item:
+            yield at(item, ("name",), "PRQ121", name=item.name, other=other.name, other_file=other.rel)
+
+
+@item_check("PRQ130", "PRQ131", "PRQ132", "PRQ133", "PRQ134", "PRQ136")
+def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    data = item.data
+    if data.get("type") == "dockerimage":
+        return
+    plugin = data.get("plugin")
+    if isinstance(plugin, str):
+        if plugin in schemas.KNOWN_PLUGINS:
+            yield at(item, ("plugin",), "PRQ130", plugin=plugin)
+        elif plugin.removeprefix(runtime.PLUGIN_PREFIX) not in schemas.KNOWN_PLUGINS:
+            known = ", ".join(runtime.PLUGIN_PREFIX + p for p in schemas.KNOWN_PLUGINS)
+            yield at(item, ("plugin",), "PRQ131", plugin=plugin, known=known)
+    short = plugin.removeprefix(runtime.PLUGIN_PREFIX) if isinstance(plugin, str) else "cmd"
+    if short == "cmd":
+        if "callbacks" in data and ("preCommands" in data or "postCommands" in data):
+            yield at(item, ("callbacks",), "PRQ132", on_key=True)
+        if not any(key in data for key in ("callbacks", "preCommands", "postCommands")):
+            yield at(item, (), "PRQ136")
+        callbacks = data.get("callbacks")
+        for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
+            event = callback.get("event") if isinstance(callback, dict) else None
+            if event in runtime.EVENT_SYNONYMS:
+                target = runtime.EVENT_SYNONYMS[event]
+                note = ("; on OpenPAI it runs only when the task succeeded, never after a failure"
+                        if event == "containerExit" else "")
+                yield at(item, ("callbacks", index, "event"), "PRQ134", event=event, target=target, note=note)
+    if short == "ssh" and "userssh" in data and "publicKeys" in data:
+        yield at(item, ("publicKeys",), "PRQ133", on_key=True)
+
+
+@item_check("PRQ160")
+def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    owners = item.data.get("owners")
+    if not ctx.owners.loaded or not isinstance(owners, list):
+        return
+    for index, owner in enumerate(owners):
+        if isinstance(owner, str) and not ctx.owners.known(owner):
+            yield at(item, ("owners", index), "PRQ160", owner=owner,
+                     fix=f"add {owner} to users or teams in owners.yaml, or fix the spelling")
+
+
+CHECKS = (check_schema, check_name, check_collisions, check_plugin, check_owners,)

@@ -1,0 +1,79 @@
+"""Job templates: each a valid OpenPAI job once the items it names are filled in (PRQ18x, PRQ170).
+
+May import: prereq.core, prereq.openpai, prereq.registry."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from prereq.core.graph import post_order
+from prereq.openpai import protocol, shellvars
+from prereq.registry.checks.base import Context, at, registry_check
+from prereq.registry.loader import LoadedRegistry, SourceItem
+from prereq.registry.rules import Problem
+
+
+@registry_check("PRQ170", "PRQ180", "PRQ181")
+def check_job_templates(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    for template in registry.templates:
+        yield from _check_job_template(template, ctx)
+
+
+def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]:
+    job = template.data
+    written = job.get("prerequisites") if isinstance(job.get("prerequisites"), list) else []
+    own = {p["name"] for p in written if isinstance(p, dict) and isinstance(p.get("name"), str)}
+    roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+
+    def requires_of(name: str) -> list[str]:
+        return ctx.requires_of(name) if name in ctx.items and name not in own else []
+
+    added: list[str] = []
+    complete = True
+    resolved = copy.deepcopy(job)
+    references = protocol.role_references(job)
+    for role, path, name in references:
+        if name not in own and name not in ctx.items:
+            complete = False
+            fix = (f"add {name} to registry/prerequisites, define it in this job's prerequisites, "
+                   "or fix the name")
+            yield at(template, path, "PRQ180", role=role, name=name, fix=fix)
+    for role, spec in roles.items():
+        if not isinstance(spec, dict):
+            continue
+        order = post_order([name for r, _, name in references if r == role], requires_of)
+        listed = [name for r, path, name in references if r == role and path[2] == "prerequisites"]
+        if listed:
+            resolved["taskRoles"][role]["prerequisites"] = post_order(listed, requires_of)
+        added += [n for n in order if n in ctx.items and n not in own and n not in added]
+        known = {v for n in order for v in ctx.exports.get(n, [])}
+        commands = spec.get("commands") if isinstance(spec.get("commands"), list) else []
+        for name in shellvars.used_variables([str(c) for c in commands], known=known):
+            pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
+            index = next((i for i, c in enumerate(commands) if pattern.search(str(c))), 0)
+            yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name,
+                     event=f"task role {role!r}")
+    if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
+        return  # the missing or invalid items are reported already
+    if added:
+        resolved["prerequisites"] = list(job.get("prerequisites") or []) + [ctx.form(n) for n in added]
+    for found in protocol.validate_job(resolved):
+        path = found.path if _exists(job, found.path) else ()
+        yield at(template, path, "PRQ181", where=found.where(), detail=found.message)
+
+
+def _exists(value: Any, path: tuple[Any, ...]) -> bool:
+    for part in path:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return False
+    return True
+
+
+CHECKS = (check_job_templates,)

@@ -1,0 +1,63 @@
+"""The require graph: references, ranges, replacements and cycles (PRQ14x).
+
+May import: prereq.core, prereq.registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prereq.core.graph import cycles
+from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
+from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.loader import LoadedRegistry, SourceItem
+from prereq.registry.rules import Problem, problem
+
+
+@item_check("PRQ140", "PRQ141", "PRQ142", "PRQ144")
+def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    require = item.data.get("require")
+    for index, text in enumerate(require if isinstance(require, list) else []):
+        if not isinstance(text, str):
+            continue
+        path = ("require", index)
+        requirement = Requirement.parse(text)
+        name, spec = requirement.name, requirement.range
+        if spec and not is_range(spec):
+            yield at(item, path, "PRQ141", requirement=text)
+            continue
+        target = ctx.items.get(name)
+        if target is None:
+            folded = fold_name(name)
+            near = [other for other in ctx.items if fold_name(other) == folded]
+            fix = f"did you mean {near[0]!r}?" if near else "add the item to the registry, or fix the name"
+            yield at(item, path, "PRQ140", name=name, fix=fix)
+            continue
+        version = target.data.get("version")
+        # An invalid version is the target's own schema error; do not report it again here.
+        if spec and is_version(version) and not satisfies(version, spec):
+            yield at(item, path, "PRQ142", name=name, range=spec, version=version)
+        deprecated = target.data.get("deprecated")
+        if isinstance(deprecated, dict) and not item.data.get("deprecated"):
+            replacement = deprecated.get("replacement")
+            yield at(item, path, "PRQ144", name=name,
+                     replacement=f" (replaced by {replacement!r})" if replacement else "",
+                     fix=f"require {replacement} instead" if replacement else
+                     f"see why: {deprecated.get('reason', 'no reason given')}")
+
+
+@item_check("PRQ145")
+def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    deprecated = item.data.get("deprecated")
+    if isinstance(deprecated, dict):
+        replacement = deprecated.get("replacement")
+        if isinstance(replacement, str) and replacement not in ctx.items:
+            yield at(item, ("deprecated", "replacement"), "PRQ145", name=replacement)
+
+
+@registry_check("PRQ143")
+def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    for cycle in cycles(ctx.graph):
+        yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
+
+
+CHECKS = (check_require, check_replacement, check_cycles,)
