@@ -21,12 +21,11 @@ import git
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from gitrepo import GitRepo, item_yaml  # noqa: E402
-
-from prereq.marketplace.publish import build  # noqa: E402
-from prereq.core.gitrepo import Repository  # noqa: E402
-from prereq.registry.validate import validate  # noqa: E402
-from prereq.core.yamlload import load_yaml  # noqa: E402
+from gitrepo import GitRepo, item_yaml
+from prereq.core.gitrepo import Repository
+from prereq.core.yamlload import load_yaml
+from prereq.marketplace.publish import build
+from prereq.registry.validate import validate
 
 
 def timed(func, repeat: int = 3) -> float:
@@ -44,10 +43,17 @@ def make_registry(root: Path, count: int) -> GitRepo:
     for i in range(count):
         require = [f"item-{i - 1:05d}@^1.0"] if i % 10 else []
         params = {"mountPoint": f"/mnt/{i}"} if i % 10 == 0 else None
-        repo.write(f"registry/prerequisites/item-{i:05d}.yaml",
-                   item_yaml(f"item-{i:05d}", "1.0.0", require=require, parameters=params,
-                             commands=["export DIR=<% this.mountPoint %>/x", "mkdir -p $DIR"],
-                             extra="tags: [bench, generated]\ndescription: |\n  A generated item.\n\n  More text.\n"))
+        repo.write(
+            f"registry/prerequisites/item-{i:05d}.yaml",
+            item_yaml(
+                f"item-{i:05d}",
+                "1.0.0",
+                require=require,
+                parameters=params,
+                commands=["export DIR=<% this.mountPoint %>/x", "mkdir -p $DIR"],
+                extra="tags: [bench, generated]\ndescription: |\n  A generated item.\n\n  More text.\n",
+            ),
+        )
     repo.commit("items")
     return repo
 
@@ -64,8 +70,10 @@ def main() -> None:
         ours = timed(lambda: [load_yaml(t) for t in texts])
         pure = timed(lambda: [yaml.safe_load(t) for t in texts])
         c_only = timed(lambda: [yaml.load(t, Loader=yaml.CSafeLoader) for t in texts])
-        print(f"load {len(texts)} items: strict loader {len(texts) / ours:,.0f}/s; "
-              f"{pure / ours:.2f}x faster than yaml.safe_load, {ours / c_only:.2f}x the time of bare CSafeLoader")
+        print(
+            f"load {len(texts)} items: strict loader {len(texts) / ours:,.0f}/s; "
+            f"{pure / ours:.2f}x faster than yaml.safe_load, {ours / c_only:.2f}x the time of bare CSafeLoader"
+        )
 
         registry = repo.root / "registry"
         validation = timed(lambda: validate(registry), repeat=1)
@@ -81,13 +89,17 @@ def main() -> None:
                 list(gp.iter_commits(paths=str(path.relative_to(repo.root))))
 
         per_file_time = timed(per_file, repeat=1) * len(files) / len(sample)
-        print(f"git history of {len(files)} files: one pass is {per_file_time / ours_git:.1f}x faster than "
-              f"one GitPython call per file (extrapolated from {len(sample)} files)")
+        print(
+            f"git history of {len(files)} files: one pass is {per_file_time / ours_git:.1f}x faster than "
+            f"one GitPython call per file (extrapolated from {len(sample)} files)"
+        )
 
         out = Path(tmp) / "out"
         index_time = timed(lambda: build(registry, out, with_site=False), repeat=1)
-        print(f"validate + index {len(files)} items: {len(files) / index_time:,.0f} items/s "
-              f"({validation / index_time:.2f} of the build is validation)")
+        print(
+            f"validate + index {len(files)} items: {len(files) / index_time:,.0f} items/s "
+            f"({validation / index_time:.2f} of the build is validation)"
+        )
 
 
 if __name__ == "__main__":

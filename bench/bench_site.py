@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_registry import make_registry  # noqa: E402
+from bench_registry import make_registry
 
-from prereq.marketplace.publish import build  # noqa: E402
+from prereq.marketplace.publish import build
 
 
 def main() -> None:
@@ -39,9 +39,11 @@ def main() -> None:
         full_time = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         pages = sum(1 for _ in (Path(tmp) / "full" / "items").iterdir())
-        print(f"{pages} item pages: full build {full_time:.1f} s, {full_time / index_time:.2f}x the index-only "
-              f"build; the site adds {(full_time - index_time) / pages * 1000:.1f} ms a page; "
-              f"peak memory {peak / 1024:.0f} MB ({max(peak - before, 0) / 1024:.0f} MB more than the index)")
+        print(
+            f"{pages} item pages: full build {full_time:.1f} s, {full_time / index_time:.2f}x the index-only "
+            f"build; the site adds {(full_time - index_time) / pages * 1000:.1f} ms a page; "
+            f"peak memory {peak / 1024:.0f} MB ({max(peak - before, 0) / 1024:.0f} MB more than the index)"
+        )
 
 
 if __name__ == "__main__":

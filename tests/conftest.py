@@ -25,8 +25,7 @@ def make_registry(tmp_path: Path) -> Callable[..., Path]:
     unless ``files`` gives one; pass ``owners=None`` to leave it out.
     """
 
-    def make(files: dict[str, str | bytes], *, root: Path | None = None,
-             owners: str | None = OWNERS_YAML) -> Path:
+    def make(files: dict[str, str | bytes], *, root: Path | None = None, owners: str | None = OWNERS_YAML) -> Path:
         root = root or tmp_path / "registry"
         (root / "prerequisites").mkdir(parents=True, exist_ok=True)
         if owners is not None and "owners.yaml" not in files:

@@ -7,9 +7,12 @@ import textwrap
 from pathlib import Path
 
 ENV = {
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent",
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
 }
 
 
@@ -22,8 +25,9 @@ class GitRepo:
     def git(self, *args: str) -> str:
         import os
 
-        return subprocess.run(["git", *args], cwd=self.root, check=True, capture_output=True, text=True,
-                              env={**os.environ, **ENV}).stdout
+        return subprocess.run(
+            ["git", *args], cwd=self.root, check=True, capture_output=True, text=True, env={**os.environ, **ENV}
+        ).stdout
 
     def write(self, rel: str, text: str) -> Path:
         path = self.root / rel
@@ -38,16 +42,27 @@ class GitRepo:
         import os
 
         self.git("add", "-A")
-        subprocess.run(["git", "commit", "-q", "-m", message], cwd=self.root, check=True, capture_output=True,
-                       env={**os.environ, **ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+        subprocess.run(
+            ["git", "commit", "-q", "-m", message],
+            cwd=self.root,
+            check=True,
+            capture_output=True,
+            env={**os.environ, **ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date},
+        )
         return self.git("rev-parse", "HEAD").strip()
 
 
-def item_yaml(name: str, version: str, *, require: list[str] | None = None, type_: str = "script",
-              parameters: dict[str, str] | None = None, commands: list[str] | None = None,
-              extra: str = "") -> str:
-    lines = [f"name: {name}", f"version: {version}", f"type: {type_}", f"title: {name} item",
-             "owners: [alice]"]
+def item_yaml(
+    name: str,
+    version: str,
+    *,
+    require: list[str] | None = None,
+    type_: str = "script",
+    parameters: dict[str, str] | None = None,
+    commands: list[str] | None = None,
+    extra: str = "",
+) -> str:
+    lines = [f"name: {name}", f"version: {version}", f"type: {type_}", f"title: {name} item", "owners: [alice]"]
     if type_ == "data":
         lines.append("license: MIT")
     if require:

@@ -62,8 +62,11 @@ class RunResult:
     @property
     def ok(self) -> bool:
         """The container succeeded: every step ran and exited 0."""
-        return bool(self.steps) and all(step.returncode == 0 for step in self.steps) and \
-            any(step.kind == "job" for step in self.steps)
+        return (
+            bool(self.steps)
+            and all(step.returncode == 0 for step in self.steps)
+            and any(step.kind == "job" for step in self.steps)
+        )
 
     @property
     def job(self) -> Step | None:
@@ -102,8 +105,11 @@ def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any], role:
         if ref[0] in ("parameters", "secrets"):
             current: Any = config[ref[0]]
         else:
-            current = next(p for p in config["prerequisites"]
-                           if p["type"] == ref[0] and p["name"] == config["taskRoles"][role][ref[0]])
+            current = next(
+                p
+                for p in config["prerequisites"]
+                if p["type"] == ref[0] and p["name"] == config["taskRoles"][role][ref[0]]
+            )
         for part in ref[1:]:
             indexes = re.findall(r"([\s\S]*?)\[(\s*)([0-9]+)(\s*)\]", part)
             if not indexes:
@@ -158,9 +164,16 @@ def sandbox_env(sandbox: Path, job: dict[str, Any], role: str, extra: dict[str, 
     return env
 
 
-def run_job(job: dict[str, Any], *, role: str | None = None, sandbox: Path | None = None,
-            secrets: dict[str, Any] | None = None, env: dict[str, str] | None = None,
-            fakes: dict[str, str] | None = None, timeout: float = 30) -> RunResult:
+def run_job(
+    job: dict[str, Any],
+    *,
+    role: str | None = None,
+    sandbox: Path | None = None,
+    secrets: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    fakes: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> RunResult:
     """Run ``role`` (the first task role by default) of ``job`` as the runtime would.
 
     ``fakes`` maps a command name to a bash script body put first on PATH
@@ -181,8 +194,15 @@ def run_job(job: dict[str, Any], *, role: str | None = None, sandbox: Path | Non
 
     def run(kind: str, name: str, path: Path) -> bool:
         script = path.read_text(encoding="utf-8")
-        proc = subprocess.run(["/bin/bash", str(path)], cwd=sandbox / "work", env=environment,
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["/bin/bash", str(path)],
+            cwd=sandbox / "work",
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         result.steps.append(Step(kind, name, proc.returncode, proc.stdout, proc.stderr, script))
         return proc.returncode == 0
 
@@ -203,7 +223,7 @@ def run_job(job: dict[str, Any], *, role: str | None = None, sandbox: Path | Non
         except yaml.YAMLError as error:
             result.steps.append(Step("init", name, 1, "", f"init container died: {error}"))
             return result
-        if plugin[len(PLUGIN_PREFIX):] != "cmd":
+        if plugin[len(PLUGIN_PREFIX) :] != "cmd":
             continue  # ssh, git, tensorboard: not simulated
         pre, post = _cmd_scripts(parameters or {}, policy)
         if pre is not None:
@@ -228,14 +248,14 @@ def run_job(job: dict[str, Any], *, role: str | None = None, sandbox: Path | Non
     return result
 
 
-def make_job(forms: list[dict[str, Any]], commands: list[str], *, role: str = "main",
-             name: str = "test-job") -> dict[str, Any]:
+def make_job(
+    forms: list[dict[str, Any]], commands: list[str], *, role: str = "main", name: str = "test-job"
+) -> dict[str, Any]:
     """A job with ``forms`` as its prerequisites, all listed by one task role, in order."""
     return {
         "protocolVersion": 2,
         "name": name,
         "type": "job",
         "prerequisites": forms,
-        "taskRoles": {role: {"instances": 1, "prerequisites": [form["name"] for form in forms],
-                             "commands": commands}},
+        "taskRoles": {role: {"instances": 1, "prerequisites": [form["name"] for form in forms], "commands": commands}},
     }

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from prereq.openpai import forms
-
-from prereq.openpai import runtime
 from prereq.marketplace.publish import build
+from prereq.openpai import forms, runtime
 from prereq.openpai.protocol import validate_job
 from prereq.registry.validate import validate
 
@@ -55,16 +53,27 @@ def test_every_published_form_is_accepted_by_openpai_and_survives_the_runtime(in
     for name, document in index.items():
         for version in document["versions"]:
             closure = [index[c["name"]]["versions"] for c in version["closure"]]
-            closure_forms = [next(v["openpai"] for v in versions if v["version"] == c["version"])
-                     for versions, c in zip(closure, version["closure"])]
+            closure_forms = [
+                next(v["openpai"] for v in versions if v["version"] == c["version"])
+                for versions, c in zip(closure, version["closure"], strict=False)
+            ]
             runnable = [f["name"] for f in closure_forms if f["type"] != "dockerimage"]
             images = [f["name"] for f in closure_forms if f["type"] == "dockerimage"]
-            role = {"instances": 1, "dockerImage": images[-1] if images else "img",
-                    "resourcePerInstance": {"cpu": 1, "memoryMB": 1024, "gpu": 0}, "commands": ["true"]}
+            role = {
+                "instances": 1,
+                "dockerImage": images[-1] if images else "img",
+                "resourcePerInstance": {"cpu": 1, "memoryMB": 1024, "gpu": 0},
+                "commands": ["true"],
+            }
             if runnable:
                 role["prerequisites"] = runnable
             own_image = [] if images else [{"name": "img", "type": "dockerimage", "uri": "ubuntu:22.04"}]
-            job = {"protocolVersion": 2, "name": "check", "type": "job",
-                   "prerequisites": closure_forms + own_image, "taskRoles": {"main": role}}
+            job = {
+                "protocolVersion": 2,
+                "name": "check",
+                "type": "job",
+                "prerequisites": closure_forms + own_image,
+                "taskRoles": {"main": role},
+            }
             assert validate_job(job) == [], (name, version["version"])
             assert forms.check_round_trip(version["openpai"]) == [], (name, version["version"])

@@ -19,8 +19,15 @@ def found(result) -> set[tuple[str, str | None, int | None]]:
     return {(p.rule, p.file, p.line) for p in result.problems}
 
 
-def item(name: str, *, head: str = "", commands: tuple[str, ...] = ("echo ready",), type_: str = "script",
-         version: str = "1.0.0", owners: str = "[alice]") -> str:
+def item(
+    name: str,
+    *,
+    head: str = "",
+    commands: tuple[str, ...] = ("echo ready",),
+    type_: str = "script",
+    version: str = "1.0.0",
+    owners: str = "[alice]",
+) -> str:
     """A valid cmd item; ``head`` is inserted before its callbacks."""
     text = f"name: {name}\nversion: {version}\ntype: {type_}\ntitle: {name} item\nowners: {owners}\n"
     if type_ == "data":
@@ -30,6 +37,7 @@ def item(name: str, *, head: str = "", commands: tuple[str, ...] = ("echo ready"
 
 
 # --- the fixture table ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("fixture", FIXTURE_DIRS, ids=[p.name for p in FIXTURE_DIRS])
 def test_rule_fixture_reports_exactly_the_expected_problems(fixture: Path) -> None:
@@ -78,6 +86,7 @@ def test_rule_table_is_well_formed() -> None:
 
 # --- messages and hints -----------------------------------------------------------------------
 
+
 def messages(result, rule: str) -> list[tuple[str, str]]:
     return [(p.message, p.hint) for p in result.problems if p.rule == rule]
 
@@ -86,18 +95,22 @@ def test_every_missing_key_is_reported(make_registry) -> None:
     root = make_registry({"prerequisites/bare.yaml": "type: script\ntitle: t\ncallbacks: []\n"})
     result = validate(root)
     assert sorted(m for m, _ in messages(result, "PRQ112")) == [
-        "required key 'name' is missing", "required key 'owners' is missing", "required key 'version' is missing",
+        "required key 'name' is missing",
+        "required key 'owners' is missing",
+        "required key 'version' is missing",
     ]
     assert ("PRQ110", "prerequisites/bare.yaml", 3) in found(result)  # callbacks: [] is empty
 
 
 def test_cycle_is_reported_once_as_the_whole_path(make_registry) -> None:
-    root = make_registry({
-        "prerequisites/c.yaml": item("c", head="require: [a]\n"),
-        "prerequisites/a.yaml": item("a", head="require: [b]\n"),
-        "prerequisites/b.yaml": item("b", head="require: [c, d]\n"),
-        "prerequisites/d.yaml": item("d", head="require: [d]\n"),
-    })
+    root = make_registry(
+        {
+            "prerequisites/c.yaml": item("c", head="require: [a]\n"),
+            "prerequisites/a.yaml": item("a", head="require: [b]\n"),
+            "prerequisites/b.yaml": item("b", head="require: [c, d]\n"),
+            "prerequisites/d.yaml": item("d", head="require: [d]\n"),
+        }
+    )
     cycles = [p for p in validate(root).problems if p.rule == "PRQ143"]
     assert [p.message for p in cycles] == ["dependency cycle: a -> b -> c -> a", "dependency cycle: d -> d"]
     assert all(p.file is None and p.line is None and p.column is None for p in cycles)
@@ -112,7 +125,7 @@ def test_event_synonyms_say_what_they_become() -> None:
 
 
 def test_short_plugin_hint_shows_the_long_form() -> None:
-    [(message, hint)] = messages(validate(RULE_FIXTURES / "PRQ130-plugin-short-name"), "PRQ130")
+    [(_message, hint)] = messages(validate(RULE_FIXTURES / "PRQ130-plugin-short-name"), "PRQ130")
     assert hint == "write plugin: com.microsoft.pai.runtimeplugin.cmd"
 
 
@@ -122,8 +135,10 @@ def test_unknown_key_suggests_the_closest_key() -> None:
 
 
 def test_plugin_parameters_are_checked_per_plugin(make_registry) -> None:
-    ssh = ("name: ssh\nversion: 1.0.0\ntype: script\ntitle: SSH\nowners: [alice]\n"
-           "plugin: com.microsoft.pai.runtimeplugin.ssh\njobssh: true\nlogdir: {train: /logs}\n")
+    ssh = (
+        "name: ssh\nversion: 1.0.0\ntype: script\ntitle: SSH\nowners: [alice]\n"
+        "plugin: com.microsoft.pai.runtimeplugin.ssh\njobssh: true\nlogdir: {train: /logs}\n"
+    )
     result = validate(make_registry({"prerequisites/ssh.yaml": ssh}))
     assert found(result) == {("PRQ111", "prerequisites/ssh.yaml", 8)}
     assert result.problems[0].message == "unknown key 'logdir' for plugin com.microsoft.pai.runtimeplugin.ssh"
@@ -140,10 +155,12 @@ def test_ambiguous_parameter_names_both_providers() -> None:
 
 
 def test_missing_requirement_suggests_a_near_name(make_registry) -> None:
-    root = make_registry({
-        "prerequisites/nfs-share.yaml": item("nfs-share"),
-        "prerequisites/user.yaml": item("user", head="require: [NFS_share]\n"),
-    })
+    root = make_registry(
+        {
+            "prerequisites/nfs-share.yaml": item("nfs-share"),
+            "prerequisites/user.yaml": item("user", head="require: [NFS_share]\n"),
+        }
+    )
     [(message, hint)] = messages(validate(root), "PRQ140")
     assert message == "requires 'NFS_share', which is not in the registry" and hint == "did you mean 'nfs-share'?"
 
@@ -156,34 +173,43 @@ def test_deprecated_requirement_names_its_replacement() -> None:
 
 # --- resolution and cascades ------------------------------------------------------------------
 
+
 def test_parameters_resolve_nearest_first(make_registry) -> None:
-    root = make_registry({
-        "prerequisites/far-a.yaml": item("far-a", head="parameters: {dir: /far-a}\n"),
-        "prerequisites/far-b.yaml": item("far-b", head="parameters: {dir: /far-b, port: 1}\n"),
-        "prerequisites/near.yaml": item("near", head="require: [far-a, far-b]\nparameters: {dir: /near}\n"),
-        "prerequisites/same.yaml": item("same", head="parameters: {port: 1}\n"),
-        # For user, dir comes from near (distance 1) although far-a and far-b disagree one level
-        # further; port comes from same (distance 1) and from far-b (distance 2) alike.
-        # For own, its own dir shadows the disagreeing far-a and far-b.
-        "prerequisites/user.yaml": item("user", head="require: [near, same]\n",
-                                        commands=("ls <% this.dir %> <% this.port %>",)),
-        "prerequisites/own.yaml": item("own", head="require: [far-a, far-b]\nparameters: {dir: /own}\n",
-                                       commands=("ls <% this.dir %>",)),
-    })
+    root = make_registry(
+        {
+            "prerequisites/far-a.yaml": item("far-a", head="parameters: {dir: /far-a}\n"),
+            "prerequisites/far-b.yaml": item("far-b", head="parameters: {dir: /far-b, port: 1}\n"),
+            "prerequisites/near.yaml": item("near", head="require: [far-a, far-b]\nparameters: {dir: /near}\n"),
+            "prerequisites/same.yaml": item("same", head="parameters: {port: 1}\n"),
+            # For user, dir comes from near (distance 1) although far-a and far-b disagree one level
+            # further; port comes from same (distance 1) and from far-b (distance 2) alike.
+            # For own, its own dir shadows the disagreeing far-a and far-b.
+            "prerequisites/user.yaml": item(
+                "user", head="require: [near, same]\n", commands=("ls <% this.dir %> <% this.port %>",)
+            ),
+            "prerequisites/own.yaml": item(
+                "own", head="require: [far-a, far-b]\nparameters: {dir: /own}\n", commands=("ls <% this.dir %>",)
+            ),
+        }
+    )
     assert validate(root).problems == []
 
 
 def test_passthrough_and_expression_templates_are_accepted(make_registry) -> None:
-    commands = ("echo <% expression.runName %>", "echo <% $parameters.lr %> <% $secrets.token %>",
-                "echo <% $data.uri %> <% $script.x %> <% $output.y %>")
+    commands = (
+        "echo <% expression.runName %>",
+        "echo <% $parameters.lr %> <% $secrets.token %>",
+        "echo <% $data.uri %> <% $script.x %> <% $output.y %>",
+    )
     root = make_registry({"prerequisites/pass.yaml": item("pass", commands=commands)})
     assert validate(root).problems == []
 
 
 @pytest.mark.parametrize("template", ["<% this.a.b %>", "<% expression %>", "<% $env.HOME %>", "<% 1 + 2 %>"])
 def test_other_templates_are_unknown(make_registry, template: str) -> None:
-    root = make_registry({"prerequisites/t.yaml": item("t", head="parameters: {a: x}\n",
-                                                       commands=(f"echo '{template}'",))})
+    root = make_registry(
+        {"prerequisites/t.yaml": item("t", head="parameters: {a: x}\n", commands=(f"echo '{template}'",))}
+    )
     assert found(validate(root)) == {("PRQ150", "prerequisites/t.yaml", 10)}
 
 
@@ -193,10 +219,12 @@ def test_templates_in_prose_are_not_checked(make_registry) -> None:
 
 
 def test_invalid_target_version_is_not_reported_twice(make_registry) -> None:
-    root = make_registry({
-        "prerequisites/base.yaml": item("base", version="banana"),
-        "prerequisites/user.yaml": item("user", head="require: [base@^1.0]\n"),
-    })
+    root = make_registry(
+        {
+            "prerequisites/base.yaml": item("base", version="banana"),
+            "prerequisites/user.yaml": item("user", head="require: [base@^1.0]\n"),
+        }
+    )
     assert found(validate(root)) == {("PRQ110", "prerequisites/base.yaml", 2)}
 
 
@@ -206,15 +234,21 @@ def test_missing_owners_file_is_one_problem_without_cascade(make_registry) -> No
 
 
 def test_broken_owners_file_does_not_cascade_to_items(make_registry) -> None:
-    root = make_registry({"owners.yaml": "users: alice\nteams: {data-team: [alice]}\n",
-                          "prerequisites/a.yaml": item("a", owners="[alice, data-team]")})
+    root = make_registry(
+        {
+            "owners.yaml": "users: alice\nteams: {data-team: [alice]}\n",
+            "prerequisites/a.yaml": item("a", owners="[alice, data-team]"),
+        }
+    )
     assert found(validate(root)) == {("PRQ161", "owners.yaml", 1)}
 
 
 def test_dockerimage_auth_takes_only_secret_templates(make_registry) -> None:
-    image = ("name: img\nversion: 1.0.0\ntype: dockerimage\ntitle: Private image\nowners: [alice]\n"
-             "uri: registry.example.org/team/image:1\nauth:\n  username: <% $secrets.user %>\n"
-             "  password: hunter2\n  registryuri: registry.example.org\n")
+    image = (
+        "name: img\nversion: 1.0.0\ntype: dockerimage\ntitle: Private image\nowners: [alice]\n"
+        "uri: registry.example.org/team/image:1\nauth:\n  username: <% $secrets.user %>\n"
+        "  password: hunter2\n  registryuri: registry.example.org\n"
+    )
     result = validate(make_registry({"prerequisites/img.yaml": image}))
     assert found(result) == {("PRQ110", "prerequisites/img.yaml", 9)}
     assert "not a secret reference" in result.problems[0].message
@@ -223,7 +257,8 @@ def test_dockerimage_auth_takes_only_secret_templates(make_registry) -> None:
 def test_type_errors_read_naturally(make_registry) -> None:
     root = make_registry({"prerequisites/t.yaml": item("t", head="tags: vision\nrequire:\n")})
     assert sorted(m for m, _ in messages(validate(root), "PRQ110")) == [
-        "require: is empty, expected a list", "tags: 'vision' is a string, expected a list",
+        "require: is empty, expected a list",
+        "tags: 'vision' is a string, expected a list",
     ]
 
 
@@ -248,7 +283,8 @@ def test_a_template_with_odd_prerequisite_names_is_reported_not_a_crash(tmp_path
     (registry / "templates" / "odd.yaml").write_text(
         "protocolVersion: 2\nname: odd\ntype: job\nprerequisites:\n  - {name: [1], type: script}\n"
         "taskRoles:\n  main:\n    instances: 1\n    dockerImage: img\n"
-        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [true]\n")
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [true]\n"
+    )
     problems = validate(registry).problems
     assert {p.rule for p in problems} == {"PRQ180"}  # the image 'img' exists nowhere
     assert problems[0].file == "templates/odd.yaml" and problems[0].line == 9
@@ -258,8 +294,8 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
     """schemas.check_item trusts jsonschema-rs for 'valid'; it must never call an invalid item valid."""
     import jsonschema
 
-    from prereq.registry import schemas
     from prereq.core.yamlload import YamlLoadError, load_yaml
+    from prereq.registry import schemas
 
     explaining = jsonschema.Draft202012Validator(schemas.load_schema("prerequisite.schema.json"))
     fast = schemas._fast_validator("prerequisite.schema.json")

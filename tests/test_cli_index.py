@@ -16,14 +16,17 @@ def repo(tmp_path: Path) -> GitRepo:
     repo = GitRepo(tmp_path / "repo")
     repo.write("registry/owners.yaml", "users: [alice]\n")
     repo.write("registry/prerequisites/disk.yaml", item_yaml("disk", "1.0.0", parameters={"mountPoint": "/mnt/d"}))
-    repo.write("registry/prerequisites/data.yaml",
-               item_yaml("data", "1.2.0", require=["disk"], commands=["export D=<% this.mountPoint %>/x"]))
+    repo.write(
+        "registry/prerequisites/data.yaml",
+        item_yaml("data", "1.2.0", require=["disk"], commands=["export D=<% this.mountPoint %>/x"]),
+    )
     repo.commit("items")
     return repo
 
 
-def test_build_then_search_and_show(repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_then_search_and_show(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "site"
     assert main(["build", "--registry", str(repo.root / "registry"), "--out", str(out), "--no-site"]) == 0
     captured = capsys.readouterr()
@@ -43,8 +46,9 @@ def test_build_then_search_and_show(repo: GitRepo, tmp_path: Path, capsys: pytes
     assert json.loads(capsys.readouterr().out)["closure"][0] == {"name": "disk", "version": "1.0.0"}
 
 
-def test_build_refuses_a_registry_with_errors(repo: GitRepo, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_build_refuses_a_registry_with_errors(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo.write("registry/prerequisites/data.yaml", item_yaml("data", "1.2.0", require=["disc"]))
     out = tmp_path / "site"
     assert main(["build", "--registry", str(repo.root / "registry"), "--out", str(out), "--no-site"]) == 1
@@ -59,8 +63,9 @@ def test_show_without_an_index_is_a_clean_usage_error(tmp_path: Path, capsys: py
     assert "no index found" in err and "Traceback" not in err and "prereq build" in err
 
 
-def test_an_unwritable_output_folder_is_a_clean_error(repo: GitRepo, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unwritable_output_folder_is_a_clean_error(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code = main(["build", "--registry", str(repo.root / "registry"), "--out", str(blocker / "site"), "--no-site"])

@@ -36,6 +36,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 # --- exit codes -------------------------------------------------------------------------------
 
+
 def test_clean_registry_exits_0(capsys) -> None:
     code, out, err = run(capsys, str(CLEAN))
     assert code == 0
@@ -70,8 +71,7 @@ def test_a_folder_that_is_not_a_registry_exits_2(capsys, tmp_path) -> None:
     assert "no registry found at" in err and "Traceback" not in err
 
 
-def test_no_path_finds_the_registry_of_the_surrounding_repository(capsys, make_registry, tmp_path,
-                                                                 monkeypatch) -> None:
+def test_no_path_finds_the_registry_of_the_surrounding_repository(capsys, make_registry, tmp_path, monkeypatch) -> None:
     make_registry({"prerequisites/good.yaml": GOOD_ITEM}, root=tmp_path / "repo" / "registry")
     (tmp_path / "repo" / "docs").mkdir()
     monkeypatch.chdir(tmp_path / "repo" / "docs")
@@ -130,21 +130,28 @@ def test_help_explains_formats_and_exit_codes(capsys) -> None:
 
 # --- formats ----------------------------------------------------------------------------------
 
+
 def test_json_output_shape(capsys) -> None:
     code, out, _ = run(capsys, "--format", "json", str(RULE_FIXTURES / "PRQ143-require-cycle"))
     assert code == 1
     assert json.loads(out) == {
         "items": 3,
-        "problems": [{
-            "rule": "PRQ143", "severity": "error", "file": None, "line": None, "column": None,
-            "message": "dependency cycle: a -> b -> c -> a", "hint": "remove one of these requirements",
-        }],
+        "problems": [
+            {
+                "rule": "PRQ143",
+                "severity": "error",
+                "file": None,
+                "line": None,
+                "column": None,
+                "message": "dependency cycle: a -> b -> c -> a",
+                "hint": "remove one of these requirements",
+            }
+        ],
     }
 
 
 def test_json_positions_are_1_based_and_relative_to_the_registry(capsys, make_registry) -> None:
-    root = make_registry({"prerequisites/good.yaml": GOOD_ITEM + "tag: [x]\n",
-                          "prerequisites/empty.yaml": ""})
+    root = make_registry({"prerequisites/good.yaml": GOOD_ITEM + "tag: [x]\n", "prerequisites/empty.yaml": ""})
     code, out, _ = run(capsys, "--format", "json", str(root))
     assert code == 1
     report = json.loads(out)
@@ -158,18 +165,23 @@ def test_json_positions_are_1_based_and_relative_to_the_registry(capsys, make_re
         assert p["severity"] == "error" and p["message"] and p["hint"]
 
 
-def test_github_annotations_use_paths_relative_to_the_repository(capsys, make_registry, tmp_path,
-                                                               monkeypatch) -> None:
+def test_github_annotations_use_paths_relative_to_the_repository(capsys, make_registry, tmp_path, monkeypatch) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    user = GOOD_ITEM.replace("good", "user").replace(
-        "callbacks:", "require: [a, gone]\ncallbacks:").replace("taskStarts", "containerStart")
-    make_registry({
-        "prerequisites/user.yaml": user,
-        "prerequisites/a.yaml": GOOD_ITEM.replace("good", "a").replace("callbacks:", "require: [b]\ncallbacks:"),
-        "prerequisites/b.yaml": GOOD_ITEM.replace("good", "b").replace("callbacks:", "require: [a]\ncallbacks:"),
-    }, root=repo / "registry")
+    user = (
+        GOOD_ITEM.replace("good", "user")
+        .replace("callbacks:", "require: [a, gone]\ncallbacks:")
+        .replace("taskStarts", "containerStart")
+    )
+    make_registry(
+        {
+            "prerequisites/user.yaml": user,
+            "prerequisites/a.yaml": GOOD_ITEM.replace("good", "a").replace("callbacks:", "require: [b]\ncallbacks:"),
+            "prerequisites/b.yaml": GOOD_ITEM.replace("good", "b").replace("callbacks:", "require: [a]\ncallbacks:"),
+        },
+        root=repo / "registry",
+    )
     monkeypatch.chdir(repo / "registry" / "prerequisites")
     code, out, _ = run(capsys, "--format", "github")
     assert code == 1
@@ -196,19 +208,22 @@ def test_github_escapes_newlines_and_separators(capsys, make_registry) -> None:
 
 # --- broken input never crashes ---------------------------------------------------------------
 
+
 def test_garbage_files_are_problems_not_tracebacks(capsys, make_registry) -> None:
-    root = make_registry({
-        "owners.yaml": b"\xff\xfe\x00garbage",
-        "prerequisites/binary.yaml": bytes(range(256)),
-        "prerequisites/png.yaml": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
-        "prerequisites/nul.yaml": b"name: nul\x00\x01\n",
-        "prerequisites/list.yaml": "- name: list\n- version: 1.0.0\n",
-        "prerequisites/scalar.yaml": "just some words\n",
-        "prerequisites/empty.yaml": "",
-        "prerequisites/tabs.yaml": "name: tabs\n\tversion: 1\n",
-        "prerequisites/deep.yaml": "a: " + "[" * 300 + "]" * 300 + "\n",
-        "prerequisites/good.yaml": GOOD_ITEM,
-    })
+    root = make_registry(
+        {
+            "owners.yaml": b"\xff\xfe\x00garbage",
+            "prerequisites/binary.yaml": bytes(range(256)),
+            "prerequisites/png.yaml": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+            "prerequisites/nul.yaml": b"name: nul\x00\x01\n",
+            "prerequisites/list.yaml": "- name: list\n- version: 1.0.0\n",
+            "prerequisites/scalar.yaml": "just some words\n",
+            "prerequisites/empty.yaml": "",
+            "prerequisites/tabs.yaml": "name: tabs\n\tversion: 1\n",
+            "prerequisites/deep.yaml": "a: " + "[" * 300 + "]" * 300 + "\n",
+            "prerequisites/good.yaml": GOOD_ITEM,
+        }
+    )
     code, out, err = run(capsys, "--format", "json", str(root))
     assert code == 1
     assert err == ""
@@ -235,13 +250,19 @@ def test_rules_command_prints_the_reference(capsys) -> None:
 
 # --- the installed command ------------------------------------------------------------------------
 
+
 def test_installed_command_reports_broken_input_as_json(make_registry, tmp_path) -> None:
     prereq = Path(sys.executable).with_name("prereq")
     if not prereq.exists():  # pragma: no cover - the venv always has it; keep the message clear
         prereq = Path(shutil.which("prereq") or "prereq")
     root = make_registry({"prerequisites/good.yaml": GOOD_ITEM, "prerequisites/bin.yaml": b"\x00\xff"})
-    done = subprocess.run([str(prereq), "validate", "--format", "json", "registry"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(prereq), "validate", "--format", "json", "registry"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1, done.stderr
     assert done.stderr == ""
     report = json.loads(done.stdout)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq.marketplace.publish import build
-from prereq.index.reader import Index
 from prereq.core.errors import PrereqError
+from prereq.index.reader import Index
+from prereq.marketplace.publish import build
 
 REG = "registry/prerequisites/"
 
@@ -50,7 +50,7 @@ def test_version_lookup_and_missing_names(index_dir: Path) -> None:
     assert index.versions("base") == ["1.0.0", "1.4.0", "2.0.0"]
     assert index.version("base")["version"] == "2.0.0"
     assert index.version("base", "1.0.0")["item"]["version"] == "1.0.0"
-    with pytest.raises(PrereqError, match="no published version 9.9.9"):
+    with pytest.raises(PrereqError, match=r"no published version 9\.9\.9"):
         index.version("base", "9.9.9")
     with pytest.raises(PrereqError, match="no prerequisite named 'Base'") as caught:
         index.version("Base")
@@ -64,8 +64,12 @@ def test_search_ranks_name_matches_first(index_dir: Path) -> None:
 
 def test_resolve_orders_requirements_first_and_records_who_pulled_them(index_dir: Path) -> None:
     resolved = Index.load(index_dir).closure(["top"])
-    assert [(r.name, r.version) for r in resolved] == [("base", "2.0.0"), ("two", "1.0.0"), ("one", "2.0.0"),
-                                                       ("top", "1.0.0")]
+    assert [(r.name, r.version) for r in resolved] == [
+        ("base", "2.0.0"),
+        ("two", "1.0.0"),
+        ("one", "2.0.0"),
+        ("top", "1.0.0"),
+    ]
     base = resolved[0]
     assert base.required_by == ("two", "one") and not base.selected and base.deprecated["replacement"] == "one"
     assert resolved[-1].selected
@@ -73,7 +77,7 @@ def test_resolve_orders_requirements_first_and_records_who_pulled_them(index_dir
 
 def test_shared_requirement_gets_the_highest_version_meeting_every_range(index_dir: Path) -> None:
     resolved = Index.load(index_dir).closure(["one@1.0.0", "two"])
-    assert dict((r.name, r.version) for r in resolved)["base"] == "1.4.0"
+    assert {r.name: r.version for r in resolved}["base"] == "1.4.0"
 
 
 def test_conflicting_ranges_name_both_requirers(index_dir: Path) -> None:
@@ -86,9 +90,9 @@ def test_conflicting_ranges_name_both_requirers(index_dir: Path) -> None:
 def test_lock_pins_a_version_that_still_fits(index_dir: Path) -> None:
     index = Index.load(index_dir)
     resolved = index.closure(["two"], locked={"base": "1.4.0"})
-    assert dict((r.name, r.version) for r in resolved)["base"] == "1.4.0"
+    assert {r.name: r.version for r in resolved}["base"] == "1.4.0"
     resolved = index.closure(["two"], locked={"base": "1.0.0"})  # no longer meets >=1.2.0
-    assert dict((r.name, r.version) for r in resolved)["base"] == "2.0.0"
+    assert {r.name: r.version for r in resolved}["base"] == "2.0.0"
 
 
 def test_a_tampered_item_file_is_refused(index_dir: Path, tmp_path: Path) -> None:
@@ -120,12 +124,15 @@ def test_index_loads_over_http(index_dir: Path) -> None:
         server.server_close()
 
 
-@pytest.mark.parametrize("breakage", [
-    lambda root: root.pop("items"),
-    lambda root: root.update(items=5),
-    lambda root: root["items"][0].pop("path"),
-    lambda root: root.update(format="other/9"),
-])
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        lambda root: root.pop("items"),
+        lambda root: root.update(items=5),
+        lambda root: root["items"][0].pop("path"),
+        lambda root: root.update(format="other/9"),
+    ],
+)
 def test_a_corrupt_root_is_a_clean_error(index_dir: Path, tmp_path: Path, breakage) -> None:
     import json
     import shutil
@@ -153,5 +160,5 @@ def test_an_item_file_without_versions_is_a_clean_error(index_dir: Path, tmp_pat
     root = json.loads((api / "index.json").read_text())
     next(e for e in root["items"] if e["name"] == "base")["sha256"] = hashlib.sha256(body).hexdigest()
     (api / "index.json").write_text(json.dumps(root))
-    with pytest.raises(PrereqError, match="prerequisites/base.json is not a valid prereq index file: versions"):
+    with pytest.raises(PrereqError, match=r"prerequisites/base\.json is not a valid prereq index file: versions"):
         Index.load(copy).versions("base")

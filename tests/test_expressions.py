@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from prereq.jobs import expressions
 from prereq.cli import main
 from prereq.core.errors import PrereqError
+from prereq.jobs import expressions
 
 
 @pytest.fixture
@@ -26,13 +26,17 @@ def mode(path: Path) -> int:
 def test_values_are_stored_privately_and_read_back(config: Path) -> None:
     assert expressions.load_expressions() == {}
     path = expressions.set_expression("smbUser", "erin")
-    expressions.set_expression("team", "vision: \"core\" it's")
+    expressions.set_expression("team", 'vision: "core" it\'s')
     expressions.set_expression("multi", "line one\nline two\n")
     expressions.set_expression("number", "0123")
     assert path == config / "expressions.yaml"
     assert mode(config) == 0o700 and mode(path) == 0o600
-    assert expressions.load_expressions() == {"smbUser": "erin", "team": "vision: \"core\" it's",
-                                              "multi": "line one\nline two\n", "number": "0123"}
+    assert expressions.load_expressions() == {
+        "smbUser": "erin",
+        "team": 'vision: "core" it\'s',
+        "multi": "line one\nline two\n",
+        "number": "0123",
+    }
     assert expressions.get_expression("number") == "0123"
     assert [p.name for p in config.iterdir()] == ["expressions.yaml"]  # no temporary files left behind
     expressions.delete_expression("team")
@@ -91,8 +95,9 @@ def test_cli(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
-def test_a_store_folder_that_cannot_be_made_is_a_clean_error(monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_store_folder_that_cannot_be_made_is_a_clean_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", "/proc/nonexist")
     with pytest.raises(PrereqError, match=r"cannot write /proc/nonexist/prereq: No such file or directory") as caught:
         expressions.set_expression("a", "b")

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq.openpai import forms
 from prereq.marketplace.publish import build
+from prereq.openpai import forms
 from prereq.registry.schemas import load_schema
 
 OWNERS = "users: [alice]\n"
@@ -28,13 +28,17 @@ def history(tmp_path: Path) -> GitRepo:
     repo.write(reg + "fixed.yaml", "name: fixed\nversion: one\ntype: script\ntitle: t\nowners: [alice]\n")
     repo.commit("first", date="2026-01-01T00:00:00+00:00")
     repo.write(reg + "base.yaml", item_yaml("base", "1.1.0", type_="data", parameters={"mountPoint": "/mnt/two"}))
-    repo.write(reg + "lib.yaml", item_yaml("lib", "1.0.0", require=["base@^1.0"],
-                                           commands=["export LIB_DIR=<% this.mountPoint %>/lib"]))
+    repo.write(
+        reg + "lib.yaml",
+        item_yaml("lib", "1.0.0", require=["base@^1.0"], commands=["export LIB_DIR=<% this.mountPoint %>/lib"]),
+    )
     repo.write(reg + "fixed.yaml", item_yaml("fixed", "1.0.0"))
     repo.commit("second", date="2026-02-01T00:00:00+00:00")
     repo.write(reg + "base.yaml", item_yaml("base", "2.0.0", type_="data", parameters={"mountPoint": "/mnt/three"}))
-    repo.write(reg + "lib.yaml", item_yaml("lib", "1.1.0", require=["base@^2.0"],
-                                           commands=["export LIB_DIR=<% this.mountPoint %>/lib"]))
+    repo.write(
+        reg + "lib.yaml",
+        item_yaml("lib", "1.1.0", require=["base@^2.0"], commands=["export LIB_DIR=<% this.mountPoint %>/lib"]),
+    )
     repo.write(reg + "helper.yaml", item_yaml("helper", "1.0.0", require=["base@>=1.0.0 <3.0.0"]))
     repo.write(reg + "app.yaml", item_yaml("app", "1.0.0", require=["lib", "helper"]))
     repo.remove(reg + "gone.yaml")
@@ -158,8 +162,9 @@ def test_a_failed_build_leaves_the_previous_output_untouched(history: GitRepo, t
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
 
 
-def test_an_exception_mid_build_leaves_no_partial_output(history: GitRepo, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exception_mid_build_leaves_no_partial_output(
+    history: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "out"
     _build(history, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -222,9 +227,11 @@ def test_exports_are_listed_per_version_and_in_the_root(history: GitRepo, tmp_pa
 def test_an_old_version_the_runtime_would_mangle_is_left_out(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write("registry/owners.yaml", OWNERS)
-    clone = ("name: clone\nversion: {v}\ntype: script\ntitle: t\nowners: [alice]\n"
-             "plugin: com.microsoft.pai.runtimeplugin.git\nrepo_uri: https://example.com/r.git\n"
-             "options: [{option}]\n")
+    clone = (
+        "name: clone\nversion: {v}\ntype: script\ntitle: t\nowners: [alice]\n"
+        "plugin: com.microsoft.pai.runtimeplugin.git\nrepo_uri: https://example.com/r.git\n"
+        "options: [{option}]\n"
+    )
     repo.write("registry/prerequisites/clone.yaml", clone.format(v="1.0.0", option="'--depth=1 \\\\'"))
     repo.commit("mangled by the runtime")
     repo.write("registry/prerequisites/clone.yaml", clone.format(v="1.1.0", option="--depth=1"))
@@ -237,18 +244,21 @@ def test_an_old_version_the_runtime_would_mangle_is_left_out(tmp_path: Path) -> 
 def test_job_templates_are_published_as_written_with_the_load_line(history: GitRepo, tmp_path: Path) -> None:
     from prereq.openpai.runtime import JOB_LOAD_LINE
 
-    text = ("# keep this comment\nprotocolVersion: 2\nname: train\ntype: job\n"
-            "description: Train with lib\ntaskRoles:\n  main:\n    instances: 1\n"
-            "    dockerImage: img\n    prerequisites: [lib]\n"
-            "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [ls $LIB_DIR]\n"
-            "prerequisites:\n  - {name: img, type: dockerimage, uri: 'ubuntu:22.04'}\n")
+    text = (
+        "# keep this comment\nprotocolVersion: 2\nname: train\ntype: job\n"
+        "description: Train with lib\ntaskRoles:\n  main:\n    instances: 1\n"
+        "    dockerImage: img\n    prerequisites: [lib]\n"
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [ls $LIB_DIR]\n"
+        "prerequisites:\n  - {name: img, type: dockerimage, uri: 'ubuntu:22.04'}\n"
+    )
     history.write("registry/templates/train.yaml", text)
     out = tmp_path / "out"
     _build(history, out)
     root = _read(out, "index.json")
     assert root["job_load_line"] == JOB_LOAD_LINE
-    assert root["templates"] == [{"name": "train", "title": "Train with lib", "path": "templates/train.yaml",
-                                  "uses": ["lib"]}]
+    assert root["templates"] == [
+        {"name": "train", "title": "Train with lib", "path": "templates/train.yaml", "uses": ["lib"]}
+    ]
     assert (out / "api" / "v1" / "templates" / "train.yaml").read_text() == text
 
 
@@ -265,7 +275,9 @@ def test_an_old_version_whose_requirements_form_a_cycle_is_left_out(tmp_path: Pa
     assert [v["version"] for v in _read(tmp_path / "out", "prerequisites/a.json")["versions"]] == ["1.1.0"]
     assert any(w.startswith("a 1.0.0: its requirements form a cycle") for w in result.warnings)
     assert _read(tmp_path / "out", "prerequisites/b.json")["versions"][-1]["closure"] == [
-        {"name": "a", "version": "1.1.0"}, {"name": "b", "version": "1.1.0"}]
+        {"name": "a", "version": "1.1.0"},
+        {"name": "b", "version": "1.1.0"},
+    ]
 
 
 def test_a_closure_holds_each_item_once_with_one_version(tmp_path: Path) -> None:
@@ -284,6 +296,10 @@ def test_a_closure_holds_each_item_once_with_one_version(tmp_path: Path) -> None
     repo.commit("relaxed")
     _build(repo, tmp_path / "out")
     old, new = _read(tmp_path / "out", "prerequisites/top.json")["versions"]
-    assert old["closure"] == [{"name": "base", "version": "1.5.0"}, {"name": "any", "version": "1.0.0"},
-                              {"name": "low", "version": "1.0.0"}, {"name": "top", "version": "1.0.0"}]
+    assert old["closure"] == [
+        {"name": "base", "version": "1.5.0"},
+        {"name": "any", "version": "1.0.0"},
+        {"name": "low", "version": "1.0.0"},
+        {"name": "top", "version": "1.0.0"},
+    ]
     assert new["closure"][0] == {"name": "base", "version": "1.5.1"}

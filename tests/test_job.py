@@ -16,13 +16,13 @@ import pytest
 
 from gitrepo import GitRepo, item_yaml
 from prereq import jobs
-from prereq.jobs.document import JobDocument
-from prereq.openpai import runtime
-from prereq.marketplace.publish import build
-from prereq.index.reader import Index
 from prereq.core.errors import PrereqError
-from prereq.openpai.protocol import validate_job
 from prereq.core.yamlload import load_yaml
+from prereq.index.reader import Index
+from prereq.jobs.document import JobDocument
+from prereq.marketplace.publish import build
+from prereq.openpai import runtime
+from prereq.openpai.protocol import validate_job
 from textdiff import line_diff
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,8 +46,10 @@ def registry_item(name: str) -> dict:
 
 
 def image(name: str, version: str, extra: str = "") -> str:
-    return f"name: {name}\nversion: {version}\ntype: dockerimage\ntitle: {name} image\nowners: [alice]\n" \
-           f"uri: example/{name}:{version}\n{extra}"
+    return (
+        f"name: {name}\nversion: {version}\ntype: dockerimage\ntitle: {name} image\nowners: [alice]\n"
+        f"uri: example/{name}:{version}\n{extra}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +59,20 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny")
     repo = GitRepo(root / "repo")
     repo.write("registry/owners.yaml", "users: [alice]\n")
-    repo.write(REG + "store.yaml", item_yaml("store", "1.0.0", type_="data", parameters={"mountPoint": "/mnt/store"},
-                                             commands=["export STORE=<% this.mountPoint %>"]))
-    repo.write(REG + "alpha.yaml", item_yaml("alpha", "1.0.0", require=["store@^1.0"],
-                                             commands=["export ALPHA_DIR=<% this.mountPoint %>/alpha"]))
+    repo.write(
+        REG + "store.yaml",
+        item_yaml(
+            "store",
+            "1.0.0",
+            type_="data",
+            parameters={"mountPoint": "/mnt/store"},
+            commands=["export STORE=<% this.mountPoint %>"],
+        ),
+    )
+    repo.write(
+        REG + "alpha.yaml",
+        item_yaml("alpha", "1.0.0", require=["store@^1.0"], commands=["export ALPHA_DIR=<% this.mountPoint %>/alpha"]),
+    )
     repo.write(REG + "gamma.yaml", item_yaml("gamma", "1.0.0", require=["store"]))
     repo.write(REG + "legacy.yaml", item_yaml("legacy", "1.0.0"))
     repo.write(REG + "greet.yaml", item_yaml("greet", "1.0.0", commands=["echo hello <% expression.userName %>"]))
@@ -69,15 +81,35 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     repo.commit("first versions")
     old = root / "old"
     assert build(repo.root / "registry", old, with_site=False).built
-    repo.write(REG + "store.yaml", item_yaml("store", "1.1.0", type_="data", parameters={"mountPoint": "/mnt/store"},
-                                             commands=["export STORE=<% this.mountPoint %>", "echo v1.1"]))
-    repo.write(REG + "legacy.yaml", item_yaml("legacy", "1.1.0",
-                                              extra="deprecated: {reason: Replaced by alpha., replacement: alpha}\n"))
+    repo.write(
+        REG + "store.yaml",
+        item_yaml(
+            "store",
+            "1.1.0",
+            type_="data",
+            parameters={"mountPoint": "/mnt/store"},
+            commands=["export STORE=<% this.mountPoint %>", "echo v1.1"],
+        ),
+    )
+    repo.write(
+        REG + "legacy.yaml",
+        item_yaml("legacy", "1.1.0", extra="deprecated: {reason: Replaced by alpha., replacement: alpha}\n"),
+    )
     repo.commit("store 1.1, legacy deprecated")
-    repo.write(REG + "store.yaml", item_yaml("store", "2.0.0", type_="data", parameters={"mountPoint": "/mnt/store2"},
-                                             commands=["export STORE=<% this.mountPoint %>"]))
-    repo.write(REG + "alpha.yaml", item_yaml("alpha", "2.0.0", require=["store@^2.0"],
-                                             commands=["export ALPHA_DIR=<% this.mountPoint %>/alpha"]))
+    repo.write(
+        REG + "store.yaml",
+        item_yaml(
+            "store",
+            "2.0.0",
+            type_="data",
+            parameters={"mountPoint": "/mnt/store2"},
+            commands=["export STORE=<% this.mountPoint %>"],
+        ),
+    )
+    repo.write(
+        REG + "alpha.yaml",
+        item_yaml("alpha", "2.0.0", require=["store@^2.0"], commands=["export ALPHA_DIR=<% this.mountPoint %>/alpha"]),
+    )
     repo.write(REG + "beta.yaml", item_yaml("beta", "1.0.0", require=["store@^2.0"]))
     repo.commit("store 2")
     new = root / "new"
@@ -107,8 +139,9 @@ def top_names(job_data: dict) -> list[str]:
 def prereq_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real command line, in its own process (exit code, stdout and stderr as a user sees them)."""
     code = "import sys; from prereq.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
 
 
 def assert_openpai_accepts(job_data: dict) -> None:
@@ -131,7 +164,7 @@ def test_add_puts_the_closure_in_order_and_touches_no_written_line(tmp_path: Pat
     assert f"added nfs-storage-1 {nfs}, required by mnist-data, output-dir" in lines
     assert any(line.startswith("added mnist-data ") and line.endswith(", selected") for line in lines)
 
-    removed, added = line_diff(before, after)
+    removed, _added = line_diff(before, after)
     assert removed == []  # only insertions: every line written before is still there, byte for byte
     assert all(line in after for line in before.splitlines())
 
@@ -166,7 +199,7 @@ def test_remove_takes_out_only_what_nothing_needs(tmp_path: Path, bundled: Path)
     assert line_diff(added_text, path.read_text())[1] == []  # only deletions
     assert_openpai_accepts(job_data)
 
-    with pytest.raises(PrereqError, match="required by|other items require it"):
+    with pytest.raises(PrereqError, match=r"required by|other items require it"):
         jobs.remove(path, ["nfs-storage-1"], index=bundled)
     with pytest.raises(PrereqError, match=r"mnist-commented.yaml:10: my-image was written by hand"):
         jobs.remove(path, ["my-image"], index=bundled)
@@ -180,7 +213,8 @@ def test_an_item_the_user_selected_is_never_removed_as_a_requirement(tmp_path: P
     jobs.add(path, ["nfs-storage-1", "mnist-data"], index=bundled)
     result = jobs.remove(path, ["nfs-storage-1"], index=bundled)
     assert [c.describe() for c in result.changes] == [
-        f"kept nfs-storage-1 {registry_item('nfs-storage-1')['version']} (still required by mnist-data)"]
+        f"kept nfs-storage-1 {registry_item('nfs-storage-1')['version']} (still required by mnist-data)"
+    ]
     assert data(path)["extras"]["prereq"]["selected"] == {"train": ["mnist-data"]}
     jobs.add(path, ["nfs-storage-1"], index=bundled)
     jobs.remove(path, ["mnist-data"], index=bundled)
@@ -278,8 +312,9 @@ def test_conflicting_ranges_are_an_error_naming_both(tmp_path: Path, tiny: dict[
     before = path.read_bytes()
     with pytest.raises(PrereqError) as caught:
         jobs.add(path, ["beta"], task_role="worker", index=tiny["new"])
-    assert caught.value.message == ("no version of store meets both alpha 1.0.0 (store@^1.0) and "
-                                    "beta 1.0.0 (store@^2.0)")
+    assert caught.value.message == (
+        "no version of store meets both alpha 1.0.0 (store@^1.0) and beta 1.0.0 (store@^2.0)"
+    )
     assert path.read_bytes() == before
     with pytest.raises(PrereqError, match="invalid version range"):
         jobs.add(path, ["gamma@^^1"], task_role="worker", index=tiny["new"])
@@ -303,9 +338,11 @@ def test_lock_keeps_versions_until_upgraded(tmp_path: Path, tiny: dict[str, Path
     assert job_data["extras"]["prereq"]["lock"]["store"]["version"] == "1.1.0"  # ^1.0 from alpha: not 2.0.0
     store = next(item for item in job_data["prerequisites"] if item["name"] == "store")
     assert store["version"] == "1.1.0" and "echo v1.1" in store["callbacks"][0]["commands"]
-    removed, added = line_diff(before, path.read_text())
-    assert removed and all("store" in line or "1.0.0" in line or "sha256:" in line or "STORE" in line
-                           or line.strip() == "" for line in removed), removed
+    removed, _added = line_diff(before, path.read_text())
+    assert removed and all(
+        "store" in line or "1.0.0" in line or "sha256:" in line or "STORE" in line or line.strip() == ""
+        for line in removed
+    ), removed
     assert_openpai_accepts(job_data)
 
     with pytest.raises(PrereqError, match="nothing-here is not locked"):
@@ -328,8 +365,10 @@ def test_resolve_warns_about_deprecated_locked_versions(tmp_path: Path, tiny: di
 
 def test_dockerimage_items_set_the_task_role_image(tmp_path: Path, tiny: dict[str, Path]) -> None:
     path = tmp_path / "job.yaml"
-    path.write_text("protocolVersion: 2\nname: images\ntype: job\ntaskRoles:\n  train:\n    instances: 1\n"
-                    "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands:\n      - echo hi\n")
+    path.write_text(
+        "protocolVersion: 2\nname: images\ntype: job\ntaskRoles:\n  train:\n    instances: 1\n"
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands:\n      - echo hi\n"
+    )
     jobs.add(path, ["img-a", "alpha"], index=tiny["new"])
     job_data = data(path)
     assert job_data["taskRoles"]["train"]["dockerImage"] == "img-a"
@@ -371,8 +410,9 @@ def test_user_story_end_to_end(tmp_path: Path, bundled: Path) -> None:
     assert f"export NFS_MOUNT_POINT={mount}" in items["nfs-storage-1"]["callbacks"][0]["commands"]
     assert items["pytorch-official"]["uri"] == registry_item("pytorch-official")["uri"]
     assert "<%" not in str(items["mnist-data"])
-    assert (f"added nfs-storage-1 {registry_item('nfs-storage-1')['version']}, required by mnist-data, output-dir"
-            in [c.describe() for c in result.changes])
+    assert f"added nfs-storage-1 {registry_item('nfs-storage-1')['version']}, required by mnist-data, output-dir" in [
+        c.describe() for c in result.changes
+    ]
     assert path.read_text() == (JOBS / "story.yaml").read_text()  # the job itself is not changed
     # Of the lines the user wrote, only the task role's flow list grew (and commands got the load line).
     assert line_diff(path.read_text(), result.text)[0] == ["    prerequisites: [mnist-data, output-dir]\n"]
@@ -398,36 +438,45 @@ def test_every_job_template_resolves_to_a_job_openpai_accepts(bundled: Path) -> 
             assert set(spec["prerequisites"]) <= set(top_names(result.data))
 
 
-def test_missing_expressions_are_named_with_the_command_to_set_them(tmp_path: Path, bundled: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_expressions_are_named_with_the_command_to_set_them(
+    tmp_path: Path, bundled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     path = copy_job(tmp_path, "smb-expression.yaml")
     with pytest.raises(PrereqError, match=r"<% expression.smbUser %> has no stored value") as caught:
         jobs.prepare(path, index=bundled)
     assert "prereq expression set smbUser VALUE" in caught.value.hint
-    cli = prereq_cli("job", "resolve", str(path), "--index", str(bundled),
-                     env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    cli = prereq_cli(
+        "job", "resolve", str(path), "--index", str(bundled), env={"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    )
     assert cli.returncode == 1 and "smbUser" in cli.stderr and "Traceback" not in cli.stderr
 
     only_item = tmp_path / "only-item.yaml"
     only_item.write_text(path.read_text().replace('      - echo "run by <% expression.smbUser %>"\n', ""))
-    with pytest.raises(PrereqError, match=r"only-item.yaml: prerequisite smb-storage \(from the index\): "
-                       r"<% expression.smbUser %> has no stored value"):
+    with pytest.raises(
+        PrereqError,
+        match=r"only-item.yaml: prerequisite smb-storage \(from the index\): "
+        r"<% expression.smbUser %> has no stored value",
+    ):
         jobs.prepare(only_item, index=bundled)
 
-    assert prereq_cli("expression", "set", "smbUser", "erin o'neil",
-                      env={"XDG_CONFIG_HOME": str(tmp_path / "config")}).returncode == 0
+    assert (
+        prereq_cli(
+            "expression", "set", "smbUser", "erin o'neil", env={"XDG_CONFIG_HOME": str(tmp_path / "config")}
+        ).returncode
+        == 0
+    )
     resolved = jobs.prepare(path, index=bundled)
     items = {item["name"]: item for item in resolved.data["prerequisites"]}
     commands = items["smb-storage"]["callbacks"][0]["commands"]
     assert "echo username=erin o'neil >> /root/.smb/credentials" in commands
     assert "echo 'password=<% $secrets.SMB_PASSWORD %>' >> /root/.smb/credentials" in commands  # for OpenPAI
-    assert resolved.data["taskRoles"]["train"]["commands"][-1] == "echo \"run by erin o'neil\""
+    assert resolved.data["taskRoles"]["train"]["commands"][-1] == 'echo "run by erin o\'neil"'
     assert runtime.survives_round_trip({k: v for k, v in items["smb-storage"].items() if k != "type"})
     assert_openpai_accepts(resolved.data)
     # Stored values that the runtime would mangle are refused.
     with pytest.raises(PrereqError, match="changed or broken"):
-        jobs.prepare(path, index=bundled, expressions={"smbUser": "it's \"quoted\""})
+        jobs.prepare(path, index=bundled, expressions={"smbUser": 'it\'s "quoted"'})
 
 
 def test_resolve_works_from_the_lock_alone(tmp_path: Path, bundled: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -443,8 +492,10 @@ def test_resolve_works_from_the_lock_alone(tmp_path: Path, bundled: Path, monkey
 
 def test_resolve_reports_what_openpai_would_refuse(tmp_path: Path, bundled: Path) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("protocolVersion: 2\nname: bad job\ntype: job\ntaskRoles:\n  Train:\n    dockerImage: cuda-base\n"
-                    "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [run]\n")
+    path.write_text(
+        "protocolVersion: 2\nname: bad job\ntype: job\ntaskRoles:\n  Train:\n    dockerImage: cuda-base\n"
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands: [run]\n"
+    )
     with pytest.raises(PrereqError, match="OpenPAI would refuse the job") as caught:
         jobs.prepare(path, index=bundled)
     message = caught.value.message
@@ -470,8 +521,16 @@ def test_index_source_order(tmp_path: Path, tiny: dict[str, Path], monkeypatch: 
 def test_help_of_every_new_command(capsys: pytest.CaptureFixture[str]) -> None:
     from prereq.cli import main
 
-    for command in (["job"], ["job", "add"], ["job", "remove"], ["job", "lock"], ["job", "resolve"],
-                    ["expression"], ["expression", "set"], ["--help"]):
+    for command in (
+        ["job"],
+        ["job", "add"],
+        ["job", "remove"],
+        ["job", "lock"],
+        ["job", "resolve"],
+        ["expression"],
+        ["expression", "set"],
+        ["--help"],
+    ):
         with pytest.raises(SystemExit) as caught:
             main([*command, "--help"] if command != ["--help"] else command)
         assert caught.value.code == 0
@@ -518,8 +577,9 @@ def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled:
     path = copy_job(tmp_path, "story.yaml")
     with pytest.raises(PrereqError, match="cannot write"):
         jobs.prepare(path, index=bundled, output=target)
-    assert_clean_cli_error(["job", "resolve", str(path), "--index", str(bundled), "-o", str(target)],
-                           f"cannot write {target}", code=2)
+    assert_clean_cli_error(
+        ["job", "resolve", str(path), "--index", str(bundled), "-o", str(target)], f"cannot write {target}", code=2
+    )
 
 
 @pytest.mark.parametrize("name, shown, line", [("1", "1", 5), ("null", "null", 5), ("true", "true", 5)])
@@ -530,29 +590,40 @@ def test_task_role_names_must_be_strings(tmp_path: Path, bundled: Path, name: st
         jobs.add(path, ["mnist-data"], index=bundled)
     assert caught.value.exit_code == 1 and "quote" in caught.value.hint
     assert path.read_bytes() == before
-    assert_clean_cli_error(["job", "add", str(path), "mnist-data", "--index", str(bundled)],
-                           f"job.yaml:{line}: task role name {shown} is not a string")
+    assert_clean_cli_error(
+        ["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+        f"job.yaml:{line}: task role name {shown} is not a string",
+    )
     with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name"):
         jobs.prepare(path, index=bundled)
 
 
 def test_prerequisite_names_must_be_strings(tmp_path: Path, bundled: Path) -> None:
-    text = SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - name: mine\n    type: script\n"
-                             "  - {name: [1], type: script}\n  - name: 5\n    type: data\ntaskRoles:\n")
+    text = SMALL_JOB.replace(
+        "taskRoles:\n",
+        "prerequisites:\n  - name: mine\n    type: script\n"
+        "  - {name: [1], type: script}\n  - name: 5\n    type: data\ntaskRoles:\n",
+    )
     path = write_job(tmp_path, text)
-    for run in (lambda: jobs.add(path, ["mnist-data"], index=bundled), lambda: jobs.prepare(path, index=bundled),
-                lambda: jobs.remove(path, ["mnist-data"], index=bundled)):
+    for run in (
+        lambda: jobs.add(path, ["mnist-data"], index=bundled),
+        lambda: jobs.prepare(path, index=bundled),
+        lambda: jobs.remove(path, ["mnist-data"], index=bundled),
+    ):
         with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name \[1\] is not a string") as caught:
             run()
         assert caught.value.exit_code == 1
-    assert_clean_cli_error(["job", "add", str(path), "mnist-data", "--index", str(bundled)],
-                           "job.yaml:7: prerequisite name [1] is not a string")
+    assert_clean_cli_error(
+        ["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+        "job.yaml:7: prerequisite name [1] is not a string",
+    )
     path.write_text(text.replace("  - {name: [1], type: script}\n", ""))
     with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name 5 is not a string"):
         jobs.prepare(path, index=bundled)
     # Entries without a name are left to the OpenPAI schema, as before.
-    assert JobDocument(SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"),
-                    "job.yaml").top_names() == [None]
+    assert JobDocument(
+        SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"), "job.yaml"
+    ).top_names() == [None]
 
 
 STATE = """\
@@ -565,24 +636,37 @@ extras:
 """
 
 
-@pytest.mark.parametrize("extras, message", [
-    (STATE.format(index="x").replace("output-dir@^1.0", "output-dir@bad!"),
-     r"job.yaml:14: output-dir@bad! in extras.prereq.selected.train has an invalid version range"),
-    (STATE.format(index="x").replace("output-dir@^1.0", "'@^1.0'"),
-     r"job.yaml:14: '@\^1.0' in extras.prereq.selected.train is not NAME or NAME@RANGE"),
-    ("extras: 5\n", r"job.yaml:10: extras must be a mapping"),
-    ("extras:\n  - prereq\n", r"job.yaml:11: extras must be a mapping"),
-    (STATE.format(index="5"), r"job.yaml:12: extras.prereq.index must be a string"),
-    (STATE.format(index="[build/site]"), r"job.yaml:12: extras.prereq.index must be a string"),
-    (STATE.format(index="x").replace("lock: {}", "lock:\n      7: {version: 1.0.0, digest: 'sha256:0'}"),
-     r"job.yaml:16: extras.prereq.lock names 7, which is not a string"),
-])
-def test_malformed_extras_prereq_is_an_error_at_its_line(tmp_path: Path, bundled: Path, extras: str,
-                                                         message: str) -> None:
+@pytest.mark.parametrize(
+    "extras, message",
+    [
+        (
+            STATE.format(index="x").replace("output-dir@^1.0", "output-dir@bad!"),
+            r"job.yaml:14: output-dir@bad! in extras.prereq.selected.train has an invalid version range",
+        ),
+        (
+            STATE.format(index="x").replace("output-dir@^1.0", "'@^1.0'"),
+            r"job.yaml:14: '@\^1.0' in extras.prereq.selected.train is not NAME or NAME@RANGE",
+        ),
+        ("extras: 5\n", r"job.yaml:10: extras must be a mapping"),
+        ("extras:\n  - prereq\n", r"job.yaml:11: extras must be a mapping"),
+        (STATE.format(index="5"), r"job.yaml:12: extras.prereq.index must be a string"),
+        (STATE.format(index="[build/site]"), r"job.yaml:12: extras.prereq.index must be a string"),
+        (
+            STATE.format(index="x").replace("lock: {}", "lock:\n      7: {version: 1.0.0, digest: 'sha256:0'}"),
+            r"job.yaml:16: extras.prereq.lock names 7, which is not a string",
+        ),
+    ],
+)
+def test_malformed_extras_prereq_is_an_error_at_its_line(
+    tmp_path: Path, bundled: Path, extras: str, message: str
+) -> None:
     path = write_job(tmp_path, SMALL_JOB + extras)
     before = path.read_bytes()
-    for run in (lambda: jobs.add(path, ["base-tools"], index=bundled), lambda: jobs.prepare(path, index=bundled),
-                lambda: jobs.lock(path, index=bundled)):
+    for run in (
+        lambda: jobs.add(path, ["base-tools"], index=bundled),
+        lambda: jobs.prepare(path, index=bundled),
+        lambda: jobs.lock(path, index=bundled),
+    ):
         with pytest.raises(PrereqError, match=message) as caught:
             run()
         assert caught.value.exit_code == 1

@@ -15,13 +15,39 @@ from typing import Any
 import pytest
 import yaml
 
-from prereq.openpai import forms
-
-from prereq.openpai import runtime
+from prereq.openpai import forms, runtime
 
 ALPHABET = list("abcXYZ019 _-./:=,;|&()[]{}<>*?!#~^%@+") + [
-    "'", '"', "\\", "$", "`", "\t", "\n", "\r", "\x01", "\x1b", "\x7f", "é", "✓", "—", "中", "\u00a0",
-    "\u200b", "\u2028", "\ufeff", "😀", "<%", "%>", "\\n", "\\t", "''", '""', "\\'", '\\"', "$(", "${",
+    "'",
+    '"',
+    "\\",
+    "$",
+    "`",
+    "\t",
+    "\n",
+    "\r",
+    "\x01",
+    "\x1b",
+    "\x7f",
+    "é",
+    "✓",
+    "—",
+    "中",
+    "\u00a0",
+    "\u200b",
+    "\u2028",
+    "\ufeff",
+    "😀",
+    "<%",
+    "%>",
+    "\\n",
+    "\\t",
+    "''",
+    '""',
+    "\\'",
+    '\\"',
+    "$(",
+    "${",
 ]
 
 
@@ -39,8 +65,11 @@ def double_quoted(value: str) -> str:
 
 
 def hex_quoted(value: str) -> str:
-    return "$'" + "".join(ch if ch.isalnum() and ch.isascii() else "".join(f"\\x{b:02x}" for b in ch.encode())
-                          for ch in value) + "'"
+    return (
+        "$'"
+        + "".join(ch if ch.isalnum() and ch.isascii() else "".join(f"\\x{b:02x}" for b in ch.encode()) for ch in value)
+        + "'"
+    )
 
 
 def backslashed(value: str) -> str:
@@ -70,7 +99,7 @@ def random_command(rng: random.Random) -> str:
         return f"cat <<'EOF'\n{body}\nEOF"
     if kind == 5:
         return f'v={word()}; printf "%s" "${{#v}}:${{v//a/b}}"'
-    return f"echo {word()} 'it'\"'\"'s' \"say \\\"hi\\\"\" \\\\ back"
+    return f'echo {word()} \'it\'"\'"\'s\' "say \\"hi\\"" \\\\ back'
 
 
 def cases(seed: int, count: int) -> list[list[str]]:
@@ -79,8 +108,14 @@ def cases(seed: int, count: int) -> list[list[str]]:
 
 
 def item(name: str, starts: list[str], **extra: Any) -> dict[str, Any]:
-    return {"name": name, "version": "1.0.0", "type": "script", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-            "callbacks": [{"event": "taskStarts", "commands": starts}], **extra}
+    return {
+        "name": name,
+        "version": "1.0.0",
+        "type": "script",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "callbacks": [{"event": "taskStarts", "commands": starts}],
+        **extra,
+    }
 
 
 def compile_plain(data: dict[str, Any]) -> dict[str, Any]:
@@ -96,8 +131,13 @@ def run_blocks(blocks: list[str], cwd: Path) -> list[str]:
     """Run every block in one bash process, each after a marker; the output of each block."""
     marker = "@@prereq-case@@"
     script = "\n".join(f"printf '\\n{marker}\\n'\n{block}" for block in blocks) + "\n"
-    proc = subprocess.run(["/bin/bash", "-c", script], cwd=cwd, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    proc = subprocess.run(
+        ["/bin/bash", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
     assert proc.returncode == 0, proc.stderr
     parts = proc.stdout.split(f"\n{marker}\n")
     assert len(parts) == len(blocks) + 1, proc.stdout
@@ -105,6 +145,7 @@ def run_blocks(blocks: list[str], cwd: Path) -> list[str]:
 
 
 # --- the property -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_commands_survive_and_behave_the_same(seed: int, tmp_path: Path) -> None:
@@ -121,7 +162,7 @@ def test_random_commands_survive_and_behave_the_same(seed: int, tmp_path: Path) 
         compiled.append("\n".join(callback["commands"][2:]))
     expected = run_blocks(originals, tmp_path)
     actual = run_blocks(compiled, tmp_path)
-    for commands, want, got in zip(blocks, expected, actual):
+    for commands, want, got in zip(blocks, expected, actual, strict=False):
         assert got == want, commands
 
 
@@ -129,11 +170,18 @@ def test_random_commands_survive_and_behave_the_same(seed: int, tmp_path: Path) 
 def test_check_round_trip_flags_exactly_what_the_runtime_breaks(seed: int) -> None:
     flagged = 0
     for index, commands in enumerate(cases(seed, 100)):
-        raw = {"name": f"raw{index}", "type": "script", "version": "1.0.0",
-               "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-               "callbacks": [{"event": "taskStarts", "commands": commands}]}
-        expected = [f"callbacks[0].commands[{i}]" for i, command in enumerate(commands)
-                    if not runtime.survives_round_trip([command])]
+        raw = {
+            "name": f"raw{index}",
+            "type": "script",
+            "version": "1.0.0",
+            "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+            "callbacks": [{"event": "taskStarts", "commands": commands}],
+        }
+        expected = [
+            f"callbacks[0].commands[{i}]"
+            for i, command in enumerate(commands)
+            if not runtime.survives_round_trip([command])
+        ]
         assert forms.check_round_trip(raw) == expected
         flagged += bool(expected)
     assert flagged > 20  # the generator does make breaking commands
@@ -142,25 +190,40 @@ def test_check_round_trip_flags_exactly_what_the_runtime_breaks(seed: int) -> No
 def test_random_prose_and_uris_survive() -> None:
     rng = random.Random(7)
     for index in range(200):
-        data = item(f"prose{index}", ["true"], title=random_text(rng, 30),
-                    owners=[random_text(rng, 8) or "x", "team"], uri=[f"https://example.org/{random_text(rng)}"])
+        data = item(
+            f"prose{index}",
+            ["true"],
+            title=random_text(rng, 30),
+            owners=[random_text(rng, 8) or "x", "team"],
+            uri=[f"https://example.org/{random_text(rng)}"],
+        )
         form = compile_plain(data)
         assert forms.check_round_trip(form) == [], form
 
 
 # --- explicit cases -----------------------------------------------------------------------------
 
+
 def test_a_block_that_survives_is_left_readable() -> None:
     commands = ["mkdir -p /data", "export DATA_DIR=/data", 'echo "done: $DATA_DIR"', "echo 'single'"]
     form = compile_plain(item("plain", commands))
-    assert form["callbacks"] == [{"event": "taskStarts",
-                                  "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]}]
+    assert form["callbacks"] == [
+        {"event": "taskStarts", "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]}
+    ]
 
 
-@pytest.mark.parametrize("command", [
-    'echo "it\'s"', "tr -d \\n", 'printf "a\\tb"', "echo tab\there", "echo multi\nline",
-    "echo back\\\\slash", "echo \"both 'kinds'\" 'and \"these\"'",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "it\'s"',
+        "tr -d \\n",
+        'printf "a\\tb"',
+        "echo tab\there",
+        "echo multi\nline",
+        "echo back\\\\slash",
+        "echo \"both 'kinds'\" 'and \"these\"'",
+    ],
+)
 def test_a_block_that_would_break_is_one_eval(command: str) -> None:
     form = compile_plain(item("broken", ["echo first", command, "echo last"]))
     commands = form["callbacks"][0]["commands"]
@@ -170,14 +233,18 @@ def test_a_block_that_would_break_is_one_eval(command: str) -> None:
 
 def test_start_and_succeed_blocks_are_merged_and_events_mapped() -> None:
     data = item("events", ["echo a"])
-    data["callbacks"] += [{"event": "containerStart", "commands": ["echo b"]},
-                          {"event": "taskSucceeds", "commands": ["echo c"]},
-                          {"event": "containerExit", "commands": ["echo d"]},
-                          {"event": "somethingElse", "commands": ["echo never"]}]
+    data["callbacks"] += [
+        {"event": "containerStart", "commands": ["echo b"]},
+        {"event": "taskSucceeds", "commands": ["echo c"]},
+        {"event": "containerExit", "commands": ["echo d"]},
+        {"event": "somethingElse", "commands": ["echo never"]},
+    ]
     form = compile_plain(data)
     prelude = [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
-    assert form["callbacks"] == [{"event": "taskStarts", "commands": [*prelude, "echo a", "echo b"]},
-                                 {"event": "taskSucceeds", "commands": [*prelude, "echo c", "echo d"]}]
+    assert form["callbacks"] == [
+        {"event": "taskStarts", "commands": [*prelude, "echo a", "echo b"]},
+        {"event": "taskSucceeds", "commands": [*prelude, "echo c", "echo d"]},
+    ]
 
 
 def test_pre_and_post_commands_become_callbacks() -> None:
@@ -188,7 +255,7 @@ def test_pre_and_post_commands_become_callbacks() -> None:
 
 
 def test_this_values_are_rendered_before_the_round_trip_check() -> None:
-    data = item("rendered", ["echo <% this.greeting %>"], parameters={"greeting": "it's \"quoted\""})
+    data = item("rendered", ["echo <% this.greeting %>"], parameters={"greeting": 'it\'s "quoted"'})
     form = forms.compile_item(data, lookup=lambda key: data["parameters"].get(key))
     assert "<% this" not in str(form)
     assert form["callbacks"][0]["commands"][2].startswith("eval $'")
@@ -196,34 +263,54 @@ def test_this_values_are_rendered_before_the_round_trip_check() -> None:
 
 
 def test_openpai_templates_stay_readable_when_encoded() -> None:
-    form = compile_plain(item("templated", ["echo \"it's\" <% $parameters.x %>", "echo <% $secrets.y %>"]))
+    form = compile_plain(item("templated", ['echo "it\'s" <% $parameters.x %>', "echo <% $secrets.y %>"]))
     command = form["callbacks"][0]["commands"][2]
     assert "'<% $parameters.x %>'" in command and "'<% $secrets.y %>'" in command
     assert forms.check_round_trip(form) == []
 
 
 def test_check_round_trip_paths() -> None:
-    form = {"name": "x", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-            "description": "it's \"both\"",
-            "callbacks": [{"event": "taskStarts", "commands": ["ok", "tr -d \\n"]},
-                          {"event": "taskSucceeds", "commands": ["echo \"it's\""]}]}
-    assert forms.check_round_trip(form) == ["description", "callbacks[0].commands[1]",
-                                              "callbacks[1].commands[0]"]
+    form = {
+        "name": "x",
+        "type": "script",
+        "version": "1",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "description": 'it\'s "both"',
+        "callbacks": [
+            {"event": "taskStarts", "commands": ["ok", "tr -d \\n"]},
+            {"event": "taskSucceeds", "commands": ['echo "it\'s"']},
+        ],
+    }
+    assert forms.check_round_trip(form) == ["description", "callbacks[0].commands[1]", "callbacks[1].commands[0]"]
 
 
 def test_check_round_trip_skips_what_is_not_a_runtime_plugin() -> None:
-    docker = {"name": "img", "type": "dockerimage", "version": "1", "uri": "x", "auth": {"password": "it's \"p\\\""}}
+    docker = {"name": "img", "type": "dockerimage", "version": "1", "uri": "x", "auth": {"password": 'it\'s "p\\"'}}
     assert forms.check_round_trip(docker) == []
     ignored = {"name": "y", "type": "script", "version": "1", "plugin": "cmd", "description": "\\"}
     assert forms.check_round_trip(ignored) == []
 
 
 def test_check_round_trip_sees_other_plugins_and_values() -> None:
-    git = {"name": "g", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.git",
-           "repo_uri": "https://x/y.git", "options": ["--depth=1", "--config=a=\\b"]}
+    git = {
+        "name": "g",
+        "type": "script",
+        "version": "1",
+        "plugin": "com.microsoft.pai.runtimeplugin.git",
+        "repo_uri": "https://x/y.git",
+        "options": ["--depth=1", "--config=a=\\b"],
+    }
     assert forms.check_round_trip(git) == ["options[1]"]
-    odd = {"name": "o", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-           "x": None, "y": 1e-05, "z": float("inf"), "ok": [True, 3, 1.5, "s"]}
+    odd = {
+        "name": "o",
+        "type": "script",
+        "version": "1",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "x": None,
+        "y": 1e-05,
+        "z": float("inf"),
+        "ok": [True, 3, 1.5, "s"],
+    }
     assert forms.check_round_trip(odd) == ["x", "y", "z"]
 
 
@@ -241,18 +328,26 @@ def test_prose_is_adjusted_only_when_needed() -> None:
     form = compile_plain(item("p", ["true"], title="Bob's data", owners=["it's", 'say "hi"']))
     assert form["description"] == "Bob's data"
     assert forms.check_round_trip(form) == []
-    assert form["contributor"] == "it\u2019s, say \"hi\""
+    assert form["contributor"] == 'it\u2019s, say "hi"'
     multi = compile_plain(item("m", ["true"], title="two\nlines"))
     assert multi["description"] == "two lines"
 
 
 def test_ssh_keys_survive() -> None:
-    data = {"name": "ssh", "type": "script", "version": "1", "plugin": "com.microsoft.pai.runtimeplugin.ssh",
-            "jobssh": True, "publicKeys": ["ssh-ed25519 AAAA one", "ssh-rsa BBBB two"]}
+    data = {
+        "name": "ssh",
+        "type": "script",
+        "version": "1",
+        "plugin": "com.microsoft.pai.runtimeplugin.ssh",
+        "jobssh": True,
+        "publicKeys": ["ssh-ed25519 AAAA one", "ssh-rsa BBBB two"],
+    }
     form = compile_plain(data)
     assert forms.check_round_trip(form) == []
-    assert after_runtime(form)["userssh"]["value"].splitlines()[:2] == ["ssh-ed25519 AAAA one",
-                                                                         "ssh-rsa BBBB two prereq's"]
+    assert after_runtime(form)["userssh"]["value"].splitlines()[:2] == [
+        "ssh-ed25519 AAAA one",
+        "ssh-rsa BBBB two prereq's",
+    ]
 
 
 def test_digest_is_stable() -> None:
@@ -275,9 +370,15 @@ def test_scalar_checks_agree_with_parsing_the_whole_tree(seed: int) -> None:
         else:
             keys = ["train", *odd_keys]
         logdir = {rng.choice(keys): rng.choice(commands) for _ in range(rng.randint(1, 3))}
-        form = {"name": f"t{index}", "type": "script", "version": "1.0.0",
-                "plugin": "com.microsoft.pai.runtimeplugin.tensorboard",
-                "port": rng.choice([6006, 1.5, True]), "logdir": logdir, "options": commands}
+        form = {
+            "name": f"t{index}",
+            "type": "script",
+            "version": "1.0.0",
+            "plugin": "com.microsoft.pai.runtimeplugin.tensorboard",
+            "port": rng.choice([6006, 1.5, True]),
+            "logdir": logdir,
+            "options": commands,
+        }
         whole = runtime.survives_round_trip(forms.runtime_parameters(form))
         disagreements += (forms.check_round_trip(form) == []) != whole
         survived += whole

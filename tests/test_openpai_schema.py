@@ -16,8 +16,12 @@ JOB = {
     "type": "job",
     "prerequisites": [
         {"name": "image", "type": "dockerimage", "uri": "ubuntu:22.04"},
-        {"name": "setup", "type": "script", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-         "callbacks": [{"event": "taskStarts", "commands": ["echo hi"]}]},
+        {
+            "name": "setup",
+            "type": "script",
+            "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+            "callbacks": [{"event": "taskStarts", "commands": ["echo hi"]}],
+        },
         {"name": "digits", "type": "data", "uri": ["https://example.org/a.gz"], "version": "1.0.0"},
     ],
     "taskRoles": {
@@ -95,17 +99,22 @@ def test_a_valid_job_passes() -> None:
     assert messages(JOB) == []
 
 
-@pytest.mark.parametrize(("edits", "expected"), [
-    ({"type": "service"}, "type: 'service' is not one of ['job']"),
-    ({"name": "has space"}, "name: 'has space' does not match"),
-    ({"surprise": 1}, "Additional properties are not allowed ('surprise' was unexpected)"),
-    ({"prerequisites__0__plugin": "x"}, "prerequisites[0]: a dockerimage prerequisite allows no key 'plugin'"),
-    ({"prerequisites__2__uri": "https://example.org/a.gz"},
-     "prerequisites[2]: not a valid data prerequisite: uri: 'https://example.org/a.gz' is not of type 'array'"),
-    ({"prerequisites__1__type": "plugin"}, "prerequisites[1]: prerequisite type 'plugin' is not one of"),
-    ({"taskRoles__train__commands": []}, "taskRoles.train.commands: [] should be non-empty"),
-    ({"taskRoles__train__gpu": 1}, "'gpu' was unexpected"),
-])
+@pytest.mark.parametrize(
+    ("edits", "expected"),
+    [
+        ({"type": "service"}, "type: 'service' is not one of ['job']"),
+        ({"name": "has space"}, "name: 'has space' does not match"),
+        ({"surprise": 1}, "Additional properties are not allowed ('surprise' was unexpected)"),
+        ({"prerequisites__0__plugin": "x"}, "prerequisites[0]: a dockerimage prerequisite allows no key 'plugin'"),
+        (
+            {"prerequisites__2__uri": "https://example.org/a.gz"},
+            "prerequisites[2]: not a valid data prerequisite: uri: 'https://example.org/a.gz' is not of type 'array'",
+        ),
+        ({"prerequisites__1__type": "plugin"}, "prerequisites[1]: prerequisite type 'plugin' is not one of"),
+        ({"taskRoles__train__commands": []}, "taskRoles.train.commands: [] should be non-empty"),
+        ({"taskRoles__train__gpu": 1}, "'gpu' was unexpected"),
+    ],
+)
 def test_schema_errors(edits: dict, expected: str) -> None:
     found = messages(changed(**edits))
     assert any(expected in message for message in found), found

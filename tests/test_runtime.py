@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from prereq.openpai import forms
-
-from prereq.openpai import runtime
+from prereq.openpai import forms, runtime
 from runtime_sim import make_job, run_job
 
 REGISTRY = Path(__file__).resolve().parent.parent / "registry" / "prerequisites"
@@ -24,8 +22,14 @@ def item(name: str, starts: list[str] | None = None, succeeds: list[str] | None 
         callbacks.append({"event": "taskStarts", "commands": starts})
     if succeeds:
         callbacks.append({"event": "taskSucceeds", "commands": succeeds})
-    return {"name": name, "version": "1.0.0", "type": "script",
-            "plugin": "com.microsoft.pai.runtimeplugin.cmd", "callbacks": callbacks, **extra}
+    return {
+        "name": name,
+        "version": "1.0.0",
+        "type": "script",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "callbacks": callbacks,
+        **extra,
+    }
 
 
 def compiled(*items: dict) -> list[dict]:
@@ -54,11 +58,17 @@ def run(items: list[dict], commands: list[str], tmp_path: Path, **kw: Any):
 
 
 def bash(commands: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["/bin/bash", "-c", "\n".join(commands)], cwd=cwd, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    return subprocess.run(
+        ["/bin/bash", "-c", "\n".join(commands)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
 
 
 # --- variables flow ---------------------------------------------------------------------------
+
 
 def test_an_export_reaches_the_job(tmp_path: Path) -> None:
     result = run([item("data", ["export DATA_DIR=/data/x"])], ['echo "job sees $DATA_DIR"'], tmp_path)
@@ -69,8 +79,12 @@ def test_an_export_reaches_the_job(tmp_path: Path) -> None:
 def test_exports_flow_through_several_levels_of_require(tmp_path: Path) -> None:
     storage = item("storage", ["export STORAGE_ROOT=/mnt/share"])
     cache = item("cache", ['export CACHE_DIR="$STORAGE_ROOT/cache"'], require=["storage"])
-    data = item("data", ['test -n "$CACHE_DIR"', 'export DATA_DIR="$CACHE_DIR/data"'], require=["cache"],
-                succeeds=['echo "data exit: $STORAGE_ROOT $CACHE_DIR $DATA_DIR"'])
+    data = item(
+        "data",
+        ['test -n "$CACHE_DIR"', 'export DATA_DIR="$CACHE_DIR/data"'],
+        require=["cache"],
+        succeeds=['echo "data exit: $STORAGE_ROOT $CACHE_DIR $DATA_DIR"'],
+    )
     # the first item's exit callback runs last and sees all of them
     storage["callbacks"].append({"event": "taskSucceeds", "commands": ['echo "storage exit: $DATA_DIR"']})
     result = run([storage, cache, data], ['echo "$STORAGE_ROOT|$CACHE_DIR|$DATA_DIR"'], tmp_path)
@@ -139,8 +153,7 @@ def test_the_load_line_is_harmless_when_nothing_was_exported(tmp_path: Path) -> 
 
 def test_a_variable_no_prerequisite_exports_is_not_invented(tmp_path: Path) -> None:
     starts = ["LOCAL_ONLY=1", "export SHARED=yes", "cd /", "unexported_lower=2", 'export PATH="$PATH"']
-    result = run([item("one", starts)], ['echo "${LOCAL_ONLY:-unset} ${unexported_lower:-unset} $SHARED"'],
-                 tmp_path)
+    result = run([item("one", starts)], ['echo "${LOCAL_ONLY:-unset} ${unexported_lower:-unset} $SHARED"'], tmp_path)
     assert result.ok, result.describe()
     assert result.job.stdout == "unset unset yes\n"
     env = result.env_text()
@@ -159,8 +172,11 @@ def test_the_job_without_the_load_line_sees_nothing(tmp_path: Path) -> None:
 
 def test_the_succeed_callback_sees_output_dir(tmp_path: Path) -> None:
     out = tmp_path / "outputs"
-    output = item("output", [f"export OUTPUT_DIR={out}/run1", 'mkdir -p "$OUTPUT_DIR"'],
-                  succeeds=['date -u > "$OUTPUT_DIR/_SUCCESS"', 'echo "saved to $OUTPUT_DIR"'])
+    output = item(
+        "output",
+        [f"export OUTPUT_DIR={out}/run1", 'mkdir -p "$OUTPUT_DIR"'],
+        succeeds=['date -u > "$OUTPUT_DIR/_SUCCESS"', 'echo "saved to $OUTPUT_DIR"'],
+    )
     result = run([output], ['echo result > "$OUTPUT_DIR/model.txt"'], tmp_path)
     assert result.ok, result.describe()
     assert (out / "run1" / "model.txt").read_text() == "result\n"
@@ -177,9 +193,9 @@ def test_no_succeed_callback_after_a_failed_job(tmp_path: Path) -> None:
 
 # --- failurePolicy ----------------------------------------------------------------------------
 
+
 def test_failure_policy_ignore_runs_on_and_saves_exports(tmp_path: Path) -> None:
-    flaky = item("flaky", ["export BEFORE=1", "false", "export AFTER=2", "ls /no/such/dir"],
-                 failurePolicy="ignore")
+    flaky = item("flaky", ["export BEFORE=1", "false", "export AFTER=2", "ls /no/such/dir"], failurePolicy="ignore")
     later = item("later", ['echo "later sees $BEFORE $AFTER"'])
     result = run([flaky, later], ['echo "job sees $BEFORE $AFTER"'], tmp_path)
     assert result.ok, result.describe()
@@ -215,7 +231,7 @@ INTACT = [
     "echo café ✓ — ok",
     'x="tab\there"; echo "$x"',
     "cat <<'EOF'\nheredoc with 'quotes' \"both\" and \\backslash\nEOF",
-    "for i in 1 2; do\n  echo \"line $i\"\ndone",
+    'for i in 1 2; do\n  echo "line $i"\ndone',
     'if [ "a" = "a" ]; then',
     "  echo 'in if'",
     "fi",
@@ -235,9 +251,16 @@ def test_commands_with_backslashes_and_both_quotes_run_as_written(tmp_path: Path
     assert result.step("succeed").stdout == expected.stdout
 
 
-@pytest.mark.parametrize("command", [
-    "echo plain", "echo 'single'", 'echo "double"', "echo \"it's\"", "tr -d '\\n' </dev/null",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo plain",
+        "echo 'single'",
+        'echo "double"',
+        'echo "it\'s"',
+        "tr -d '\\n' </dev/null",
+    ],
+)
 def test_each_kind_of_command_alone(tmp_path: Path, command: str) -> None:
     expected = bash([command], tmp_path)
     result = run_job(make_job(compiled(item("one", [command])), ["true"]), sandbox=tmp_path / "box")
@@ -246,7 +269,7 @@ def test_each_kind_of_command_alone(tmp_path: Path, command: str) -> None:
 
 
 def test_openpai_templates_stay_readable_in_an_encoded_block(tmp_path: Path) -> None:
-    commands = ["echo \"it's <% $parameters.greeting %>\"", "echo '<% $secrets.token %>'"]
+    commands = ['echo "it\'s <% $parameters.greeting %>"', "echo '<% $secrets.token %>'"]
     form = compiled(item("templated", commands))[0]
     text = "\n".join(form["callbacks"][0]["commands"])
     assert "<% $parameters.greeting %>" in text and "<% $secrets.token %>" in text
@@ -260,15 +283,20 @@ def test_openpai_templates_stay_readable_in_an_encoded_block(tmp_path: Path) -> 
 
 # --- the problem prereq solves ----------------------------------------------------------------
 
+
 def raw_form(name: str, commands: list[str]) -> dict:
     """A prerequisite as an author would paste it into a job without prereq."""
-    return {"name": name, "type": "data", "version": "1.0.0", "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-            "callbacks": [{"event": "taskStarts", "commands": commands}]}
+    return {
+        "name": name,
+        "type": "data",
+        "version": "1.0.0",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "callbacks": [{"event": "taskStarts", "commands": commands}],
+    }
 
 
 def test_without_prereq_the_export_does_not_reach_the_job(tmp_path: Path) -> None:
-    job = make_job([raw_form("mnist-data", ["export MNIST_DIR=/tmp/mnist", "mkdir -p $MNIST_DIR"])],
-                   ["ls $MNIST_DIR"])
+    job = make_job([raw_form("mnist-data", ["export MNIST_DIR=/tmp/mnist", "mkdir -p $MNIST_DIR"])], ["ls $MNIST_DIR"])
     result = run_job(job, sandbox=tmp_path)
     assert not result.ok
     assert result.step("start").returncode == 0
@@ -310,7 +338,7 @@ FAKES = {
     "curl": "exit 0",
     # wget -q -O FILE URL: write a small file where asked
     "wget": 'out=; while [ $# -gt 0 ]; do case "$1" in -O) out="$2"; shift;; esac; shift; done\n'
-            '[ -n "$out" ] && echo fake > "$out"',
+    '[ -n "$out" ] && echo fake > "$out"',
 }
 
 
@@ -327,13 +355,25 @@ def test_the_bundled_seed_chain_runs(tmp_path: Path) -> None:
     for form in seed_forms:
         assert forms.check_round_trip(form) == [], form["name"]
         assert "<% this." not in str(form)
-    commands = ['ls "$MNIST_DIR"', 'test -d "$OUTPUT_DIR"', 'echo trained > "$LOCAL_OUTPUT_DIR/model.txt"',
-                'echo "$NFS_MOUNT_POINT"']
-    result = run_job(make_job(seed_forms, [runtime.JOB_LOAD_LINE, *commands], name="mnist-job"),
-                     sandbox=tmp_path / "box", fakes=FAKES)
+    commands = [
+        'ls "$MNIST_DIR"',
+        'test -d "$OUTPUT_DIR"',
+        'echo trained > "$LOCAL_OUTPUT_DIR/model.txt"',
+        'echo "$NFS_MOUNT_POINT"',
+    ]
+    result = run_job(
+        make_job(seed_forms, [runtime.JOB_LOAD_LINE, *commands], name="mnist-job"),
+        sandbox=tmp_path / "box",
+        fakes=FAKES,
+    )
     assert result.ok, result.describe()
     assert [s.kind + ":" + s.name for s in result.steps] == [
-        "start:nfs-storage-1", "start:mnist-data", "start:output-dir", "job:job", "succeed:output-dir"]
+        "start:nfs-storage-1",
+        "start:mnist-data",
+        "start:output-dir",
+        "job:job",
+        "succeed:output-dir",
+    ]
     listing = result.job.stdout.split()
     assert "train-images-idx3-ubyte.gz" in listing and "t10k-labels-idx1-ubyte.gz" in listing
     assert result.job.stdout.rstrip().endswith(str(mount))
@@ -350,8 +390,10 @@ def test_the_seed_chain_without_prereq_fails(tmp_path: Path) -> None:
         pytest.skip("mnist-data not in the registry yet")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     mount = tmp_path / "mnt"
-    commands = [c.replace("<% this.mountPoint %>", str(mount)).replace(
-        "<% this.mirror %>", data["parameters"]["mirror"]) for c in data["callbacks"][0]["commands"]]
+    commands = [
+        c.replace("<% this.mountPoint %>", str(mount)).replace("<% this.mirror %>", data["parameters"]["mirror"])
+        for c in data["callbacks"][0]["commands"]
+    ]
     job = make_job([raw_form("mnist-data", commands)], ['ls "$MNIST_DIR"'])
     result = run_job(job, sandbox=tmp_path / "box", fakes=FAKES)
     assert not result.ok

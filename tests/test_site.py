@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prereq.marketplace.publish import build
-from prereq.registry.rules import RULES
 from prereq.marketplace.diagram import dependency_svg
+from prereq.marketplace.publish import build
 from prereq.marketplace.render import markdown_to_html, safe_url
+from prereq.registry.rules import RULES
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = REPO / "tests" / "browser" / "fixture" / "hostile-item.yaml"
@@ -93,9 +93,15 @@ def test_every_item_has_a_page(site: Path) -> None:
         assert "../../composer/?add=" + entry["name"] in text
     for tag in {tag for entry in index["items"] for tag in entry["tags"]}:
         assert (site / "tags" / tag / "index.html").is_file(), tag
-    for page in ("index.html", "catalog/index.html", "tags/index.html", "contributing/index.html",
-                 "reference/rules/index.html", "reference/format/index.html",
-                 "reference/prerequisite.schema.json"):
+    for page in (
+        "index.html",
+        "catalog/index.html",
+        "tags/index.html",
+        "contributing/index.html",
+        "reference/rules/index.html",
+        "reference/format/index.html",
+        "reference/prerequisite.schema.json",
+    ):
         assert (site / page).is_file(), page
 
 
@@ -140,8 +146,9 @@ def test_nothing_is_loaded_from_another_host(site: Path) -> None:
 
 
 def test_generated_pages_are_not_committed() -> None:
-    tracked = subprocess.run(["git", "ls-files", "site"], cwd=REPO, capture_output=True, text=True,
-                             check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "site"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert not [path for path in tracked if path.startswith(("site/items/", "site/tags/", "site/reference/"))]
     assert not (REPO / "site" / "items").exists()
 
@@ -211,38 +218,44 @@ def test_hostile_text_is_only_text(hostile_site: Path) -> None:
     assert "<script>window" not in tag_page and "&lt;script&gt;window" in tag_page
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://example.org/a?b=1&c=2", "https://example.org/a?b=1&c=2"),
-    ("mailto:someone@example.org", "mailto:someone@example.org"),
-    ("../other/", "../other/"),
-    ("#anchor", "#anchor"),
-    ("javascript:alert(1)", None),
-    ("JaVaScRiPt:alert(1)", None),
-    (" javascript:alert(1)", None),
-    ("java\tscript:alert(1)", None),
-    ("java&#x09;script:alert(1)", None),
-    ("&#106;avascript:alert(1)", None),
-    ("vbscript:msgbox", None),
-    ("data:text/html,<script>alert(1)</script>", None),
-    ("file:///etc/passwd", None),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://example.org/a?b=1&c=2", "https://example.org/a?b=1&c=2"),
+        ("mailto:someone@example.org", "mailto:someone@example.org"),
+        ("../other/", "../other/"),
+        ("#anchor", "#anchor"),
+        ("javascript:alert(1)", None),
+        ("JaVaScRiPt:alert(1)", None),
+        (" javascript:alert(1)", None),
+        ("java\tscript:alert(1)", None),
+        ("java&#x09;script:alert(1)", None),
+        ("&#106;avascript:alert(1)", None),
+        ("vbscript:msgbox", None),
+        ("data:text/html,<script>alert(1)</script>", None),
+        ("file:///etc/passwd", None),
+    ],
+)
 def test_safe_url(url: str, expected: str | None) -> None:
     assert safe_url(url) == expected
 
 
-@pytest.mark.parametrize("text, forbidden", [
-    ("<script>alert(1)</script>", "<script"),
-    ("<img src=x onerror=alert(1)>", "<img"),
-    ("![x](https://tracker.example/p.png)", "<img"),
-    ("[x](javascript:alert(1))", "javascript:"),
-    ("[x](java&#x09;script:alert(1))", "script:"),
-    ("[r]: javascript:alert(1)\n\nsee [r]", "javascript:"),
-    ("<javascript:alert(1)>", 'href="javascript'),
-    ('<a href="javascript:alert(1)">x</a>', "<a "),
-    ("<div onclick=alert(1)>\n\nx\n\n</div>", "<div"),
-    ("<style>body{display:none}</style>", "<style"),
-    ("```\n</code></pre><script>alert(1)</script>\n```", "<script"),
-])
+@pytest.mark.parametrize(
+    "text, forbidden",
+    [
+        ("<script>alert(1)</script>", "<script"),
+        ("<img src=x onerror=alert(1)>", "<img"),
+        ("![x](https://tracker.example/p.png)", "<img"),
+        ("[x](javascript:alert(1))", "javascript:"),
+        ("[x](java&#x09;script:alert(1))", "script:"),
+        ("[r]: javascript:alert(1)\n\nsee [r]", "javascript:"),
+        ("<javascript:alert(1)>", 'href="javascript'),
+        ('<a href="javascript:alert(1)">x</a>', "<a "),
+        ("<div onclick=alert(1)>\n\nx\n\n</div>", "<div"),
+        ("<style>body{display:none}</style>", "<style"),
+        ("```\n</code></pre><script>alert(1)</script>\n```", "<script"),
+    ],
+)
 def test_markdown_is_sanitised(text: str, forbidden: str) -> None:
     assert forbidden not in str(markdown_to_html(text))
 
@@ -256,8 +269,16 @@ def test_markdown_keeps_what_is_safe() -> None:
 
 def test_dependency_diagram_is_wellformed_svg() -> None:
     edges = {"app": ["lib", "base"], "lib": ["base"], "base": []}
-    svg = str(dependency_svg("app", "1.0.0", edges=edges, versions={"app": "1.0.0", "lib": "2.0.0", "base": "0.1.0"},
-                             required_by=[f"user{i}" for i in range(15)], href=lambda name: f"../{name}/"))
+    svg = str(
+        dependency_svg(
+            "app",
+            "1.0.0",
+            edges=edges,
+            versions={"app": "1.0.0", "lib": "2.0.0", "base": "0.1.0"},
+            required_by=[f"user{i}" for i in range(15)],
+            href=lambda name: f"../{name}/",
+        )
+    )
     root = ET.fromstring(svg)
     ns = "{http://www.w3.org/2000/svg}"
     links = [a.get("href") for a in root.iter(f"{ns}a")]
@@ -283,8 +304,14 @@ def _project_copy(tmp_path: Path) -> Path:
 def _mkdocs_build(project: Path, out: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if True}
     env["NO_MKDOCS_2_WARNING"] = "1"
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"),
-                           "-d", str(out)], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(out)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_plain_mkdocs_shows_the_last_prereq_build(tmp_path: Path) -> None:
@@ -307,9 +334,20 @@ def test_prereq_serve_indexes_the_registry_and_serves_the_site(tmp_path: Path) -
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([str(Path(sys.executable).with_name("prereq")), "serve", "--registry",
-                               str(REPO / "registry"), "--dev-addr", f"127.0.0.1:{port}"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("prereq")),
+            "serve",
+            "--registry",
+            str(REPO / "registry"),
+            "--dev-addr",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline, page = time.monotonic() + 120, ""
         while time.monotonic() < deadline and not page:
@@ -329,7 +367,7 @@ def test_prereq_serve_indexes_the_registry_and_serves_the_site(tmp_path: Path) -
 
 def test_item_pages_list_the_variables_the_item_exports(site: Path) -> None:
     page = (site / "items" / "mnist-data" / "index.html").read_text(encoding="utf-8")
-    facts = page[page.index("<dt>Exports</dt>"):]
+    facts = page[page.index("<dt>Exports</dt>") :]
     assert "<code>$MNIST_DIR</code>" in facts[: facts.index("</dd>")]
     assert "<dt>Exports</dt>" not in (site / "items" / "enable-ssh" / "index.html").read_text(encoding="utf-8")
 

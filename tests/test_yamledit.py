@@ -9,8 +9,8 @@ import yaml
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamledit import YamlText
-from prereq.core.yamlrender import Renderer
 from prereq.core.yamlload import load_yaml
+from prereq.core.yamlrender import Renderer
 from textdiff import line_diff
 
 JOB = textwrap.dedent("""\
@@ -70,8 +70,17 @@ def test_replacing_a_scalar_keeps_the_comment_after_it() -> None:
 
 def test_new_keys_go_where_asked_in_the_file_style() -> None:
     doc = YamlText(JOB)
-    doc.set(("prerequisites",), [{"name": "x", "type": "script", "callbacks": [
-        {"event": "taskStarts", "commands": ["a: b", "it's", 'say "hi"']}]}], before=("taskRoles",))
+    doc.set(
+        ("prerequisites",),
+        [
+            {
+                "name": "x",
+                "type": "script",
+                "callbacks": [{"event": "taskStarts", "commands": ["a: b", "it's", 'say "hi"']}],
+            }
+        ],
+        before=("taskRoles",),
+    )
     doc.set(("taskRoles", "train", "data"), "d", after=("dockerImage",))
     doc.set(("extras", "prereq", "lock"), {"x": {"version": "1.0.0", "digest": "sha256:00"}})
     removed, _ = line_diff(JOB, doc.text)
@@ -138,8 +147,23 @@ def test_deleting_the_first_key_of_a_list_item_rewrites_only_that_item() -> None
 
 def test_strings_that_look_like_other_types_are_quoted() -> None:
     doc = YamlText("a: 1\n")
-    values = ["1.0", "true", "yes", "0o17", "null", "", " lead", "a: b", "#x", "- y", "it's \"both\"", "tab\there",
-              "trailing\n\n", "\u00e9t\u00e9", "x" * 300]
+    values = [
+        "1.0",
+        "true",
+        "yes",
+        "0o17",
+        "null",
+        "",
+        " lead",
+        "a: b",
+        "#x",
+        "- y",
+        'it\'s "both"',
+        "tab\there",
+        "trailing\n\n",
+        "\u00e9t\u00e9",
+        "x" * 300,
+    ]
     for position, value in enumerate(values):
         doc.set((f"k{position}",), value)
     for position, value in enumerate(values):
@@ -148,8 +172,13 @@ def test_strings_that_look_like_other_types_are_quoted() -> None:
 
 
 def test_renderer_writes_block_yaml_that_reads_back() -> None:
-    value = {"callbacks": [{"event": "taskStarts", "commands": ["echo 'x'", "multi\nline"]}], "empty": [],
-             "nested": [["a", "b"], {"c": None}], "n": 1.5, "flag": False}
+    value = {
+        "callbacks": [{"event": "taskStarts", "commands": ["echo 'x'", "multi\nline"]}],
+        "empty": [],
+        "nested": [["a", "b"], {"c": None}],
+        "n": 1.5,
+        "flag": False,
+    }
     text = "\n".join(Renderer(indent=2).lines(value, 0)) + "\n"
     assert load_yaml(text).data == value == yaml.safe_load(text)
 
@@ -181,8 +210,9 @@ def test_every_insert_and_delete_in_real_jobs_changes_only_its_own_lines() -> No
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "tests" / "fixtures" / "jobs").glob("*.yaml")) + \
-        sorted((root / "registry" / "templates").glob("*.yaml"))
+    files = sorted((root / "tests" / "fixtures" / "jobs").glob("*.yaml")) + sorted(
+        (root / "registry" / "templates").glob("*.yaml")
+    )
     checked = 0
     for file in files:
         for newline in ("\n", "\r\n"):
@@ -190,8 +220,15 @@ def test_every_insert_and_delete_in_real_jobs_changes_only_its_own_lines() -> No
             lines = text.splitlines(keepends=True)
             original = YamlText(text)
             for path, items in _lists(original.data):
-                flow = any(line.rstrip().endswith("]") and "[" in line for line in lines
-                           if line.strip().startswith(f"{path[-1]}:")) if path and isinstance(path[-1], str) else False
+                flow = (
+                    any(
+                        line.rstrip().endswith("]") and "[" in line
+                        for line in lines
+                        if line.strip().startswith(f"{path[-1]}:")
+                    )
+                    if path and isinstance(path[-1], str)
+                    else False
+                )
                 for position in range(len(items) + 1):
                     doc = YamlText(text)
                     doc.insert(path + (position,), {"name": "new", "list": ["a", "b"]})
@@ -247,5 +284,8 @@ def test_invalid_utf8_and_yaml_errors_share_one_format() -> None:
     with pytest.raises(YamlLoadError) as caught:
         load_yaml(b"a: 1\nb: \xff\n")
     error = load_error("f.yaml", caught.value, what="not valid YAML", hint="h", exit_code=2)
-    assert (error.message, error.hint, error.exit_code) == ("f.yaml:2:4: not valid YAML: not valid UTF-8 (byte 0xff)",
-                                                            "h", 2)
+    assert (error.message, error.hint, error.exit_code) == (
+        "f.yaml:2:4: not valid YAML: not valid UTF-8 (byte 0xff)",
+        "h",
+        2,
+    )

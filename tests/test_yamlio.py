@@ -17,15 +17,34 @@ def issues_of(text: str | bytes) -> list[tuple[str, int | None, int | None]]:
 
 # --- YAML 1.2 core schema scalars ---------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("yes", "yes"), ("no", "no"), ("on", "on"), ("off", "off"), ("y", "y"),
-        ("2024-01-31", "2024-01-31"), ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
-        ("1.0", 1.0), ("1", 1), ("-7", -7), ("012", 12), ("0o17", 15), ("0x1F", 31), ("1e3", 1000.0),
-        ("1_000", "1_000"), ("1.2.0", "1.2.0"),
-        ("true", True), ("False", False), ("null", None), ("~", None), ("", None),
-        ("'1.0'", "1.0"), ('"true"', "true"), ("!!str 5", "5"),
+        ("yes", "yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("off", "off"),
+        ("y", "y"),
+        ("2024-01-31", "2024-01-31"),
+        ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+        ("1.0", 1.0),
+        ("1", 1),
+        ("-7", -7),
+        ("012", 12),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("1e3", 1000.0),
+        ("1_000", "1_000"),
+        ("1.2.0", "1.2.0"),
+        ("true", True),
+        ("False", False),
+        ("null", None),
+        ("~", None),
+        ("", None),
+        ("'1.0'", "1.0"),
+        ('"true"', "true"),
+        ("!!str 5", "5"),
     ],
 )
 def test_plain_scalars_follow_the_yaml_1_2_core_schema(text: str, expected: object) -> None:
@@ -44,6 +63,7 @@ def test_block_scalars_stay_strings() -> None:
 
 
 # --- duplicate keys -------------------------------------------------------------------------
+
 
 def test_duplicate_key_points_at_the_second_occurrence_and_names_the_first() -> None:
     with pytest.raises(YamlLoadError) as caught:
@@ -64,6 +84,7 @@ def test_same_key_in_different_mappings_is_fine() -> None:
 
 # --- documents ------------------------------------------------------------------------------
 
+
 def test_several_documents_point_at_the_second_separator() -> None:
     with pytest.raises(YamlLoadError) as caught:
         load_yaml("# item\nname: a\n---\nname: b\n---\nname: c\n")
@@ -82,6 +103,7 @@ def test_empty_text_is_none() -> None:
 
 
 # --- encoding ---------------------------------------------------------------------------------
+
 
 def test_non_utf8_byte_position_counts_characters() -> None:
     # line 2 is "b: éé" + byte 0xe9 (Latin-1 é): the bad byte is the 6th character.
@@ -114,6 +136,7 @@ def test_control_characters_are_a_positioned_syntax_issue() -> None:
 
 
 # --- syntax -------------------------------------------------------------------------------------
+
 
 def test_syntax_error_has_a_position() -> None:
     [(kind, line, column)] = issues_of("name: a\ntitle: one: two\n")

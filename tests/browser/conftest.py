@@ -21,8 +21,14 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).resolve().parent / "fixture"
 SCREENSHOTS = REPO / "build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Pages written by other parts of the project; a placeholder stands in (in the temporary copy
 # only) when one is not there yet.
 PLACEHOLDERS = {
@@ -34,8 +40,13 @@ PLACEHOLDERS = {
 
 def _git(repo: Path, *args: str, date: str = "2024-01-01T12:00:00+00:00") -> None:
     env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    subprocess.run(["git", "-c", "user.name=Fixture", "-c", "user.email=fixture@example.org",
-                    "-c", "commit.gpgsign=false", *args], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=Fixture", "-c", "user.email=fixture@example.org", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def make_fixture_repo(root: Path) -> Path:
@@ -51,8 +62,14 @@ def make_fixture_repo(root: Path) -> Path:
     share.write_text(current, encoding="utf-8")
     shutil.copy(FIXTURE / "hostile-item.yaml", registry / "prerequisites" / "evil-item.yaml")
     _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "nfs-share 1.2.0 and an item from a hostile author",
-         date="2024-06-01T12:00:00+00:00")
+    _git(
+        root,
+        "commit",
+        "-q",
+        "-m",
+        "nfs-share 1.2.0 and an item from a hostile author",
+        date="2024-06-01T12:00:00+00:00",
+    )
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "site", root / "site")
     for rel, text in PLACEHOLDERS.items():
@@ -62,7 +79,7 @@ def make_fixture_repo(root: Path) -> Path:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -124,8 +141,11 @@ class Visit:
         return self.page
 
     def outside_requests(self) -> list[str]:
-        return [url for url in self.requests if not url.startswith(self.origin + "/")
-                and not url.startswith(("data:", "blob:"))]
+        return [
+            url
+            for url in self.requests
+            if not url.startswith(self.origin + "/") and not url.startswith(("data:", "blob:"))
+        ]
 
 
 @pytest.fixture()

@@ -7,8 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import expect
 
-ALL = ["base-tools", "digits", "evil-item", "hello-widget", "nfs-share", "old-share", "pytorch-image",
-       "upload-results"]
+ALL = ["base-tools", "digits", "evil-item", "hello-widget", "nfs-share", "old-share", "pytorch-image", "upload-results"]
 DEPRECATED = ["old-share"]
 
 

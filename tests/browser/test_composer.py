@@ -17,8 +17,8 @@ import yaml
 from playwright.sync_api import expect
 
 from prereq import jobs
-from prereq.openpai import runtime
 from prereq.core.errors import PrereqError
+from prereq.openpai import runtime
 
 JOB = """\
 # Train and evaluate: my own comment at the top
@@ -138,8 +138,12 @@ def test_checking_adds_requirements_and_unchecking_removes_them(visit, built_sit
         expect(box(page, name)).to_be_disabled()
         expect(row(page, name)).to_contain_text(f"required by {needed_by}")
     expect(page.locator("#prereq-composer-closure > li")).to_have_text(
-        [r"nfs-share 1.2.0 — required by digits", "digits 2.0.1 — required by upload-results",
-         "upload-results 0.3.0 — selected"])
+        [
+            r"nfs-share 1.2.0 — required by digits",
+            "digits 2.0.1 — required by upload-results",
+            "upload-results 0.3.0 — selected",
+        ]
+    )
     expect(page.locator("#prereq-composer-messages")).to_contain_text("added digits 2.0.1, required by upload-results")
     text = editor_text(page)
     data = yaml.safe_load(text)
@@ -168,16 +172,23 @@ def test_checking_adds_requirements_and_unchecking_removes_them(visit, built_sit
     toggle(page, "pytorch-image")
     toggle(page, "digits")
     expect(box(page, "nfs-share")).to_be_disabled()
-    steps += [("remove", "train", ["upload-results"]), ("add", "evaluate", ["pytorch-image"]),
-              ("add", "evaluate", ["digits"])]
+    steps += [
+        ("remove", "train", ["upload-results"]),
+        ("add", "evaluate", ["pytorch-image"]),
+        ("add", "evaluate", ["digits"]),
+    ]
     final = editor_text(page)
     data = same_job(final, cli(JOB, steps, built_site), site_url)
     assert data["taskRoles"]["evaluate"]["dockerImage"] == "pytorch-image"
     assert data["extras"]["prereq"]["selected"] == {"train": ["hello-widget"], "evaluate": ["pytorch-image", "digits"]}
 
     # The user's comments and flow mappings survive every edit.
-    for comment in ("# Train and evaluate: my own comment at the top", "# my own image, written by hand",
-                    "# the image I chose", "# keep this comment"):
+    for comment in (
+        "# Train and evaluate: my own comment at the top",
+        "# my own image, written by hand",
+        "# the image I chose",
+        "# keep this comment",
+    ):
         assert comment in final
     assert "resourcePerInstance: {cpu: 2, memoryMB: 4096, gpu: 0}" in final
     # And OpenPAI takes the job.
@@ -218,13 +229,16 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     def index_with_template(route):
         response = route.fetch()
         data = response.json()
-        data["templates"] = [{"name": "digits-training", "title": "Train on the digits",
-                              "path": "templates/digits-training.yaml"}]
+        data["templates"] = [
+            {"name": "digits-training", "title": "Train on the digits", "path": "templates/digits-training.yaml"}
+        ]
         route.fulfill(response=response, body=json.dumps(data))
 
     visit.page.route("**/api/v1/index.json", index_with_template)
-    visit.page.route("**/api/v1/templates/digits-training.yaml",
-                     lambda route: route.fulfill(body=TEMPLATE, content_type="application/yaml"))
+    visit.page.route(
+        "**/api/v1/templates/digits-training.yaml",
+        lambda route: route.fulfill(body=TEMPLATE, content_type="application/yaml"),
+    )
     # The job templates page links here with ?template=NAME; the Template list offers the same.
     page = open_composer(visit, "?template=digits-training")
     expect(page.locator("#prereq-composer-template option[value='digits-training']")).to_have_count(1)
@@ -255,7 +269,8 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     # Upload a job: it replaces the editor's text; Undo brings the previous one back.
     before = editor_text(page)
     page.locator("#prereq-composer-upload").set_input_files(
-        files=[{"name": "mine.yaml", "mimeType": "application/yaml", "buffer": JOB.encode()}])
+        files=[{"name": "mine.yaml", "mimeType": "application/yaml", "buffer": JOB.encode()}]
+    )
     expect(page.locator("#prereq-composer-role option")).to_have_text(["train", "evaluate"])
     settle(page)
     assert editor_text(page) == JOB
@@ -270,14 +285,16 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     page.locator("#prereq-composer-template").select_option("digits-training")
     expect(box(page, "upload-results")).to_be_checked()
     settle(page)
-    same_job(editor_text(page), cli(TEMPLATE, [("add", "train", ["upload-results", "pytorch-image"])], built_site),
-             site_url)
+    same_job(
+        editor_text(page), cli(TEMPLATE, [("add", "train", ["upload-results", "pytorch-image"])], built_site), site_url
+    )
 
 
 def test_filters_favorites_recent_and_problems(visit):
     visit.context.add_init_script(
         "localStorage.setItem('prereq.favorites', JSON.stringify(['pytorch-image', 'gone-item']));"
-        "localStorage.setItem('prereq.recent', JSON.stringify(['hello-widget', 'digits']));")
+        "localStorage.setItem('prereq.recent', JSON.stringify(['hello-widget', 'digits']));"
+    )
     page = open_composer(visit)
     items = page.locator("#prereq-composer-items > li")
     names = lambda: items.evaluate_all("(li) => li.map(x => x.dataset.name)")  # noqa: E731
@@ -313,8 +330,11 @@ def test_filters_favorites_recent_and_problems(visit):
     expect(page.locator("#prereq-composer-error")).to_contain_text("job:1")
     expect(box(page, "hello-widget")).to_be_disabled()
     # The job's own prerequisite with a registry item's name is left alone, as the CLI does.
-    paste(page, JOB.replace("name: my-image", "name: digits").replace("dockerImage: my-image", "dockerImage: digits"),
-          ["train", "evaluate"])
+    paste(
+        page,
+        JOB.replace("name: my-image", "name: digits").replace("dockerImage: my-image", "dockerImage: digits"),
+        ["train", "evaluate"],
+    )
     expect(box(page, "digits")).to_be_disabled()
     expect(row(page, "digits")).to_contain_text("the job defines its own digits")
     toggle(page, "upload-results")
@@ -338,8 +358,10 @@ def test_hand_edits_of_prereq_entries_are_warned_about_as_the_cli_does(visit, bu
     edited = added.replace(MOUNT, MOUNT.replace("-t nfs", "-t nfs -o ro"))
     assert edited != added
     expected = warnings_of(edited)
-    assert expected == [f"job:{edited[:edited.index('  - name: nfs-share')].count(chr(10)) + 1}: nfs-share was "
-                        "edited by hand since prereq added it; left as it is"]
+    assert expected == [
+        f"job:{edited[: edited.index('  - name: nfs-share')].count(chr(10)) + 1}: nfs-share was "
+        "edited by hand since prereq added it; left as it is"
+    ]
     paste(page, edited, ["train", "evaluate"])
     expect(box(page, "hello-widget")).not_to_be_checked()  # the pasted job is the one shown
     toggle(page, "hello-widget")
@@ -352,7 +374,8 @@ def test_hand_edits_of_prereq_entries_are_warned_about_as_the_cli_does(visit, bu
     edited = added.replace(MOUNT, MOUNT.replace("-t nfs", "-t nfs -o ro")).replace("nfs-share@~1.1", "nfs-share@^1.2")
     expected = warnings_of(edited)
     assert len(expected) == 1 and expected[0].endswith(
-        ": nfs-share was edited by hand; replaced by nfs-share 1.2.0 from the index")
+        ": nfs-share was edited by hand; replaced by nfs-share 1.2.0 from the index"
+    )
     paste(page, edited, ["train", "evaluate"])
     expect(box(page, "hello-widget")).not_to_be_checked()  # the pasted job is the one shown
     toggle(page, "hello-widget")
@@ -391,7 +414,9 @@ BAD_JOBS = {
     "a prerequisite name that is not a string": JOB.replace("name: my-image", "name: 1.0"),
     "extras that is not a mapping": JOB + "extras: [prereq]\n",
     "an index that is not a string": JOB + EXTRAS + "    index: 12\n",
-    "an invalid range in selected": JOB + EXTRAS + "    selected:\n      train:\n        - digits\n        - nfs-share@^^1\n",
+    "an invalid range in selected": JOB
+    + EXTRAS
+    + "    selected:\n      train:\n        - digits\n        - nfs-share@^^1\n",
     "an empty name in selected": JOB + EXTRAS + "    selected:\n      train: [digits, '@^1']\n",
     "a selected task role that is not a string": JOB + EXTRAS + "    selected:\n      1: [digits]\n",
     "a lock name that is not a string": JOB + EXTRAS + "    lock:\n      true: {version: 1.0.0, digest: 'sha256:0'}\n",
@@ -418,8 +443,11 @@ def test_jobs_the_cli_refuses_are_refused_with_its_message(visit, built_site):
         expected = cli_error(text, built_site)
         assert expected.message.startswith("job:"), (case, expected.message)
         # Checking an item: the edit is refused with the CLI's message and hint.
-        refused = page.evaluate("""([text]) => window.prereqComposer.add(text, ["hello-widget"], "train").then(
-            () => null, (error) => ({message: error.message, hint: error.hint}))""", [text])
+        refused = page.evaluate(
+            """([text]) => window.prereqComposer.add(text, ["hello-widget"], "train").then(
+            () => null, (error) => ({message: error.message, hint: error.hint}))""",
+            [text],
+        )
         assert refused == {"message": expected.message, "hint": expected.hint}, case
         # The pasted job: the page shows why nothing can be checked.
         page.locator("#prereq-composer-yaml").fill(text)
@@ -432,8 +460,11 @@ def test_jobs_the_cli_refuses_are_refused_with_its_message(visit, built_site):
 
 def test_names_the_cli_reads_as_strings_are_accepted(visit, built_site, site_url):
     # Quoted, or plain words YAML 1.2 (the CLI) reads as strings where YAML 1.1 would not.
-    text = (JOB.replace("  evaluate:", "  '1':").replace("name: my-image", "name: on")
-            .replace("dockerImage: my-image", "dockerImage: 'on'"))
+    text = (
+        JOB.replace("  evaluate:", "  '1':")
+        .replace("name: my-image", "name: on")
+        .replace("dockerImage: my-image", "dockerImage: 'on'")
+    )
     expected = jobs.add_to_text(text, ["hello-widget"], index=built_site, task_role="train", source="job").after
     page = open_composer(visit)
     paste(page, text, ["train", "1"])

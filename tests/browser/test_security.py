@@ -74,8 +74,17 @@ def test_hostile_item_in_the_catalog_and_lists(visit):
 
 def test_no_request_leaves_the_site(visit):
     visit.context.add_init_script(WATCH)
-    for path in ("", "catalog/", "items/evil-item/", "items/upload-results/", "tags/", "reference/format/",
-                 "reference/rules/", "contributing/", "404.html"):
+    for path in (
+        "",
+        "catalog/",
+        "items/evil-item/",
+        "items/upload-results/",
+        "tags/",
+        "reference/format/",
+        "reference/rules/",
+        "contributing/",
+        "404.html",
+    ):
         page = visit.open(path)
         page.wait_for_load_state("networkidle")
     # Material's search loads its worker and index from the site itself.

@@ -16,8 +16,8 @@ import traceback
 from collections.abc import Sequence
 
 from prereq import __version__
-from prereq.core.errors import PrereqError
 from prereq.cli import index_commands, job_commands, registry_commands, site_commands
+from prereq.core.errors import PrereqError
 
 COMMAND_MODULES = (registry_commands, index_commands, job_commands, site_commands)
 
@@ -66,12 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a short report
+    except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
-        print(f"prereq: internal error: {type(exc).__name__}: {exc}\n"
-              f"    at {frame.filename}:{frame.lineno} in {frame.name}\n"
-              "    this is a bug in prereq; please report it with the command you ran "
-              "(set PREREQ_DEBUG=1 for the full traceback)", file=sys.stderr)
+        print(
+            f"prereq: internal error: {type(exc).__name__}: {exc}\n"
+            f"    at {frame.filename}:{frame.lineno} in {frame.name}\n"
+            "    this is a bug in prereq; please report it with the command you ran "
+            "(set PREREQ_DEBUG=1 for the full traceback)",
+            file=sys.stderr,
+        )
         if _debug():
             traceback.print_exc()
         return 3

@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from prereq.marketplace.publish import build
+from prereq.core.yamlload import dump_yaml
 from prereq.index.reader import Index, index_source
+from prereq.marketplace.publish import build
 from prereq.registry.loader import find_registry
 from prereq.registry.reporters import report
-from prereq.core.yamlload import dump_yaml
 
 BUILD_HELP = """\
 Validate the registry, then publish it: the JSON index under OUT/api/v1 and
@@ -28,25 +28,35 @@ INDEX_HELP = "index: a build folder, its api/v1, or an http(s) URL (default: $PR
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("build", help="publish the index and the marketplace site",
-                                   description=BUILD_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = subparsers.add_parser(
+        "build",
+        help="publish the index and the marketplace site",
+        description=BUILD_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
     parser.add_argument("--out", type=Path, default=Path("build/site"), help="output folder (default: build/site)")
     parser.add_argument("--no-site", action="store_true", help="write only the JSON index")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.set_defaults(run=run_build)
 
-    search = subparsers.add_parser("search", help="find prerequisites in the index",
-                                   description="Find prerequisites whose name, title, summary or tags contain "
-                                   "every word of QUERY; name matches are listed first.")
+    search = subparsers.add_parser(
+        "search",
+        help="find prerequisites in the index",
+        description="Find prerequisites whose name, title, summary or tags contain "
+        "every word of QUERY; name matches are listed first.",
+    )
     search.add_argument("query", nargs="+", help="words to look for")
     search.add_argument("--index", help=INDEX_HELP)
     search.add_argument("--json", action="store_true", help="print the matching index entries as JSON")
     search.set_defaults(run=run_search)
 
-    show = subparsers.add_parser("show", help="show one prerequisite and its OpenPAI form",
-                                 description="Show an item's description, versions, requirements and the "
-                                 "prerequisites it puts into a job (its closure, in order).")
+    show = subparsers.add_parser(
+        "show",
+        help="show one prerequisite and its OpenPAI form",
+        description="Show an item's description, versions, requirements and the "
+        "prerequisites it puts into a job (its closure, in order).",
+    )
     show.add_argument("item", metavar="NAME[@VERSION]", help="the item, optionally at a published version")
     show.add_argument("--index", help=INDEX_HELP)
     show.add_argument("--json", action="store_true", help="print the version's index document as JSON")
@@ -70,8 +80,10 @@ def run_build(args: argparse.Namespace) -> int:
         print(f"build: warning: {warning}", file=sys.stderr)
     root = result.index.root
     if not args.quiet:
-        print(f"published {len(root['items'])} items to {result.out} "
-              f"(commit {(root['commit'] or 'none')[:10]}{', dirty' if root['dirty'] else ''})")
+        print(
+            f"published {len(root['items'])} items to {result.out} "
+            f"(commit {(root['commit'] or 'none')[:10]}{', dirty' if root['dirty'] else ''})"
+        )
     return 0
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from prereq import jobs
 from prereq.jobs import expressions
 
-from prereq import jobs
-
-INDEX_HELP = ("index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
-              "the job records, else build/site)")
+INDEX_HELP = (
+    "index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
+    "the job records, else build/site)"
+)
 
 JOB_HELP = """\
 Put registry prerequisites into an OpenPAI job file.
@@ -47,45 +48,67 @@ def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("job", help="add prerequisites to OpenPAI jobs, lock and resolve them",
-                                   description=JOB_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = subparsers.add_parser(
+        "job",
+        help="add prerequisites to OpenPAI jobs, lock and resolve them",
+        description=JOB_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="job_command", metavar="ACTION", parser_class=type(parser))
     commands.required = True
     job_file, dry_run = _parents()
 
-    add = commands.add_parser("add", help="add items and their requirements to a job", parents=[job_file, dry_run],
-                              description="Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and "
-                              "everything it requires to a task role of JOB. Prints what it added and why.")
+    add = commands.add_parser(
+        "add",
+        help="add items and their requirements to a job",
+        parents=[job_file, dry_run],
+        description="Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and "
+        "everything it requires to a task role of JOB. Prints what it added and why.",
+    )
     add.add_argument("names", nargs="+", metavar="NAME[@RANGE]")
     add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
     add.set_defaults(run=run_add)
 
-    remove = commands.add_parser("remove", help="remove selected items and what only they needed",
-                                 parents=[job_file, dry_run],
-                                 description="Remove selected items from JOB, and the requirements that nothing "
-                                 "still selected needs. Items you wrote yourself are never removed.")
+    remove = commands.add_parser(
+        "remove",
+        help="remove selected items and what only they needed",
+        parents=[job_file, dry_run],
+        description="Remove selected items from JOB, and the requirements that nothing "
+        "still selected needs. Items you wrote yourself are never removed.",
+    )
     remove.add_argument("names", nargs="+", metavar="NAME")
     remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
     remove.set_defaults(run=run_remove)
 
-    lock = commands.add_parser("lock", help="refresh the job's locked versions", parents=[job_file, dry_run],
-                               description="Rewrite the lock in extras.prereq: locked versions that still meet "
-                               "the ranges are kept; --upgrade moves every item (or the NAMEs given) to the "
-                               "newest version the ranges allow.")
+    lock = commands.add_parser(
+        "lock",
+        help="refresh the job's locked versions",
+        parents=[job_file, dry_run],
+        description="Rewrite the lock in extras.prereq: locked versions that still meet "
+        "the ranges are kept; --upgrade moves every item (or the NAMEs given) to the "
+        "newest version the ranges allow.",
+    )
     lock.add_argument("--upgrade", nargs="*", metavar="NAME", help="upgrade all items, or only these")
     lock.set_defaults(run=run_lock)
 
-    resolve = commands.add_parser("resolve", help="print the job ready for OpenPAI", parents=[job_file],
-                                  description="The job ready for OpenPAI: names that only the task roles mention "
-                                  "are filled in from the index (with their requirements), <% expression.KEY %> "
-                                  "from your stored expressions; $-templates are left for OpenPAI. The result is "
-                                  "checked against the OpenPAI schema and the rest-server's checks.")
+    resolve = commands.add_parser(
+        "resolve",
+        help="print the job ready for OpenPAI",
+        parents=[job_file],
+        description="The job ready for OpenPAI: names that only the task roles mention "
+        "are filled in from the index (with their requirements), <% expression.KEY %> "
+        "from your stored expressions; $-templates are left for OpenPAI. The result is "
+        "checked against the OpenPAI schema and the rest-server's checks.",
+    )
     resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
     resolve.set_defaults(run=run_resolve)
 
-    expression = subparsers.add_parser("expression", help="your stored values for <%% expression.KEY %%>",
-                                       description=EXPRESSION_HELP,
-                                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    expression = subparsers.add_parser(
+        "expression",
+        help="your stored values for <%% expression.KEY %%>",
+        description=EXPRESSION_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     actions = expression.add_subparsers(dest="expression_command", metavar="ACTION", parser_class=type(expression))
     actions.required = True
     set_ = actions.add_parser("set", help="store a value", description="Store VALUE for KEY.")
@@ -128,8 +151,9 @@ def run_remove(args: argparse.Namespace) -> int:
 
 def run_lock(args: argparse.Namespace) -> int:
     # --upgrade alone upgrades every item; --upgrade NAME... only those.
-    result = jobs.lock(args.job, upgrade_all=args.upgrade == [], upgrade=args.upgrade or (), index=args.index,
-                      dry_run=args.dry_run)
+    result = jobs.lock(
+        args.job, upgrade_all=args.upgrade == [], upgrade=args.upgrade or (), index=args.index, dry_run=args.dry_run
+    )
     return _report(result, args.dry_run)
 
 

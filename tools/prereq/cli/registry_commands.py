@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from prereq.registry.loader import find_registry
 from prereq.core.gitrepo import Repository
+from prereq.registry.loader import find_registry
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
@@ -36,19 +36,29 @@ See 'prereq rules' for every rule id, what it checks and how to fix it."""
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     validate_parser = subparsers.add_parser(
-        "validate", help="check a registry and report every problem",
-        description=VALIDATE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "validate",
+        help="check a registry and report every problem",
+        description=VALIDATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     validate_parser.add_argument(
-        "path", nargs="?", type=Path,
-        help="registry folder (default: the registry/ of the repository around the current directory)")
-    validate_parser.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
+        "path",
+        nargs="?",
+        type=Path,
+        help="registry folder (default: the registry/ of the repository around the current directory)",
+    )
+    validate_parser.add_argument(
+        "--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)"
+    )
     validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     validate_parser.set_defaults(run=run_validate)
 
     rules_parser = subparsers.add_parser(
-        "rules", help="print the rule reference (Markdown)",
+        "rules",
+        help="print the rule reference (Markdown)",
         description="Print the reference of every validation rule as Markdown, generated from the "
-        "same table the validator uses.")
+        "same table the validator uses.",
+    )
     rules_parser.set_defaults(run=run_rules)
 
 

@@ -20,18 +20,27 @@ exit codes: 0 stopped, 1 the registry has errors, 2 usage error"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("serve", help="preview the marketplace site locally",
-                                   description=SERVE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = subparsers.add_parser(
+        "serve",
+        help="preview the marketplace site locally",
+        description=SERVE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
-    parser.add_argument("--dev-addr", default="127.0.0.1:8000", metavar="HOST:PORT",
-                        help="address to serve on (default: 127.0.0.1:8000)")
+    parser.add_argument(
+        "--dev-addr",
+        default="127.0.0.1:8000",
+        metavar="HOST:PORT",
+        help="address to serve on (default: 127.0.0.1:8000)",
+    )
     parser.set_defaults(run=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
     registry = find_registry(args.registry or Path.cwd())
-    result = serve(registry, dev_addr=args.dev_addr, progress=lambda message: print(f"serve: {message}",
-                                                                                    file=sys.stderr))
+    result = serve(
+        registry, dev_addr=args.dev_addr, progress=lambda message: print(f"serve: {message}", file=sys.stderr)
+    )
     if not result.built:
         print(report(result.validation))
         print("prereq: the registry has errors: nothing to serve", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -36,10 +37,8 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
             os.fsync(stream.fileno())
         os.replace(temp, target)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise _cannot_write(path, exc) from None
         raise
@@ -47,5 +46,7 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
 
 def _cannot_write(path: Path, exc: OSError) -> PrereqError:
     folder = Path(path).parent
-    return PrereqError(f"cannot write {path}: {exc.strerror or exc}",
-                       hint=f"check that the folder {folder} exists and that you may write there")
+    return PrereqError(
+        f"cannot write {path}: {exc.strerror or exc}",
+        hint=f"check that the folder {folder} exists and that you may write there",
+    )

@@ -36,7 +36,7 @@ class Repository:
         self.root = Path(repo.working_tree_dir or ".").resolve()
 
     @classmethod
-    def find(cls, path: Path) -> "Repository | None":
+    def find(cls, path: Path) -> Repository | None:
         try:
             return cls(git.Repo(path, search_parent_directories=True))
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -65,8 +65,7 @@ class Repository:
         if self._head() is None:
             return []
         rel = self.relative(folder)
-        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z",
-                                 "HEAD", "--", rel)
+        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z", "HEAD", "--", rel)
         revisions: list[FileRevision] = []
         fields = raw.split("\x00")
         index, commit, date = 0, "", ""

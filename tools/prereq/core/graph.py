@@ -75,8 +75,9 @@ def transitive_requirements(requires: Mapping[str, Iterable[str]]) -> dict[str, 
     return {name: set(post_order(requires[name], lambda n: requires.get(n, ()))) - {name} for name in requires}
 
 
-def lookup_parameter(start: str, key: str, parameters: Mapping[str, Mapping[str, Any]],
-                     requires_of: Callable[[str], Iterable[str]]) -> tuple[str, Any] | list[str] | None:
+def lookup_parameter(
+    start: str, key: str, parameters: Mapping[str, Mapping[str, Any]], requires_of: Callable[[str], Iterable[str]]
+) -> tuple[str, Any] | list[str] | None:
     """Find ``key`` in ``start``'s parameters, else in the items it requires, nearest first.
 
     Returns (provider, value); a list of the providers when two at the same

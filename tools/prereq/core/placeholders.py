@@ -7,8 +7,9 @@ OpenPAI renders the ``$``-namespaces, so those pass through untouched.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 TEMPLATE = re.compile(r"<%\s*(.*?)\s*%>", re.DOTALL)
 OPEN = "<%"
@@ -18,10 +19,10 @@ _REFERENCE = re.compile(r"^(?P<ns>\$?[A-Za-z_][A-Za-z0-9_]*)(?P<rest>(?:\.[A-Za-
 
 @dataclass(frozen=True)
 class Template:
-    text: str        # the whole "<% ... %>"
+    text: str  # the whole "<% ... %>"
     expression: str  # what is inside
     namespace: str | None  # "this", "expression", "$secrets", ... or None when malformed
-    key: str         # first name after the namespace ("mountPoint")
+    key: str  # first name after the namespace ("mountPoint")
 
 
 def parse(expression: str, text: str = "") -> Template:
@@ -42,14 +43,13 @@ def unclosed(value: str) -> str | None:
     """The text of a ``<%`` that is never closed, if any."""
     rest = TEMPLATE.sub("", value)
     index = rest.find(OPEN)
-    return rest[index:index + 30] if index >= 0 else None
+    return rest[index : index + 30] if index >= 0 else None
 
 
 def is_known(template: Template) -> bool:
     if template.namespace in OPENPAI_NAMESPACES:
         return True
-    return template.namespace in ("this", "expression") and bool(template.key) and \
-        template.expression.count(".") == 1
+    return template.namespace in ("this", "expression") and bool(template.key) and template.expression.count(".") == 1
 
 
 def strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:

@@ -16,7 +16,7 @@ class Requirement:
     range: str | None  # None: any version
 
     @classmethod
-    def parse(cls, text: str) -> "Requirement":
+    def parse(cls, text: str) -> Requirement:
         name, _, spec = text.partition("@")
         return cls(name=name.strip(), range=spec.strip() or None)
 
@@ -41,7 +41,7 @@ def is_range(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _parsed_range(spec: str) -> "nodesemver.Range | None":
+def _parsed_range(spec: str) -> nodesemver.Range | None:
     # Parsing a range is node-semver's slow part; registries reuse a few ranges.
     try:
         return nodesemver.make_range(spec, loose=False)

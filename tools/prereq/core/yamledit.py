@@ -20,7 +20,6 @@ that fails, the edit is refused with a PrereqError and the text is unchanged.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -32,12 +31,14 @@ from prereq.core.yamlrender import Renderer
 
 Path_ = tuple[Any, ...]
 
+
 class _NotHere(Exception):
     """A splice does not apply to this layout: fall back to rewriting the parent."""
 
 
-def load_error(source: str, exc: YamlLoadError, *, what: str = "", hint: str = "fix the YAML first",
-               exit_code: int = 1) -> PrereqError:
+def load_error(
+    source: str, exc: YamlLoadError, *, what: str = "", hint: str = "fix the YAML first", exit_code: int = 1
+) -> PrereqError:
     """The PrereqError for text that ``yamlio.load_yaml`` refused: ``source:line:column: [what: ]why``."""
     issue = exc.issues[0]
     where = f"{source}:{issue.line}:{issue.column}" if issue.line else source
@@ -70,7 +71,7 @@ class YamlText:
         self.source = source
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self._bom = "\ufeff" if text.startswith("\ufeff") else ""
-        self._set_text(text[len(self._bom):])
+        self._set_text(text[len(self._bom) :])
         self.renderer = self._detect_style()
 
     @property
@@ -148,9 +149,13 @@ class YamlText:
                         step = value_node.start_mark.column - key_node.start_mark.column
                         if step > 0 and value_node.start_mark.line > key_node.start_mark.line:
                             indents.append(step)
-                    if isinstance(value_node, yaml.SequenceNode) and not value_node.flow_style and value_node.value:
-                        if value_node.start_mark.line > key_node.start_mark.line:
-                            sequence_styles.append(value_node.start_mark.column > key_node.start_mark.column)
+                    if (
+                        isinstance(value_node, yaml.SequenceNode)
+                        and not value_node.flow_style
+                        and value_node.value
+                        and value_node.start_mark.line > key_node.start_mark.line
+                    ):
+                        sequence_styles.append(value_node.start_mark.column > key_node.start_mark.column)
                     walk(value_node)
             elif isinstance(node, yaml.SequenceNode):
                 for child in node.value:
@@ -171,7 +176,7 @@ class YamlText:
 
     def _owns_line(self, index: int) -> bool:
         """Only blanks before ``index`` on its line."""
-        return self._t[self._line_start(index):index].strip(" \t") == ""
+        return self._t[self._line_start(index) : index].strip(" \t") == ""
 
     def _content_end(self, node: yaml.Node) -> int:
         """Just past the last character that belongs to ``node`` (not trailing blank lines or comments)."""
@@ -190,7 +195,7 @@ class YamlText:
         index = key_node.end_mark.index
         while index < len(self._t) and self._t[index] in " \t":
             index += 1
-        if self._t[index:index + 1] != ":":
+        if self._t[index : index + 1] != ":":
             raise _NotHere
         return index + 1
 
@@ -231,17 +236,20 @@ class YamlText:
         if self.exists(path):
             if _get(self.data, path) == value and type(_get(self.data, path)) is type(value):
                 return
-            self._edit(path[:-1], lambda parent: _assign(parent, path[-1], value),
-                       lambda: self._splice_replace(path, value))
+            self._edit(
+                path[:-1], lambda parent: _assign(parent, path[-1], value), lambda: self._splice_replace(path, value)
+            )
             return
         parent_path, key = path[:-1], path[-1]
-        if not self.exists(parent_path) or _get(self.data, parent_path) is None:
-            if parent_path and not isinstance(key, int):
-                self.set(parent_path, {key: copy.deepcopy(value)})
-                return
+        missing_parent = not self.exists(parent_path) or _get(self.data, parent_path) is None
+        if missing_parent and parent_path and not isinstance(key, int):
+            self.set(parent_path, {key: copy.deepcopy(value)})
+            return
         parent = _get(self.data, parent_path)
         if not isinstance(parent, dict):
-            raise PrereqError(f"{self.source}: {format_path(parent_path, empty='the document')} is not a mapping; cannot add '{key}'")
+            raise PrereqError(
+                f"{self.source}: {format_path(parent_path, empty='the document')} is not a mapping; cannot add '{key}'"
+            )
         keys = list(parent)
         position = len(keys)
         after = [k for k in after if k in parent]
@@ -268,8 +276,11 @@ class YamlText:
             raise PrereqError(f"{self.source}: {format_path(parent_path, empty='the document')} is not a list")
         if not 0 <= index <= len(parent):
             raise IndexError(index)
-        self._edit(parent_path, lambda container: container.insert(index, copy.deepcopy(value)),
-                   lambda: self._splice_insert_item(parent_path, index, value))
+        self._edit(
+            parent_path,
+            lambda container: container.insert(index, copy.deepcopy(value)),
+            lambda: self._splice_insert_item(parent_path, index, value),
+        )
 
     def delete(self, path: Path_) -> None:
         """Remove a mapping key or a sequence item, with its lines."""
@@ -308,9 +319,11 @@ class YamlText:
             if _equal(loaded.data, expected):
                 self._set_text(new_text, loaded)
                 return
-        raise PrereqError(f"{self.source}: cannot edit {format_path(parent_path, empty='the document')} "
-                          "without changing other values",
-                          hint="simplify the YAML layout there (anchors, complex keys), or edit it by hand")
+        raise PrereqError(
+            f"{self.source}: cannot edit {format_path(parent_path, empty='the document')} "
+            "without changing other values",
+            hint="simplify the YAML layout there (anchors, complex keys), or edit it by hand",
+        )
 
     def _rewrite(self, path: Path_, value: Any) -> str | None:
         if not path:
@@ -345,10 +358,16 @@ class YamlText:
         end = self._content_end(node) if not _is_empty_plain(node) else start
         if getattr(node, "flow_style", False) and node.value and isinstance(value, (dict, list)) and value:
             return self._t[:start] + " " + self.renderer.flow(value) + self._t[end:]
-        block_node = isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and bool(node.value) \
-            and not node.flow_style
-        if not in_sequence and self.renderer.is_block(value) and block_node \
-                and self._owns_line(node.start_mark.index) and isinstance(value, dict) == isinstance(node, yaml.MappingNode):
+        block_node = (
+            isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and bool(node.value) and not node.flow_style
+        )
+        if (
+            not in_sequence
+            and self.renderer.is_block(value)
+            and block_node
+            and self._owns_line(node.start_mark.index)
+            and isinstance(value, dict) == isinstance(node, yaml.MappingNode)
+        ):
             # Block collection for block collection: keep the lines before it
             # (a comment after "key:") and its own indentation.
             at = self._line_start(node.start_mark.index)
@@ -372,8 +391,9 @@ class YamlText:
             return self._t[:at] + self._join(lines) + self.newline + self._t[at:]
         previous_key, previous_value = node.value[position - 1]
         column = self._column(node.value[0][0].start_mark.index)
-        end = self._content_end(previous_value) if not _is_empty_plain(previous_value) else \
-            self._colon_end(previous_key)
+        end = (
+            self._content_end(previous_value) if not _is_empty_plain(previous_value) else self._colon_end(previous_key)
+        )
         return self._insert_lines_after(end, self.renderer.pair(key, value, column))
 
     def _insert_lines_after(self, end: int, lines: list[str]) -> str:
@@ -399,8 +419,10 @@ class YamlText:
         dash = self._dash(last)
         if not self._owns_line(dash):
             raise _NotHere
-        return self._insert_lines_after(self._content_end(last) if not _is_empty_plain(last) else dash + 1,
-                                        self._item_lines(value, self._column(dash)))
+        return self._insert_lines_after(
+            self._content_end(last) if not _is_empty_plain(last) else dash + 1,
+            self._item_lines(value, self._column(dash)),
+        )
 
     def _item_lines(self, value: Any, column: int) -> list[str]:
         rest = self.renderer.after_indicator(value, column, in_sequence=True)
@@ -428,8 +450,12 @@ class YamlText:
 
 
 def _is_empty_plain(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.value == "" and node.style in (None, "") and \
-        node.start_mark.index == node.end_mark.index
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and node.value == ""
+        and node.style in (None, "")
+        and node.start_mark.index == node.end_mark.index
+    )
 
 
 def _same_key(key_node: yaml.ScalarNode, key: Any) -> bool:
@@ -445,9 +471,7 @@ def _same_key(key_node: yaml.ScalarNode, key: Any) -> bool:
 
 def _get(data: Any, path: Path_) -> Any:
     for part in path:
-        if isinstance(data, dict):
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int):
+        if isinstance(data, dict) or (isinstance(data, list) and isinstance(part, int)):
             data = data[part]
         else:
             raise TypeError(part)
@@ -465,7 +489,7 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return list(a) == list(b) and all(_equal(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) and a != a:
         return b != b
     return a == b

@@ -32,6 +32,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             return _PLAIN_TAG
         return super().resolve(kind, value, implicit)
 
+
 PathKey = tuple[Any, ...]
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -167,7 +168,7 @@ def _decode(raw: bytes) -> str:
         line = raw[: exc.start].count(b"\n") + 1
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         # Count characters, not bytes, as editors do (a BOM takes no column).
-        before = raw[line_start: exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
+        before = raw[line_start : exc.start].decode("utf-8", "replace").removeprefix("\ufeff")
         column = len(before) + 1
         raise YamlLoadError(
             [YamlIssue("encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column)]
@@ -212,9 +213,7 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
         raise YamlLoadError([YamlIssue("syntax", str(exc), None, None)]) from None
     if len(nodes) > 1:
         line, column = _second_document_start(text) or _mark(nodes[1])
-        raise YamlLoadError(
-            [YamlIssue("documents", f"{len(nodes)} YAML documents in one file", line, column)]
-        )
+        raise YamlLoadError([YamlIssue("documents", f"{len(nodes)} YAML documents in one file", line, column)])
     loaded = LoadedYaml(data=None)
     if not nodes:
         return loaded

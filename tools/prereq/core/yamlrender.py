@@ -85,7 +85,7 @@ class Renderer:
         if in_sequence:
             # "- key: value" / "- - item": the collection starts on the dash's line.
             lines = self.lines(value, column + 2)
-            return [" " + lines[0][column + 2:], *lines[1:]]
+            return [" " + lines[0][column + 2 :], *lines[1:]]
         child = column + (self.indent if isinstance(value, dict) or self.indent_sequences else 0)
         return ["", *self.lines(value, child)]
 

@@ -16,20 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prereq.openpai import forms
-
-from prereq.openpai import protocol
-
-from prereq.openpai import runtime
-
-from prereq.registry import schemas
 from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.graph import lookup_parameter
-from prereq.registry.loader import ITEMS_DIR
-from prereq.index.resolver import VersionChoice, NoVersionFits, choose_versions
-from prereq.registry.validate import ValidationResult
 from prereq.core.versions import Requirement, sort_versions
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
+from prereq.openpai import forms, protocol, runtime
+from prereq.registry import schemas
+from prereq.registry.loader import ITEMS_DIR
+from prereq.registry.validate import ValidationResult
 
 API_DIR = Path("api") / "v1"
 Node = tuple[str, str]  # (name, version)
@@ -61,14 +56,16 @@ def _summary(description: str | None, title: str) -> str:
     return " ".join(paragraph.split())
 
 
-def collect_versions(result: ValidationResult, history: list[FileRevision] | None,
-                     warnings: list[str]) -> dict[str, dict[str, PublishedVersion]]:
+def collect_versions(
+    result: ValidationResult, history: list[FileRevision] | None, warnings: list[str]
+) -> dict[str, dict[str, PublishedVersion]]:
     """Every version of every item: the working tree first, then git history
     (newest commit first, so each version keeps its last content)."""
     published: dict[str, dict[str, PublishedVersion]] = {}
     for name, item in result.items.items():
         published.setdefault(name, {})[item.data["version"]] = PublishedVersion(
-            name, item.data["version"], item.data, None)
+            name, item.data["version"], item.data, None
+        )
     if history is None:
         warnings.append("not in a git repository: only the current files are published")
         return published
@@ -100,8 +97,11 @@ class VersionTable:
         self.published = published
         # Asked for again and again while resolving every version: compute each once.
         self._versions = {name: sort_versions(list(versions)) for name, versions in published.items()}
-        self._requires = {(name, version): [Requirement.parse(text) for text in record.data.get("require") or []]
-                          for name, versions in published.items() for version, record in versions.items()}
+        self._requires = {
+            (name, version): [Requirement.parse(text) for text in record.data.get("require") or []]
+            for name, versions in published.items()
+            for version, record in versions.items()
+        }
 
     def versions(self, name: str) -> list[str]:
         return self._versions.get(name, [])
@@ -133,13 +133,17 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
     if resolution.has_cycle:
         warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
         return None
-    requires = [{"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
-                for r in resolution.requires[node[0]]]
+    requires = [
+        {"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
+        for r in resolution.requires[node[0]]
+    ]
     form = forms.compile_item(record.data, lookup=resolver.lookup(node, resolution))
     broken = forms.check_round_trip(form)
     if broken:
-        warnings.append(f"{node[0]} {node[1]}: {', '.join(broken)} would not survive the OpenPAI runtime's "
-                        "repr round trip, left out")
+        warnings.append(
+            f"{node[0]} {node[1]}: {', '.join(broken)} would not survive the OpenPAI runtime's "
+            "repr round trip, left out"
+        )
         return None
     return {
         "version": node[1],
@@ -189,28 +193,31 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         rel = None
         if repo is not None:
             rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
-        entries.append({
-            "name": name,
-            "version": latest["version"],
-            "type": latest["type"],
-            "title": latest["title"],
-            "summary": _summary(latest.get("description"), latest["title"]),
-            "tags": latest.get("tags") or [],
-            "owners": latest.get("owners") or [],
-            "deprecated": latest.get("deprecated"),
-            "exports": document["versions"][-1]["exports"],
-            "updated": dates.get(rel) if rel else None,
-            "path": f"prerequisites/{name}.json",
-            "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
-        })
+        entries.append(
+            {
+                "name": name,
+                "version": latest["version"],
+                "type": latest["type"],
+                "title": latest["title"],
+                "summary": _summary(latest.get("description"), latest["title"]),
+                "tags": latest.get("tags") or [],
+                "owners": latest.get("owners") or [],
+                "deprecated": latest.get("deprecated"),
+                "exports": document["versions"][-1]["exports"],
+                "updated": dates.get(rel) if rel else None,
+                "path": f"prerequisites/{name}.json",
+                "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+            }
+        )
     template_entries: list[dict[str, Any]] = []
     template_texts: dict[str, str] = {}
     for template in sorted(result.templates, key=lambda t: t.stem):
         path = f"templates/{template.stem}.yaml"
         uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
         title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
-        template_entries.append({"name": template.stem, "title": title, "path": path,
-                                 "uses": list(dict.fromkeys(uses))})
+        template_entries.append(
+            {"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses))}
+        )
         template_texts[path] = template.path.read_text(encoding="utf-8")  # published as written
     root = {
         "format": schemas.INDEX_FORMAT,
@@ -221,8 +228,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "dirty": state.dirty if state else True,
         "items": entries,
     }
-    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings,
-                      templates=template_texts)
+    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, templates=template_texts)
 
 
 def dump_json(value: Any) -> str:
@@ -239,6 +245,4 @@ def write_index(build: IndexBuild, out: Path) -> None:
     for rel, text in build.templates.items():
         (api / rel).parent.mkdir(parents=True, exist_ok=True)
         (api / rel).write_text(text, encoding="utf-8")
-    (api / "index.schema.json").write_text(
-        dump_json(schemas.load_schema("index.schema.json")), encoding="utf-8")
-
+    (api / "index.schema.json").write_text(dump_json(schemas.load_schema("index.schema.json")), encoding="utf-8")

@@ -17,11 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from prereq.registry import schemas
 from prereq.core.errors import PrereqError
-from prereq.registry.rules import RULES
-from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
+from prereq.index.resolver import NoVersionFits, choose_versions
+from prereq.registry import schemas
+from prereq.registry.rules import RULES
 
 ROOT_FILE = "index.json"
 
@@ -37,8 +37,9 @@ def _api_base(source: str | Path) -> str:
         return str(path)
     if (path / "api" / "v1" / ROOT_FILE).is_file():
         return str(path / "api" / "v1")
-    raise PrereqError(f"no index found at {source}",
-                      hint="run 'prereq build' first, or pass --index with a build folder or URL")
+    raise PrereqError(
+        f"no index found at {source}", hint="run 'prereq build' first, or pass --index with a build folder or URL"
+    )
 
 
 def index_source(explicit: str | None, *, recorded: str | None = None, base_dir: Path | None = None) -> str:
@@ -49,9 +50,13 @@ def index_source(explicit: str | None, *, recorded: str | None = None, base_dir:
     if os.environ.get("PREREQ_INDEX"):
         return os.environ["PREREQ_INDEX"]
     if recorded:
-        if base_dir is not None and not recorded.startswith(("http://", "https://")) \
-                and not Path(recorded).is_absolute() and not Path(recorded).exists() \
-                and (base_dir / recorded).exists():
+        if (
+            base_dir is not None
+            and not recorded.startswith(("http://", "https://"))
+            and not Path(recorded).is_absolute()
+            and not Path(recorded).exists()
+            and (base_dir / recorded).exists()
+        ):
             return str(base_dir / recorded)
         return recorded
     return "build/site"
@@ -61,7 +66,7 @@ def _read(base: str, rel: str) -> bytes:
     if base.startswith(("http://", "https://")):
         url = f"{base}/{rel}"
         try:
-            with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - user-chosen index URL
+            with urllib.request.urlopen(url, timeout=30) as response:
                 return response.read()
         except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
             raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
@@ -95,8 +100,10 @@ def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> dict[st
         raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
     problems = schemas.index_problems(document, kind)
     if problems:
-        raise PrereqError(f"{where} is not a valid prereq index file: {problems[0]}",
-                          hint="rebuild it with 'prereq build' (format prereq-index/1)")
+        raise PrereqError(
+            f"{where} is not a valid prereq index file: {problems[0]}",
+            hint="rebuild it with 'prereq build' (format prereq-index/1)",
+        )
     return document
 
 
@@ -113,7 +120,7 @@ class Index:
         self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
 
     @classmethod
-    def load(cls, source: str | Path, *, cache_size: int = 4096) -> "Index":
+    def load(cls, source: str | Path, *, cache_size: int = 4096) -> Index:
         base = _api_base(source)
         return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
 
@@ -125,8 +132,10 @@ class Index:
             raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
         body = _read(self.base, entry["path"])
         if hashlib.sha256(body).hexdigest() != entry["sha256"]:
-            raise PrereqError(f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
-                              hint="the index changed while reading it; run the command again")
+            raise PrereqError(
+                f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
+                hint="the index changed while reading it; run the command again",
+            )
         return _parse(self.base, entry["path"], "item", body)
 
     def versions(self, name: str) -> list[str]:
@@ -137,8 +146,9 @@ class Index:
         documents = {v["version"]: v for v in self.document(name)["versions"]}
         chosen = version or self.versions(name)[-1]
         if chosen not in documents:
-            raise PrereqError(f"{name} has no published version {chosen}",
-                              hint="published: " + ", ".join(self.versions(name)))
+            raise PrereqError(
+                f"{name} has no published version {chosen}", hint="published: " + ", ".join(self.versions(name))
+            )
         return documents[chosen]
 
     def search(self, query: str) -> list[dict[str, Any]]:
@@ -146,8 +156,12 @@ class Index:
         words = query.lower().split()
         scored = []
         for entry in self.root["items"]:
-            fields = [entry["name"].lower(), entry["title"].lower(), entry["summary"].lower(),
-                      " ".join(entry["tags"]).lower()]
+            fields = [
+                entry["name"].lower(),
+                entry["title"].lower(),
+                entry["summary"].lower(),
+                " ".join(entry["tags"]).lower(),
+            ]
             if all(any(word in f for f in fields) for word in words):
                 rank = 0 if all(word in fields[0] for word in words) else 1
                 scored.append((rank, entry["name"], entry))
@@ -172,10 +186,17 @@ class Index:
         for name in resolution.order:
             version = resolution.versions[name]
             document = self.version(name, version)
-            resolved.append(ClosureItem(
-                name=name, version=version, openpai=document["openpai"], digest=document["digest"],
-                required_by=tuple(resolution.pulled_by(name)), selected=name in selected,
-                deprecated=document["item"].get("deprecated")))
+            resolved.append(
+                ClosureItem(
+                    name=name,
+                    version=version,
+                    openpai=document["openpai"],
+                    digest=document["digest"],
+                    required_by=tuple(resolution.pulled_by(name)),
+                    selected=name in selected,
+                    deprecated=document["item"].get("deprecated"),
+                )
+            )
         return resolved
 
     def _requires(self, name: str, version: str) -> list[Requirement]:

@@ -44,9 +44,13 @@ class VersionChoice:
         return [other for other in self.order if any(r.name == name for r in self.requires.get(other, []))]
 
 
-def choose_versions(requests: list[Requirement], *, versions_of: Callable[[str], list[str]],
-            requires_of: Callable[[str, str], list[Requirement]],
-            locked: Mapping[str, str] | None = None) -> VersionChoice:
+def choose_versions(
+    requests: list[Requirement],
+    *,
+    versions_of: Callable[[str], list[str]],
+    requires_of: Callable[[str, str], list[Requirement]],
+    locked: Mapping[str, str] | None = None,
+) -> VersionChoice:
     """Pick one version per item reachable from ``requests``.
 
     ``versions_of(name)`` lists published versions in ascending order;
@@ -62,16 +66,16 @@ def choose_versions(requests: list[Requirement], *, versions_of: Callable[[str],
             constraints.setdefault(request.name, []).append((request.range, SELECTION))
         for name in post_order([r.name for r in requests], lambda n: [r.name for r in required(n)]):
             for requirement in required(name):
-                constraints.setdefault(requirement.name, []).append(
-                    (requirement.range, f"{name} {chosen[name]}"))
-        picked = {name: _pick(name, ranges, versions_of(name), (locked or {}).get(name))
-                  for name, ranges in constraints.items()}
+                constraints.setdefault(requirement.name, []).append((requirement.range, f"{name} {chosen[name]}"))
+        picked = {
+            name: _pick(name, ranges, versions_of(name), (locked or {}).get(name))
+            for name, ranges in constraints.items()
+        }
         if picked == chosen:
             break
         chosen = picked
     order = post_order([r.name for r in requests], lambda n: [r.name for r in required(n)])
-    return VersionChoice(order=order, versions={n: chosen[n] for n in order},
-                      requires={n: required(n) for n in order})
+    return VersionChoice(order=order, versions={n: chosen[n] for n in order}, requires={n: required(n) for n in order})
 
 
 def _pick(name: str, ranges: list[tuple[str | None, str]], versions: list[str], locked: str | None) -> str:
@@ -81,12 +85,15 @@ def _pick(name: str, ranges: list[tuple[str | None, str]], versions: list[str], 
     if fitting:
         return fitting[-1]
     for index, (first, first_by) in enumerate(ranges):
-        for second, second_by in ranges[index + 1:]:
+        for second, second_by in ranges[index + 1 :]:
             if not any(satisfies(v, first) and satisfies(v, second) for v in versions):
                 raise NoVersionFits(
                     f"no version of {name} meets both {first_by} ({name}@{first or '*'}) and "
                     f"{second_by} ({name}@{second or '*'})",
-                    hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges")
+                    hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges",
+                )
     spec, by = ranges[0]
-    raise NoVersionFits(f"no published version of {name} meets {name}@{spec or '*'} ({by})",
-                          hint=f"published versions: {', '.join(versions) or 'none'}")
+    raise NoVersionFits(
+        f"no published version of {name} meets {name}@{spec or '*'} ({by})",
+        hint=f"published versions: {', '.join(versions) or 'none'}",
+    )

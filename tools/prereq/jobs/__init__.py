@@ -29,5 +29,18 @@ from prereq.jobs.operations import add, add_to_text, lock, lock_text, remove, re
 from prereq.jobs.prepare import prepare, prepare_text
 from prereq.jobs.records import ItemChange, JobEdit, JobState, Locked, PreparedJob
 
-__all__ = ["ItemChange", "JobEdit", "JobState", "Locked", "PreparedJob", "add", "add_to_text", "lock", "lock_text",
-           "prepare", "prepare_text", "remove", "remove_from_text"]
+__all__ = [
+    "ItemChange",
+    "JobEdit",
+    "JobState",
+    "Locked",
+    "PreparedJob",
+    "add",
+    "add_to_text",
+    "lock",
+    "lock_text",
+    "prepare",
+    "prepare_text",
+    "remove",
+    "remove_from_text",
+]

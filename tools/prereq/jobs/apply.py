@@ -65,8 +65,7 @@ class WorkingCopy:
         if self.exists(path):
             _at(self.data, parent_path)[key] = value
             return
-        if (not self.exists(parent_path) or self.get(parent_path) is None) and parent_path \
-                and not isinstance(key, int):
+        if (not self.exists(parent_path) or self.get(parent_path) is None) and parent_path and not isinstance(key, int):
             self._set(parent_path, {key: value}, (), ())
             return
         parent = _at(self.data, parent_path)

@@ -24,8 +24,9 @@ from prereq.openpai import protocol
 from prereq.registry.rules import RULES
 
 TASK_ROLE_FIELDS = tuple(protocol.TASK_ROLE_FIELDS)
-_STATE_HINT = ("extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, "
-               "lock: {NAME: {version, digest}}}")
+_STATE_HINT = (
+    "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, lock: {NAME: {version, digest}}}"
+)
 
 
 def top_entries(data: dict[str, Any]) -> list[Any]:
@@ -34,8 +35,10 @@ def top_entries(data: dict[str, Any]) -> list[Any]:
 
 def top_names(data: dict[str, Any]) -> list[str | None]:
     """The name of each top-level prerequisite (None for an entry without a string name)."""
-    return [item["name"] if isinstance(item, dict) and isinstance(item.get("name"), str) else None
-            for item in top_entries(data)]
+    return [
+        item["name"] if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+        for item in top_entries(data)
+    ]
 
 
 def role_names(data: dict[str, Any], role: str) -> list[str]:
@@ -112,8 +115,9 @@ class JobDocument:
                 return self.where(path)
         return None
 
-    def error(self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1,
-              key: bool = False) -> PrereqError:
+    def error(
+        self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1, key: bool = False
+    ) -> PrereqError:
         return PrereqError(f"{self.where(path, key=key)}: {message}", hint=hint, exit_code=exit_code)
 
     def require_role(self, role: str) -> str:
@@ -127,35 +131,47 @@ class JobDocument:
             raise PrereqError(f"{self.source}: not an OpenPAI job (the file is not a YAML mapping)", exit_code=1)
         roles = self.data.get("taskRoles")
         if not isinstance(roles, dict) or not roles:
-            raise self.error(("taskRoles",) if "taskRoles" in self.data else (),
-                             "an OpenPAI job needs 'taskRoles' with at least one task role")
+            raise self.error(
+                ("taskRoles",) if "taskRoles" in self.data else (),
+                "an OpenPAI job needs 'taskRoles' with at least one task role",
+            )
         for role, spec in roles.items():
             if not isinstance(role, str):
-                raise self.error(("taskRoles", role), f"task role name {show_scalar(role)} is not a string",
-                                 hint="OpenPAI task role names are strings such as 'train'; quote a name that "
-                                 "YAML would read as a number, boolean or null", key=True)
+                raise self.error(
+                    ("taskRoles", role),
+                    f"task role name {show_scalar(role)} is not a string",
+                    hint="OpenPAI task role names are strings such as 'train'; quote a name that "
+                    "YAML would read as a number, boolean or null",
+                    key=True,
+                )
             if not isinstance(spec, dict):
                 raise self.error(("taskRoles", role), f"task role {role} is not a mapping")
             names = spec.get("prerequisites")
             if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
-                raise self.error(("taskRoles", role, "prerequisites"),
-                                 f"taskRoles.{role}.prerequisites must be a list of prerequisite names")
+                raise self.error(
+                    ("taskRoles", role, "prerequisites"),
+                    f"taskRoles.{role}.prerequisites must be a list of prerequisite names",
+                )
         top = self.data.get("prerequisites")
         if top is not None and not isinstance(top, list):
             raise self.error(("prerequisites",), "'prerequisites' must be a list")
         for position, item in enumerate(top or []):
             if isinstance(item, dict) and "name" in item and not isinstance(item["name"], str):
-                raise self.error(("prerequisites", position, "name"),
-                                 f"prerequisite name {show_scalar(item['name'])} is not a string",
-                                 hint="task roles refer to prerequisites by name: write a string")
+                raise self.error(
+                    ("prerequisites", position, "name"),
+                    f"prerequisite name {show_scalar(item['name'])} is not a string",
+                    hint="task roles refer to prerequisites by name: write a string",
+                )
 
     def state(self) -> JobState:
         """``extras.prereq``, checked: every problem names its line and how to fix it."""
         extras = self.data.get("extras")
         if extras is not None and not isinstance(extras, dict):
-            raise self.error(("extras",), "extras must be a mapping",
-                             hint="OpenPAI keeps extras free-form, as a mapping; prereq records its items "
-                             "under extras.prereq")
+            raise self.error(
+                ("extras",),
+                "extras must be a mapping",
+                hint="OpenPAI keeps extras free-form, as a mapping; prereq records its items under extras.prereq",
+            )
         raw = self.doc.get(STATE_PATH)
         if raw is None:
             return JobState()
@@ -163,33 +179,47 @@ class JobDocument:
             raise self.error(STATE_PATH, "extras.prereq must be a mapping", hint=_STATE_HINT)
         index = raw.get("index")
         if index is not None and not isinstance(index, str):
-            raise self.error(STATE_PATH + ("index",), "extras.prereq.index must be a string (a build folder or URL)",
-                             hint=_STATE_HINT)
-        return JobState(index=index, selected=self._selected(raw.get("selected") or {}),
-                        lock=self._lock(raw.get("lock") or {}))
+            raise self.error(
+                STATE_PATH + ("index",),
+                "extras.prereq.index must be a string (a build folder or URL)",
+                hint=_STATE_HINT,
+            )
+        return JobState(
+            index=index, selected=self._selected(raw.get("selected") or {}), lock=self._lock(raw.get("lock") or {})
+        )
 
     def _selected(self, selected: Any) -> dict[str, list[str]]:
         if not isinstance(selected, dict):
-            raise self.error(STATE_PATH + ("selected",), "extras.prereq.selected must map task roles to lists",
-                             hint=_STATE_HINT)
+            raise self.error(
+                STATE_PATH + ("selected",), "extras.prereq.selected must map task roles to lists", hint=_STATE_HINT
+            )
         out: dict[str, list[str]] = {}
         for role, names in selected.items():
             path = STATE_PATH + ("selected", role)
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise self.error(path, f"extras.prereq.selected.{role} must be a list of NAME[@RANGE]",
-                                 hint=_STATE_HINT)
+                raise self.error(
+                    path, f"extras.prereq.selected.{role} must be a list of NAME[@RANGE]", hint=_STATE_HINT
+                )
             if role not in self.roles:
-                raise self.error(path, f"extras.prereq.selected names task role '{role}', which the job does not "
-                                 "have", hint="rename it there too when you rename a task role "
-                                 f"(task roles: {', '.join(self.roles)})")
+                raise self.error(
+                    path,
+                    f"extras.prereq.selected names task role '{role}', which the job does not have",
+                    hint=f"rename it there too when you rename a task role (task roles: {', '.join(self.roles)})",
+                )
             for position, text in enumerate(names):
                 requirement = Requirement.parse(text)
                 if not requirement.name:
-                    raise self.error(path + (position,), f"'{text}' in extras.prereq.selected.{role} is not "
-                                     "NAME or NAME@RANGE", hint=_STATE_HINT)
+                    raise self.error(
+                        path + (position,),
+                        f"'{text}' in extras.prereq.selected.{role} is not NAME or NAME@RANGE",
+                        hint=_STATE_HINT,
+                    )
                 if requirement.range and not is_range(requirement.range):
-                    raise self.error(path + (position,), f"{text} in extras.prereq.selected.{role} has an invalid "
-                                     "version range", hint=RULES["PRQ141"].hint)
+                    raise self.error(
+                        path + (position,),
+                        f"{text} in extras.prereq.selected.{role} has an invalid version range",
+                        hint=RULES["PRQ141"].hint,
+                    )
             out[role] = list(names)
         return out
 
@@ -199,11 +229,21 @@ class JobDocument:
         out: dict[str, Locked] = {}
         for name, entry in lock.items():
             if not isinstance(name, str):
-                raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock names {show_scalar(name)}, "
-                                 "which is not a string", hint="run 'prereq job lock' to rewrite the lock", key=True)
-            if not isinstance(entry, dict) or not isinstance(entry.get("version"), str) \
-                    or not isinstance(entry.get("digest"), str):
-                raise self.error(STATE_PATH + ("lock", name), f"extras.prereq.lock.{name} needs version and digest "
-                                 "strings", hint="run 'prereq job lock' to rewrite the lock")
+                raise self.error(
+                    STATE_PATH + ("lock", name),
+                    f"extras.prereq.lock names {show_scalar(name)}, which is not a string",
+                    hint="run 'prereq job lock' to rewrite the lock",
+                    key=True,
+                )
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("version"), str)
+                or not isinstance(entry.get("digest"), str)
+            ):
+                raise self.error(
+                    STATE_PATH + ("lock", name),
+                    f"extras.prereq.lock.{name} needs version and digest strings",
+                    hint="run 'prereq job lock' to rewrite the lock",
+                )
             out[name] = Locked(entry["version"], entry["digest"])
         return out

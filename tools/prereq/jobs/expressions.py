@@ -21,8 +21,8 @@ from pathlib import Path
 from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
 from prereq.core.yamledit import load_error
-from prereq.core.yamlrender import Renderer
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.core.yamlrender import Renderer
 
 KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # what ``<% expression.KEY %>`` can name
 FILE_NAMES = ("expressions.yaml", "expressions.json")
@@ -47,8 +47,10 @@ def store_path() -> Path:
 
 def check_key(key: str) -> str:
     if not isinstance(key, str) or not KEY.match(key):
-        raise PrereqError(f"{key!r} is not a valid expression key",
-                          hint="use letters, digits, '_' and '-' (the KEY of <% expression.KEY %>)")
+        raise PrereqError(
+            f"{key!r} is not a valid expression key",
+            hint="use letters, digits, '_' and '-' (the KEY of <% expression.KEY %>)",
+        )
     return key
 
 
@@ -95,8 +97,10 @@ def save_expressions(values: Mapping[str, str], path: Path | None = None) -> Pat
         if stat.S_IMODE(folder.stat().st_mode) & 0o077:
             folder.chmod(0o700)
     except OSError as exc:
-        raise PrereqError(f"cannot write {folder}: {exc.strerror or exc}",
-                          hint="set XDG_CONFIG_HOME to a folder you can write to (default ~/.config)") from None
+        raise PrereqError(
+            f"cannot write {folder}: {exc.strerror or exc}",
+            hint="set XDG_CONFIG_HOME to a folder you can write to (default ~/.config)",
+        ) from None
     ordered = {key: str(values[key]) for key in sorted(values)}
     if path.suffix == ".json":
         body = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
@@ -109,8 +113,7 @@ def save_expressions(values: Mapping[str, str], path: Path | None = None) -> Pat
 def get_expression(key: str, *, path: Path | None = None) -> str:
     values = load_expressions(path)
     if check_key(key) not in values:
-        raise PrereqError(f"no stored expression named {key!r}",
-                          hint=f"set it with: prereq expression set {key} VALUE")
+        raise PrereqError(f"no stored expression named {key!r}", hint=f"set it with: prereq expression set {key} VALUE")
     return values[key]
 
 

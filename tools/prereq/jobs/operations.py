@@ -38,19 +38,33 @@ def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
         return [job.require_role(task_role)]
     if len(roles) == 1:
         return roles
-    raise PrereqError(f"{job.source} has {len(roles)} task roles: {', '.join(roles)}",
-                      hint="name one with --task-role ROLE")
+    raise PrereqError(
+        f"{job.source} has {len(roles)} task roles: {', '.join(roles)}", hint="name one with --task-role ROLE"
+    )
 
 
-def _edited(job: JobDocument, text: str, plan: Plan, *, changes: list[ItemChange] | None = None,
-            notes: Sequence[str] = ()) -> JobEdit:
+def _edited(
+    job: JobDocument, text: str, plan: Plan, *, changes: list[ItemChange] | None = None, notes: Sequence[str] = ()
+) -> JobEdit:
     apply_edits(job.doc, plan.edits)
-    return JobEdit(path=None, before=text, after=job.text, changes=plan.changes if changes is None else changes,
-                   warnings=[*notes, *plan.warnings])
+    return JobEdit(
+        path=None,
+        before=text,
+        after=job.text,
+        changes=plan.changes if changes is None else changes,
+        warnings=[*notes, *plan.warnings],
+    )
 
 
-def add_to_text(text: str, names: Sequence[str], *, index: IndexChoice = None, task_role: str | None = None,
-                source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+def add_to_text(
+    text: str,
+    names: Sequence[str],
+    *,
+    index: IndexChoice = None,
+    task_role: str | None = None,
+    source: str = "<job>",
+    job_dir: Path | None = None,
+) -> JobEdit:
     """Add ``NAME[@RANGE]`` selections to a job's text; see ``add``."""
     job = JobDocument(text, source)
     old = job.state()
@@ -80,13 +94,18 @@ def add_to_text(text: str, names: Sequence[str], *, index: IndexChoice = None, t
 def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | None) -> PrereqError:
     names = job.top_names()
     if name in names and name not in state.lock:
-        return job.error(("prerequisites", names.index(name)),
-                         f"{name} was written by hand in the job; prereq leaves it alone",
-                         hint="delete it from the YAML yourself", exit_code=2)
+        return job.error(
+            ("prerequisites", names.index(name)),
+            f"{name} was written by hand in the job; prereq leaves it alone",
+            hint="delete it from the YAML yourself",
+            exit_code=2,
+        )
     if name in state.lock:
         where = f" in task role {task_role}" if task_role else ""
-        return PrereqError(f"{name} is not selected{where}: it is in the job because other items require it",
-                           hint="remove the items that require it (see extras.prereq.selected)")
+        return PrereqError(
+            f"{name} is not selected{where}: it is in the job because other items require it",
+            hint="remove the items that require it (see extras.prereq.selected)",
+        )
     return PrereqError(f"{name} is not in the job", hint="see extras.prereq.selected for what prereq added")
 
 
@@ -94,15 +113,17 @@ def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: 
     new = old.copy()
     for text in names:
         name = Requirement.parse(text).name
-        selecting = [role for role, chosen in old.selected.items()
-                     if any(Requirement.parse(t).name == name for t in chosen)]
+        selecting = [
+            role for role, chosen in old.selected.items() if any(Requirement.parse(t).name == name for t in chosen)
+        ]
         if task_role is not None:
             selecting = [role for role in selecting if role == task_role]
         if not selecting:
             raise _not_selected(job, old, name, task_role)
         if len(selecting) > 1:
-            raise PrereqError(f"{name} is selected in task roles {', '.join(selecting)}",
-                              hint="name one with --task-role ROLE")
+            raise PrereqError(
+                f"{name} is selected in task roles {', '.join(selecting)}", hint="name one with --task-role ROLE"
+            )
         role = selecting[0]
         new.selected[role] = [t for t in new.selected[role] if Requirement.parse(t).name != name]
         if not new.selected[role]:
@@ -110,8 +131,15 @@ def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: 
     return new
 
 
-def remove_from_text(text: str, names: Sequence[str], *, index: IndexChoice = None, task_role: str | None = None,
-                     source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+def remove_from_text(
+    text: str,
+    names: Sequence[str],
+    *,
+    index: IndexChoice = None,
+    task_role: str | None = None,
+    source: str = "<job>",
+    job_dir: Path | None = None,
+) -> JobEdit:
     """Remove selections (and what only they needed) from a job's text; see ``remove``."""
     job = JobDocument(text, source)
     old = job.state()
@@ -135,8 +163,15 @@ def remove_from_text(text: str, names: Sequence[str], *, index: IndexChoice = No
     return _edited(job, text, plan, changes=changes)
 
 
-def lock_text(text: str, *, upgrade_all: bool = False, upgrade: Collection[str] = (), index: IndexChoice = None,
-              source: str = "<job>", job_dir: Path | None = None) -> JobEdit:
+def lock_text(
+    text: str,
+    *,
+    upgrade_all: bool = False,
+    upgrade: Collection[str] = (),
+    index: IndexChoice = None,
+    source: str = "<job>",
+    job_dir: Path | None = None,
+) -> JobEdit:
     """Refresh the lock: keep locked versions that still fit; the ``upgrade`` names (or all, with
     ``upgrade_all``) move to the newest versions the ranges allow."""
     job = JobDocument(text, source)
@@ -144,8 +179,10 @@ def lock_text(text: str, *, upgrade_all: bool = False, upgrade: Collection[str] 
     upgrade = [upgrade] if isinstance(upgrade, str) else list(upgrade)
     unknown = [name for name in upgrade if name not in old.lock]
     if unknown:
-        raise PrereqError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not locked in this job",
-                          hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"))
+        raise PrereqError(
+            f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not locked in this job",
+            hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"),
+        )
     loaded, used = open_index(index, old, job_dir)
     new = old.copy(index=old.index or used)
     return _edited(job, text, plan_edit(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade)))
@@ -161,26 +198,59 @@ def _edit_file(job: str | Path, dry_run: bool, run: Callable[[str, str, Path], J
     return result
 
 
-def add(job: str | Path, names: Sequence[str], *, task_role: str | None = None, index: IndexChoice = None,
-        dry_run: bool = False) -> JobEdit:
+def add(
+    job: str | Path,
+    names: Sequence[str],
+    *,
+    task_role: str | None = None,
+    index: IndexChoice = None,
+    dry_run: bool = False,
+) -> JobEdit:
     """Add registry items (``NAME`` or ``NAME@RANGE``) and everything they require to a job file.
 
     The items go to ``task_role`` (or the job's only task role).  The index is
     ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
-    return _edit_file(job, dry_run, lambda text, source, folder: add_to_text(
-        text, names, index=index, task_role=task_role, source=source, job_dir=folder))
+    return _edit_file(
+        job,
+        dry_run,
+        lambda text, source, folder: add_to_text(
+            text, names, index=index, task_role=task_role, source=source, job_dir=folder
+        ),
+    )
 
 
-def remove(job: str | Path, names: Sequence[str], *, task_role: str | None = None, index: IndexChoice = None,
-           dry_run: bool = False) -> JobEdit:
+def remove(
+    job: str | Path,
+    names: Sequence[str],
+    *,
+    task_role: str | None = None,
+    index: IndexChoice = None,
+    dry_run: bool = False,
+) -> JobEdit:
     """Remove selected items from a job file, and the requirements nothing selected still needs."""
-    return _edit_file(job, dry_run, lambda text, source, folder: remove_from_text(
-        text, names, index=index, task_role=task_role, source=source, job_dir=folder))
+    return _edit_file(
+        job,
+        dry_run,
+        lambda text, source, folder: remove_from_text(
+            text, names, index=index, task_role=task_role, source=source, job_dir=folder
+        ),
+    )
 
 
-def lock(job: str | Path, *, upgrade_all: bool = False, upgrade: Collection[str] = (), index: IndexChoice = None,
-         dry_run: bool = False) -> JobEdit:
+def lock(
+    job: str | Path,
+    *,
+    upgrade_all: bool = False,
+    upgrade: Collection[str] = (),
+    index: IndexChoice = None,
+    dry_run: bool = False,
+) -> JobEdit:
     """Refresh a job file's lock; the ``upgrade`` names (or all, with ``upgrade_all``) move to the newest
     versions allowed."""
-    return _edit_file(job, dry_run, lambda text, source, folder: lock_text(
-        text, upgrade_all=upgrade_all, upgrade=upgrade, index=index, source=source, job_dir=folder))
+    return _edit_file(
+        job,
+        dry_run,
+        lambda text, source, folder: lock_text(
+            text, upgrade_all=upgrade_all, upgrade=upgrade, index=index, source=source, job_dir=folder
+        ),
+    )

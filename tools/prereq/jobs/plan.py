@@ -75,8 +75,9 @@ def insert_position(names: Sequence[str | None], name: str, needs: Mapping[str, 
 
 
 def is_load_line(command: Any) -> bool:
-    return isinstance(command, str) and (command == runtime.JOB_LOAD_LINE or
-                                         (runtime.ENV_MARK in command and command.lstrip().startswith("if [ -f")))
+    return isinstance(command, str) and (
+        command == runtime.JOB_LOAD_LINE or (runtime.ENV_MARK in command and command.lstrip().startswith("if [ -f"))
+    )
 
 
 def _closure(index: Index, selections: list[str], locked: Mapping[str, str]) -> list[ClosureItem]:
@@ -97,8 +98,9 @@ def _references(job: JobDocument, managed: set[str], old_roles: Mapping[str, set
     return references
 
 
-def _closures(job: JobDocument, old: JobState, new: JobState, index: Index, *, upgrade_all: bool,
-              upgrade: Collection[str]) -> _Closures:
+def _closures(
+    job: JobDocument, old: JobState, new: JobState, index: Index, *, upgrade_all: bool, upgrade: Collection[str]
+) -> _Closures:
     old_versions = {name: entry.version for name, entry in old.lock.items()}
     old_roles: dict[str, set[str]] = {}
     for role, names in old.selected.items():
@@ -115,8 +117,9 @@ def _closures(job: JobDocument, old: JobState, new: JobState, index: Index, *, u
         for requirer in r.required_by:
             deps.setdefault(requirer, set()).add(r.name)
     pinned = {name: r.version for name, r in versions.items()}
-    roles = {role: [r.name for r in index.closure(names, locked=pinned)]
-             for role, names in new.selected.items() if names}
+    roles = {
+        role: [r.name for r in index.closure(names, locked=pinned)] for role, names in new.selected.items() if names
+    }
     return _Closures(versions, transitive_requirements(deps), roles, old_roles, references)
 
 
@@ -124,22 +127,27 @@ def _refuse_conflicts(job: JobDocument, old: JobState, wanted: _Closures) -> Non
     # Hand-written prerequisites are the user's: never replaced.
     for position, name in enumerate(job.top_names()):
         if name in wanted.versions and name not in old.lock:
-            raise job.error(("prerequisites", position),
-                            f"the job's own prerequisite '{name}' has the name of a registry item; "
-                            "prereq does not overwrite it",
-                            hint=f"rename or remove your '{name}' to use the registry's, or keep yours and do not "
-                            "select the registry item")
+            raise job.error(
+                ("prerequisites", position),
+                f"the job's own prerequisite '{name}' has the name of a registry item; prereq does not overwrite it",
+                hint=f"rename or remove your '{name}' to use the registry's, or keep yours and do not "
+                "select the registry item",
+            )
     # Docker images: one per task role.
     for role, names in wanted.roles.items():
         images = [n for n in names if wanted.versions[n].openpai.get("type") == "dockerimage"]
         if len(images) > 1:
-            raise PrereqError(f"task role {role} would get two docker images: {images[0]} and {images[1]}",
-                              hint="select only one dockerimage item per task role")
+            raise PrereqError(
+                f"task role {role} would get two docker images: {images[0]} and {images[1]}",
+                hint="select only one dockerimage item per task role",
+            )
         current = job.roles[role].get("dockerImage")
         if images and current is not None and current != images[0]:
-            raise job.error(("taskRoles", role, "dockerImage"),
-                            f"task role {role} already uses dockerImage '{current}'; {images[0]} is another image",
-                            hint=f"remove its dockerImage line to use {images[0]}, or do not select {images[0]}")
+            raise job.error(
+                ("taskRoles", role, "dockerImage"),
+                f"task role {role} already uses dockerImage '{current}'; {images[0]} is another image",
+                hint=f"remove its dockerImage line to use {images[0]}, or do not select {images[0]}",
+            )
 
 
 def _plan_top(work: WorkingCopy, job: JobDocument, old: JobState, wanted: _Closures, warnings: list[str]) -> None:
@@ -156,12 +164,14 @@ def _plan_top(work: WorkingCopy, job: JobDocument, old: JobState, wanted: _Closu
         edited = forms.digest(entry) != before.digest
         if (before.version, before.digest) == (chosen.version, chosen.digest):
             if edited:
-                warnings.append(f"{job.where_item(name)}: {name} was edited by hand since prereq added it; "
-                                "left as it is")
+                warnings.append(
+                    f"{job.where_item(name)}: {name} was edited by hand since prereq added it; left as it is"
+                )
             continue
         if edited:
-            warnings.append(f"{job.where_item(name)}: {name} was edited by hand; "
-                            f"replaced by {name} {chosen.version} from the index")
+            warnings.append(
+                f"{job.where_item(name)}: {name} was edited by hand; replaced by {name} {chosen.version} from the index"
+            )
         work.set(("prerequisites", position), forms.ordered_form(chosen.openpai))
     for name, chosen in wanted.versions.items():
         names = top_names(work.data)
@@ -194,19 +204,24 @@ def _plan_role(work: WorkingCopy, role: str, old: JobState, wanted: _Closures) -
             work.insert(path + (insert_position(current, name, wanted.needs),), name)
     images = [n for n in wanted_names if wanted.versions[n].openpai.get("type") == "dockerimage"]
     if images and work.data["taskRoles"][role].get("dockerImage") is None:
-        work.set(("taskRoles", role, "dockerImage"), images[0],
-                 after=("instances",), before=("resourcePerInstance", "commands", "prerequisites"))
+        work.set(
+            ("taskRoles", role, "dockerImage"),
+            images[0],
+            after=("instances",),
+            before=("resourcePerInstance", "commands", "prerequisites"),
+        )
 
 
 def _plan_load_line(work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str]) -> None:
-    needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role)
-                 if n in wanted.versions)
+    needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions)
     path = ("taskRoles", role, "commands")
     commands = work.get(path)
     if not isinstance(commands, list):
         if needed:
-            warnings.append(f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
-                            "variables exported by prerequisites will not reach it")
+            warnings.append(
+                f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
+                "variables exported by prerequisites will not reach it"
+            )
         return
     present = [i for i, command in enumerate(commands) if is_load_line(command)]
     if needed and not present:
@@ -238,17 +253,28 @@ def item_changes(old: JobState, versions: Mapping[str, ClosureItem], present: se
         if name not in old.lock or name not in present:
             out.append(ItemChange("added", name, r.version, required_by=required_by, selected=r.selected))
         elif previous and previous.version != r.version:
-            out.append(ItemChange("updated", name, r.version, previous=previous.version, required_by=required_by,
-                                  selected=r.selected))
+            out.append(
+                ItemChange(
+                    "updated", name, r.version, previous=previous.version, required_by=required_by, selected=r.selected
+                )
+            )
     chosen = {Requirement.parse(text).name for names in old.selected.values() for text in names}
     for name in sorted(set(old.lock) - set(versions)):
-        out.append(ItemChange("removed", name, old.lock[name].version,
-                              reason="" if name in chosen else "no longer needed"))
+        out.append(
+            ItemChange("removed", name, old.lock[name].version, reason="" if name in chosen else "no longer needed")
+        )
     return out
 
 
-def plan_edit(job: JobDocument, old: JobState, new: JobState, index: Index, *, upgrade_all: bool = False,
-              upgrade: Collection[str] = ()) -> Plan:
+def plan_edit(
+    job: JobDocument,
+    old: JobState,
+    new: JobState,
+    index: Index,
+    *,
+    upgrade_all: bool = False,
+    upgrade: Collection[str] = (),
+) -> Plan:
     """The edits that make ``job`` carry exactly what ``new`` selects, with what changed.
 
     Locked versions are kept while they fit, except for the ``upgrade`` names (or all, with ``upgrade_all``)."""

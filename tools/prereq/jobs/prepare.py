@@ -45,8 +45,9 @@ def _suggest(index: Index, name: str) -> str:
     return f"did you mean '{close[0]}'?" if close else "search with 'prereq search WORD', or add the item to the job"
 
 
-def _fill_in(job: JobDocument, state: JobState, index: Index, used: str,
-             missing: dict[str, list[str]]) -> list[ItemChange]:
+def _fill_in(
+    job: JobDocument, state: JobState, index: Index, used: str, missing: dict[str, list[str]]
+) -> list[ItemChange]:
     """Select, in their task roles, the index items that the task roles name but the job does not define."""
     new = state.copy(index=state.index or used)
     for role, names in missing.items():
@@ -58,8 +59,11 @@ def _fill_in(job: JobDocument, state: JobState, index: Index, used: str,
                     path += ("prerequisites", spec["prerequisites"].index(name))
                 else:
                     path += (next(f for f in TASK_ROLE_FIELDS if spec.get(f) == name),)
-                raise job.error(path, f"task role {role} names '{name}', which is neither among the job's "
-                                "prerequisites nor in the index", hint=_suggest(index, name))
+                raise job.error(
+                    path,
+                    f"task role {role} names '{name}', which is neither among the job's prerequisites nor in the index",
+                    hint=_suggest(index, name),
+                )
             chosen = new.selected.setdefault(role, [])
             if not any(Requirement.parse(t).name == name for t in chosen):
                 chosen.append(name)
@@ -72,13 +76,18 @@ def _fill_in(job: JobDocument, state: JobState, index: Index, used: str,
 def _check_lock(job: JobDocument, state: JobState, index: Index | None, index_error: PrereqError | None) -> None:
     for position, name in enumerate(job.top_names()):
         if name in state.lock and forms.digest(job.data["prerequisites"][position]) != state.lock[name].digest:
-            job.warnings.append(f"{job.where_item(name)}: {name} differs from the locked "
-                                f"{name} {state.lock[name].version} (edited by hand?)")
+            job.warnings.append(
+                f"{job.where_item(name)}: {name} differs from the locked "
+                f"{name} {state.lock[name].version} (edited by hand?)"
+            )
     if not state.lock:
         return
     if index is None:
-        job.warnings.append(f"could not check the locked versions for deprecation: {index_error.message}"
-                            if index_error else "could not check the locked versions for deprecation")
+        job.warnings.append(
+            f"could not check the locked versions for deprecation: {index_error.message}"
+            if index_error
+            else "could not check the locked versions for deprecation"
+        )
         return
     for name, entry in sorted(state.lock.items()):
         try:
@@ -93,14 +102,19 @@ def _check_lock(job: JobDocument, state: JobState, index: Index | None, index_er
                 text += f" Use {deprecated['replacement']} instead."
             job.warnings.append(text)
         elif document.get("digest") != entry.digest:
-            job.warnings.append(f"{name} {entry.version}: the lock's digest differs from the index's; "
-                                "run 'prereq job lock' to refresh it")
+            job.warnings.append(
+                f"{name} {entry.version}: the lock's digest differs from the index's; "
+                "run 'prereq job lock' to refresh it"
+            )
 
 
 def _expression_where(job: JobDocument, key: str, path: tuple[Any, ...]) -> str:
     value = job.doc.get(path)
-    template = next((t.text for t in placeholders.find(value) if t.namespace == "expression" and t.key == key),
-                    None) if isinstance(value, str) else None
+    template = (
+        next((t.text for t in placeholders.find(value) if t.namespace == "expression" and t.key == key), None)
+        if isinstance(value, str)
+        else None
+    )
     found = job.where_text(template) if template else None
     if found:
         return found
@@ -125,33 +139,52 @@ def _render_expressions(job: JobDocument, expressions: Mapping[str, str] | None)
             values = load_expressions()
         for template in found:
             if not placeholders.is_known(template):
-                raise job.error(path, f"{template.text} is not a valid expression reference",
-                                hint="write <% expression.KEY %>")
+                raise job.error(
+                    path, f"{template.text} is not a valid expression reference", hint="write <% expression.KEY %>"
+                )
             if template.key not in values:
                 missing_keys.setdefault(template.key, path)
         renders.append((path, placeholders.render(value, "expression", values.get)))
     if missing_keys:
-        lines = [f"{_expression_where(job, key, path)}: <% expression.{key} %> has no stored value"
-                 for key, path in missing_keys.items()]
-        raise PrereqError("\n".join(lines), exit_code=1, hint="store your value with: " + "; ".join(
-            f"prereq expression set {key} VALUE" for key in missing_keys))
-    survived_before = {i: runtime.survives_round_trip(forms.runtime_parameters(item))
-                       for i, item in enumerate(job.data.get("prerequisites") or [])
-                       if isinstance(item, dict) and "plugin" in item}
+        lines = [
+            f"{_expression_where(job, key, path)}: <% expression.{key} %> has no stored value"
+            for key, path in missing_keys.items()
+        ]
+        raise PrereqError(
+            "\n".join(lines),
+            exit_code=1,
+            hint="store your value with: " + "; ".join(f"prereq expression set {key} VALUE" for key in missing_keys),
+        )
+    survived_before = {
+        i: runtime.survives_round_trip(forms.runtime_parameters(item))
+        for i, item in enumerate(job.data.get("prerequisites") or [])
+        if isinstance(item, dict) and "plugin" in item
+    }
     for path, rendered in renders:
         job.doc.set(path, rendered)
     for position, item in enumerate(job.data.get("prerequisites") or []):
         if position in survived_before and not runtime.survives_round_trip(forms.runtime_parameters(item)):
-            message = (f"{job.where_item(item.get('name'))}: {item.get('name')} would reach its runtime "
-                       "plugin changed or broken (the runtime re-reads plugin parameters from their Python repr)")
+            message = (
+                f"{job.where_item(item.get('name'))}: {item.get('name')} would reach its runtime "
+                "plugin changed or broken (the runtime re-reads plugin parameters from their Python repr)"
+            )
             if survived_before[position]:
-                raise PrereqError(message + " after your stored expressions were filled in", exit_code=1,
-                                  hint="avoid stored values that hold both quote kinds or backslashes")
+                raise PrereqError(
+                    message + " after your stored expressions were filled in",
+                    exit_code=1,
+                    hint="avoid stored values that hold both quote kinds or backslashes",
+                )
             job.warnings.append(message)
 
 
-def prepare_text(text: str, *, index: IndexChoice = None, expressions: Mapping[str, str] | None = None,
-                 source: str = "<job>", job_dir: Path | None = None) -> PreparedJob:
+def prepare_text(
+    text: str,
+    *,
+    index: IndexChoice = None,
+    expressions: Mapping[str, str] | None = None,
+    source: str = "<job>",
+    job_dir: Path | None = None,
+) -> PreparedJob:
     """The job ready for OpenPAI; see ``prepare``."""
     job = JobDocument(text, source)
     state = job.state()
@@ -174,20 +207,29 @@ def prepare_text(text: str, *, index: IndexChoice = None, expressions: Mapping[s
     if problems:
         # Lines of the file the user wrote (the nearest value the path shares with it).
         lines = [f"{job.where(problem.path)}: {problem.where()}: {problem.message}" for problem in problems]
-        raise PrereqError("OpenPAI would refuse the job:\n    " + "\n    ".join(lines), exit_code=1,
-                          hint="fix the job; the OpenPAI rest-server checks the same")
+        raise PrereqError(
+            "OpenPAI would refuse the job:\n    " + "\n    ".join(lines),
+            exit_code=1,
+            hint="fix the job; the OpenPAI rest-server checks the same",
+        )
     return PreparedJob(text=job.text, data=job.data, warnings=job.warnings, changes=changes)
 
 
-def prepare(job: str | Path, *, index: IndexChoice = None, expressions: Mapping[str, str] | None = None,
-            output: str | Path | None = None) -> PreparedJob:
+def prepare(
+    job: str | Path,
+    *,
+    index: IndexChoice = None,
+    expressions: Mapping[str, str] | None = None,
+    output: str | Path | None = None,
+) -> PreparedJob:
     """The job file ready for OpenPAI: requirements filled in (from the lock, or from the
     index for names only the task roles mention), ``<% expression.KEY %>`` rendered
     from the stored expressions (or ``expressions``), checked against the OpenPAI
     schema and the rest-server's checks.  Written atomically to ``output`` when given."""
     path = Path(job)
-    result = prepare_text(read_job_file(path), index=index, expressions=expressions, source=str(path),
-                          job_dir=path.resolve().parent)
+    result = prepare_text(
+        read_job_file(path), index=index, expressions=expressions, source=str(path), job_dir=path.resolve().parent
+    )
     if output is not None:
         write_atomic(Path(output), result.text)
     return result

@@ -33,8 +33,9 @@ class JobState:
         if self.index:
             data["index"] = self.index
         data["selected"] = {role: list(names) for role, names in self.selected.items() if names}
-        data["lock"] = {name: {"version": entry.version, "digest": entry.digest}
-                        for name, entry in sorted(self.lock.items())}
+        data["lock"] = {
+            name: {"version": entry.version, "digest": entry.digest} for name, entry in sorted(self.lock.items())
+        }
         return data
 
     @property
@@ -43,8 +44,11 @@ class JobState:
 
     def copy(self, *, index: str | None = None) -> JobState:
         """A copy to edit (its own lists and lock); ``index``, when given, replaces the recorded one."""
-        return JobState(index=index or self.index,
-                        selected={role: list(names) for role, names in self.selected.items()}, lock=dict(self.lock))
+        return JobState(
+            index=index or self.index,
+            selected={role: list(names) for role, names in self.selected.items()},
+            lock=dict(self.lock),
+        )
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,14 @@ class JobEdit:
     def diff(self) -> str:
         name = str(self.path) if self.path else "job"
         before, after = (name, name) if Path(name).is_absolute() else (f"a/{name}", f"b/{name}")
-        return "".join(difflib.unified_diff(self.before.splitlines(keepends=True),
-                                            self.after.splitlines(keepends=True), fromfile=before, tofile=after))
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                fromfile=before,
+                tofile=after,
+            )
+        )
 
 
 @dataclass

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from prereq.core.graph import post_order
 
-CHAR_WIDTH = 7.4   # at the diagram's 12.5px font, monospace-ish estimate
+CHAR_WIDTH = 7.4  # at the diagram's 12.5px font, monospace-ish estimate
 NODE_HEIGHT = 30
 ROW_GAP = 14
 COLUMN_GAP = 56
@@ -40,8 +40,15 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
-def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], versions: dict[str, str],
-                   required_by: list[str], href: Callable[[str], str]) -> Markup:
+def dependency_svg(
+    name: str,
+    version: str,
+    *,
+    edges: dict[str, list[str]],
+    versions: dict[str, str],
+    required_by: list[str],
+    href: Callable[[str], str],
+) -> Markup:
     """``edges``: item name → names it directly requires, for the item and its whole closure;
     ``versions``: name → the version in the closure; ``href(name)``: the link to an item page."""
     nodes: dict[str, _Node] = {name: _Node(name, f"{name} {version}", None, "self", f"{name} {version}")}
@@ -77,8 +84,12 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
     for index in sorted(columns):
         column = columns[index]
         if index > 0:
-            column.sort(key=lambda n: (sum(nodes[p].row for p in parents.get(n.key, [])) /
-                                       max(len(parents.get(n.key, [])), 1), n.label))
+            column.sort(
+                key=lambda n: (
+                    sum(nodes[p].row for p in parents.get(n.key, [])) / max(len(parents.get(n.key, [])), 1),
+                    n.label,
+                )
+            )
         for row, node in enumerate(column):
             node.row = row
 
@@ -100,12 +111,15 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
         top = lift + PADDING + (height - lift - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)) / 2
         return x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), widths[node.column]
 
-    parts = [Markup('<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
-                    'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" aria-labelledby="prereq-graph-title">'
-                    '<title id="prereq-graph-title">{title}</title>'
-                    '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-                    'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>'
-                    ).format(w=width, h=height, title=f"What {name} requires and what requires it")]
+    parts = [
+        Markup(
+            '<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
+            'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" aria-labelledby="prereq-graph-title">'
+            '<title id="prereq-graph-title">{title}</title>'
+            '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+            'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>'
+        ).format(w=width, h=height, title=f"What {name} requires and what requires it")
+    ]
     for source, target in links:
         sx, sy, sw = box(nodes[source])
         tx, ty, _ = box(nodes[target])
@@ -113,22 +127,39 @@ def dependency_svg(name: str, version: str, *, edges: dict[str, list[str]], vers
             # Leave from the top, arc over the columns between, arrive on top.
             x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
             peak = min(y1, y2) - lift + 4
-            parts.append(Markup('<path class="prereq-graph__edge prereq-graph__edge--long" '
-                                'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
-                                '{:.1f} {:.1f}" />').format(x1, y1, x1, peak, x2, peak, x2, y2 - 1))
+            parts.append(
+                Markup(
+                    '<path class="prereq-graph__edge prereq-graph__edge--long" '
+                    'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
+                    '{:.1f} {:.1f}" />'
+                ).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
+            )
             continue
         x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
         middle = (x1 + x2) / 2
-        parts.append(Markup('<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
-                            'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
-                            ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2))
+        parts.append(
+            Markup(
+                '<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
+                'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
+            ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
+        )
     for node in nodes.values():
         nx, ny, nw = box(node)
-        shape = Markup('<g class="prereq-graph__node prereq-graph__node--{kind}"><title>{tip}</title>'
-                       '<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="6" />'
-                       '<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="middle" dominant-baseline="central">{label}</text></g>'
-                       ).format(kind=node.kind, tip=node.tooltip, x=nx, y=ny, w=nw, h=NODE_HEIGHT,
-                                tx=nx + nw / 2, ty=ny + NODE_HEIGHT / 2, label=_clip(node.label))
+        shape = Markup(
+            '<g class="prereq-graph__node prereq-graph__node--{kind}"><title>{tip}</title>'
+            '<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="6" />'
+            '<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="middle" dominant-baseline="central">{label}</text></g>'
+        ).format(
+            kind=node.kind,
+            tip=node.tooltip,
+            x=nx,
+            y=ny,
+            w=nw,
+            h=NODE_HEIGHT,
+            tx=nx + nw / 2,
+            ty=ny + NODE_HEIGHT / 2,
+            label=_clip(node.label),
+        )
         if node.href:
             shape = Markup('<a href="{}">{}</a>').format(node.href, shape)
         parts.append(shape)

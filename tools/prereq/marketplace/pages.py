@@ -20,13 +20,18 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
-from prereq.openpai import forms
-
-from prereq.openpai import runtime
+from prereq.core.yamlload import dump_yaml
 from prereq.index.reader import Index
 from prereq.marketplace.diagram import dependency_svg
-from prereq.marketplace.render import code_block, code_block_html, highlight_fragment, inline_code, markdown_to_html, safe_url
-from prereq.core.yamlload import dump_yaml
+from prereq.marketplace.render import (
+    code_block,
+    code_block_html,
+    highlight_fragment,
+    inline_code,
+    markdown_to_html,
+    safe_url,
+)
+from prereq.openpai import forms, runtime
 
 # Catalog facets: what users look for, and the OpenPAI types behind each.
 TYPE_GROUPS = {
@@ -34,8 +39,12 @@ TYPE_GROUPS = {
     "widgets": ("Widgets", ("script", "output")),
     "images": ("Images", ("dockerimage",)),
 }
-TYPE_LABELS = {"data": "Dataset", "script": "Widget · script", "output": "Widget · output",
-               "dockerimage": "Docker image"}
+TYPE_LABELS = {
+    "data": "Dataset",
+    "script": "Widget · script",
+    "output": "Widget · output",
+    "dockerimage": "Docker image",
+}
 EVENTS = {
     "taskStarts": "when the task starts, before the job's commands",
     "containerStart": "when the task starts, before the job's commands (OpenPAI's older name)",
@@ -88,6 +97,7 @@ class SiteData:
 
 # --- the YAML a user pastes into a job ------------------------------------------------
 
+
 def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
     """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
     nodes = [(node["name"], node["version"]) for node in version["closure"]]
@@ -102,22 +112,28 @@ def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple
     if any(data.version(name, v)["openpai"].get("plugin", "").endswith(".cmd") for name, v in nodes):
         role["commands"] = [data.root["job_load_line"]]
     roles = dump_yaml({"taskRoles": {"taskrole": role}}).replace(
-        "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1)
+        "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1
+    )
     return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
 
 
 def job_block(data: SiteData, version: dict[str, Any]) -> Markup:
     """The item's closure in OpenPAI form, requirements first, and the task role naming them, highlighted
     (each form once per build, not once per page)."""
-    body = Markup("").join(data.form_html(*node) if node else highlight_fragment(text, "yaml")
-                           for text, node in _job_parts(data, version))
+    body = Markup("").join(
+        data.form_html(*node) if node else highlight_fragment(text, "yaml") for text, node in _job_parts(data, version)
+    )
     return code_block_html(body, "yaml", element_id="prereq-yaml", copy=False)
 
 
 # --- templates ------------------------------------------------------------------------
 
-_ENV = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")), autoescape=True,
-                   trim_blocks=True, lstrip_blocks=True)
+_ENV = Environment(
+    loader=FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 _ENV.filters["inline_code"] = inline_code
 _ENV.filters["day"] = lambda iso: (iso or "")[:10]
 
@@ -149,20 +165,32 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
     item = version["item"]
     links = _role_href(href)
 
-    edges = {node["name"]: [r["name"] for r in data.version(node["name"], node["version"])["requires"]]
-             for node in version["closure"]}
+    edges = {
+        node["name"]: [r["name"] for r in data.version(node["name"], node["version"])["requires"]]
+        for node in version["closure"]
+    }
     closure_versions = {node["name"]: node["version"] for node in version["closure"]}
-    graph = dependency_svg(name, version["version"], edges=edges, versions=closure_versions,
-                           required_by=document["required_by"], href=links["item_href"])
+    graph = dependency_svg(
+        name,
+        version["version"],
+        edges=edges,
+        versions=closure_versions,
+        required_by=document["required_by"],
+        href=links["item_href"],
+    )
 
     callbacks = []
     for callback in item.get("callbacks") or []:
-        callbacks.append({"event": callback["event"], "when": EVENTS.get(callback["event"], ""),
-                          "code": code_block("\n".join(callback["commands"]), "sh")})
+        callbacks.append(
+            {
+                "event": callback["event"],
+                "when": EVENTS.get(callback["event"], ""),
+                "code": code_block("\n".join(callback["commands"]), "sh"),
+            }
+        )
     for key, event in (("preCommands", "taskStarts"), ("postCommands", "taskSucceeds")):
         if item.get(key):
-            callbacks.append({"event": key, "when": EVENTS[event],
-                              "code": code_block("\n".join(item[key]), "sh")})
+            callbacks.append({"event": key, "when": EVENTS[event], "code": code_block("\n".join(item[key]), "sh")})
     settings = {k: v for k, v in item.items() if k not in forms.ITEM_KEYS}
     plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
     # The first paragraph is the summary, shown under the title; the rest below the facts.
@@ -174,18 +202,28 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
     if homepage and not homepage.lower().startswith(("http://", "https://")):
         homepage = None
 
-    return Markup(_ITEM.render(
-        entry=entry, item=item, version=version, versions=versions, required_by=document["required_by"],
-        type_label=TYPE_LABELS.get(item["type"], item["type"]),
-        lead=markdown_to_html(lead), details=markdown_to_html(details),
-        deprecated=deprecated,
-        replacement_href=links["item_href"](replacement) if replacement in data.entries else None,
-        homepage=homepage,
-        composer_href=href("composer/") + "?" + urlencode({"add": name}),
-        yaml_block=job_block(data, version),
-        graph=graph, callbacks=callbacks, plugin=plugin,
-        settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
-        **links))
+    return Markup(
+        _ITEM.render(
+            entry=entry,
+            item=item,
+            version=version,
+            versions=versions,
+            required_by=document["required_by"],
+            type_label=TYPE_LABELS.get(item["type"], item["type"]),
+            lead=markdown_to_html(lead),
+            details=markdown_to_html(details),
+            deprecated=deprecated,
+            replacement_href=links["item_href"](replacement) if replacement in data.entries else None,
+            homepage=homepage,
+            composer_href=href("composer/") + "?" + urlencode({"add": name}),
+            yaml_block=job_block(data, version),
+            graph=graph,
+            callbacks=callbacks,
+            plugin=plugin,
+            settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
+            **links,
+        )
+    )
 
 
 _TEMPLATES = _ENV.get_template("job_templates.html")
@@ -197,27 +235,44 @@ def render_templates(data: SiteData, href: Href) -> Markup:
     templates = []
     for template in data.root["templates"]:
         text = (data.api / template["path"]).read_text(encoding="utf-8")
-        templates.append({**template, "code": code_block(text, "yaml"),
-                          "download": href("api/v1/").rstrip("/") + "/" + template["path"]})
+        templates.append(
+            {
+                **template,
+                "code": code_block(text, "yaml"),
+                "download": href("api/v1/").rstrip("/") + "/" + template["path"],
+            }
+        )
     return Markup(_TEMPLATES.render(templates=templates, composer_href=href("composer/"), **links))
 
 
-def render_cards(entries: list[dict[str, Any]], href: Href, *, show_date: bool = False,
-                 show_summary: bool = True) -> Markup:
-    return Markup(_CARDS.render(entries=entries, type_labels=TYPE_LABELS, show_date=show_date,
-                                show_summary=show_summary, **_role_href(href)))
+def render_cards(
+    entries: list[dict[str, Any]], href: Href, *, show_date: bool = False, show_summary: bool = True
+) -> Markup:
+    return Markup(
+        _CARDS.render(
+            entries=entries, type_labels=TYPE_LABELS, show_date=show_date, show_summary=show_summary, **_role_href(href)
+        )
+    )
 
 
 def render_tag_index(data: SiteData, href: Href) -> Markup:
-    return Markup(_TAG_INDEX.render(tags=data.tags(), total=len(data.entries), catalog_href=href("catalog/"),
-                                    **_role_href(href)))
+    return Markup(
+        _TAG_INDEX.render(tags=data.tags(), total=len(data.entries), catalog_href=href("catalog/"), **_role_href(href))
+    )
 
 
 def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
     entries = data.tags()[tag]
     cards = render_cards(entries, href)
-    return Markup(_TAG_PAGE.render(tag=tag, entries=entries, cards=cards, tags_href=href("tags/"),
-                                   catalog_href=href("catalog/") + "?" + urlencode({"tag": tag})))
+    return Markup(
+        _TAG_PAGE.render(
+            tag=tag,
+            entries=entries,
+            cards=cards,
+            tags_href=href("tags/"),
+            catalog_href=href("catalog/") + "?" + urlencode({"tag": tag}),
+        )
+    )
 
 
 def render_counts(data: SiteData, href: Href) -> Markup:
@@ -230,5 +285,6 @@ def render_recent(data: SiteData, href: Href, count: int = 8) -> Markup:
     recent = data.recently_updated(count)
     if not recent:
         return Markup("<p>No item has been committed yet.</p>")
-    return Markup('<section data-search-exclude>{}</section>').format(render_cards(recent, href, show_date=True,
-                                                                           show_summary=False))
+    return Markup("<section data-search-exclude>{}</section>").format(
+        render_cards(recent, href, show_date=True, show_summary=False)
+    )

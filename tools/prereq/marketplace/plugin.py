@@ -82,9 +82,11 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         index_dir = Path(configured) if configured else Path(config.config_file_path).resolve().parent / LAST_BUILD
         try:
             if not configured and not index_dir.is_dir():
-                raise PrereqError(f"no index to show: {index_dir} does not exist",
-                                  hint="run 'prereq serve' (it indexes the registry first), or 'prereq build' "
-                                  "once, or set the prereq plugin's index_dir in mkdocs.yml")
+                raise PrereqError(
+                    f"no index to show: {index_dir} does not exist",
+                    hint="run 'prereq serve' (it indexes the registry first), or 'prereq build' "
+                    "once, or set the prereq plugin's index_dir in mkdocs.yml",
+                )
             self.data = pages.SiteData(index_dir)
         except PrereqError as exc:
             raise PluginError(f"{exc}" + (f" ({exc.hint})" if exc.hint else "")) from None
@@ -114,15 +116,23 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True, kind="tags")
         for tag in tags:
             add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")), kind="tag", arg=tag)
-        add("job-templates/index.md", _stub("Job templates", hide=("toc",)) + "# Job templates\n", in_nav=True,
-            kind="templates")
+        add(
+            "job-templates/index.md",
+            _stub("Job templates", hide=("toc",)) + "# Job templates\n",
+            in_nav=True,
+            kind="templates",
+        )
         add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
         item_schema = schemas.load_schema("prerequisite.schema.json")
-        add("reference/format.md", reference.format_reference_markdown(item_schema, reference.FORMAT_EXAMPLE),
-            in_nav=True)
+        add(
+            "reference/format.md",
+            reference.format_reference_markdown(item_schema, reference.FORMAT_EXAMPLE),
+            in_nav=True,
+        )
         add("reference/prerequisite.schema.json", json.dumps(item_schema, indent=2) + "\n")
-        log.info(f"{len(data.entries)} item pages and {len(tags)} tag pages "
-                 f"({time.monotonic() - started:.2f} s to list)")
+        log.info(
+            f"{len(data.entries)} item pages and {len(tags)} tag pages ({time.monotonic() - started:.2f} s to list)"
+        )
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -61,8 +61,9 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     except OSError as exc:
-        raise PrereqError(f"cannot write the output folder {out}: {exc.strerror}",
-                          hint="pass --out with a folder you can write") from None
+        raise PrereqError(
+            f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
+        ) from None
     site_warnings: list[str] = []
     try:
         write_index(index, staging)
@@ -75,8 +76,12 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuildResult(out=out, validation=result, index=index,
-                       warnings=index.warnings + [f"site: {warning}" for warning in site_warnings])
+    return BuildResult(
+        out=out,
+        validation=result,
+        index=index,
+        warnings=index.warnings + [f"site: {warning}" for warning in site_warnings],
+    )
 
 
 def serve(registry: Path, *, dev_addr: str, progress: Progress = lambda _: None) -> BuildResult:

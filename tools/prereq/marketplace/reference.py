@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+
 def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
@@ -69,17 +70,34 @@ def format_reference_markdown(schema: dict[str, Any], example: str | None = None
     for key in sorted(k for k in defs if k.startswith("plugin-")):
         plugin = key.removeprefix("plugin-")
         section = defs[key]
-        lines += ["", f"### Plugin `{plugin}`", "", section.get("description", ""), "",
-                  *_property_rows(section["properties"], section.get("required", []))]
+        lines += [
+            "",
+            f"### Plugin `{plugin}`",
+            "",
+            section.get("description", ""),
+            "",
+            *_property_rows(section["properties"], section.get("required", [])),
+        ]
     image = defs["dockerimage"]
-    lines += ["", "## Docker images (`dockerimage`)", "", *_property_rows(image["properties"], image.get("required", [])),
-              "", "`auth` values are secret references such as `<% $secrets.registryPassword %>`: never write "
-              "credentials into the registry.", ""]
-    lines += ["## Templates", "",
-              "- `<% this.NAME %>` is filled from `parameters`: the item's own, then those of the items it "
-              "requires (nearest first).",
-              "- `<% $secrets.KEY %>` and `<% expression.KEY %>` are left for the job: each user's job carries its "
-              "secrets and expressions.", ""]
+    lines += [
+        "",
+        "## Docker images (`dockerimage`)",
+        "",
+        *_property_rows(image["properties"], image.get("required", [])),
+        "",
+        "`auth` values are secret references such as `<% $secrets.registryPassword %>`: never write "
+        "credentials into the registry.",
+        "",
+    ]
+    lines += [
+        "## Templates",
+        "",
+        "- `<% this.NAME %>` is filled from `parameters`: the item's own, then those of the items it "
+        "requires (nearest first).",
+        "- `<% $secrets.KEY %>` and `<% expression.KEY %>` are left for the job: each user's job carries its "
+        "secrets and expressions.",
+        "",
+    ]
     if example:
         lines += ["## An example", "", "```yaml", example.rstrip("\n"), "```", ""]
     return "\n".join(lines)

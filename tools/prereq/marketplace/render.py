@@ -92,14 +92,13 @@ class _Sanitize(Treeprocessor):
 class SafeExtension(Extension):
     """Raw HTML becomes text; links and images are sanitised."""
 
-    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Python-Markdown's API
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_Sanitize(md), "prereq_sanitize", 5)
 
 
-_MD = markdown.Markdown(extensions=[SafeExtension(), "fenced_code", "tables", "sane_lists"],
-                        output_format="html")
+_MD = markdown.Markdown(extensions=[SafeExtension(), "fenced_code", "tables", "sane_lists"], output_format="html")
 
 
 def markdown_to_html(text: str | None) -> Markup:
@@ -125,8 +124,9 @@ def code_block_html(body: Markup, language: str, *, element_id: str | None = Non
     """A code block like the ones Material renders, around already highlighted lines."""
     ident = Markup(' id="{}"').format(element_id) if element_id else Markup("")
     no_copy = Markup("") if copy else Markup(" no-copy")
-    return Markup('<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}>{body}</code></pre></div>'
-                  ).format(lang=language, nocopy=no_copy, ident=ident, body=body)
+    return Markup(
+        '<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}>{body}</code></pre></div>'
+    ).format(lang=language, nocopy=no_copy, ident=ident, body=body)
 
 
 def code_block(code: str, language: str = "sh", *, element_id: str | None = None, copy: bool = True) -> Markup:
@@ -139,5 +139,6 @@ def inline_code(text: str | None) -> Markup:
     if not text:
         return Markup("")
     parts = re.split(r"`([^`]+)`", text)
-    return Markup("").join(Markup("<code>{}</code>").format(part) if index % 2 else escape(part)
-                           for index, part in enumerate(parts))
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if index % 2 else escape(part) for index, part in enumerate(parts)
+    )

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.marketplace.plugin import PLUGIN_NAME
 from prereq.core.resources import PROJECT_ROOT
+from prereq.marketplace.plugin import PLUGIN_NAME
 
 CONFIG_NAME = "mkdocs.yml"
 
@@ -31,8 +31,10 @@ def find_config(registry: Path) -> Path:
     for folder in (Path(registry).resolve().parent, PROJECT_ROOT):
         if (folder / CONFIG_NAME).is_file():
             return folder / CONFIG_NAME
-    raise PrereqError(f"no {CONFIG_NAME} beside {registry} or in {PROJECT_ROOT}",
-                      hint="build with --no-site, or add the site sources (mkdocs.yml and site/)")
+    raise PrereqError(
+        f"no {CONFIG_NAME} beside {registry} or in {PROJECT_ROOT}",
+        hint="build with --no-site, or add the site sources (mkdocs.yml and site/)",
+    )
 
 
 class _Relay(logging.Handler):
@@ -51,8 +53,9 @@ class _Relay(logging.Handler):
             self.progress(f"site: {message}")
 
 
-def build_site(*, index_dir: Path, registry: Path, out: Path, progress: Callable[[str], None],
-               config_file: Path | None = None) -> list[str]:
+def build_site(
+    *, index_dir: Path, registry: Path, out: Path, progress: Callable[[str], None], config_file: Path | None = None
+) -> list[str]:
     """Build the MkDocs site into ``out`` from the index already written in ``index_dir``.
 
     Returns MkDocs' warnings."""
@@ -74,16 +77,20 @@ def build_site(*, index_dir: Path, registry: Path, out: Path, progress: Callable
     started = time.monotonic()
     try:
         try:
-            config = load_config(str(config_file), site_dir=str(target),
-                                 plugins=_plugins(config_file, index_dir=index_dir, copy_index=index_dir != out))
+            config = load_config(
+                str(config_file),
+                site_dir=str(target),
+                plugins=_plugins(config_file, index_dir=index_dir, copy_index=index_dir != out),
+            )
             build(config)
         except MkDocsException as exc:
             raise PrereqError(f"the site did not build: {exc}", hint="see the messages above") from None
         for child in target.iterdir():
             destination = out / child.name
             if destination.exists():
-                raise PrereqError(f"the site would overwrite {destination}",
-                                  hint=f"rename the docs page or folder {child.name!r}")
+                raise PrereqError(
+                    f"the site would overwrite {destination}", hint=f"rename the docs page or folder {child.name!r}"
+                )
             child.rename(destination)
     finally:
         shutil.rmtree(target, ignore_errors=True)
@@ -100,8 +107,12 @@ def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
     from mkdocs.commands.serve import serve
 
     config_file = find_config(registry)
-    serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True,
-          plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True))
+    serve(
+        config_file=str(config_file),
+        dev_addr=dev_addr,
+        livereload=True,
+        plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True),
+    )
 
 
 def _plugins(config_file: Path, *, index_dir: Path, copy_index: bool) -> list[Any]:

@@ -20,9 +20,25 @@ from prereq.core.yamlload import format_path
 from prereq.openpai import runtime, shellvars
 
 # Keys that say what an item is and how it runs, each with its own place in the form and on its page.
-ITEM_KEYS = ("name", "version", "type", "title", "description", "tags", "owners", "license", "homepage",
-             "deprecated", "require", "parameters", "plugin", "failurePolicy", "callbacks", "preCommands",
-             "postCommands")
+ITEM_KEYS = (
+    "name",
+    "version",
+    "type",
+    "title",
+    "description",
+    "tags",
+    "owners",
+    "license",
+    "homepage",
+    "deprecated",
+    "require",
+    "parameters",
+    "plugin",
+    "failurePolicy",
+    "callbacks",
+    "preCommands",
+    "postCommands",
+)
 # Keys that never become plugin parameters: the item keys and the ones the compiler places itself.
 NOT_PARAMETERS = (*ITEM_KEYS, "uri", "auth", "publicKeys", "userssh")
 
@@ -96,8 +112,10 @@ def _safe_uri(value: Any) -> Any:
         return [_safe_uri(item) for item in value]
     if not isinstance(value, str) or runtime.scalar_survives(value):
         return value
-    return "".join(ch if ch.isprintable() and ch not in "'\"\\ " else
-                   "".join(f"%{byte:02X}" for byte in ch.encode("utf-8")) for ch in value)
+    return "".join(
+        ch if ch.isprintable() and ch not in "'\"\\ " else "".join(f"%{byte:02X}" for byte in ch.encode("utf-8"))
+        for ch in value
+    )
 
 
 def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, Any]:
@@ -170,12 +188,20 @@ def ordered_form(form: Mapping[str, Any]) -> dict[str, Any]:
     for key in sorted(k for k in form if k not in out):
         value = form[key]
         if key == "callbacks" and isinstance(value, list):
-            value = [{"event": cb["event"], "commands": cb["commands"],
-                      **{k: v for k, v in cb.items() if k not in ("event", "commands")}}
-                     if isinstance(cb, dict) and "event" in cb and "commands" in cb else cb for cb in value]
+            value = [
+                {
+                    "event": cb["event"],
+                    "commands": cb["commands"],
+                    **{k: v for k, v in cb.items() if k not in ("event", "commands")},
+                }
+                if isinstance(cb, dict) and "event" in cb and "commands" in cb
+                else cb
+                for cb in value
+            ]
         if key == "userssh" and isinstance(value, dict):
-            value = {k: value[k] for k in ("type", "value") if k in value} | \
-                {k: v for k, v in value.items() if k not in ("type", "value")}
+            value = {k: value[k] for k in ("type", "value") if k in value} | {
+                k: v for k, v in value.items() if k not in ("type", "value")
+            }
         out[key] = value
     return out
 
@@ -231,6 +257,9 @@ def check_round_trip(form: dict[str, Any]) -> list[str]:
     # as list entries, keys as mapping keys (implicit keys have a length limit).
     # Checking scalars (cached) spares a pure-Python parse of every whole tree.
     parameters = runtime_parameters(form)
-    broken = [format_path(path) for path, scalar, is_key in _leaves(parameters, ())
-              if not (runtime.key_survives(scalar) if is_key else runtime.scalar_survives(scalar))]
+    broken = [
+        format_path(path)
+        for path, scalar, is_key in _leaves(parameters, ())
+        if not (runtime.key_survives(scalar) if is_key else runtime.scalar_survives(scalar))
+    ]
     return list(dict.fromkeys(broken))

@@ -37,6 +37,8 @@ BUNDLED_SCHEMA = SCHEMA_DIR / "openpai-protocol.schema.json"
 PREREQUISITE_TYPES = ("script", "output", "data", "dockerimage")
 # Task role fields that name one prerequisite of a type.
 TASK_ROLE_FIELDS = {"dockerImage": "dockerimage", "data": "data", "script": "script", "output": "output"}
+
+
 def role_references(job: Any) -> list[tuple[str, tuple[Any, ...], str]]:
     """Every prerequisite name a job's task roles mention, as (role, path, name):
     the ``prerequisites`` list, then ``dockerImage``/``data``/``script``/``output``."""
@@ -47,8 +49,9 @@ def role_references(job: Any) -> list[tuple[str, tuple[Any, ...], str]]:
             continue
         names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
         found += [(role, ("taskRoles", role, "prerequisites", i), n) for i, n in enumerate(names) if isinstance(n, str)]
-        found += [(role, ("taskRoles", role, key), spec[key]) for key in TASK_ROLE_FIELDS
-                  if isinstance(spec.get(key), str)]
+        found += [
+            (role, ("taskRoles", role, key), spec[key]) for key in TASK_ROLE_FIELDS if isinstance(spec.get(key), str)
+        ]
     return found
 
 
@@ -70,8 +73,10 @@ class JobProblem:
 def schema_file() -> Path:
     if BUNDLED_SCHEMA.is_file():
         return BUNDLED_SCHEMA
-    raise PrereqError("the OpenPAI protocol schema is missing",
-                      hint=f"expected {BUNDLED_SCHEMA} (a copy of ../shared/openpai/protocol-schema.json)")
+    raise PrereqError(
+        "the OpenPAI protocol schema is missing",
+        hint=f"expected {BUNDLED_SCHEMA} (a copy of ../shared/openpai/protocol-schema.json)",
+    )
 
 
 def load_protocol(path: Path | None = None) -> dict[str, Any]:
@@ -182,27 +187,43 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
         if not isinstance(item, dict) or item.get("type") not in by_type or not isinstance(item.get("name"), str):
             continue
         if item["name"] in by_type[item["type"]]:
-            problems.append(JobProblem(("prerequisites", position),
-                                       f"Duplicate {item['type']} prerequisites {item['name']}.", "rest-server"))
+            problems.append(
+                JobProblem(
+                    ("prerequisites", position),
+                    f"Duplicate {item['type']} prerequisites {item['name']}.",
+                    "rest-server",
+                )
+            )
         by_type[item["type"]].add(item["name"])
     every = set().union(*by_type.values())
     roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
     for role, spec in roles.items():
         if not TASK_ROLE_NAME.match(str(role)):
-            problems.append(JobProblem(("taskRoles", role), f"task role name {role!r} must match ^[a-z0-9]{{1,63}}$ "
-                                       "(lower-case letters and digits)", "webportal"))
+            problems.append(
+                JobProblem(
+                    ("taskRoles", role),
+                    f"task role name {role!r} must match ^[a-z0-9]{{1,63}}$ (lower-case letters and digits)",
+                    "webportal",
+                )
+            )
         if not isinstance(spec, dict):
             continue
         for field, kind in TASK_ROLE_FIELDS.items():
             name = spec.get(field)
             if isinstance(name, str) and name not in by_type[kind]:
-                problems.append(JobProblem(("taskRoles", role, field), f"Prerequisite {name} does not exist.",
-                                           "rest-server"))
+                problems.append(
+                    JobProblem(("taskRoles", role, field), f"Prerequisite {name} does not exist.", "rest-server")
+                )
         names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
         for position, name in enumerate(names):
             if isinstance(name, str) and name not in every:
-                problems.append(JobProblem(("taskRoles", role, "prerequisites", position),
-                                           f"Prerequisite {name} does not exist.", "rest-server"))
+                problems.append(
+                    JobProblem(
+                        ("taskRoles", role, "prerequisites", position),
+                        f"Prerequisite {name} does not exist.",
+                        "rest-server",
+                    )
+                )
     deployments = job.get("deployments") if isinstance(job.get("deployments"), list) else []
     seen: set[str] = set()
     for position, deployment in enumerate(deployments):
@@ -212,8 +233,9 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
         seen.add(name)
     default = (job.get("defaults") or {}).get("deployment") if isinstance(job.get("defaults"), dict) else None
     if isinstance(default, str) and default not in seen:
-        problems.append(JobProblem(("defaults", "deployment"), f"Default deployment {default} does not exist.",
-                                   "rest-server"))
+        problems.append(
+            JobProblem(("defaults", "deployment"), f"Default deployment {default} does not exist.", "rest-server")
+        )
     return problems
 
 

@@ -39,7 +39,7 @@ _OWN = "PWD|OLDPWD|SHLVL|_|PREREQ_ENV|PREREQ_NAME|PREREQ_BEFORE"
 # exported, then remember every exported variable's value.
 LOAD_AND_TRACK = (
     f'PREREQ_ENV="{ENV_FILE}"; if [ -f "$PREREQ_ENV" ]; then . "$PREREQ_ENV"; fi; '
-    'declare -A PREREQ_BEFORE=(); '
+    "declare -A PREREQ_BEFORE=(); "
     'for PREREQ_NAME in $(compgen -e); do PREREQ_BEFORE[$PREREQ_NAME]="${!PREREQ_NAME-}"; done'
     f"  {ENV_MARK}"
 )
@@ -134,7 +134,7 @@ def encode_script(commands: list[str]) -> list[str]:
         if not _readable_template(match[0]):
             continue
         if match.start() > last:
-            words.append(ansi_c_quote(script[last:match.start()]))
+            words.append(ansi_c_quote(script[last : match.start()]))
         words.append(f"'{match[0]}'")
         last = match.end()
     if last < len(script) or not words:

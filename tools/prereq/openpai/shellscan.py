@@ -16,8 +16,30 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
 _SPECIAL = set("@*#?$!-0123456789")
 _METACHARS = set(" \t\n;&|()<>")
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "in", "function",
-             "time", "!", "{", "}", "[[", "coproc", "esac", "case", "for", "select"}
+_KEYWORDS = {
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "do",
+    "done",
+    "while",
+    "until",
+    "in",
+    "function",
+    "time",
+    "!",
+    "{",
+    "}",
+    "[[",
+    "coproc",
+    "esac",
+    "case",
+    "for",
+    "select",
+}
+
 
 @dataclass(frozen=True)
 class Word:
@@ -58,7 +80,7 @@ class Scanner(ABC):
         if exported:
             self.events.append(Event("export", self.base + offset, name))
 
-    def merge(self, other: "Scanner") -> None:
+    def merge(self, other: Scanner) -> None:
         self.events.extend(other.events)
 
     # command lists ----------------------------------------------------------------------------
@@ -100,7 +122,7 @@ class Scanner(ABC):
                 if state["start"] and s.startswith("((", i):
                     finish()
                     i = self.parse_arith(i + 2)
-                elif len(words) == 1 and s[i + 1:].lstrip(" \t").startswith(")"):
+                elif len(words) == 1 and s[i + 1 :].lstrip(" \t").startswith(")"):
                     words.clear()  # name() { ...; }: a function definition
                     i = s.index(")", i) + 1
                     state["start"] = True
@@ -212,6 +234,7 @@ class Scanner(ABC):
                 i = self.parse_backtick(i + 1)
             else:
                 i += 1
+
     @abstractmethod
     def command(self, words: list[Word]) -> None:
         """What one simple command (its words, name first) does with variables."""
@@ -234,7 +257,7 @@ class Scanner(ABC):
                 end = s.find("'", i + 1)
                 end = n if end < 0 else end
                 if value is not None:
-                    value.append(s[i + 1:end])
+                    value.append(s[i + 1 : end])
                 i = end + 1
             elif c == '"':
                 before = len(self.events)
@@ -279,7 +302,7 @@ class Scanner(ABC):
                 return i + 1, None if text is None else "".join(text)
             if c == "\\":
                 if i + 1 < n and text is not None:
-                    text.append(s[i + 1] if s[i + 1] in '$`"\\' else s[i:i + 2])
+                    text.append(s[i + 1] if s[i + 1] in '$`"\\' else s[i : i + 2])
                 i += 2
             elif c == "$":
                 after = self.parse_dollar(i, quoted=True)
@@ -361,7 +384,7 @@ class Scanner(ABC):
             i = end + 1
         if prefix == "!" and i < n and s[i] in "*@":
             return self.operand(i + 1)  # ${!prefix*}: names, not a use
-        op = s[i:i + 2] if s.startswith(":", i) else s[i:i + 1]
+        op = s[i : i + 2] if s.startswith(":", i) else s[i : i + 1]
         if op in (":-", "-", ":=", "=", ":+", "+") and prefix != "#":
             if op.endswith("+") and name:
                 self.guard.append(name)
@@ -431,7 +454,7 @@ class Scanner(ABC):
             elif c.isalpha() or c == "_":
                 match = NAME.match(s, i)
                 assert match
-                before = s[max(0, i - 2):i]
+                before = s[max(0, i - 2) : i]
                 if _ARITH_ASSIGN.match(s, match.end()) or before in ("++", "--"):
                     self.define(match.end(), match[0])
                 i = match.end()

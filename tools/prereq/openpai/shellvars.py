@@ -27,9 +27,7 @@ at a time (one event's commands, or a task role's commands), and give
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from prereq.core import placeholders
 from prereq.openpai import runtime
@@ -39,8 +37,16 @@ _DECLARERS = {"export", "declare", "typeset", "readonly", "local"}
 _READ_ARG_OPTIONS = set("adinNptu")
 # Files commonly sourced for the variables they set (other sourced files are unknown).
 SOURCED_FILES = {
-    "/etc/os-release": ("ID", "ID_LIKE", "NAME", "VERSION", "VERSION_ID", "VERSION_CODENAME", "PRETTY_NAME",
-                        "UBUNTU_CODENAME"),
+    "/etc/os-release": (
+        "ID",
+        "ID_LIKE",
+        "NAME",
+        "VERSION",
+        "VERSION_ID",
+        "VERSION_CODENAME",
+        "PRETTY_NAME",
+        "UBUNTU_CODENAME",
+    ),
     "/etc/lsb-release": ("DISTRIB_ID", "DISTRIB_RELEASE", "DISTRIB_CODENAME", "DISTRIB_DESCRIPTION"),
 }
 _MAPFILE_ARG_OPTIONS = set("dnOsuCc")
@@ -50,7 +56,6 @@ Commands = str | Iterable[str]
 
 class _Scanner(Scanner):
     """The reader, with what each simple command does with variables."""
-
 
     def command(self, words: list[Word]) -> None:
         name = words[0].value
@@ -90,12 +95,14 @@ class _Scanner(Scanner):
                 continue
             if "f" in flags or "F" in flags:
                 continue  # functions, not variables
-            exported = (command == "export" and "n" not in flags) or \
-                (command in ("declare", "typeset") and "x" in flags)
+            exported = (command == "export" and "n" not in flags) or (
+                command in ("declare", "typeset") and "x" in flags
+            )
             self.define(arg.end, match[1] if match.re is ASSIGNMENT else match[0], exported)
 
-    def with_options(self, args: list[Word], takes_argument: set[str], *, names_at: str,
-                     array_option: str = "") -> None:
+    def with_options(
+        self, args: list[Word], takes_argument: set[str], *, names_at: str, array_option: str = ""
+    ) -> None:
         names: list[Word] = []
         index = 0
         while index < len(args):
@@ -103,7 +110,7 @@ class _Scanner(Scanner):
             if text.startswith("-") and len(text) > 1 and not names:
                 for position, option in enumerate(text[1:], start=1):
                     if option in takes_argument:
-                        argument = text[position + 1:]
+                        argument = text[position + 1 :]
                         if not argument and index + 1 < len(args):
                             index += 1
                             argument = args[index].value or ""

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.registry.rules import Problem, problem
 from prereq.core.versions import Requirement
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.registry.rules import Problem, problem
 
 ITEMS_DIR = "prerequisites"
 TEMPLATES_DIR = "templates"
@@ -120,8 +120,7 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     path = root / OWNERS_FILE
     fix = "write users: [name, ...] and teams: {team: [member, ...]}"
     if not path.is_file():
-        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail="owners.yaml is missing",
-                                  fix="create it: " + fix)]
+        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail="owners.yaml is missing", fix="create it: " + fix)]
     loaded, problems = load_mapping(path, OWNERS_FILE)
     if loaded is None:
         return Owners(), problems
@@ -131,19 +130,31 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     unknown = sorted(set(data) - {"users", "teams"})
     if unknown:
         line, column = loaded.position((unknown[0],), key=True)
-        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
-                                detail=f"unknown key {unknown[0]!r}", fix=fix))
+        problems.append(
+            problem("PRQ161", file=OWNERS_FILE, line=line, column=column, detail=f"unknown key {unknown[0]!r}", fix=fix)
+        )
     if not isinstance(users, list) or not all(isinstance(u, str) for u in users):
         line, column = loaded.position(("users",))
-        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
-                                detail="users must be a list of names", fix=fix))
+        problems.append(
+            problem(
+                "PRQ161", file=OWNERS_FILE, line=line, column=column, detail="users must be a list of names", fix=fix
+            )
+        )
         users, trusted = [], False
     if not isinstance(teams, dict) or not all(
         isinstance(m, list) and all(isinstance(u, str) for u in m) for m in teams.values()
     ):
         line, column = loaded.position(("teams",))
-        problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
-                                detail="teams must map team names to lists of member names", fix=fix))
+        problems.append(
+            problem(
+                "PRQ161",
+                file=OWNERS_FILE,
+                line=line,
+                column=column,
+                detail="teams must map team names to lists of member names",
+                fix=fix,
+            )
+        )
         teams, trusted = {}, False
     # A malformed users or teams list is one problem here, not one on every item's owners.
     owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
@@ -151,9 +162,16 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
         for index, member in enumerate(members):
             if member not in owners.users:
                 line, column = loaded.position(("teams", team, index))
-                problems.append(problem("PRQ161", file=OWNERS_FILE, line=line, column=column,
-                                        detail=f"team {team!r} lists {member!r}, who is not in users",
-                                        fix=f"add {member} to users"))
+                problems.append(
+                    problem(
+                        "PRQ161",
+                        file=OWNERS_FILE,
+                        line=line,
+                        column=column,
+                        detail=f"team {team!r} lists {member!r}, who is not in users",
+                        fix=f"add {member} to users",
+                    )
+                )
     return owners, problems
 
 
@@ -162,16 +180,18 @@ def load_registry(root: Path) -> LoadedRegistry:
     root = root.resolve()
     items_dir = root / ITEMS_DIR
     if not items_dir.is_dir():
-        raise PrereqError(f"{root} has no {ITEMS_DIR}/ folder",
-                          hint="point at the registry folder, e.g. 'prereq validate registry'")
+        raise PrereqError(
+            f"{root} has no {ITEMS_DIR}/ folder", hint="point at the registry folder, e.g. 'prereq validate registry'"
+        )
     owners, problems = _load_owners(root)
     items: list[SourceItem] = []
     for path in sorted(items_dir.iterdir()):
         rel = path.relative_to(root).as_posix()
         if path.suffix != ".yaml" or not path.is_file():
             if not path.name.startswith("."):
-                fix = ("move the items in it up into prerequisites/" if path.is_dir()
-                       else f"rename it to {path.stem}.yaml")
+                fix = (
+                    "move the items in it up into prerequisites/" if path.is_dir() else f"rename it to {path.stem}.yaml"
+                )
                 problems.append(problem("PRQ106", file=rel, detail=path.name, fix=fix))
             continue
         loaded, found = load_mapping(path, rel)

@@ -33,8 +33,10 @@ def _position(problem: Problem) -> str:
 def summary(result: ValidationResult) -> str:
     """``N items checked: E errors, W warnings``."""
     errors, warnings = len(result.errors), len(result.warnings)
-    return (f"{len(result.items)} items checked: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)}")
+    return (
+        f"{len(result.items)} items checked: {errors} error{'s' * (errors != 1)}, "
+        f"{warnings} warning{'s' * (warnings != 1)}"
+    )
 
 
 def report_text(result: ValidationResult, repo_root: Path) -> str:

@@ -58,120 +58,289 @@ E, W = Severity.ERROR, Severity.WARNING
 
 _RULES = [
     # Loading
-    Rule("PRQ101", "yaml-syntax", E, "invalid YAML: {detail}", "fix the YAML syntax at this position",
-         "The file must parse as YAML."),
-    Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8",
-         "Registry files are UTF-8 text."),
-    Rule("PRQ103", "several-documents", E, "{detail}", "keep one item per file and remove the '---' separator",
-         "Each file holds exactly one YAML document: one item, or the owners list."),
-    Rule("PRQ104", "duplicate-key", E, "{detail}", "remove one of the two keys; YAML would silently keep the last",
-         "A key may appear only once in a mapping."),
-    Rule("PRQ105", "not-a-mapping", E, "the file holds {detail}, not a mapping of keys to values",
-         "write the item as 'key: value' lines, starting with 'name:'",
-         "An item file is a YAML mapping."),
-    Rule("PRQ106", "not-an-item-file", E, "{detail} is not read as an item", "{fix}",
-         "Items are files named `prerequisites/<name>.yaml`; other files there would be silently ignored."),
+    Rule(
+        "PRQ101",
+        "yaml-syntax",
+        E,
+        "invalid YAML: {detail}",
+        "fix the YAML syntax at this position",
+        "The file must parse as YAML.",
+    ),
+    Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8", "Registry files are UTF-8 text."),
+    Rule(
+        "PRQ103",
+        "several-documents",
+        E,
+        "{detail}",
+        "keep one item per file and remove the '---' separator",
+        "Each file holds exactly one YAML document: one item, or the owners list.",
+    ),
+    Rule(
+        "PRQ104",
+        "duplicate-key",
+        E,
+        "{detail}",
+        "remove one of the two keys; YAML would silently keep the last",
+        "A key may appear only once in a mapping.",
+    ),
+    Rule(
+        "PRQ105",
+        "not-a-mapping",
+        E,
+        "the file holds {detail}, not a mapping of keys to values",
+        "write the item as 'key: value' lines, starting with 'name:'",
+        "An item file is a YAML mapping.",
+    ),
+    Rule(
+        "PRQ106",
+        "not-an-item-file",
+        E,
+        "{detail} is not read as an item",
+        "{fix}",
+        "Items are files named `prerequisites/<name>.yaml`; other files there would be silently ignored.",
+    ),
     # Schema
-    Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}",
-         "The item must match `schema/prerequisite.schema.json`."),
-    Rule("PRQ111", "unknown-key", E, "unknown key {key!r}{where}", "{fix}",
-         "Keys outside the item format are rejected: OpenPAI would pass them to the plugin, which ignores them."),
-    Rule("PRQ112", "missing-key", E, "required key {key!r} is missing{where}", "add '{key}:'{fix}",
-         "Every item has name, version, type, title and owners; data items also have a license."),
+    Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}", "The item must match `schema/prerequisite.schema.json`."),
+    Rule(
+        "PRQ111",
+        "unknown-key",
+        E,
+        "unknown key {key!r}{where}",
+        "{fix}",
+        "Keys outside the item format are rejected: OpenPAI would pass them to the plugin, which ignores them.",
+    ),
+    Rule(
+        "PRQ112",
+        "missing-key",
+        E,
+        "required key {key!r} is missing{where}",
+        "add '{key}:'{fix}",
+        "Every item has name, version, type, title and owners; data items also have a license.",
+    ),
     # Identity
-    Rule("PRQ120", "name-mismatch", E, "name {name!r} differs from the file name {stem!r}",
-         "rename the file to {name}.yaml or set name: {stem}",
-         "An item's name equals its file's stem, so a name is found without opening every file."),
-    Rule("PRQ121", "name-collision", E, "name {name!r} collides with {other!r} ({other_file})",
-         "choose a name that differs by more than case or '-'/'_'",
-         "Names must stay distinct after folding case and treating '-' and '_' alike, "
-         "since people type them both ways."),
+    Rule(
+        "PRQ120",
+        "name-mismatch",
+        E,
+        "name {name!r} differs from the file name {stem!r}",
+        "rename the file to {name}.yaml or set name: {stem}",
+        "An item's name equals its file's stem, so a name is found without opening every file.",
+    ),
+    Rule(
+        "PRQ121",
+        "name-collision",
+        E,
+        "name {name!r} collides with {other!r} ({other_file})",
+        "choose a name that differs by more than case or '-'/'_'",
+        "Names must stay distinct after folding case and treating '-' and '_' alike, since people type them both ways.",
+    ),
     # Plugins
-    Rule("PRQ130", "plugin-short-name", E, "plugin {plugin!r} is a short name that OpenPAI ignores",
-         "write plugin: com.microsoft.pai.runtimeplugin.{plugin}",
-         "The OpenPAI runtime runs only plugins whose name starts with "
-         "`com.microsoft.pai.runtimeplugin.`; anything else is silently skipped."),
-    Rule("PRQ131", "plugin-unknown", E, "unknown plugin {plugin!r}", "use one of: {known}",
-         "Only the runtime plugins that ship with OpenPAI can be used."),
-    Rule("PRQ132", "cmd-both-forms", E, "callbacks and preCommands/postCommands are both given",
-         "use callbacks only: move the commands into taskStarts/taskSucceeds callbacks",
-         "The cmd plugin takes either `callbacks` or `preCommands`/`postCommands`, never both."),
-    Rule("PRQ133", "ssh-both-key-forms", E, "userssh and publicKeys are both given",
-         "keep publicKeys (a list of keys); prereq writes userssh from it",
-         "The ssh plugin's keys are given either as OpenPAI's `userssh` or as the proposal's `publicKeys`."),
-    Rule("PRQ134", "event-synonym", W, "event {event!r} is the proposal's name for {target!r}",
-         "write event: {target}{note}",
-         "OpenPAI's runtime knows `taskStarts` and `taskSucceeds`; the proposal's `containerStart` and "
-         "`containerExit` are mapped to them. The exit event runs only when the task succeeded."),
-    Rule("PRQ135", "dockerimage-plugin-key", E, "a dockerimage item cannot have {key!r}",
-         "remove {key!r}: a docker image only has uri and auth beside the descriptive fields",
-         "OpenPAI's dockerimage prerequisites take no plugin, callbacks or plugin parameters."),
-    Rule("PRQ136", "cmd-no-commands", W, "the cmd plugin has no commands: this item does nothing",
-         "add callbacks with a taskStarts or taskSucceeds event",
-         "A cmd item without callbacks runs nothing."),
+    Rule(
+        "PRQ130",
+        "plugin-short-name",
+        E,
+        "plugin {plugin!r} is a short name that OpenPAI ignores",
+        "write plugin: com.microsoft.pai.runtimeplugin.{plugin}",
+        "The OpenPAI runtime runs only plugins whose name starts with "
+        "`com.microsoft.pai.runtimeplugin.`; anything else is silently skipped.",
+    ),
+    Rule(
+        "PRQ131",
+        "plugin-unknown",
+        E,
+        "unknown plugin {plugin!r}",
+        "use one of: {known}",
+        "Only the runtime plugins that ship with OpenPAI can be used.",
+    ),
+    Rule(
+        "PRQ132",
+        "cmd-both-forms",
+        E,
+        "callbacks and preCommands/postCommands are both given",
+        "use callbacks only: move the commands into taskStarts/taskSucceeds callbacks",
+        "The cmd plugin takes either `callbacks` or `preCommands`/`postCommands`, never both.",
+    ),
+    Rule(
+        "PRQ133",
+        "ssh-both-key-forms",
+        E,
+        "userssh and publicKeys are both given",
+        "keep publicKeys (a list of keys); prereq writes userssh from it",
+        "The ssh plugin's keys are given either as OpenPAI's `userssh` or as the proposal's `publicKeys`.",
+    ),
+    Rule(
+        "PRQ134",
+        "event-synonym",
+        W,
+        "event {event!r} is the proposal's name for {target!r}",
+        "write event: {target}{note}",
+        "OpenPAI's runtime knows `taskStarts` and `taskSucceeds`; the proposal's `containerStart` and "
+        "`containerExit` are mapped to them. The exit event runs only when the task succeeded.",
+    ),
+    Rule(
+        "PRQ135",
+        "dockerimage-plugin-key",
+        E,
+        "a dockerimage item cannot have {key!r}",
+        "remove {key!r}: a docker image only has uri and auth beside the descriptive fields",
+        "OpenPAI's dockerimage prerequisites take no plugin, callbacks or plugin parameters.",
+    ),
+    Rule(
+        "PRQ136",
+        "cmd-no-commands",
+        W,
+        "the cmd plugin has no commands: this item does nothing",
+        "add callbacks with a taskStarts or taskSucceeds event",
+        "A cmd item without callbacks runs nothing.",
+    ),
     # Dependencies
-    Rule("PRQ140", "require-missing", E, "requires {name!r}, which is not in the registry",
-         "{fix}", "Every required item must exist."),
-    Rule("PRQ141", "require-range-invalid", E, "{requirement!r} has an invalid version range",
-         "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3",
-         "Version ranges follow npm's semver syntax."),
-    Rule("PRQ142", "require-range-unmet", E, "requires {name}@{range} but {name} is {version}",
-         "widen the range or update {name}",
-         "The required item's version must satisfy the range."),
-    Rule("PRQ143", "require-cycle", E, "dependency cycle: {cycle}", "remove one of these requirements",
-         "Requirements must not form a cycle: no order could run them."),
-    Rule("PRQ144", "requires-deprecated", W, "requires deprecated item {name!r}{replacement}", "{fix}",
-         "Requiring a deprecated item works, but its users should move on."),
-    Rule("PRQ145", "replacement-missing", E, "deprecated.replacement {name!r} is not in the registry",
-         "name an existing item, or remove replacement", "A deprecation's replacement must exist."),
+    Rule(
+        "PRQ140",
+        "require-missing",
+        E,
+        "requires {name!r}, which is not in the registry",
+        "{fix}",
+        "Every required item must exist.",
+    ),
+    Rule(
+        "PRQ141",
+        "require-range-invalid",
+        E,
+        "{requirement!r} has an invalid version range",
+        "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3",
+        "Version ranges follow npm's semver syntax.",
+    ),
+    Rule(
+        "PRQ142",
+        "require-range-unmet",
+        E,
+        "requires {name}@{range} but {name} is {version}",
+        "widen the range or update {name}",
+        "The required item's version must satisfy the range.",
+    ),
+    Rule(
+        "PRQ143",
+        "require-cycle",
+        E,
+        "dependency cycle: {cycle}",
+        "remove one of these requirements",
+        "Requirements must not form a cycle: no order could run them.",
+    ),
+    Rule(
+        "PRQ144",
+        "requires-deprecated",
+        W,
+        "requires deprecated item {name!r}{replacement}",
+        "{fix}",
+        "Requiring a deprecated item works, but its users should move on.",
+    ),
+    Rule(
+        "PRQ145",
+        "replacement-missing",
+        E,
+        "deprecated.replacement {name!r} is not in the registry",
+        "name an existing item, or remove replacement",
+        "A deprecation's replacement must exist.",
+    ),
     # Templates
-    Rule("PRQ150", "template-unknown", E, "unknown template '<% {expr} %>'",
-         "use <% this.NAME %>, <% expression.KEY %>, or OpenPAI's <% $parameters.X %>, <% $secrets.X %>, "
-         "<% $data.X %>, <% $script.X %>, <% $output.X %>",
-         "Templates are rendered by prereq (`this`, `expression`) or passed through for OpenPAI "
-         "(`$parameters`, `$secrets`, `$data`, `$script`, `$output`)."),
-    Rule("PRQ151", "this-unresolved", E, "'<% this.{key} %>' is not defined by this item or the items it requires",
-         "add {key} to parameters here or in a required item",
-         "`<% this.NAME %>` is looked up in the item's own parameters, then in the items it requires, nearest first."),
-    Rule("PRQ152", "this-ambiguous", E, "'<% this.{key} %>' has different values in {first} and {second}",
-         "set {key} in this item's own parameters to choose one",
-         "Two required items at the same distance may not define different values for the same parameter."),
-    Rule("PRQ153", "template-syntax", E, "unclosed template starting '{text}'", "close it with '%>'",
-         "Templates are written `<% namespace.name %>`."),
+    Rule(
+        "PRQ150",
+        "template-unknown",
+        E,
+        "unknown template '<% {expr} %>'",
+        "use <% this.NAME %>, <% expression.KEY %>, or OpenPAI's <% $parameters.X %>, <% $secrets.X %>, "
+        "<% $data.X %>, <% $script.X %>, <% $output.X %>",
+        "Templates are rendered by prereq (`this`, `expression`) or passed through for OpenPAI "
+        "(`$parameters`, `$secrets`, `$data`, `$script`, `$output`).",
+    ),
+    Rule(
+        "PRQ151",
+        "this-unresolved",
+        E,
+        "'<% this.{key} %>' is not defined by this item or the items it requires",
+        "add {key} to parameters here or in a required item",
+        "`<% this.NAME %>` is looked up in the item's own parameters, then in the items it requires, nearest first.",
+    ),
+    Rule(
+        "PRQ152",
+        "this-ambiguous",
+        E,
+        "'<% this.{key} %>' has different values in {first} and {second}",
+        "set {key} in this item's own parameters to choose one",
+        "Two required items at the same distance may not define different values for the same parameter.",
+    ),
+    Rule(
+        "PRQ153",
+        "template-syntax",
+        E,
+        "unclosed template starting '{text}'",
+        "close it with '%>'",
+        "Templates are written `<% namespace.name %>`.",
+    ),
     # Runtime behaviour
-    Rule("PRQ170", "variable-undefined", W,
-         "${name} is used in {event} commands but neither this item, the items it requires, nor the runtime "
-         "defines it", "export {name} in a required item, set it before use, or write ${{{name}:-default}}",
-         "Each prerequisite runs as its own process; prereq hands on what earlier items export. A variable "
-         "nothing exports is empty at run time (and fatal under `set -o nounset`). `PAI_*` and the usual "
-         "shell variables are known; `${X:-default}` never warns."),
-    Rule("PRQ171", "runtime-round-trip", E,
-         "{field} would be changed by the OpenPAI runtime's repr round trip",
-         "remove backslashes and mixed quotes from this value (commands are encoded automatically; "
-         "other values cannot be)",
-         "The runtime re-parses plugin parameters with `yaml.safe_load(str(parameters))`; prereq encodes "
-         "commands so they survive, but other values (git options, paths, URIs) must survive as written."),
+    Rule(
+        "PRQ170",
+        "variable-undefined",
+        W,
+        "${name} is used in {event} commands but neither this item, the items it requires, nor the runtime defines it",
+        "export {name} in a required item, set it before use, or write ${{{name}:-default}}",
+        "Each prerequisite runs as its own process; prereq hands on what earlier items export. A variable "
+        "nothing exports is empty at run time (and fatal under `set -o nounset`). `PAI_*` and the usual "
+        "shell variables are known; `${X:-default}` never warns.",
+    ),
+    Rule(
+        "PRQ171",
+        "runtime-round-trip",
+        E,
+        "{field} would be changed by the OpenPAI runtime's repr round trip",
+        "remove backslashes and mixed quotes from this value (commands are encoded automatically; "
+        "other values cannot be)",
+        "The runtime re-parses plugin parameters with `yaml.safe_load(str(parameters))`; prereq encodes "
+        "commands so they survive, but other values (git options, paths, URIs) must survive as written.",
+    ),
     # Job templates
-    Rule("PRQ180", "template-unknown-prerequisite", E,
-         "task role {role!r} names {name!r}, which is neither in the registry nor in this job",
-         "{fix}",
-         "A job template's task roles may name registry items and prerequisites the template defines itself."),
-    Rule("PRQ181", "template-rejected", E, "OpenPAI would reject this job: {where}: {detail}",
-         "fix the job so that, with its prerequisites added, it matches OpenPAI's job protocol",
-         "A job template, with the prerequisites it names added as `prereq job resolve` adds them, must pass "
-         "the OpenPAI rest-server's schema and checks."),
+    Rule(
+        "PRQ180",
+        "template-unknown-prerequisite",
+        E,
+        "task role {role!r} names {name!r}, which is neither in the registry nor in this job",
+        "{fix}",
+        "A job template's task roles may name registry items and prerequisites the template defines itself.",
+    ),
+    Rule(
+        "PRQ181",
+        "template-rejected",
+        E,
+        "OpenPAI would reject this job: {where}: {detail}",
+        "fix the job so that, with its prerequisites added, it matches OpenPAI's job protocol",
+        "A job template, with the prerequisites it names added as `prereq job resolve` adds them, must pass "
+        "the OpenPAI rest-server's schema and checks.",
+    ),
     # Owners
-    Rule("PRQ160", "owner-unknown", E, "owner {owner!r} is not in owners.yaml", "{fix}",
-         "Every owner must be a user or team listed in `registry/owners.yaml`."),
-    Rule("PRQ161", "owners-file", E, "{detail}", "{fix}",
-         "`registry/owners.yaml` lists `users` (a list of names) and `teams` (team name: list of members)."),
+    Rule(
+        "PRQ160",
+        "owner-unknown",
+        E,
+        "owner {owner!r} is not in owners.yaml",
+        "{fix}",
+        "Every owner must be a user or team listed in `registry/owners.yaml`.",
+    ),
+    Rule(
+        "PRQ161",
+        "owners-file",
+        E,
+        "{detail}",
+        "{fix}",
+        "`registry/owners.yaml` lists `users` (a list of names) and `teams` (team name: list of members).",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 
 
-def problem(rule_id: str, *, file: str | None, line: int | None = None, column: int | None = None,
-            **details: Any) -> Problem:
+def problem(
+    rule_id: str, *, file: str | None, line: int | None = None, column: int | None = None, **details: Any
+) -> Problem:
     """Build a Problem from the table, filling message and hint with ``details``."""
     rule = RULES[rule_id]
     return Problem(
@@ -197,8 +366,20 @@ def rule_reference_markdown() -> str:
         "|---|---|---|---|",
     ]
     for rule in _RULES:
-        lines.append(f"| [{rule.id}](#{rule.id.lower()}) | `{rule.name}` | {rule.severity.value} | {rule.explanation} |")
+        lines.append(
+            f"| [{rule.id}](#{rule.id.lower()}) | `{rule.name}` | {rule.severity.value} | {rule.explanation} |"
+        )
     for rule in _RULES:
-        lines += ["", f"## {rule.id}", "", f"**{rule.name}** ({rule.severity.value})", "", rule.explanation, "",
-                  f"Message: `{rule.message}`", "", f"Fix: {rule.hint}"]
+        lines += [
+            "",
+            f"## {rule.id}",
+            "",
+            f"**{rule.name}** ({rule.severity.value})",
+            "",
+            rule.explanation,
+            "",
+            f"Message: `{rule.message}`",
+            "",
+            f"Fix: {rule.hint}",
+        ]
     return "\n".join(lines) + "\n"

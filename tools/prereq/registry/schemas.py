@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 import jsonschema_rs
 
-from prereq.openpai.runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
-from prereq.core.yamlload import format_path
-
 from prereq.core.resources import SCHEMA_DIR
+from prereq.core.yamlload import format_path
+from prereq.openpai.runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
+
 KNOWN_PLUGINS = ("cmd", "ssh", "git", "tensorboard")
 
 
@@ -51,7 +51,7 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 
 
 @cache
-def _fast_validator(name: str) -> "jsonschema_rs.Draft202012Validator":
+def _fast_validator(name: str) -> jsonschema_rs.Draft202012Validator:
     return jsonschema_rs.validator_for(load_schema(name))
 
 
@@ -59,8 +59,9 @@ def index_problems(document: Any, kind: str) -> list[str]:
     """Why ``document`` is not a valid index file of ``kind`` ("root" or "item"), as
     ``path: message`` lines (empty when valid)."""
     validator = _validator_for_def("index.schema.json", kind)
-    return [f"{format_path(tuple(e.absolute_path), empty='(file)')}: {e.message}"
-            for e in validator.iter_errors(document)]
+    return [
+        f"{format_path(tuple(e.absolute_path), empty='(file)')}: {e.message}" for e in validator.iter_errors(document)
+    ]
 
 
 @cache
@@ -126,8 +127,15 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
             return error.message, custom_hint or "see the item format reference"
 
 
-_TYPE_NAMES = {"array": "a list", "object": "a mapping", "string": "a string", "number": "a number",
-               "integer": "an integer", "boolean": "a boolean", "null": "null"}
+_TYPE_NAMES = {
+    "array": "a list",
+    "object": "a mapping",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "a boolean",
+    "null": "null",
+}
 
 
 def _json_type(value: Any) -> str:
@@ -184,8 +192,9 @@ def check_item(item: Any) -> list[SchemaIssue]:
     return issues
 
 
-def _unknown_keys(item: Any, path: tuple[Any, ...], allowed: set[str] | None,
-                  seen: set[tuple[Any, ...]]) -> Iterator[SchemaIssue]:
+def _unknown_keys(
+    item: Any, path: tuple[Any, ...], allowed: set[str] | None, seen: set[tuple[Any, ...]]
+) -> Iterator[SchemaIssue]:
     if path or not isinstance(item, dict) or allowed is None:
         return
     for key in item:

@@ -32,8 +32,9 @@ class ValidationResult:
 
 def validate_loaded(registry: LoadedRegistry) -> ValidationResult:
     ctx, problems = run_checks(registry)
-    return ValidationResult(root=registry.root, items=ctx.items, owners=registry.owners, problems=problems,
-                            templates=registry.templates)
+    return ValidationResult(
+        root=registry.root, items=ctx.items, owners=registry.owners, problems=problems, templates=registry.templates
+    )
 
 
 def validate(root: Path) -> ValidationResult:

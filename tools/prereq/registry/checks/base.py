@@ -45,6 +45,7 @@ class Context:
 
     def form(self, name: str) -> dict[str, Any]:
         """The OpenPAI form of a valid item, its templates rendered from this registry."""
+
         def lookup(key: str) -> Any:
             found = lookup_parameter(name, key, self.parameters, self.requires_of)
             return found[1] if isinstance(found, tuple) else None
@@ -59,12 +60,16 @@ class Context:
     @cached_property
     def parameters(self) -> dict[str, dict[str, Any]]:
         """Each item's parameters (computed once: every template check reads them)."""
-        return {name: item.data.get("parameters") or {} for name, item in self.items.items()
-                if isinstance(item.data.get("parameters"), dict)}
+        return {
+            name: item.data.get("parameters") or {}
+            for name, item in self.items.items()
+            if isinstance(item.data.get("parameters"), dict)
+        }
 
 
-def at(item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False,
-       **details: Any) -> Problem:
+def at(
+    item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False, **details: Any
+) -> Problem:
     """A problem at ``location`` in the item's file (at the key itself with ``on_key``)."""
     line, column = item.position(location, key=on_key)
     return problem(rule_id, file=item.rel, line=line, column=column, **details)

@@ -38,8 +38,9 @@ def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 @item_check("PRQ170")
 def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     blocks = forms.command_blocks(item.data)
-    known = {name for required in post_order(ctx.requires_of(item.name), ctx.requires_of)
-             for name in ctx.exports[required]}
+    known = {
+        name for required in post_order(ctx.requires_of(item.name), ctx.requires_of) for name in ctx.exports[required]
+    }
     own = set(ctx.exports.get(item.name, []))
     for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
         entries = blocks[event]
@@ -58,4 +59,8 @@ def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=broken)
 
 
-CHECKS = (check_templates, check_variables, check_round_trip,)
+CHECKS = (
+    check_templates,
+    check_variables,
+    check_round_trip,
+)

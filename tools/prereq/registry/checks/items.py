@@ -19,8 +19,7 @@ from prereq.registry.rules import Problem
 def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     for issue in ctx.schema_issues(item):
         if issue.kind == "unknown-key":
-            yield at(item, issue.path, "PRQ111", on_key=True, key=issue.key, where=issue.message,
-                     fix=issue.hint)
+            yield at(item, issue.path, "PRQ111", on_key=True, key=issue.key, where=issue.message, fix=issue.hint)
         elif issue.kind == "dockerimage-key":
             yield at(item, issue.path, "PRQ135", on_key=True, key=issue.key)
         elif issue.kind == "missing-key":
@@ -28,8 +27,14 @@ def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             where = f" in {format_path(issue.path, empty='(item)')}" if issue.path else ""
             yield at(item, issue.path, "PRQ112", key=issue.key, where=where, fix=fix)
         else:
-            yield at(item, issue.path, "PRQ110", path=format_path(issue.path, empty='(item)'), detail=issue.message,
-                     fix=issue.hint or "see the item format reference")
+            yield at(
+                item,
+                issue.path,
+                "PRQ110",
+                path=format_path(issue.path, empty="(item)"),
+                detail=issue.message,
+                fix=issue.hint or "see the item format reference",
+            )
 
 
 @item_check("PRQ120")
@@ -72,8 +77,11 @@ def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             event = callback.get("event") if isinstance(callback, dict) else None
             if event in runtime.EVENT_SYNONYMS:
                 target = runtime.EVENT_SYNONYMS[event]
-                note = ("; on OpenPAI it runs only when the task succeeded, never after a failure"
-                        if event == "containerExit" else "")
+                note = (
+                    "; on OpenPAI it runs only when the task succeeded, never after a failure"
+                    if event == "containerExit"
+                    else ""
+                )
                 yield at(item, ("callbacks", index, "event"), "PRQ134", event=event, target=target, note=note)
     if short == "ssh" and "userssh" in data and "publicKeys" in data:
         yield at(item, ("publicKeys",), "PRQ133", on_key=True)
@@ -86,8 +94,19 @@ def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         return
     for index, owner in enumerate(owners):
         if isinstance(owner, str) and not ctx.owners.known(owner):
-            yield at(item, ("owners", index), "PRQ160", owner=owner,
-                     fix=f"add {owner} to users or teams in owners.yaml, or fix the spelling")
+            yield at(
+                item,
+                ("owners", index),
+                "PRQ160",
+                owner=owner,
+                fix=f"add {owner} to users or teams in owners.yaml, or fix the spelling",
+            )
 
 
-CHECKS = (check_schema, check_name, check_collisions, check_plugin, check_owners,)
+CHECKS = (
+    check_schema,
+    check_name,
+    check_collisions,
+    check_plugin,
+    check_owners,
+)

@@ -38,8 +38,7 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
     for role, path, name in references:
         if name not in own and name not in ctx.items:
             complete = False
-            fix = (f"add {name} to registry/prerequisites, define it in this job's prerequisites, "
-                   "or fix the name")
+            fix = f"add {name} to registry/prerequisites, define it in this job's prerequisites, or fix the name"
             yield at(template, path, "PRQ180", role=role, name=name, fix=fix)
     for role, spec in roles.items():
         if not isinstance(spec, dict):
@@ -54,8 +53,7 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
         for name in shellvars.used_variables([str(c) for c in commands], known=known):
             pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
             index = next((i for i, c in enumerate(commands) if pattern.search(str(c))), 0)
-            yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name,
-                     event=f"task role {role!r}")
+            yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name, event=f"task role {role!r}")
     if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
     if added:
@@ -67,9 +65,9 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
 
 def _exists(value: Any, path: tuple[Any, ...]) -> bool:
     for part in path:
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+        if (isinstance(value, dict) and part in value) or (
+            isinstance(value, list) and isinstance(part, int) and part < len(value)
+        ):
             value = value[part]
         else:
             return False

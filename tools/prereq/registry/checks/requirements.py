@@ -39,10 +39,16 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         deprecated = target.data.get("deprecated")
         if isinstance(deprecated, dict) and not item.data.get("deprecated"):
             replacement = deprecated.get("replacement")
-            yield at(item, path, "PRQ144", name=name,
-                     replacement=f" (replaced by {replacement!r})" if replacement else "",
-                     fix=f"require {replacement} instead" if replacement else
-                     f"see why: {deprecated.get('reason', 'no reason given')}")
+            yield at(
+                item,
+                path,
+                "PRQ144",
+                name=name,
+                replacement=f" (replaced by {replacement!r})" if replacement else "",
+                fix=f"require {replacement} instead"
+                if replacement
+                else f"see why: {deprecated.get('reason', 'no reason given')}",
+            )
 
 
 @item_check("PRQ145")
@@ -60,4 +66,8 @@ def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
         yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
 
 
-CHECKS = (check_require, check_replacement, check_cycles,)
+CHECKS = (
+    check_require,
+    check_replacement,
+    check_cycles,
+)
