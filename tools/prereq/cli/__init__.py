@@ -14,6 +14,7 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from prereq import __version__
 from prereq.cli import index_commands, job_commands, registry_commands, site_commands
@@ -29,7 +30,7 @@ Run 'prereq COMMAND --help' for the details of each command."""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with a hint, like argparse, but cleaner
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a hint, like argparse, but cleaner
         self.print_usage(sys.stderr)
         sys.stderr.write(f"prereq: error: {message}\n")
         sys.exit(2)

@@ -73,7 +73,7 @@ def run_build(args: argparse.Namespace) -> int:
     result = build(registry, args.out, with_site=not args.no_site, progress=progress)
     if result.problems and (not result.built or not args.quiet):
         print(report(result.validation))
-    if not result.built:
+    if result.index is None:
         print("prereq: the registry has errors: nothing was published", file=sys.stderr)
         return 1
     for warning in result.warnings:

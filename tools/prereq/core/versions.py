@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cmp_to_key, lru_cache
+from typing import Any
 
 import nodesemver
 
@@ -60,7 +61,7 @@ def satisfies(version: str, spec: str | None) -> bool:
         return False
 
 
-def version_key(version: str):
+def version_key(version: str) -> Any:
     return cmp_to_key(lambda a, b: nodesemver.compare(a, b, loose=False))(version)
 
 

@@ -20,7 +20,8 @@ that fails, the edit is refused with a PrereqError and the text is unchanged.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import yaml
@@ -295,16 +296,16 @@ class YamlText:
         self._edit(parent_path, apply, lambda: self._splice_delete(path))
 
     # -- the self-checking edit ------------------------------------------------
-    def _edit(self, parent_path: Path_, apply, splice) -> None:
+    def _edit(self, parent_path: Path_, apply: Callable[[Any], None], splice: Callable[[], str | None]) -> None:
         expected = copy.deepcopy(self.data)
         if parent_path:
             apply(_get(expected, parent_path))
         else:
             apply(expected)
-        attempts = [splice]
+        attempts: list[Callable[[], str | None]] = [splice]
         # Fallbacks: write the changed collection anew, then each enclosing one.
         for cut in range(len(parent_path), -1, -1):
-            attempts.append(lambda cut=cut: self._rewrite(parent_path[:cut], _get(expected, parent_path[:cut])))
+            attempts.append(functools.partial(self._rewrite, parent_path[:cut], _get(expected, parent_path[:cut])))
         for attempt in attempts:
             try:
                 new_text = attempt()
@@ -430,7 +431,7 @@ class YamlText:
 
     def _splice_delete(self, path: Path_) -> str:
         parent = self._node(path[:-1]) if path[:-1] else self._root
-        if getattr(parent, "flow_style", False) or len(parent.value) < 2:
+        if not isinstance(parent, yaml.CollectionNode) or parent.flow_style or len(parent.value) < 2:
             raise _NotHere  # the fallback writes the (flow or empty) parent anew
         if isinstance(parent, yaml.MappingNode):
             position, key_node, value_node = self._pair(parent, path[-1])

@@ -26,7 +26,7 @@ except AttributeError:  # pragma: no cover
 _PLAIN_TAG = "tag:prereq,2024:plain"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode and implicit[0]:
             return _PLAIN_TAG
@@ -117,8 +117,9 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     return value
 
 
-def _mark(node: yaml.Node) -> tuple[int, int]:
-    return (node.start_mark.line + 1, node.start_mark.column + 1)
+def _mark(node: yaml.Node | yaml.Event) -> tuple[int, int]:
+    mark = node.start_mark
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
 class _TooLarge(Exception):

@@ -81,7 +81,7 @@ def collect_versions(
         if not isinstance(data, dict) or data.get("name") != stem:
             continue
         version = data.get("version")
-        if version in published.get(stem, {}):
+        if not isinstance(version, str) or version in published.get(stem, {}):
             continue
         if schemas.check_item(data):
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")

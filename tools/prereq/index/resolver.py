@@ -80,8 +80,8 @@ def choose_versions(
 
 def _pick(name: str, ranges: list[tuple[str | None, str]], versions: list[str], locked: str | None) -> str:
     fitting = [v for v in versions if all(satisfies(v, spec) for spec, _ in ranges)]
-    if locked in fitting:
-        return locked  # type: ignore[return-value]
+    if locked is not None and locked in fitting:
+        return locked
     if fitting:
         return fitting[-1]
     for index, (first, first_by) in enumerate(ranges):

@@ -100,7 +100,7 @@ def dependency_svg(
     lift = ARC_LIFT if any(span > 1 for span in spans) else 0
     height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING + lift
     x_of: dict[int, float] = {}
-    x = PADDING
+    x = float(PADDING)
     for index in sorted(columns):
         x_of[index] = x
         x += widths[index] + COLUMN_GAP

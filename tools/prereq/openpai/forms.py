@@ -73,7 +73,8 @@ def command_blocks(data: dict[str, Any]) -> dict[str, list[tuple[tuple[Any, ...]
     for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
         if not isinstance(callback, dict):
             continue
-        event = runtime.EVENT_SYNONYMS.get(callback.get("event"), callback.get("event"))
+        event = callback.get("event")
+        event = runtime.EVENT_SYNONYMS.get(event, event) if isinstance(event, str) else event
         commands = callback.get("commands")
         if event in blocks and isinstance(commands, list):
             blocks[event].extend((("callbacks", index, "commands", i), str(c)) for i, c in enumerate(commands))

@@ -28,6 +28,7 @@ import jsonschema
 
 from prereq.core.errors import PrereqError
 from prereq.core.resources import SCHEMA_DIR
+from prereq.core.shapes import as_dict, as_list
 from prereq.core.yamlload import format_path
 
 # The rest-server's schema, copied into the repository so results never depend
@@ -43,11 +44,11 @@ def role_references(job: Any) -> list[tuple[str, tuple[Any, ...], str]]:
     """Every prerequisite name a job's task roles mention, as (role, path, name):
     the ``prerequisites`` list, then ``dockerImage``/``data``/``script``/``output``."""
     roles = job.get("taskRoles") if isinstance(job, dict) else None
-    found = []
+    found: list[tuple[str, tuple[Any, ...], str]] = []
     for role, spec in roles.items() if isinstance(roles, dict) else []:
         if not isinstance(spec, dict):
             continue
-        names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
+        names = as_list(spec.get("prerequisites"))
         found += [(role, ("taskRoles", role, "prerequisites", i), n) for i, n in enumerate(names) if isinstance(n, str)]
         found += [
             (role, ("taskRoles", role, key), spec[key]) for key in TASK_ROLE_FIELDS if isinstance(spec.get(key), str)
@@ -182,7 +183,7 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
         return []
     problems: list[JobProblem] = []
     by_type: dict[str, set[str]] = {kind: set() for kind in PREREQUISITE_TYPES}
-    prerequisites = job.get("prerequisites") if isinstance(job.get("prerequisites"), list) else []
+    prerequisites = as_list(job.get("prerequisites"))
     for position, item in enumerate(prerequisites):
         if not isinstance(item, dict) or item.get("type") not in by_type or not isinstance(item.get("name"), str):
             continue
@@ -196,7 +197,7 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
             )
         by_type[item["type"]].add(item["name"])
     every = set().union(*by_type.values())
-    roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+    roles = as_dict(job.get("taskRoles"))
     for role, spec in roles.items():
         if not TASK_ROLE_NAME.match(str(role)):
             problems.append(
@@ -214,7 +215,7 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
                 problems.append(
                     JobProblem(("taskRoles", role, field), f"Prerequisite {name} does not exist.", "rest-server")
                 )
-        names = spec.get("prerequisites") if isinstance(spec.get("prerequisites"), list) else []
+        names = as_list(spec.get("prerequisites"))
         for position, name in enumerate(names):
             if isinstance(name, str) and name not in every:
                 problems.append(
@@ -224,10 +225,12 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
                         "rest-server",
                     )
                 )
-    deployments = job.get("deployments") if isinstance(job.get("deployments"), list) else []
+    deployments = as_list(job.get("deployments"))
     seen: set[str] = set()
     for position, deployment in enumerate(deployments):
         name = deployment.get("name") if isinstance(deployment, dict) else None
+        if not isinstance(name, str):
+            continue  # the protocol schema requires a string name
         if name in seen:
             problems.append(JobProblem(("deployments", position), f"Duplicate deployments {name}.", "rest-server"))
         seen.add(name)

@@ -83,7 +83,7 @@ class _Scanner(Scanner):
                     self.define(arg.end, match[1])
 
     def declaration(self, command: str, args: list[Word]) -> None:
-        flags = set()
+        flags: set[str] = set()
         for arg in args:
             text = arg.value if arg.value is not None else arg.raw
             if text.startswith(("-", "+")) and len(text) > 1 and not ASSIGNMENT.match(text):

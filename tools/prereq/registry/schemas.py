@@ -43,7 +43,7 @@ INDEX_FORMAT: str = load_schema("index.schema.json")["$defs"]["root"]["propertie
 
 
 @cache
-def _validator(name: str) -> jsonschema.protocols.Validator:
+def _validator(name: str) -> jsonschema.protocols.Validator:  # the draft the schema names
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -51,7 +51,7 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 
 
 @cache
-def _fast_validator(name: str) -> jsonschema_rs.Draft202012Validator:
+def _fast_validator(name: str) -> jsonschema_rs.Validator:
     return jsonschema_rs.validator_for(load_schema(name))
 
 
@@ -96,31 +96,32 @@ def _runnable_keys() -> set[str]:
 
 def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     value = error.instance
+    expected_value: Any = error.validator_value  # its type depends on the keyword
     custom_message = error.schema.get("x-message") if isinstance(error.schema, dict) else None
     custom_hint = error.schema.get("x-hint", "") if isinstance(error.schema, dict) else ""
     if custom_message:
         return custom_message.format(value=value), custom_hint
     match error.validator:
         case "type":
-            names = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-            expected = " or ".join(_TYPE_NAMES.get(name, name) for name in names)
+            names: list[str] = expected_value if isinstance(expected_value, list) else [expected_value]
+            expected = " or ".join(_TYPE_NAMES.get(name) or name for name in names)
             hint = custom_hint or f"write {expected}"
             if value is None:  # 'key:' with nothing after it
                 return f"is empty, expected {expected}", hint
             return f"{value!r} is a {_json_type(value)}, expected {expected}", hint
         case "enum":
-            options = ", ".join(str(v) for v in error.validator_value)
+            options = ", ".join(str(v) for v in expected_value)
             return f"{value!r} is not one of {options}", custom_hint or f"use one of: {options}"
         case "const":
-            return f"{value!r} must be {error.validator_value!r}", custom_hint or f"write {error.validator_value!r}"
+            return f"{value!r} must be {expected_value!r}", custom_hint or f"write {expected_value!r}"
         case "minItems" | "minProperties" | "minLength":
             return "must not be empty", custom_hint or "give at least one value, or remove the key"
         case "maxLength":
-            return f"is longer than {error.validator_value} characters", custom_hint or "shorten it"
+            return f"is longer than {expected_value} characters", custom_hint or "shorten it"
         case "uniqueItems":
             return "has duplicate entries", custom_hint or "list each value once"
         case "pattern":
-            return f"{value!r} does not have the expected form", custom_hint or f"match {error.validator_value}"
+            return f"{value!r} does not have the expected form", custom_hint or f"match {expected_value}"
         case "propertyNames":
             return "has an invalid key", custom_hint or "use identifiers: letters, digits and '_'"
         case _:
@@ -145,7 +146,8 @@ def _json_type(value: Any) -> str:
         return "number"
     if value is None:
         return "null"
-    return {str: "string", list: "list", dict: "mapping"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "list", dict: "mapping"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _leaf_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.ValidationError]:
@@ -176,14 +178,16 @@ def check_item(item: Any) -> list[SchemaIssue]:
                 continue
             if error.validator == "required":
                 # One error per missing key, but each carries the whole list: report them all.
-                for key in error.validator_value:
-                    marker = (path, "missing", key)
-                    if key in error.instance or marker in seen:
+                required: list[str] = error.validator_value  # type: ignore[assignment]
+                for key in required:
+                    marker: tuple[Any, ...] = (path, "missing", key)
+                    instance: Any = error.instance
+                    if key in instance or marker in seen:
                         continue
                     seen.add(marker)
                     issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
                 continue
-            marker = (path, error.validator)
+            marker = (path, str(error.validator))
             if marker in seen:
                 continue
             seen.add(marker)

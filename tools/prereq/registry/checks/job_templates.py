@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from prereq.core.graph import post_order
+from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import protocol, shellvars
 from prereq.registry.checks.base import Context, at, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
@@ -24,9 +25,9 @@ def check_job_templates(registry: LoadedRegistry, ctx: Context) -> Iterator[Prob
 
 def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]:
     job = template.data
-    written = job.get("prerequisites") if isinstance(job.get("prerequisites"), list) else []
+    written = as_list(job.get("prerequisites"))
     own = {p["name"] for p in written if isinstance(p, dict) and isinstance(p.get("name"), str)}
-    roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+    roles = as_dict(job.get("taskRoles"))
 
     def requires_of(name: str) -> list[str]:
         return ctx.requires_of(name) if name in ctx.items and name not in own else []
@@ -49,7 +50,7 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
             resolved["taskRoles"][role]["prerequisites"] = post_order(listed, requires_of)
         added += [n for n in order if n in ctx.items and n not in own and n not in added]
         known = {v for n in order for v in ctx.exports.get(n, [])}
-        commands = spec.get("commands") if isinstance(spec.get("commands"), list) else []
+        commands = as_list(spec.get("commands"))
         for name in shellvars.used_variables([str(c) for c in commands], known=known):
             pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
             index = next((i for i, c in enumerate(commands) if pattern.search(str(c))), 0)

@@ -34,7 +34,7 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             continue
         version = target.data.get("version")
         # An invalid version is the target's own schema error; do not report it again here.
-        if spec and is_version(version) and not satisfies(version, spec):
+        if spec and isinstance(version, str) and is_version(version) and not satisfies(version, spec):
             yield at(item, path, "PRQ142", name=name, range=spec, version=version)
         deprecated = target.data.get("deprecated")
         if isinstance(deprecated, dict) and not item.data.get("deprecated"):
