@@ -205,7 +205,7 @@ def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: P
     schema = json.loads((out / "api" / "v1" / "index.schema.json").read_text())
     assert schema == load_schema("index.schema.json")
     validator = jsonschema.Draft202012Validator(schema)
-    files = [p for p in (out / "api" / "v1").rglob("*.json") if p.name != "index.schema.json"]
+    files = [p for p in (out / "api" / "v1").rglob("*.json") if not p.name.endswith(".schema.json")]
     assert len(files) == 7  # the root and six items
     for path in files:
         errors = list(validator.iter_errors(json.loads(path.read_text())))
@@ -303,3 +303,20 @@ def test_a_closure_holds_each_item_once_with_one_version(tmp_path: Path) -> None
         {"name": "top", "version": "1.0.0"},
     ]
     assert new["closure"][0] == {"name": "base", "version": "1.5.1"}
+
+
+def test_the_root_publishes_what_job_editors_in_the_browser_need(history: GitRepo, tmp_path: Path) -> None:
+    """One source for both engines: the form key order, the type facets, and OpenPAI's job schema."""
+    import hashlib
+
+    from prereq.index import facets
+    from prereq.openpai import forms, protocol
+
+    out = tmp_path / "out"
+    _build(history, out)
+    root = _read(out, "index.json")
+    assert root["form_order"] == list(forms.FORM_ORDER)
+    assert root["type_groups"] == facets.TYPE_GROUPS and root["type_labels"] == facets.TYPE_LABELS
+    body = (out / "api" / "v1" / root["job_schema"]["path"]).read_bytes()
+    assert hashlib.sha256(body).hexdigest() == root["job_schema"]["sha256"]
+    assert json.loads(body) == protocol.resolve_schema(protocol.load_protocol())

@@ -22,7 +22,6 @@
   var root = document.getElementById("prereq-catalog");
   if (!root || !window.prereq) return;
   var find = window.prereq;
-  var TYPES = find.TYPE_GROUPS;
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
   var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated");
@@ -43,7 +42,7 @@
     var params = new URLSearchParams(window.location.search);
     var next = emptyState();
     next.q = params.get("q") || "";
-    next.type = TYPES.hasOwnProperty(params.get("type")) ? params.get("type") : "";
+    next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
     next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
     next.owner = params.get("owner") || "";
     next.sort = params.get("sort") === "updated" ? "updated" : "name";
@@ -91,7 +90,7 @@
     entries.forEach(function (record) {
       var entry = record.entry;
       if (passes(record, "type")) {
-        Object.keys(TYPES).forEach(function (group) {
+        Object.keys(find.typeGroups()).forEach(function (group) {
           if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
         });
       }
@@ -313,6 +312,8 @@
     })
     .then(function (index) {
       if (!index || index.format !== "prereq-index/1" || !Array.isArray(index.items)) throw new Error("not a prereq index");
+      find.useIndex(index);
+      if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);
       entries.forEach(function (record) {
         byName[record.entry.name] = true;

@@ -173,15 +173,24 @@
 
   /* --- finding items (catalog and composer) ------------------------------------------------- */
 
-  /* The type groups a page filters by (?type=datasets...), and how each item type is labelled. */
-  var TYPE_GROUPS = Object.freeze({
-    datasets: Object.freeze(["data"]),
-    widgets: Object.freeze(["script", "output"]),
-    images: Object.freeze(["dockerimage"])
-  });
-  var TYPE_LABELS = Object.freeze({
-    data: "Dataset", script: "Widget · script", output: "Widget · output", dockerimage: "Docker image"
-  });
+  /* The type groups a page filters by (?type=datasets...), and how each item type is labelled: both
+   * come from the index root (type_groups, type_labels), set by useIndex() once a page has loaded it. */
+  var TYPE_GROUPS = {};
+  var TYPE_LABELS = {};
+
+  function useIndex(root) {
+    var groups = {};
+    Object.keys(root.type_groups || {}).forEach(function (group) {
+      groups[group] = Object.freeze((root.type_groups[group].types || []).slice());
+    });
+    TYPE_GROUPS = Object.freeze(groups);
+    TYPE_LABELS = Object.freeze(Object.assign({}, root.type_labels || {}));
+  }
+
+  /* group -> its item types, in display order (empty until useIndex). */
+  function typeGroups() {
+    return TYPE_GROUPS;
+  }
 
   function typeLabel(type) {
     return TYPE_LABELS.hasOwnProperty(type) ? TYPE_LABELS[type] : type;
@@ -272,8 +281,8 @@
     makeStar: makeStar,
     siteUrl: siteUrl,
     keys: { favorites: FAVORITES, recent: RECENT },
-    TYPE_GROUPS: TYPE_GROUPS,
-    TYPE_LABELS: TYPE_LABELS,
+    useIndex: useIndex,
+    typeGroups: typeGroups,
     typeLabel: typeLabel,
     typeBadge: typeBadge,
     inTypeGroup: inTypeGroup,

@@ -20,6 +20,7 @@ from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.graph import lookup_parameter
 from prereq.core.versions import Requirement, sort_versions
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.index import facets
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, protocol, runtime
 from prereq.registry import schemas
@@ -27,6 +28,7 @@ from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.validate import ValidationResult
 
 API_DIR = Path("api") / "v1"
+JOB_SCHEMA = "openpai/job.schema.json"  # OpenPAI's job schema, resolved, for job editors in the browser
 Node = tuple[str, str]  # (name, version)
 
 
@@ -45,7 +47,7 @@ class IndexBuild:
     root: dict[str, Any]
     items: dict[str, dict[str, Any]]  # name -> per-item document
     bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
-    templates: dict[str, str] = field(default_factory=dict)  # path -> job template text, as written
+    files: dict[str, str] = field(default_factory=dict)  # path -> text published as is (job templates...)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -210,7 +212,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             }
         )
     template_entries: list[dict[str, Any]] = []
-    template_texts: dict[str, str] = {}
+    files: dict[str, str] = {}
     for template in sorted(result.templates, key=lambda t: t.stem):
         path = f"templates/{template.stem}.yaml"
         uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
@@ -218,17 +220,23 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         template_entries.append(
             {"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses))}
         )
-        template_texts[path] = template.path.read_text(encoding="utf-8")  # published as written
+        files[path] = template.path.read_text(encoding="utf-8")  # published as written
+    job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()))
     root = {
         "format": schemas.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
+        "form_order": list(forms.FORM_ORDER),
+        "type_groups": facets.TYPE_GROUPS,
+        "type_labels": facets.TYPE_LABELS,
+        "job_schema": {"path": JOB_SCHEMA, "sha256": hashlib.sha256(job_schema.encode("utf-8")).hexdigest()},
         "templates": template_entries,
         "commit": state.commit if state else None,
         "date": state.date if state else None,
         "dirty": state.dirty if state else True,
         "items": entries,
     }
-    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, templates=template_texts)
+    files[JOB_SCHEMA] = job_schema
+    return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, files=files)
 
 
 def dump_json(value: Any) -> str:
@@ -242,7 +250,7 @@ def write_index(build: IndexBuild, out: Path) -> None:
     (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
     for name, body in build.bodies.items():
         (api / "prerequisites" / f"{name}.json").write_text(body, encoding="utf-8")
-    for rel, text in build.templates.items():
+    for rel, text in build.files.items():
         (api / rel).parent.mkdir(parents=True, exist_ok=True)
         (api / rel).write_text(text, encoding="utf-8")
     (api / "index.schema.json").write_text(dump_json(schemas.load_schema("index.schema.json")), encoding="utf-8")

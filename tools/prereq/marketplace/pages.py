@@ -33,18 +33,6 @@ from prereq.marketplace.render import (
 )
 from prereq.openpai import forms, runtime
 
-# Catalog facets: what users look for, and the OpenPAI types behind each.
-TYPE_GROUPS = {
-    "datasets": ("Datasets", ("data",)),
-    "widgets": ("Widgets", ("script", "output")),
-    "images": ("Images", ("dockerimage",)),
-}
-TYPE_LABELS = {
-    "data": "Dataset",
-    "script": "Widget · script",
-    "output": "Widget · output",
-    "dockerimage": "Docker image",
-}
 EVENTS = {
     "taskStarts": "when the task starts, before the job's commands",
     "containerStart": "when the task starts, before the job's commands (OpenPAI's older name)",
@@ -88,7 +76,7 @@ class SiteData:
 
     def counts(self) -> dict[str, int]:
         by_type = Counter(entry["type"] for entry in self.entries.values())
-        return {group: sum(by_type[t] for t in types) for group, (_, types) in TYPE_GROUPS.items()}
+        return {group: sum(by_type[t] for t in spec["types"]) for group, spec in self.root["type_groups"].items()}
 
     def recently_updated(self, count: int = 8) -> list[dict[str, Any]]:
         dated = [e for e in self.entries.values() if e.get("updated") and not e.get("deprecated")]
@@ -209,7 +197,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
             version=version,
             versions=versions,
             required_by=document["required_by"],
-            type_label=TYPE_LABELS.get(item["type"], item["type"]),
+            type_label=data.root["type_labels"].get(item["type"], item["type"]),
             lead=markdown_to_html(lead),
             details=markdown_to_html(details),
             deprecated=deprecated,
@@ -246,11 +234,15 @@ def render_templates(data: SiteData, href: Href) -> Markup:
 
 
 def render_cards(
-    entries: list[dict[str, Any]], href: Href, *, show_date: bool = False, show_summary: bool = True
+    data: SiteData, entries: list[dict[str, Any]], href: Href, *, show_date: bool = False, show_summary: bool = True
 ) -> Markup:
     return Markup(
         _CARDS.render(
-            entries=entries, type_labels=TYPE_LABELS, show_date=show_date, show_summary=show_summary, **_role_href(href)
+            entries=entries,
+            type_labels=data.root["type_labels"],
+            show_date=show_date,
+            show_summary=show_summary,
+            **_role_href(href),
         )
     )
 
@@ -263,7 +255,7 @@ def render_tag_index(data: SiteData, href: Href) -> Markup:
 
 def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
     entries = data.tags()[tag]
-    cards = render_cards(entries, href)
+    cards = render_cards(data, entries, href)
     return Markup(
         _TAG_PAGE.render(
             tag=tag,
@@ -277,7 +269,7 @@ def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
 
 def render_counts(data: SiteData, href: Href) -> Markup:
     counts = data.counts()
-    rows = [(group, label, counts[group]) for group, (label, _) in TYPE_GROUPS.items()]
+    rows = [(group, spec["label"], counts[group]) for group, spec in data.root["type_groups"].items()]
     return Markup(_COUNTS.render(counts=rows, total=len(data.entries), catalog_href=href("catalog/")))
 
 
@@ -286,5 +278,5 @@ def render_recent(data: SiteData, href: Href, count: int = 8) -> Markup:
     if not recent:
         return Markup("<p>No item has been committed yet.</p>")
     return Markup("<section data-search-exclude>{}</section>").format(
-        render_cards(recent, href, show_date=True, show_summary=False)
+        render_cards(data, recent, href, show_date=True, show_summary=False)
     )

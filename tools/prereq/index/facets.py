@@ -1,0 +1,20 @@
+"""How item types are grouped and named for people: published in the index root, so the site's
+pages, the catalog and the composer all read them from one place.
+
+May import: nothing of prereq.
+"""
+
+from __future__ import annotations
+
+# Catalog facets: what users look for, and the OpenPAI types behind each (in display order).
+TYPE_GROUPS: dict[str, dict[str, object]] = {
+    "datasets": {"label": "Datasets", "types": ["data"]},
+    "widgets": {"label": "Widgets", "types": ["script", "output"]},
+    "images": {"label": "Images", "types": ["dockerimage"]},
+}
+TYPE_LABELS = {
+    "data": "Dataset",
+    "script": "Widget · script",
+    "output": "Widget · output",
+    "dockerimage": "Docker image",
+}
