@@ -315,7 +315,7 @@ def test_the_root_publishes_what_job_editors_in_the_browser_need(history: GitRep
     out = tmp_path / "out"
     _build(history, out)
     root = _read(out, "index.json")
-    assert root["form_order"] == list(forms.FORM_ORDER)
+    assert root["key_orders"] == {part: list(keys) for part, keys in forms.KEY_ORDERS.items()}
     assert root["type_groups"] == facets.TYPE_GROUPS and root["type_labels"] == facets.TYPE_LABELS
     body = (out / "api" / "v1" / root["job_schema"]["path"]).read_bytes()
     assert hashlib.sha256(body).hexdigest() == root["job_schema"]["sha256"]

@@ -102,17 +102,17 @@ def test_a_valid_job_passes() -> None:
 @pytest.mark.parametrize(
     ("edits", "expected"),
     [
-        ({"type": "service"}, "type: 'service' is not one of ['job']"),
-        ({"name": "has space"}, "name: 'has space' does not match"),
-        ({"surprise": 1}, "Additional properties are not allowed ('surprise' was unexpected)"),
-        ({"prerequisites__0__plugin": "x"}, "prerequisites[0]: a dockerimage prerequisite allows no key 'plugin'"),
+        ({"type": "service"}, 'type: "service" is not one of ["job"]'),
+        ({"name": "has space"}, 'name: "has space" does not match ^[a-zA-Z0-9_-]+$'),
+        ({"surprise": 1}, 'Additional properties are not allowed ("surprise" was unexpected)'),
+        ({"prerequisites__0__plugin": "x"}, 'prerequisites[0]: a dockerimage prerequisite allows no key "plugin"'),
         (
             {"prerequisites__2__uri": "https://example.org/a.gz"},
-            "prerequisites[2]: not a valid data prerequisite: uri: 'https://example.org/a.gz' is not of type 'array'",
+            'prerequisites[2]: not a valid data prerequisite: uri: "https://example.org/a.gz" is not of type "array"',
         ),
-        ({"prerequisites__1__type": "plugin"}, "prerequisites[1]: prerequisite type 'plugin' is not one of"),
+        ({"prerequisites__1__type": "plugin"}, 'prerequisites[1]: prerequisite type "plugin" is not one of'),
         ({"taskRoles__train__commands": []}, "taskRoles.train.commands: [] should be non-empty"),
-        ({"taskRoles__train__gpu": 1}, "'gpu' was unexpected"),
+        ({"taskRoles__train__gpu": 1}, '"gpu" was unexpected'),
     ],
 )
 def test_schema_errors(edits: dict, expected: str) -> None:
@@ -135,7 +135,7 @@ def test_rest_server_checks() -> None:
         "prerequisites[3]: Duplicate script prerequisites setup. (rest-server)",
         "taskRoles.train.script: Prerequisite digits does not exist. (rest-server)",
         "taskRoles.train.prerequisites[2]: Prerequisite ghost does not exist. (rest-server)",
-        "taskRoles.Worker: task role name 'Worker' must match ^[a-z0-9]{1,63}$ (lower-case letters and digits) "
+        'taskRoles.Worker: task role name "Worker" must match ^[a-z0-9]{1,63}$ (lower-case letters and digits) '
         "(webportal)",
         "taskRoles.Worker.script: Prerequisite digits does not exist. (rest-server)",
         "taskRoles.Worker.prerequisites[2]: Prerequisite ghost does not exist. (rest-server)",

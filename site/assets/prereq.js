@@ -1,6 +1,6 @@
 /* prereq marketplace: what every page shares (favorites, recently used, copy buttons).
  *
- * Browser storage contract, shared with the job composer (assets/composer.js):
+ * Browser storage contract, shared with the job composer (assets/composer/page.js):
  *   localStorage["prereq.favorites"]  JSON list of item names, most recently starred first.
  *   localStorage["prereq.recent"]     JSON list of item names, most recently used first, at most
  *                                     50: an item is "used" when its YAML is copied from its page
@@ -10,7 +10,7 @@
  * Writers keep each list free of duplicates; readers tolerate a missing key, invalid JSON,
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
- * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer.js): the
+ * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer/page.js): the
  * type groups and labels, the text search (every word in the name, title, summary or tags; name
  * matches rank first) and the facet filters (type, tags, owner, favorites, recently used,
  * deprecated items hidden unless asked).

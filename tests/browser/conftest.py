@@ -33,7 +33,6 @@ CHROMIUM_ARGS = [
 # only) when one is not there yet.
 PLACEHOLDERS = {
     "site/composer.md": "# Job composer\n\nPlaceholder for the browser tests.\n",
-    "site/assets/composer.js": "/* placeholder for the browser tests */\n",
     "site/authors.md": "# Writing items\n\nPlaceholder for the browser tests.\n",
 }
 

@@ -290,7 +290,7 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     )
 
 
-def test_filters_favorites_recent_and_problems(visit):
+def test_filters_favorites_recent_and_problems(visit, built_site):
     visit.context.add_init_script(
         "localStorage.setItem('prereq.favorites', JSON.stringify(['pytorch-image', 'gone-item']));"
         "localStorage.setItem('prereq.recent', JSON.stringify(['hello-widget', 'digits']));"
@@ -327,7 +327,7 @@ def test_filters_favorites_recent_and_problems(visit):
 
     # A job the composer cannot edit: the reason is shown and nothing can be checked.
     page.locator("#prereq-composer-yaml").fill("taskRoles: [oops")
-    expect(page.locator("#prereq-composer-error")).to_contain_text("job:1")
+    expect(page.locator("#prereq-composer-error")).to_contain_text(cli_error("taskRoles: [oops", built_site).message)
     expect(box(page, "hello-widget")).to_be_disabled()
     # The job's own prerequisite with a registry item's name is left alone, as the CLI does.
     paste(
@@ -401,8 +401,8 @@ def test_an_index_without_the_load_line_is_an_error(visit):
     visit.page.route("**/api/v1/index.json", without_load_line)
     page = visit.open("composer/")
     expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "failed", timeout=15000)
-    expect(page.locator("#prereq-composer-error")).to_contain_text("index.json has no job_load_line")
-    expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild the site")
+    expect(page.locator("#prereq-composer-error")).to_contain_text("index.json is not a valid prereq index file: it has no job_load_line")
+    expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild it with 'prereq build'")
 
 
 # Job texts the CLI refuses (the job document's checks); the composer must say the same, at the same line.

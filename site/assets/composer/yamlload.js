@@ -12,7 +12,7 @@
  * JSON-like values (`data`) and in Python's types (`typed`, see yamlscalar.js): a float 1.0 is
  * the number 1 in `data` and PyFloat(1) in `typed`. */
 
-import { PyDict, PyFloat, keyId, pyRepr, toPlain } from "./yamlscalar.js";
+import { PyDict, PyFloat, isPyInt, keyId, pyRepr, pyStr, toPlain } from "./yamlscalar.js";
 
 export const MAX_DEPTH = 100;
 export const MAX_VALUES = 100000;
@@ -90,7 +90,8 @@ class Reader {
   at(k = 0) {
     let j = this.i;
     for (let n = 0; n < k && j < this.s.length; n++) j += this.width(j);
-    return j < this.s.length ? this.s.slice(j, j + this.width(j)) : "\0";
+    if (j >= this.s.length) return "\0";
+    return this.width(j) === 2 ? this.s.slice(j, j + 2) : this.s[j];
   }
 
   mark() {
@@ -1170,4 +1171,168 @@ function composeText(text) {
 /* The root node of a one-document text, or null (yaml.compose); raises YamlLoadError. */
 export function compose(text) {
   return composeText(text).nodes[0] || null;
+}
+
+// ------------------------------------------------------------------------------ yamlio: data and positions
+
+const NULL_RE = /^(?:~|null|Null|NULL|)$/;
+const BOOLS = { true: true, True: true, TRUE: true, false: false, False: false, FALSE: false };
+const INT_RE = /^[-+]?[0-9]+$/;
+const OCT_RE = /^0o[0-7]+$/;
+const HEX_RE = /^0x[0-9a-fA-F]+$/;
+const FLOAT_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const INF_RE = /^[-+]?\.(?:inf|Inf|INF)$/;
+const NAN_RE = /^\.(?:nan|NaN|NAN)$/;
+
+function pyInt(digits, radix = 10) {
+  const big = radix === 10 ? BigInt(digits) : BigInt((radix === 8 ? "0o" : "0x") + digits);
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
+/* yamlio._scalar: the YAML 1.2 core schema for plain untagged scalars; anything else is a string. */
+function scalarValue(node) {
+  const value = node.value;
+  if (node.style !== "" || node.tag !== PLAIN_TAG) return value;
+  if (NULL_RE.test(value)) return null;
+  if (Object.prototype.hasOwnProperty.call(BOOLS, value)) return BOOLS[value];
+  if (INT_RE.test(value)) return pyInt(value.replace(/^\+/, ""));
+  if (OCT_RE.test(value)) return pyInt(value.slice(2), 8);
+  if (HEX_RE.test(value)) return pyInt(value.slice(2), 16);
+  if (FLOAT_RE.test(value)) return new PyFloat(Number(value));
+  if (INF_RE.test(value)) return new PyFloat(value.startsWith("-") ? -Infinity : Infinity);
+  if (NAN_RE.test(value)) return new PyFloat(NaN);
+  return value;
+}
+
+function pathId(path) {
+  return JSON.stringify(path.map(keyId));
+}
+
+function nodeMark(node) {
+  return [node.start.line + 1, node.start.column + 1];
+}
+
+/* yamlio.format_path: ["callbacks", 0, "commands"] as "callbacks[0].commands"; ``empty`` for the root. */
+export function formatPath(path, { empty = "" } = {}) {
+  let out = "";
+  for (const part of path) out += isPyInt(part) ? `[${pyRepr(part)}]` : (out ? "." : "") + pyStr(part);
+  return out || empty;
+}
+
+/* Data plus the 1-based [line, column] of every value and mapping key (yamlio.LoadedYaml). */
+export class LoadedYaml {
+  constructor() {
+    this.typed = null;
+    this.valuePositions = new Map(); // pathId -> [line, column]
+    this.keyPositions = new Map();
+    this._plain = undefined;
+  }
+
+  get data() {
+    if (this._plain === undefined) this._plain = toPlain(this.typed);
+    return this._plain;
+  }
+
+  /* Position of ``path``'s value (or key), else of its nearest ancestor, else [1, 1]. */
+  position(path, { key = false } = {}) {
+    const table = key ? this.keyPositions : this.valuePositions;
+    for (let cut = path.length; cut >= 0; cut--) {
+      const id = pathId(path.slice(0, cut));
+      const found = table.get(id) || this.valuePositions.get(id);
+      if (found) return [...found];
+    }
+    return [1, 1];
+  }
+}
+
+const TOO_LARGE = Symbol("too large");
+
+/* yamlio._build: Python-typed data from a node, recording positions and collecting issues. */
+function build(node, path, out, issues) {
+  out.valuePositions.set(pathId(path), nodeMark(node));
+  if (out.valuePositions.size > MAX_VALUES) throw TOO_LARGE;
+  if (node.kind === "scalar") return scalarValue(node);
+  if (path.length >= MAX_DEPTH) {
+    issues.push(issue("syntax", `values are nested more than ${MAX_DEPTH} levels deep`, ...nodeMark(node)));
+    return null;
+  }
+  if (node.kind === "seq") return node.value.map((child, i) => build(child, [...path, i], out, issues));
+  const result = new PyDict();
+  for (const [keyNode, valueNode] of node.value) {
+    if (keyNode.tag === MERGE_TAG || (keyNode.tag === PLAIN_TAG && keyNode.value === "<<")) {
+      issues.push(issue("syntax", "merge keys ('<<') are not supported", ...nodeMark(keyNode)));
+      continue;
+    }
+    const key = build(keyNode, [...path, "<key>"], out, issues);
+    if (Array.isArray(key) || key instanceof PyDict) {
+      issues.push(issue("syntax", "mapping keys must be plain scalars", ...nodeMark(keyNode)));
+      continue;
+    }
+    if (result.has(key)) {
+      const first = out.keyPositions.get(pathId([...path, key]));
+      issues.push(issue("duplicate-key", `duplicate key ${pyRepr(key)} (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
+      continue;
+    }
+    out.keyPositions.set(pathId([...path, key]), nodeMark(keyNode));
+    result.set(key, build(valueNode, [...path, key], out, issues));
+  }
+  out.valuePositions.delete(pathId([...path, "<key>"]));
+  return result;
+}
+
+/* The first byte where Python's strict UTF-8 decoder fails, or -1. */
+function badUtf8(bytes) {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const [width, low, high] = b < 0x80 ? [1] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf]
+      : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf]
+        : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0];
+    if (!width || i + width > bytes.length) return i;
+    for (let k = 1; k < width; k++) {
+      const c = bytes[i + k];
+      if (k === 1 ? c < low || c > high : c < 0x80 || c > 0xbf) return i;
+    }
+    i += width;
+  }
+  return -1;
+}
+
+/* yamlio._decode: UTF-8 bytes as text (BOM dropped), or the issue of the first bad byte. */
+function decode(bytes) {
+  const bad = badUtf8(bytes);
+  if (bad >= 0) {
+    const before = bytes.subarray(0, bad);
+    const lineStart = before.lastIndexOf(0x0a) + 1;
+    const line = before.reduce((count, b) => count + (b === 0x0a ? 1 : 0), 1);
+    const text = new TextDecoder().decode(before.subarray(lineStart)).replace(/^\ufeff/, "");
+    throw new YamlLoadError([issue("encoding", `not valid UTF-8 (byte 0x${bytes[bad].toString(16).padStart(2, "0")})`,
+      line, Array.from(text).length + 1)]);
+  }
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).replace(/^\ufeff/, "");
+}
+
+/* Load exactly one YAML document strictly (a string, or UTF-8 bytes); throws YamlLoadError listing every issue. */
+export function loadYaml(raw) {
+  const text = typeof raw === "string" ? raw : decode(raw);
+  const { nodes, starts } = composeText(text);
+  if (nodes.length > 1) {
+    const [line, column] = [starts[1].line + 1, starts[1].column + 1];
+    throw new YamlLoadError([issue("documents", `${nodes.length} YAML documents in one file`, line, column)]);
+  }
+  const loaded = new LoadedYaml();
+  if (!nodes.length) return loaded;
+  const issues = [];
+  try {
+    loaded.typed = build(nodes[0], [], loaded, issues);
+  } catch (error) {
+    if (error !== TOO_LARGE) throw error;
+    throw new YamlLoadError([issue("syntax", `the document expands to more than ${MAX_VALUES} values (through aliases?)`, 1, 1)]);
+  }
+  if (issues.length) throw new YamlLoadError(issues);
+  return loaded;
+}
+
+/* Every document's root node (yaml.compose_all), for tests that compare nodes with PyYAML's. */
+export function composeAll(text) {
+  return composeText(text).nodes;
 }

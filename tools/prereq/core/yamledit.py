@@ -40,7 +40,7 @@ class _NotHere(Exception):
 def load_error(
     source: str, exc: YamlLoadError, *, what: str = "", hint: str = "fix the YAML first", exit_code: int = 1
 ) -> PrereqError:
-    """The PrereqError for text that ``yamlio.load_yaml`` refused: ``source:line:column: [what: ]why``."""
+    """The PrereqError for text that ``yamlload.load_yaml`` refused: ``source:line:column: [what: ]why``."""
     issue = exc.issues[0]
     where = f"{source}:{issue.line}:{issue.column}" if issue.line else source
     return PrereqError(f"{where}: {what + ': ' if what else ''}{issue.message}", hint=hint, exit_code=exit_code)
@@ -66,7 +66,7 @@ class YamlText:
     """A YAML document as text, edited in place.
 
     Paths are tuples of mapping keys and sequence indexes, as in
-    ``yamlio.LoadedYaml``: ``("taskRoles", "train", "commands", 0)``."""
+    ``yamlload.LoadedYaml``: ``("taskRoles", "train", "commands", 0)``."""
 
     def __init__(self, text: str, *, source: str = "<yaml>") -> None:
         self.source = source

@@ -225,7 +225,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
     root = {
         "format": schemas.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
-        "form_order": list(forms.FORM_ORDER),
+        "key_orders": {part: list(keys) for part, keys in forms.KEY_ORDERS.items()},
         "type_groups": facets.TYPE_GROUPS,
         "type_labels": facets.TYPE_LABELS,
         "job_schema": {"path": JOB_SCHEMA, "sha256": hashlib.sha256(job_schema.encode("utf-8")).hexdigest()},

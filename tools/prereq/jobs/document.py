@@ -203,7 +203,7 @@ class JobDocument:
             if role not in self.roles:
                 raise self.error(
                     path,
-                    f"extras.prereq.selected names task role '{role}', which the job does not have",
+                    f"extras.prereq.selected names task role {show_scalar(role)}, which the job does not have",
                     hint=f"rename it there too when you rename a task role (task roles: {', '.join(self.roles)})",
                 )
             for position, text in enumerate(names):

@@ -15,7 +15,7 @@ all give equal jobs): a new entry goes before the first entry that needs it, els
 the end of its list; a new top-level ``prerequisites`` goes before
 ``parameters``/``secrets``/.../``taskRoles``; a new task role ``prerequisites`` after
 ``dockerImage``; ``extras`` at the end.  Entries are the index's ``openpai`` forms with
-keys in ``openpai.forms.FORM_ORDER``; the lock is sorted by name.  The user's own
+keys in ``openpai.forms.KEY_ORDERS``; the lock is sorted by name.  The user's own
 entries keep their place; a prereq item the user's own text names (a ``dockerImage``,
 or a task role list that prereq did not write) stays in the job.
 

@@ -43,8 +43,12 @@ from prereq.registry import rules, schemas
 log = logging.getLogger("mkdocs.plugins.prereq")
 
 PLUGIN_NAME = "prereq"
-# Scripts loaded on one page only (the template reads page.meta.prereq_scripts).
-PAGE_SCRIPTS = {"catalog.md": ["assets/catalog.js"], "composer.md": ["assets/composer.js"]}
+# Scripts loaded on one page only (the template reads page.meta.prereq_scripts); the composer is
+# ES modules (its engine is shared with the tests that run it under Node).
+PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
+    "catalog.md": [{"src": "assets/catalog.js", "module": False}],
+    "composer.md": [{"src": "assets/composer/page.js", "module": True}],
+}
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
 _SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
 LAST_BUILD = Path("build") / "site"
@@ -137,7 +141,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         scripts = PAGE_SCRIPTS.get(page.file.src_uri, [])
-        page.meta["prereq_scripts"] = [path for path in scripts if files.get_file_from_path(path) is not None]
+        page.meta["prereq_scripts"] = [
+            script for script in scripts if files.get_file_from_path(script["src"]) is not None
+        ]
         return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from prereq.core import placeholders
@@ -180,30 +180,31 @@ def _drop_nulls(value: Any) -> Any:
 
 
 # Keys first in this order when a form is written for people (the digest ignores order).
-FORM_ORDER = ("name", "type", "version", "contributor", "description", "plugin", "failurePolicy", "uri", "auth")
+# Key orders of a form as jobs show it: the form's own keys, each callback's, the ssh plugin's userssh
+# (other keys follow, sorted).  Published in the index root so that every job editor writes the same.
+KEY_ORDERS: dict[str, tuple[str, ...]] = {
+    "form": ("name", "type", "version", "contributor", "description", "plugin", "failurePolicy", "uri", "auth"),
+    "callback": ("event", "commands"),
+    "userssh": ("type", "value"),
+}
+
+
+def _ordered(mapping: Mapping[str, Any], first: Sequence[str]) -> dict[str, Any]:
+    """``mapping`` with the ``first`` keys in that order, then the others sorted."""
+    return {key: mapping[key] for key in first if key in mapping} | {
+        key: mapping[key] for key in sorted(mapping) if key not in first
+    }
 
 
 def ordered_form(form: Mapping[str, Any]) -> dict[str, Any]:
-    """An OpenPAI form with its keys in a readable order (the digest ignores order)."""
-    out = {key: form[key] for key in FORM_ORDER if key in form}
-    for key in sorted(k for k in form if k not in out):
-        value = form[key]
-        if key == "callbacks" and isinstance(value, list):
-            value = [
-                {
-                    "event": cb["event"],
-                    "commands": cb["commands"],
-                    **{k: v for k, v in cb.items() if k not in ("event", "commands")},
-                }
-                if isinstance(cb, dict) and "event" in cb and "commands" in cb
-                else cb
-                for cb in value
-            ]
-        if key == "userssh" and isinstance(value, dict):
-            value = {k: value[k] for k in ("type", "value") if k in value} | {
-                k: v for k, v in value.items() if k not in ("type", "value")
-            }
-        out[key] = value
+    """An OpenPAI form with its keys in a readable order, ``KEY_ORDERS`` (the digest ignores order)."""
+    out = _ordered(form, KEY_ORDERS["form"])
+    if isinstance(out.get("callbacks"), list):
+        out["callbacks"] = [
+            _ordered(cb, KEY_ORDERS["callback"]) if isinstance(cb, dict) else cb for cb in out["callbacks"]
+        ]
+    if isinstance(out.get("userssh"), dict):
+        out["userssh"] = _ordered(out["userssh"], KEY_ORDERS["userssh"])
     return out
 
 

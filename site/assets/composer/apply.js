@@ -1,0 +1,91 @@
+/* Applying a plan (tools/prereq/jobs/apply.py): the same edits on the planner's working copy of the
+ * data and on the job's text.  The planner decides on plain data, so that what it reads after an edit
+ * is what the text will hold; each edit is recorded and `applyEdits` replays them on the YamlText.
+ * A new key goes after the last `after` key present, else before the first `before` key, else last;
+ * a missing parent mapping is created (YamlText.set's rules). */
+
+function at(data, path) {
+  return path.reduce((value, key) => value[key], data);
+}
+
+function clone(value) {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+function has(container, key) {
+  if (Array.isArray(container)) return typeof key === "number" && key >= 0 && key < container.length;
+  return container !== null && typeof container === "object" && Object.prototype.hasOwnProperty.call(container, key);
+}
+
+export class WorkingCopy {
+  constructor(data) {
+    this.data = clone(data);
+    this.edits = [];
+  }
+
+  get(path, fallback = undefined) {
+    let value = this.data;
+    for (const key of path) {
+      if (!has(value, key)) return fallback;
+      value = value[key];
+    }
+    return value;
+  }
+
+  exists(path) {
+    const missing = {};
+    return this.get(path, missing) !== missing;
+  }
+
+  set(path, value, { before = [], after = [] } = {}) {
+    this.edits.push({ op: "set", path, value: clone(value), before, after });
+    this._set(path, clone(value), before, after);
+  }
+
+  _set(path, value, before, after) {
+    const parentPath = path.slice(0, -1);
+    const key = path[path.length - 1];
+    if (this.exists(path)) {
+      at(this.data, parentPath)[key] = value;
+      return;
+    }
+    const parentMissing = !this.exists(parentPath) || this.get(parentPath) === null;
+    if (parentMissing && parentPath.length && typeof key !== "number") {
+      this._set(parentPath, { [key]: value }, [], []);
+      return;
+    }
+    const parent = at(this.data, parentPath);
+    const keys = Object.keys(parent);
+    let position = keys.length;
+    const presentAfter = after.filter((k) => keys.includes(k));
+    const presentBefore = before.filter((k) => keys.includes(k));
+    if (presentAfter.length) position = Math.max(...presentAfter.map((k) => keys.indexOf(k))) + 1;
+    else if (presentBefore.length) position = Math.min(...presentBefore.map((k) => keys.indexOf(k)));
+    const entries = Object.entries(parent);
+    entries.splice(position, 0, [key, value]);
+    for (const k of keys) delete parent[k];
+    for (const [k, v] of entries) parent[k] = v;
+  }
+
+  insert(path, value) {
+    this.edits.push({ op: "insert", path, value: clone(value) });
+    at(this.data, path.slice(0, -1)).splice(path[path.length - 1], 0, clone(value));
+  }
+
+  delete(path) {
+    this.edits.push({ op: "delete", path });
+    const parent = at(this.data, path.slice(0, -1));
+    const key = path[path.length - 1];
+    if (Array.isArray(parent)) parent.splice(key, 1);
+    else delete parent[key];
+  }
+}
+
+/* Replay `edits` on the text (a YamlText). */
+export function applyEdits(doc, edits) {
+  for (const edit of edits) {
+    if (edit.op === "set") doc.set(edit.path, edit.value, { before: edit.before, after: edit.after });
+    else if (edit.op === "insert") doc.insert(edit.path, edit.value);
+    else doc.delete(edit.path);
+  }
+}

@@ -1,0 +1,172 @@
+/* A form's digest, as prereq.openpai.forms.digest: "sha256:" + SHA-256 (FIPS 180-4) of the
+ * form's canonical JSON, json.dumps(form, sort_keys=True, separators=(",", ":"),
+ * ensure_ascii=False), as UTF-8.  Synchronous and self-contained (no crypto.subtle, no Node API).
+ *
+ * Numbers: JSON.parse gives one number type where Python has two.  A safe integer
+ * (|x| <= 2**53 - 1) is taken as a Python int, anything else as a float:
+ *   1, -0, 1.0 (JSON.parse("1.0") is 1)   ->  "1", "0", "1"   (Python writes a float 1.0 as "1.0")
+ *   1.5, 1e-05, 1e+16, 2**53              ->  "1.5", "1e-05", "1e+16", "9007199254740992.0"
+ * So a form holding an integral float below 2**53 (1.0, -0.0) digests differently here; an int
+ * beyond 2**53 has already lost its digits in JSON.parse.  tests/cases/runtime/values.json keeps to
+ * the range where both agree.  Lone surrogates throw, as Python's .encode("utf-8") raises. */
+
+export function digest(form) {
+  return "sha256:" + hex(sha256(utf8(canonicalJson(form))));
+}
+
+// ------------------------------------------------------------------------------ canonical JSON
+
+export function canonicalJson(value) {
+  if (value === null || value === undefined) return "null";
+  if (value === true) return "true";
+  if (value === false) return "false";
+  if (typeof value === "number") return jsonNumber(value);
+  if (typeof value === "string") return jsonString(value);
+  if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(",") + "]";
+  const keys = Object.keys(value).sort(compareCodePoints);
+  return "{" + keys.map((key) => jsonString(key) + ":" + canonicalJson(value[key])).join(",") + "}";
+}
+
+/* Python orders str keys by code point; JS compares UTF-16 code units, which puts U+E000..U+FFFF
+ * after astral characters. */
+export function compareCodePoints(a, b) {
+  for (let i = 0; i < a.length && i < b.length; ) {
+    const x = a.codePointAt(i);
+    const y = b.codePointAt(i);
+    if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}
+
+function jsonNumber(x) {
+  if (Number.isNaN(x)) return "NaN"; // json.dumps allows them by default
+  if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
+  return Number.isSafeInteger(x) ? String(x) : pythonFloatRepr(x);
+}
+
+const JSON_ESCAPES = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+
+// ensure_ascii=False: only the quote, the backslash and C0 controls are escaped.
+function jsonString(text) {
+  const body = text.replace(/["\\\x00-\x1f]/g, (ch) => JSON_ESCAPES[ch] ?? "\\u" + hex4(ch.charCodeAt(0)));
+  return '"' + body + '"';
+}
+
+function hex4(code) {
+  return code.toString(16).padStart(4, "0");
+}
+
+/* float.__repr__: the shortest digits that read back (what toExponential() gives), written in
+ * fixed notation when the decimal point falls in -4 < decpt <= 16, else as d.ddde+XX. */
+export function pythonFloatRepr(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const sign = x < 0 ? "-" : "";
+  const [mantissa, exponent] = Math.abs(x).toExponential().split("e");
+  const digits = mantissa.replace(".", "");
+  const decpt = Number(exponent) + 1;
+  if (decpt > -4 && decpt <= 16) return sign + fixed(digits, decpt);
+  const exp = decpt - 1;
+  const head = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+  return sign + head + "e" + (exp < 0 ? "-" : "+") + String(Math.abs(exp)).padStart(2, "0");
+}
+
+function fixed(digits, decpt) {
+  if (decpt <= 0) return "0." + "0".repeat(-decpt) + digits;
+  if (decpt >= digits.length) return digits + "0".repeat(decpt - digits.length) + ".0";
+  return digits.slice(0, decpt) + "." + digits.slice(decpt);
+}
+
+// ------------------------------------------------------------------------------ UTF-8
+
+export function utf8(text) {
+  const bytes = [];
+  for (let i = 0; i < text.length; i++) {
+    const code = text.codePointAt(i);
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const error = new Error(`'utf-8' codec can't encode character '\\u${hex4(code)}': surrogates not allowed`);
+      error.name = "UnicodeEncodeError";
+      throw error;
+    }
+    if (code > 0xffff) i++; // the low half of the pair
+    pushUtf8(bytes, code);
+  }
+  return Uint8Array.from(bytes);
+}
+
+function pushUtf8(bytes, code) {
+  if (code < 0x80) bytes.push(code);
+  else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
+  else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+  else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+}
+
+// ------------------------------------------------------------------------------ SHA-256 (FIPS 180-4, 6.2)
+
+// 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
+const K = Uint32Array.from([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+// 5.3.3: the first 32 bits of the fractional parts of the square roots of the first 8 primes.
+const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+
+export function sha256(bytes) {
+  const hash = Uint32Array.from(H0);
+  const words = new Uint32Array(64);
+  const message = pad(bytes);
+  const view = new DataView(message.buffer);
+  for (let offset = 0; offset < message.length; offset += 64) {
+    for (let t = 0; t < 16; t++) words[t] = view.getUint32(offset + 4 * t);
+    compress(hash, words);
+  }
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  hash.forEach((word, i) => outView.setUint32(4 * i, word));
+  return out;
+}
+
+// 5.1.1: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits as 64 bits big-endian.
+function pad(bytes) {
+  const length = Math.ceil((bytes.length + 9) / 64) * 64;
+  const message = new Uint8Array(length);
+  message.set(bytes);
+  message[bytes.length] = 0x80;
+  const view = new DataView(message.buffer);
+  const bits = bytes.length * 8;
+  view.setUint32(length - 8, Math.floor(bits / 2 ** 32));
+  view.setUint32(length - 4, bits >>> 0);
+  return message;
+}
+
+const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+
+// 6.2.2: the message schedule, then 64 rounds over the working variables a..h.
+function compress(hash, w) {
+  for (let t = 16; t < 64; t++) {
+    const s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+    const s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  let [a, b, c, d, e, f, g, h] = hash;
+  for (let t = 0; t < 64; t++) {
+    const t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t];
+    const t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    [h, g, f, e, d, c, b, a] = [g, f, e, (d + t1) | 0, c, b, a, (t1 + t2) | 0];
+  }
+  [a, b, c, d, e, f, g, h].forEach((x, i) => {
+    hash[i] = hash[i] + x;
+  });
+}
+
+function hex(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,221 @@
+/* A job as prereq reads it (tools/prereq/jobs/document.py): its text (a YamlText), its shape checked,
+ * positions for messages, its extras.prereq.  The shape checks read the Python-typed data (keys
+ * may be numbers or null there, as the CLI sees them); everything after them reads plain data.
+ *
+ * The accessors at the top read plain job data, so the planner uses them on its working copy too. */
+
+import { PrereqError } from "./errors.js";
+import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "./protocol.js";
+import * as placeholders from "./placeholders.js";
+import { JobState, STATE_PATH } from "./records.js";
+import { RANGE_HINT } from "./reader.js";
+import { PyDict, PyFloat, floatRepr } from "./yamlscalar.js";
+import { YamlText } from "./yamltext.js";
+import { isRange, parseRequirement } from "./versions.js";
+
+export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
+const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, " +
+  "lock: {NAME: {version, digest}}}";
+
+export function topEntries(data) {
+  return data.prerequisites || [];
+}
+
+/* The name of each top-level prerequisite (null for an entry without a string name). */
+export function topNames(data) {
+  return topEntries(data).map((item) => (isMapping(item) && typeof item.name === "string" ? item.name : null));
+}
+
+export function roleNames(data, role) {
+  return [...(data.taskRoles[role].prerequisites || [])];
+}
+
+function isMapping(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/* A typed value as json.dumps writes it (the CLI's show_scalar for anything but a string). */
+function jsonOf(value) {
+  if (value instanceof PyFloat) return floatRepr(value.value);
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return "[" + value.map(jsonOf).join(", ") + "]";
+  if (value instanceof PyDict) {
+    return "{" + value.entries().map(([k, v]) => `${JSON.stringify(typeof k === "string" ? k : jsonOf(k))}: ${jsonOf(v)}`).join(", ") + "}";
+  }
+  return JSON.stringify(value);
+}
+
+/* A scalar as the user wrote it (1, null, true, 'x'), for messages about names that are not strings. */
+export function showScalar(value) {
+  return typeof value === "string" ? `'${value}'` : jsonOf(value);
+}
+
+function typedGet(data, key) {
+  return data instanceof PyDict && data.has(key) ? data.get(key) : undefined;
+}
+
+/* Python's truth of a value (`x or default` in the CLI): empty lists and mappings are false too. */
+function orDefault(value, fallback) {
+  const empty = value === undefined || value === null || value === false || value === 0 || value === "" ||
+    (Array.isArray(value) && !value.length) || (value instanceof PyDict && !value.size);
+  return empty ? fallback : value;
+}
+
+export class JobDocument {
+  constructor(text, source) {
+    this.source = source;
+    this.doc = new YamlText(text, { source });
+    this.initial = this.doc.loaded; // positions in the file as the user wrote it
+    this.warnings = []; // what preparing the job noticed, in order
+    this.checkShape(this.initial.typed);
+  }
+
+  get data() {
+    return this.doc.data;
+  }
+
+  get text() {
+    return this.doc.text;
+  }
+
+  get roles() {
+    return this.data.taskRoles;
+  }
+
+  /* The task role names in the file's order (a plain object would list "1" before "train"). */
+  roleOrder() {
+    return this.initial.typed.get("taskRoles").keys.filter((role) => Object.prototype.hasOwnProperty.call(this.roles, role));
+  }
+
+  topNames() {
+    return topNames(this.data);
+  }
+
+  where(path, { key = false } = {}) {
+    const [line] = this.initial.position(path, { key });
+    return `${this.source}:${line}`;
+  }
+
+  whereItem(name) {
+    const items = isMapping(this.initial.data) ? this.initial.data.prerequisites : null;
+    const position = Array.isArray(items) ? items.findIndex((item) => isMapping(item) && item.name === name) : -1;
+    return position >= 0 ? this.where(["prerequisites", position]) : this.source;
+  }
+
+  whereText(needle) {
+    const found = placeholders.strings(this.initial.data).find(([, value]) => value.includes(needle));
+    return found ? this.where(found[0]) : null;
+  }
+
+  error(path, message, { hint = "", exitCode = 1, key = false } = {}) {
+    return new PrereqError(`${this.where(path, { key })}: ${message}`, { hint, exitCode });
+  }
+
+  requireRole(role) {
+    if (!Object.prototype.hasOwnProperty.call(this.roles, role)) {
+      throw new PrereqError(`${this.source}: no task role '${role}'`, { hint: "task roles: " + this.roleOrder().join(", ") });
+    }
+    return role;
+  }
+
+  checkShape(typed) {
+    if (!(typed instanceof PyDict)) {
+      throw new PrereqError(`${this.source}: not an OpenPAI job (the file is not a YAML mapping)`, { exitCode: 1 });
+    }
+    const roles = typedGet(typed, "taskRoles");
+    if (!(roles instanceof PyDict) || !roles.size) {
+      throw this.error(typed.has("taskRoles") ? ["taskRoles"] : [], "an OpenPAI job needs 'taskRoles' with at least one task role");
+    }
+    for (const [role, spec] of roles.entries()) {
+      if (typeof role !== "string") {
+        throw this.error(["taskRoles", role], `task role name ${showScalar(role)} is not a string`, {
+          hint: "OpenPAI task role names are strings such as 'train'; quote a name that YAML would read as a number, " +
+            "boolean or null", key: true,
+        });
+      }
+      if (!(spec instanceof PyDict)) throw this.error(["taskRoles", role], `task role ${role} is not a mapping`);
+      const names = typedGet(spec, "prerequisites");
+      if (names !== undefined && names !== null && !(Array.isArray(names) && names.every((n) => typeof n === "string"))) {
+        throw this.error(["taskRoles", role, "prerequisites"], `taskRoles.${role}.prerequisites must be a list of prerequisite names`);
+      }
+    }
+    const top = typedGet(typed, "prerequisites");
+    if (top !== undefined && top !== null && !Array.isArray(top)) throw this.error(["prerequisites"], "'prerequisites' must be a list");
+    (Array.isArray(top) ? top : []).forEach((item, position) => {
+      if (item instanceof PyDict && item.has("name") && typeof item.get("name") !== "string") {
+        throw this.error(["prerequisites", position, "name"], `prerequisite name ${showScalar(item.get("name"))} is not a string`,
+          { hint: "task roles refer to prerequisites by name: write a string" });
+      }
+    });
+  }
+
+  /* extras.prereq, checked: every problem names its line and how to fix it. */
+  state() {
+    const typed = this.doc.loaded.typed;
+    const extras = typedGet(typed, "extras");
+    if (extras !== undefined && extras !== null && !(extras instanceof PyDict)) {
+      throw this.error(["extras"], "extras must be a mapping",
+        { hint: "OpenPAI keeps extras free-form, as a mapping; prereq records its items under extras.prereq" });
+    }
+    const raw = typedGet(extras, STATE_PATH[1]);
+    if (raw === undefined || raw === null) return new JobState();
+    if (!(raw instanceof PyDict)) throw this.error(STATE_PATH, "extras.prereq must be a mapping", { hint: STATE_HINT });
+    const index = typedGet(raw, "index");
+    if (index !== undefined && index !== null && typeof index !== "string") {
+      throw this.error([...STATE_PATH, "index"], "extras.prereq.index must be a string (a build folder or URL)", { hint: STATE_HINT });
+    }
+    return new JobState({
+      index: index || null,
+      selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict())),
+      lock: this.lock(orDefault(typedGet(raw, "lock"), new PyDict())),
+    });
+  }
+
+  selected(selected) {
+    if (!(selected instanceof PyDict)) {
+      throw this.error([...STATE_PATH, "selected"], "extras.prereq.selected must map task roles to lists", { hint: STATE_HINT });
+    }
+    const out = new Map();
+    for (const [role, names] of selected.entries()) {
+      const path = [...STATE_PATH, "selected", role];
+      if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) {
+        throw this.error(path, `extras.prereq.selected.${role} must be a list of NAME[@RANGE]`, { hint: STATE_HINT });
+      }
+      if (typeof role !== "string" || !Object.prototype.hasOwnProperty.call(this.roles, role)) {
+        throw this.error(path, `extras.prereq.selected names task role ${showScalar(role)}, which the job does not have`, {
+          hint: `rename it there too when you rename a task role (task roles: ${this.roleOrder().join(", ")})`,
+        });
+      }
+      names.forEach((text, position) => {
+        const requirement = parseRequirement(text);
+        if (!requirement.name) {
+          throw this.error([...path, position], `'${text}' in extras.prereq.selected.${role} is not NAME or NAME@RANGE`, { hint: STATE_HINT });
+        }
+        if (requirement.range && !isRange(requirement.range)) {
+          throw this.error([...path, position], `${text} in extras.prereq.selected.${role} has an invalid version range`, { hint: RANGE_HINT });
+        }
+      });
+      out.set(role, [...names]);
+    }
+    return out;
+  }
+
+  lock(lock) {
+    if (!(lock instanceof PyDict)) throw this.error([...STATE_PATH, "lock"], "extras.prereq.lock must be a mapping", { hint: STATE_HINT });
+    const out = new Map();
+    for (const [name, entry] of lock.entries()) {
+      if (typeof name !== "string") {
+        throw this.error([...STATE_PATH, "lock", name], `extras.prereq.lock names ${showScalar(name)}, which is not a string`,
+          { hint: "run 'prereq job lock' to rewrite the lock", key: true });
+      }
+      const version = typedGet(entry, "version");
+      const digest = typedGet(entry, "digest");
+      if (!(entry instanceof PyDict) || typeof version !== "string" || typeof digest !== "string") {
+        throw this.error([...STATE_PATH, "lock", name], `extras.prereq.lock.${name} needs version and digest strings`,
+          { hint: "run 'prereq job lock' to rewrite the lock" });
+      }
+      out.set(name, { version, digest });
+    }
+    return out;
+  }
+}

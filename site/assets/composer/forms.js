@@ -1,0 +1,37 @@
+/* An item's OpenPAI form as a job holds it (tools/prereq/openpai/forms.py): key order, digest, plugin. */
+
+import { byCodePoint } from "./records.js";
+
+export { digest } from "./digest.js";
+
+const CMD_PLUGIN = "com.microsoft.pai.runtimeplugin.cmd";
+const LIFTED_KEYS = ["type", "failurePolicy", "plugin"]; // the runtime takes these out; the rest are parameters
+
+function ordered(mapping, first) {
+  const out = {};
+  for (const key of first) if (Object.prototype.hasOwnProperty.call(mapping, key)) out[key] = mapping[key];
+  for (const key of Object.keys(mapping).sort(byCodePoint)) if (!first.includes(key)) out[key] = mapping[key];
+  return out;
+}
+
+function isMapping(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/* The form with its keys in the index's key_orders (the form's, each callback's, userssh's). */
+export function orderedForm(index, form) {
+  const orders = index.root.key_orders;
+  const out = ordered(form, orders.form);
+  if (Array.isArray(out.callbacks)) out.callbacks = out.callbacks.map((cb) => (isMapping(cb) ? ordered(cb, orders.callback) : cb));
+  if (isMapping(out.userssh)) out.userssh = ordered(out.userssh, orders.userssh);
+  return out;
+}
+
+export function isCmd(form) {
+  return isMapping(form) && form.plugin === CMD_PLUGIN;
+}
+
+/* What the runtime hands the plugin: the form minus the lifted keys. */
+export function runtimeParameters(form) {
+  return Object.fromEntries(Object.entries(form).filter(([key]) => !LIFTED_KEYS.includes(key)));
+}

@@ -1,0 +1,36 @@
+/* The one depth-first walk (tools/prereq/core/graph.py): requirements before what needs them. */
+
+/* Depth-first post-order from `roots`, each node once, children in the order `requiresOf` gives them;
+ * iterative, so a long chain does not exhaust the stack; an edge back to a node being visited is skipped. */
+export function postOrder(roots, requiresOf) {
+  const order = [];
+  const seen = new Set();
+  for (const root of roots) {
+    if (seen.has(root)) continue;
+    seen.add(root);
+    const stack = [[root, requiresOf(root)[Symbol.iterator]()]];
+    while (stack.length) {
+      const [node, children] = stack[stack.length - 1];
+      const next = children.next();
+      if (next.done) {
+        stack.pop();
+        order.push(node);
+      } else if (!seen.has(next.value)) {
+        seen.add(next.value);
+        stack.push([next.value, requiresOf(next.value)[Symbol.iterator]()]);
+      }
+    }
+  }
+  return order;
+}
+
+/* Each node's requirements, direct and indirect (never the node itself): Map name -> Set. */
+export function transitiveRequirements(requires) {
+  const out = new Map();
+  for (const [name, direct] of requires) {
+    const found = new Set(postOrder(direct, (node) => requires.get(node) || []));
+    found.delete(name);
+    out.set(name, found);
+  }
+  return out;
+}

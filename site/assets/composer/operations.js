@@ -1,0 +1,127 @@
+/* The job operations (tools/prereq/jobs/operations.py): add, remove and lock selections on a job's
+ * text.  Each works out the new extras.prereq state, loads what the index needs, plans the edits
+ * and applies them to the text.  `index` is a loaded reader.Index; `indexSource` is what a job
+ * records as its index when it records none (the CLI records its --index, the composer its site). */
+
+import { applyEdits } from "./apply.js";
+import { JobDocument } from "./document.js";
+import { PrereqError } from "./errors.js";
+import { planEdit } from "./plan.js";
+import { byCodePoint, describeChange } from "./records.js";
+import { parseRequirement } from "./versions.js";
+
+/* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
+function edited(job, text, plan, { changes = plan.changes, notes = [] } = {}) {
+  applyEdits(job.doc, plan.edits);
+  return { before: text, after: job.text, changes: changes.map(describeChange), warnings: [...notes, ...plan.warnings] };
+}
+
+/* Every name the plan may look up: selected, locked, named by the task roles, and `extra`. */
+export async function loadFor(index, job, state, extra = []) {
+  const names = [...extra, ...state.lock.keys(), ...[...state.selected.values()].flat().map((t) => parseRequirement(t).name)];
+  for (const spec of Object.values(job.roles)) {
+    for (const name of spec.prerequisites || []) names.push(name);
+    for (const value of Object.values(spec)) if (typeof value === "string") names.push(value);
+  }
+  await index.ensure(names);
+}
+
+function pickRoles(job, taskRole) {
+  const roles = job.roleOrder();
+  if (taskRole !== null && taskRole !== undefined) return [job.requireRole(taskRole)];
+  if (roles.length === 1) return roles;
+  throw new PrereqError(`${job.source} has ${roles.length} task roles: ${roles.join(", ")}`,
+    { hint: "name one with --task-role ROLE" });
+}
+
+export async function addToText(text, names, { index, indexSource = null, taskRole = null, source = "<job>" }) {
+  const job = new JobDocument(text, source);
+  const old = job.state();
+  const roles = pickRoles(job, taskRole);
+  // As the CLI: an index given (--index; the composer's site) is recorded, else the job's own stays.
+  const next = old.copy({ index: indexSource || old.index || index.base });
+  const notes = [];
+  await loadFor(index, job, old, names.map((n) => parseRequirement(n).name));
+  for (const textName of names) {
+    const requirement = parseRequirement(textName);
+    if (!requirement.name) throw new PrereqError(`'${textName}' is not NAME or NAME@RANGE`);
+    index.document(requirement.name); // unknown names fail here, with a suggestion
+    for (const role of roles) {
+      if (!next.selected.has(role)) next.selected.set(role, []);
+      const chosen = next.selected.get(role);
+      const same = chosen.flatMap((t, i) => (parseRequirement(t).name === requirement.name ? [i] : []));
+      if (!same.length) {
+        chosen.push(textName);
+        continue;
+      }
+      if (chosen[same[0]] === textName) notes.push(`${requirement.name} is already selected in task role ${role}`);
+      chosen[same[0]] = textName;
+      for (const extra of same.slice(1).reverse()) chosen.splice(extra, 1);
+    }
+  }
+  return edited(job, text, planEdit(job, old, next, index), { notes });
+}
+
+function notSelected(job, state, name, taskRole) {
+  const names = job.topNames();
+  if (names.includes(name) && !state.lock.has(name)) {
+    return job.error(["prerequisites", names.indexOf(name)], `${name} was written by hand in the job; prereq leaves it alone`,
+      { hint: "delete it from the YAML yourself", exitCode: 2 });
+  }
+  if (state.lock.has(name)) {
+    const where = taskRole ? ` in task role ${taskRole}` : "";
+    return new PrereqError(`${name} is not selected${where}: it is in the job because other items require it`,
+      { hint: "remove the items that require it (see extras.prereq.selected)" });
+  }
+  return new PrereqError(`${name} is not in the job`, { hint: "see extras.prereq.selected for what prereq added" });
+}
+
+function unselect(job, old, names, taskRole) {
+  const next = old.copy();
+  for (const text of names) {
+    const name = parseRequirement(text).name;
+    let selecting = [...old.selected].filter(([, chosen]) => chosen.some((t) => parseRequirement(t).name === name))
+      .map(([role]) => role);
+    if (taskRole !== null && taskRole !== undefined) selecting = selecting.filter((role) => role === taskRole);
+    if (!selecting.length) throw notSelected(job, old, name, taskRole);
+    if (selecting.length > 1) {
+      throw new PrereqError(`${name} is selected in task roles ${selecting.join(", ")}`, { hint: "name one with --task-role ROLE" });
+    }
+    const role = selecting[0];
+    next.selected.set(role, next.selected.get(role).filter((t) => parseRequirement(t).name !== name));
+    if (!next.selected.get(role).length) next.selected.delete(role);
+  }
+  return next;
+}
+
+export async function removeFromText(text, names, { index, taskRole = null, source = "<job>" }) {
+  const job = new JobDocument(text, source);
+  const old = job.state();
+  if (taskRole !== null && taskRole !== undefined) job.requireRole(taskRole);
+  const next = unselect(job, old, names, taskRole);
+  await loadFor(index, job, old);
+  const plan = planEdit(job, old, next, index);
+  const changes = [...plan.changes];
+  for (const name of new Set(names.map((n) => parseRequirement(n).name))) {
+    const kept = plan.closure.get(name);
+    if (!kept) continue;
+    let reason = "still selected in another task role";
+    if (kept.requiredBy.length) reason = "still required by " + kept.requiredBy.join(", ");
+    else if (plan.references.has(name)) reason = plan.references.get(name);
+    changes.push({ action: "kept", name, version: kept.version, reason });
+  }
+  return edited(job, text, plan, { changes });
+}
+
+export async function lockText(text, { index, indexSource = null, upgradeAll = false, upgrade = [], source = "<job>" }) {
+  const job = new JobDocument(text, source);
+  const old = job.state();
+  const unknown = upgrade.filter((name) => !old.lock.has(name));
+  if (unknown.length) {
+    throw new PrereqError(`${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not locked in this job`,
+      { hint: "locked: " + ([...old.lock.keys()].sort(byCodePoint).join(", ") || "nothing") });
+  }
+  const next = old.copy({ index: old.index || indexSource || index.base });
+  await loadFor(index, job, old);
+  return edited(job, text, planEdit(job, old, next, index, { upgradeAll, upgrade: new Set(upgrade) }));
+}

@@ -1,0 +1,231 @@
+/* Deciding an edit (tools/prereq/jobs/plan.py, whose docstring says what a job holds and where
+ * things go): from the old and new extras.prereq and the index, the edits that make the job carry
+ * exactly the new selections, with the changes and warnings to report.  Pure: nothing here touches
+ * the text. */
+
+import { PrereqError } from "./errors.js";
+import { digest, isCmd, orderedForm } from "./forms.js";
+import { transitiveRequirements } from "./graph.js";
+import { TASK_ROLE_FIELDS, roleNames, topEntries, topNames } from "./document.js";
+import { STATE_KEY, STATE_PATH, byCodePoint } from "./records.js";
+import { WorkingCopy } from "./apply.js";
+import { parseRequirement } from "./versions.js";
+
+// Top-level keys that come after `prerequisites` in an OpenPAI job.
+const AFTER_PREREQUISITES = ["parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras"];
+
+/* Where `name` goes: before the first entry that needs it, after its own requirements. */
+export function insertPosition(names, name, needs) {
+  const dependents = names.flatMap((other, i) => (other && (needs.get(other) || new Set()).has(name) ? [i] : []));
+  const requirements = names.flatMap((other, i) => (other && (needs.get(name) || new Set()).has(other) ? [i] : []));
+  let position = dependents.length ? Math.min(...dependents) : names.length;
+  if (requirements.length && position <= Math.max(...requirements)) position = Math.max(...requirements) + 1;
+  return position;
+}
+
+export function isLoadLine(index, command) {
+  const line = index.root.job_load_line;
+  const mark = line.slice(line.indexOf("# prereq:"));
+  return typeof command === "string" && (command === line || (command.includes(mark) && command.trimStart().startsWith("if [ -f")));
+}
+
+function closureOf(index, selections, locked) {
+  return selections.length ? index.closure(selections, { locked }) : [];
+}
+
+function references(job, managed, oldRoles) {
+  const found = new Map();
+  for (const role of job.roleOrder()) {
+    const spec = job.roles[role];
+    for (const name of spec.prerequisites || []) {
+      if (managed.has(name) && !(oldRoles.get(role) || new Set()).has(name) && !found.has(name)) {
+        found.set(name, `task role ${role} lists it`);
+      }
+    }
+    for (const field of TASK_ROLE_FIELDS) {
+      const name = spec[field];
+      if (typeof name === "string" && managed.has(name) && !found.has(name)) {
+        found.set(name, `the ${field} of task role ${role} names it`);
+      }
+    }
+  }
+  return found;
+}
+
+function wantedClosures(job, old, next, index, { upgradeAll, upgrade }) {
+  const oldVersions = new Map([...old.lock].map(([name, entry]) => [name, entry.version]));
+  const oldRoles = new Map();
+  for (const [role, names] of old.selected) {
+    try {
+      oldRoles.set(role, new Set(closureOf(index, names, oldVersions).map((r) => r.name)));
+    } catch (error) {
+      if (!(error instanceof PrereqError)) throw error;
+      oldRoles.set(role, new Set(old.lock.keys()));
+    }
+  }
+  const refs = references(job, new Set(old.lock.keys()), oldRoles);
+  const locked = upgradeAll ? new Map() : new Map([...oldVersions].filter(([name]) => !upgrade.has(name)));
+  const selections = [...next.selected.values()].flat();
+  const versions = new Map(closureOf(index, [...selections, ...[...refs.keys()].sort(byCodePoint)], locked)
+    .map((r) => [r.name, r]));
+  const deps = new Map([...versions.keys()].map((name) => [name, []]));
+  for (const r of versions.values()) {
+    for (const requirer of r.requiredBy) {
+      if (!deps.has(requirer)) deps.set(requirer, []);
+      if (!deps.get(requirer).includes(r.name)) deps.get(requirer).push(r.name);
+    }
+  }
+  const pinned = new Map([...versions].map(([name, r]) => [name, r.version]));
+  const roles = new Map();
+  for (const [role, names] of next.selected) {
+    if (names.length) roles.set(role, index.closure(names, { locked: pinned }).map((r) => r.name));
+  }
+  return { versions, needs: transitiveRequirements(deps), roles, oldRoles, references: refs };
+}
+
+function refuseConflicts(job, old, wanted) {
+  job.topNames().forEach((name, position) => {
+    if (wanted.versions.has(name) && !old.lock.has(name)) {
+      throw job.error(["prerequisites", position],
+        `the job's own prerequisite '${name}' has the name of a registry item; prereq does not overwrite it`,
+        { hint: `rename or remove your '${name}' to use the registry's, or keep yours and do not select the registry item` });
+    }
+  });
+  for (const [role, names] of wanted.roles) {
+    const images = names.filter((n) => wanted.versions.get(n).openpai.type === "dockerimage");
+    if (images.length > 1) {
+      throw new PrereqError(`task role ${role} would get two docker images: ${images[0]} and ${images[1]}`,
+        { hint: "select only one dockerimage item per task role" });
+    }
+    const current = job.roles[role].dockerImage;
+    if (images.length && current !== undefined && current !== null && current !== images[0]) {
+      throw job.error(["taskRoles", role, "dockerImage"],
+        `task role ${role} already uses dockerImage '${current}'; ${images[0]} is another image`,
+        { hint: `remove its dockerImage line to use ${images[0]}, or do not select ${images[0]}` });
+    }
+  }
+}
+
+function planTop(work, job, old, wanted, index, warnings) {
+  for (let position = topEntries(work.data).length - 1; position >= 0; position--) {
+    const name = topNames(work.data)[position];
+    if (old.lock.has(name) && !wanted.versions.has(name)) {
+      work.delete(topEntries(work.data).length === 1 ? ["prerequisites"] : ["prerequisites", position]);
+    }
+  }
+  topNames(work.data).forEach((name, position) => {
+    if (name === null || !wanted.versions.has(name) || !old.lock.has(name)) return;
+    const chosen = wanted.versions.get(name);
+    const before = old.lock.get(name);
+    const edited = digest(topEntries(work.data)[position]) !== before.digest;
+    if (before.version === chosen.version && before.digest === chosen.digest) {
+      if (edited) warnings.push(`${job.whereItem(name)}: ${name} was edited by hand since prereq added it; left as it is`);
+      return;
+    }
+    if (edited) warnings.push(`${job.whereItem(name)}: ${name} was edited by hand; replaced by ${name} ${chosen.version} from the index`);
+    work.set(["prerequisites", position], orderedForm(index, chosen.openpai));
+  });
+  for (const [name, chosen] of wanted.versions) {
+    const names = topNames(work.data);
+    if (names.includes(name)) continue;
+    const form = orderedForm(index, chosen.openpai);
+    if (work.get(["prerequisites"]) === undefined || work.get(["prerequisites"]) === null) {
+      work.set(["prerequisites"], [form], { before: AFTER_PREREQUISITES });
+    } else {
+      work.insert(["prerequisites", insertPosition(names, name, wanted.needs)], form);
+    }
+  }
+}
+
+function planRole(work, role, old, wanted) {
+  const wantedNames = wanted.roles.get(role) || [];
+  const stale = new Set([...(wanted.oldRoles.get(role) || [])].filter((name) => old.lock.has(name)));
+  const path = ["taskRoles", role, "prerequisites"];
+  let current = roleNames(work.data, role);
+  for (let position = current.length - 1; position >= 0; position--) {
+    if (stale.has(current[position]) && !wantedNames.includes(current[position])) {
+      work.delete(roleNames(work.data, role).length === 1 ? path : [...path, position]);
+    }
+  }
+  for (const name of wantedNames) {
+    current = roleNames(work.data, role);
+    if (current.includes(name)) continue;
+    if (!current.length && (work.get(path) === undefined || work.get(path) === null)) {
+      work.set(path, [name], { after: ["dockerImage"], before: ["resourcePerInstance", "commands"] });
+    } else {
+      work.insert([...path, insertPosition(current, name, wanted.needs)], name);
+    }
+  }
+  const images = wantedNames.filter((n) => wanted.versions.get(n).openpai.type === "dockerimage");
+  const image = work.data.taskRoles[role].dockerImage;
+  if (images.length && (image === undefined || image === null)) {
+    work.set(["taskRoles", role, "dockerImage"], images[0],
+      { after: ["instances"], before: ["resourcePerInstance", "commands", "prerequisites"] });
+  }
+}
+
+function planLoadLine(work, job, role, wanted, index, warnings) {
+  const needed = roleNames(work.data, role).some((n) => wanted.versions.has(n) && isCmd(wanted.versions.get(n).openpai));
+  const path = ["taskRoles", role, "commands"];
+  const commands = work.get(path);
+  if (!Array.isArray(commands)) {
+    if (needed) {
+      warnings.push(`${job.where(["taskRoles", role])}: task role ${role} has no list of commands; ` +
+        "variables exported by prerequisites will not reach it");
+    }
+    return;
+  }
+  const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
+  if (needed && !present.length) {
+    if (commands.length) work.insert([...path, 0], index.root.job_load_line);
+    else work.set(path, [index.root.job_load_line]);
+  } else if (!needed) {
+    for (const position of present.reverse()) if (work.get(path).length > 1) work.delete([...path, position]);
+  }
+}
+
+function planRecord(work, next, wanted) {
+  next.lock = new Map([...wanted.versions].map(([name, r]) => [name, { version: r.version, digest: r.digest }]));
+  if (!next.empty) {
+    work.set(STATE_PATH, next.asData());
+  } else if (work.exists(STATE_PATH)) {
+    const extras = work.data.extras;
+    const only = extras && typeof extras === "object" && Object.keys(extras).length === 1 && STATE_KEY in extras;
+    work.delete(only ? ["extras"] : STATE_PATH);
+  }
+}
+
+export function itemChanges(old, versions, present) {
+  const out = [];
+  for (const [name, r] of versions) {
+    const requiredBy = r.requiredBy.filter((n) => versions.has(n));
+    const previous = old.lock.get(name);
+    if (!old.lock.has(name) || !present.has(name)) {
+      out.push({ action: "added", name, version: r.version, requiredBy, selected: r.selected });
+    } else if (previous && previous.version !== r.version) {
+      out.push({ action: "updated", name, version: r.version, previous: previous.version, requiredBy, selected: r.selected });
+    }
+  }
+  const chosen = new Set([...old.selected.values()].flat().map((text) => parseRequirement(text).name));
+  for (const name of [...old.lock.keys()].filter((n) => !versions.has(n)).sort(byCodePoint)) {
+    out.push({ action: "removed", name, version: old.lock.get(name).version, reason: chosen.has(name) ? "" : "no longer needed" });
+  }
+  return out;
+}
+
+/* {edits, changes, warnings, closure, references}: what makes `job` carry exactly what `next` selects.
+ * Locked versions stay while they fit, except the `upgrade` names (or all, with `upgradeAll`). */
+export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = new Set() } = {}) {
+  const wanted = wantedClosures(job, old, next, index, { upgradeAll, upgrade });
+  refuseConflicts(job, old, wanted);
+  const changes = itemChanges(old, wanted.versions, new Set(job.topNames()));
+  const warnings = [];
+  const work = new WorkingCopy(job.data);
+  planTop(work, job, old, wanted, index, warnings);
+  for (const role of job.roleOrder()) {
+    planRole(work, role, old, wanted);
+    planLoadLine(work, job, role, wanted, index, warnings);
+  }
+  planRecord(work, next, wanted);
+  return { edits: work.edits, changes, warnings, closure: wanted.versions, references: wanted.references };
+}

@@ -1,0 +1,179 @@
+/* Preparing a job for OpenPAI (tools/prereq/jobs/prepare.py, `prereq job resolve`): names only a task
+ * role mentions filled in from the index, `<% expression.KEY %>` rendered from the user's values, the
+ * lock checked, and the result checked as OpenPAI's rest-server checks it. */
+
+import { applyEdits } from "./apply.js";
+import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
+import { PrereqError } from "./errors.js";
+import { digest, runtimeParameters } from "./forms.js";
+import { formatPath } from "./yamlload.js";
+import { loadFor } from "./operations.js";
+import * as placeholders from "./placeholders.js";
+import { planEdit } from "./plan.js";
+import { validateJob } from "./protocol.js";
+import { byCodePoint, describeChange } from "./records.js";
+import { survivesRoundTrip } from "./roundtrip.js";
+import { parseRequirement } from "./versions.js";
+
+function referencedOnly(job) {
+  const defined = new Set(job.topNames().filter(Boolean));
+  const missing = new Map();
+  for (const role of job.roleOrder()) {
+    const spec = job.roles[role];
+    const names = [...(spec.prerequisites || []), ...TASK_ROLE_FIELDS.filter((f) => typeof spec[f] === "string").map((f) => spec[f])];
+    for (const name of names) {
+      if (defined.has(name)) continue;
+      if (!missing.has(role)) missing.set(role, []);
+      if (!missing.get(role).includes(name)) missing.get(role).push(name);
+    }
+  }
+  return missing;
+}
+
+/* difflib.SequenceMatcher(None, a, b).ratio(), which the CLI's suggestion uses: 2 * matches / total
+ * length, the matches counted from the longest common block (earliest in a, then in b) and the same
+ * on either side of it (no junk heuristic: names are far shorter than its 200 characters). */
+function ratio(a, b) {
+  const matches = (x, y) => {
+    if (!x.length || !y.length) return 0;
+    let best = [0, 0, 0];
+    for (let i = 0; i < x.length; i++) {
+      for (let j = 0; j < y.length; j++) {
+        let k = 0;
+        while (i + k < x.length && j + k < y.length && x[i + k] === y[j + k]) k++;
+        if (k > best[2]) best = [i, j, k];
+      }
+    }
+    const [i, j, k] = best;
+    return k ? k + matches(x.slice(0, i), y.slice(0, j)) + matches(x.slice(i + k), y.slice(j + k)) : 0;
+  };
+  return (2 * matches(a, b)) / (a.length + b.length || 1);
+}
+
+function suggest(index, name) {
+  let best = null;
+  for (const other of index.entries.keys()) {
+    const score = ratio(other, name);
+    // difflib.get_close_matches(name, names, n=1): the best score >= 0.6, ties to the greater name.
+    if (score >= 0.6 && (!best || score > best[0] || (score === best[0] && other > best[1]))) best = [score, other];
+  }
+  return best ? `did you mean '${best[1]}'?` : "search with 'prereq search WORD', or add the item to the job";
+}
+
+function fillIn(job, state, index, missing, indexSource) {
+  const next = state.copy({ index: state.index || indexSource || index.base });
+  for (const [role, names] of missing) {
+    const spec = job.roles[role];
+    for (const name of names) {
+      if (!index.entries.has(name)) {
+        const listed = (spec.prerequisites || []).indexOf(name);
+        const path = listed >= 0 ? ["taskRoles", role, "prerequisites", listed]
+          : ["taskRoles", role, TASK_ROLE_FIELDS.find((f) => spec[f] === name)];
+        throw job.error(path, `task role ${role} names '${name}', which is neither among the job's prerequisites nor in the index`,
+          { hint: suggest(index, name) });
+      }
+      if (!next.selected.has(role)) next.selected.set(role, []);
+      const chosen = next.selected.get(role);
+      if (!chosen.some((t) => parseRequirement(t).name === name)) chosen.push(name);
+    }
+  }
+  const plan = planEdit(job, state, next, index);
+  applyEdits(job.doc, plan.edits);
+  job.warnings.push(...plan.warnings);
+  return plan.changes.map(describeChange);
+}
+
+function checkLock(job, state, index) {
+  job.topNames().forEach((name, position) => {
+    if (state.lock.has(name) && digest(job.data.prerequisites[position]) !== state.lock.get(name).digest) {
+      job.warnings.push(`${job.whereItem(name)}: ${name} differs from the locked ${name} ${state.lock.get(name).version} (edited by hand?)`);
+    }
+  });
+  for (const name of [...state.lock.keys()].sort(byCodePoint)) {
+    const entry = state.lock.get(name);
+    let document;
+    try {
+      document = index.version(name, entry.version);
+    } catch (error) {
+      if (!(error instanceof PrereqError)) throw error;
+      job.warnings.push(`${name} ${entry.version} is locked but not published in the index`);
+      continue;
+    }
+    const deprecated = document.item.deprecated;
+    if (deprecated) {
+      let text = `${name} ${entry.version} is deprecated: ${(deprecated.reason || "").trim()}`;
+      if (deprecated.replacement) text += ` Use ${deprecated.replacement} instead.`;
+      job.warnings.push(text);
+    } else if (document.digest !== entry.digest) {
+      job.warnings.push(`${name} ${entry.version}: the lock's digest differs from the index's; run 'prereq job lock' to refresh it`);
+    }
+  }
+}
+
+function expressionWhere(job, key, path) {
+  const value = job.doc.get(path);
+  const template = typeof value === "string"
+    ? placeholders.find(value).find((t) => t.namespace === "expression" && t.key === key) : undefined;
+  const found = template ? job.whereText(template.text) : null;
+  if (found) return found;
+  const entry = path[0] === "prerequisites" ? job.doc.get(path.slice(0, 2)) : undefined;
+  if (entry && typeof entry === "object" && !Array.isArray(entry)) return `${job.source}: prerequisite ${entry.name} (from the index)`;
+  return job.source;
+}
+
+function renderExpressions(job, values) {
+  const missing = new Map();
+  const renders = [];
+  for (const [path, value] of placeholders.strings(job.data)) {
+    const found = placeholders.find(value).filter((t) => t.namespace === "expression");
+    if (!found.length) continue;
+    for (const template of found) {
+      if (!placeholders.isKnown(template)) {
+        throw job.error(path, `${template.text} is not a valid expression reference`, { hint: "write <% expression.KEY %>" });
+      }
+      if (!Object.prototype.hasOwnProperty.call(values, template.key) && !missing.has(template.key)) missing.set(template.key, path);
+    }
+    renders.push([path, placeholders.renderString(value, "expression", (k) => (Object.prototype.hasOwnProperty.call(values, k) ? values[k] : null))]);
+  }
+  if (missing.size) {
+    const lines = [...missing].map(([key, path]) => `${expressionWhere(job, key, path)}: <% expression.${key} %> has no stored value`);
+    throw new PrereqError(lines.join("\n"), {
+      exitCode: 1, hint: "store your value with: " + [...missing.keys()].map((k) => `prereq expression set ${k} VALUE`).join("; "),
+    });
+  }
+  const isPlugin = (item) => item && typeof item === "object" && !Array.isArray(item) && "plugin" in item;
+  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, survivesRoundTrip(runtimeParameters(item))]] : [])));
+  for (const [path, rendered] of renders) job.doc.set(path, rendered);
+  (job.data.prerequisites || []).forEach((item, position) => {
+    if (!before.has(position) || survivesRoundTrip(runtimeParameters(item))) return;
+    const message = `${job.whereItem(item.name)}: ${item.name} would reach its runtime plugin changed or broken ` +
+      "(the runtime re-reads plugin parameters from their Python repr)";
+    if (before.get(position)) {
+      throw new PrereqError(message + " after your stored expressions were filled in",
+        { exitCode: 1, hint: "avoid stored values that hold both quote kinds or backslashes" });
+    }
+    job.warnings.push(message);
+  });
+}
+
+/* The job ready for OpenPAI: {text, data, changes, warnings}; `expressions` is the user's values. */
+export async function prepareText(text, { index, indexSource = null, expressions = {}, source = "<job>" }) {
+  const job = new JobDocument(text, source);
+  let state = job.state();
+  let changes = [];
+  await loadFor(index, job, state);
+  const missing = referencedOnly(job);
+  if (missing.size) {
+    changes = fillIn(job, state, index, missing, indexSource);
+    state = job.state();
+  }
+  checkLock(job, state, index);
+  renderExpressions(job, expressions);
+  const problems = validateJob(job.data, index.jobSchema);
+  if (problems.length) {
+    const lines = problems.map((p) => `${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
+    throw new PrereqError("OpenPAI would refuse the job:\n    " + lines.join("\n    "),
+      { exitCode: 1, hint: "fix the job; the OpenPAI rest-server checks the same" });
+  }
+  return { text: job.text, data: job.data, changes, warnings: job.warnings };
+}

@@ -1,0 +1,134 @@
+/* Reading a published index (tools/prereq/index/reader.py): the root, per-item files on demand
+ * (checked against their sha256), and a selection of `name[@range]` resolved to one closure.
+ *
+ * Files come through `read(path)`, an async function giving the bytes of `api/v1/<path>` (fetch in
+ * the browser, the file system in tests), so nothing here knows where the index lives.  The job
+ * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach. */
+
+import { PrereqError } from "./errors.js";
+import { chooseVersions, pulledBy } from "./resolver.js";
+import { foldName, isRange, parseRequirement, sortVersions } from "./versions.js";
+
+const ROOT_FILE = "index.json";
+const FORMAT = "prereq-index/1";
+export const RANGE_HINT = "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3"; // rules PRQ141
+
+function hex(buffer) {
+  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+async function parseFile(read, path, base) {
+  const body = await read(path);
+  try {
+    return { body, data: JSON.parse(new TextDecoder("utf-8").decode(body)) };
+  } catch {
+    throw new PrereqError(`${base}/${path} is not JSON`, { hint: "rebuild the index with 'prereq build'" });
+  }
+}
+
+export class Index {
+  /* `base` is what a job records as its index; `read` gives the bytes of a file under api/v1. */
+  constructor(root, { base, read }) {
+    const missing = ["format", "items", "job_load_line", "key_orders", "job_schema"].find((key) => !root || !root[key]);
+    if (missing || root.format !== FORMAT || !Array.isArray(root.items)) {
+      throw new PrereqError(`${base}/${ROOT_FILE} is not a valid prereq index file` + (missing ? `: it has no ${missing}` : ""),
+        { hint: `rebuild it with 'prereq build' (format ${FORMAT})` });
+    }
+    this.root = root;
+    this.base = base;
+    this.read = read;
+    this.entries = new Map(root.items.map((entry) => [entry.name, entry]));
+    this.documents = new Map();
+    this.jobSchema = null;
+  }
+
+  static async load(base, read) {
+    const { data } = await parseFile(read, ROOT_FILE, base);
+    const index = new Index(data, { base, read });
+    await index.loadJobSchema();
+    return index;
+  }
+
+  async verified(path, sha256) {
+    const { body, data } = await parseFile(this.read, path, this.base);
+    if (hex(await globalThis.crypto.subtle.digest("SHA-256", body)) !== sha256) {
+      throw new PrereqError(`${path} does not match the sha256 in ${ROOT_FILE}`,
+        { hint: "the index changed while reading it; run the command again" });
+    }
+    return data;
+  }
+
+  async loadJobSchema() {
+    this.jobSchema = await this.verified(this.root.job_schema.path, this.root.job_schema.sha256);
+  }
+
+  /* Load the files of `names` and of everything any of their versions may require (unknown names are
+   * left for `document` to refuse, with its message). */
+  async ensure(names) {
+    const seen = new Set();
+    let queue = [...names];
+    while (queue.length) {
+      const batch = [...new Set(queue)].filter((name) => !seen.has(name) && this.entries.has(name));
+      queue = [];
+      batch.forEach((name) => seen.add(name));
+      await Promise.all(batch.filter((name) => !this.documents.has(name)).map(async (name) => {
+        const entry = this.entries.get(name);
+        this.documents.set(name, await this.verified(entry.path, entry.sha256));
+      }));
+      for (const name of batch) {
+        for (const version of this.documents.get(name).versions) {
+          for (const text of version.item.require || []) queue.push(parseRequirement(text).name);
+        }
+      }
+    }
+  }
+
+  document(name) {
+    if (!this.entries.has(name)) {
+      const close = [...this.entries.keys()].filter((other) => foldName(other) === foldName(name));
+      throw new PrereqError(`no prerequisite named '${name}' in the index`,
+        { hint: close.length ? `did you mean '${close[0]}'?` : "search with 'prereq search WORD'" });
+    }
+    const document = this.documents.get(name);
+    if (!document) throw new Error(`${name}: its file was not loaded (call ensure first)`);
+    return document;
+  }
+
+  versions(name) {
+    return sortVersions(this.document(name).versions.map((v) => v.version));
+  }
+
+  /* One published version; the latest when `version` is null. */
+  version(name, version = null) {
+    const documents = new Map(this.document(name).versions.map((v) => [v.version, v]));
+    const versions = this.versions(name);
+    const chosen = version || versions[versions.length - 1];
+    if (!documents.has(chosen)) {
+      throw new PrereqError(`${name} has no published version ${chosen}`, { hint: "published: " + versions.join(", ") });
+    }
+    return documents.get(chosen);
+  }
+
+  /* `name[@range]` selections as one ordered closure: [{name, version, openpai, digest, requiredBy, selected}]. */
+  closure(selections, { locked = new Map() } = {}) {
+    const requests = selections.map(parseRequirement);
+    for (const request of requests) {
+      if (request.range && !isRange(request.range)) {
+        throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, { hint: RANGE_HINT });
+      }
+    }
+    const choice = chooseVersions(requests, {
+      versionsOf: (name) => this.versions(name),
+      requiresOf: (name, version) => (this.version(name, version).item.require || []).map(parseRequirement),
+      locked,
+    });
+    const selected = new Set(requests.map((r) => r.name));
+    return choice.order.map((name) => {
+      const document = this.version(name, choice.versions.get(name));
+      return {
+        name, version: choice.versions.get(name), openpai: document.openpai, digest: document.digest,
+        requiredBy: pulledBy(choice, name), selected: selected.has(name),
+      };
+    });
+  }
+}

@@ -1,0 +1,55 @@
+/* What job editing reads and returns (tools/prereq/jobs/records.py). */
+
+export const STATE_KEY = "prereq";
+export const STATE_PATH = ["extras", STATE_KEY];
+
+/* extras.prereq: {index, selected: Map role -> [NAME[@RANGE]], lock: Map name -> {version, digest}}. */
+export class JobState {
+  constructor({ index = null, selected = new Map(), lock = new Map() } = {}) {
+    this.index = index;
+    this.selected = selected;
+    this.lock = lock;
+  }
+
+  asData() {
+    const data = {};
+    if (this.index) data.index = this.index;
+    data.selected = {};
+    for (const [role, names] of this.selected) if (names.length) data.selected[role] = [...names];
+    data.lock = {};
+    for (const name of [...this.lock.keys()].sort(byCodePoint)) {
+      const entry = this.lock.get(name);
+      data.lock[name] = { version: entry.version, digest: entry.digest };
+    }
+    return data;
+  }
+
+  get empty() {
+    return ![...this.selected.values()].some((names) => names.length) && this.lock.size === 0;
+  }
+
+  copy({ index = null } = {}) {
+    return new JobState({
+      index: index || this.index,
+      selected: new Map([...this.selected].map(([role, names]) => [role, [...names]])),
+      lock: new Map(this.lock),
+    });
+  }
+}
+
+/* Python's sort order of strings: by code point (JS compares UTF-16 code units). */
+export function byCodePoint(a, b) {
+  const x = [...a].map((ch) => ch.codePointAt(0));
+  const y = [...b].map((ch) => ch.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe). */
+export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" }) {
+  let text = action === "updated" ? `updated ${name} ${previous} -> ${version}` : `${action} ${name} ${version}`;
+  if (requiredBy.length) text += ", required by " + requiredBy.join(", ");
+  else if (selected && action === "added") text += ", selected";
+  if (reason) text += ` (${reason})`;
+  return text;
+}

@@ -1,0 +1,614 @@
+/* The OpenPAI runtime's round trip of a plugin parameter, as prereq.openpai.runtime.survives_round_trip:
+ * the runtime re-reads parameters with yaml.safe_load(str(value)) (Python's str(), then PyYAML's
+ * YAML 1.1 SafeLoader), and a value survives when what comes back equals it.
+ *
+ * survivesRoundTrip(value) gives Python's verdict for values built from JSON.  It writes str()
+ * as Python does (pythonRepr: quote choice, escapes, str.isprintable from Unicode 14.0, as in
+ * Python 3.11), parses with the vendored `yaml` library, and then resolves and constructs the
+ * nodes itself as PyYAML's Resolver and SafeConstructor do, because the library's YAML 1.1
+ * schema reads other texts as numbers (1e-05 is a float there, a str in PyYAML; 0x_, 0b are
+ * ints in PyYAML and raise), has no `=` (value) tag, merges `<<` differently and turns invalid
+ * dates such as 2001-02-30 into other dates where Python raises.  PyYAML's scanner is also
+ * stricter than a YAML 1.2 one: tabs outside quoted scalars and comments, \x85/\u2028/\u2029
+ * as line breaks, implicit flow keys over 1024 characters, duplicate anchors, %YAML 2.0.
+ *
+ * Numbers: a safe integer is a Python int, any other number a float (see digest.js); both
+ * readings give the same verdict except for an integral float >= 2**53 that was an int in
+ * Python (1e16 here: "1e+16" does not survive; the int 10000000000000000 does).
+ *
+ * Where Python's survives_round_trip raises (a top-level string such as "0x_", "2001-02-30" or
+ * "!!int x" reaches int() or datetime() inside PyYAML), this throws an Error whose name is the
+ * Python exception's (ValueError, KeyError, IndexError, AttributeError, TypeError). */
+
+import { isMap, isPair, isScalar, isSeq, parseDocument } from "../vendor/prereq-vendor.js";
+import { pythonFloatRepr } from "./digest.js";
+
+export function survivesRoundTrip(value) {
+  let loaded;
+  try {
+    loaded = safeLoad(typeof value === "string" ? value : pythonRepr(value));
+  } catch (error) {
+    if (error instanceof YamlError) return false;
+    throw error;
+  }
+  return pyEquals(loaded, value);
+}
+
+/* yaml.YAMLError: survives_round_trip answers False. */
+class YamlError extends Error {}
+
+/* Any other Python exception, which survives_round_trip lets through. */
+function pyError(name, message) {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+// ------------------------------------------------------------------------------ Python's repr
+
+export function pythonRepr(value) {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return Number.isSafeInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "string") return reprString(value);
+  if (Array.isArray(value)) return "[" + value.map(pythonRepr).join(", ") + "]";
+  return "{" + Object.entries(value).map(([k, v]) => reprString(k) + ": " + pythonRepr(v)).join(", ") + "}";
+}
+
+const REPR_ESCAPES = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/* unicode_repr: single quotes unless the text has ' and no "; escapes for the quote, the
+ * backslash, \t \n \r and every character str.isprintable rejects. */
+function reprString(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === quote) out += "\\" + ch;
+    else if (REPR_ESCAPES[ch]) out += REPR_ESCAPES[ch];
+    else if (code < 0x7f ? code >= 0x20 : isPrintable(code)) out += ch;
+    else if (code <= 0xff) out += "\\x" + hex(code, 2);
+    else if (code <= 0xffff) out += "\\u" + hex(code, 4);
+    else out += "\\U" + hex(code, 8);
+  }
+  return out + quote;
+}
+
+function hex(code, width) {
+  return code.toString(16).padStart(width, "0");
+}
+
+/* The code points str.isprintable rejects in Python 3.11 (Unicode 14.0: categories Cc Cf Cs Co
+ * Cn Zl Zp and Zs but the space), as base-36 runs: "gap.extra" starts `gap` after the previous
+ * run's end and spans `extra` more code points (".0" left out).  The JS \p{} classes follow the
+ * engine's newer Unicode, in which characters assigned since 14.0 are no longer Cn. */
+const NOT_PRINTABLE = `
+  0.v 2n.x c ju.1 6.3 7 1 k b1 12.1 1e.1 3 1j.7 r.3 6.g m 5c 1c.1 1n.1 2t.d 1n.1 1d.1 f s.1 1 b.4 v.8
+  22 4h 8.1 2.1 m 7 1.2 4.1 9.1 2.1 4.7 1.3 2 5.1 p.1 3 6.3 2.1 m 7 2 2 2.1 1 5.3 2.1 3.2 1.6 4 1.6
+  h.9 3 9 3 m 7 2 5.1 a 3 3.1 1.e 4.1 c.6 7 3 8.1 2.1 m 7 2 5.1 9.1 2.1 3.6 3.3 2 5.1 i.9 2 6.2 3 4.2
+  2 1 2.2 2.2 3.2 c.3 5.2 3 4.1 1.5 1.d l.4 d 3 n g.1 9 3 4.6 2 3.1 1.1 4.1 a.6 m 3 n a 5.1 9 3 4.6
+  2.5 2 4.1 a 2.c d 3 1f 3 6.3 g.1 q 3 i.2 o 9 1.1 7.2 1.3 6 1 8.5 a.1 3.b 1m.3 t.10 2 1 5 o 1 n.1 5 1
+  6.1 a.1 4.v 20 10.3 13 10 f d.10 5i 1.4 1.1 ah 4.1 7 1 4.1 15 4.1 x 4.1 7 1 4.1 f 1l 4.1 1v.1 w.2
+  q.5 2e.1 6.1 hs s.2 2h.6 m.8 o.8 k.b d 3 2.b 2m.1 a.5 a.5 e b.5 2h.6 17.4 1y.9 v c.3 c.3 1.2 16.1
+  5.a 18.3 q.5 b.2 1q.1 1t t.1 b.5 a.5 e.1 v.1c 25.2 1b 38.7 1o.2 f.2 1o.6 17.1 b.7 17.4 eu.1 6.1 12.1
+  6.1 8 1 1 1 v.1 1h f e.1 6 j.1 3 9.g o.7 1b.g 2.1 r d.2 x.e x.e 3w.3 if.o b.k 1ec.1 w 9p.4 19 1.4
+  1.1 1k.6 2.d o.8 7 7 7 7 7 7 7 7 3i.x q 2h.b 5y.p c.4 1r 2e.1 2v.4 17 2m 2c.b 1b mlp.2 1j.8 9o.j
+  54.7 5n.4 2 1 5.n 1n.2 a.5 1k.7 1y.7 c.5 38.a u.2 26 b.3 x 1j.8 e.1 a.1 2v.n s.9 6.1 6.1 6.8 7 7
+  1o.3 3i.1 a.5 8mc.b n.3 1d.6ir a6.1 2y.11 7.b 5.4 q 5 1 2 2 3h.f cd.1 1i.6 1.v 16.5 1f j 4.3 5 3r.3
+  5a.2 6.1 6.1 6.1 3.2 7 7.c 2.1 c q j 2 f.1 e.x 3f.4 3.3 19.2 2g d.2 1.1a 1a.3l t.2 1d.e s.3 10.8 u.4
+  17.4 u 11.3 e.15 4e.1 a.5 10.3 10.3 14.7 1g.a c f 7 2 b f 7 2.1u 8n.8 m.9 8.n 6 16 9.1w 6.1 1 18 2.2
+  1.1 n 20.7 9.1b j 2.4 x.2 r.4 1.1r 1k.3 k.1 1e 2.4 8 3 t.1 3.3 a.6 9.6 1s.v 13.3 c.8 1i.2 t.1 r.4
+  q.6 4.b 7.27 21.1i 1f.c 1f.6 1a.7 a.85 v 16 3.1 2.25 14.7 16.l q.11 s.j n.8 26.3 10.8 1q 5.c p.6 a.5
+  1h i.7 13.8 2o k.a i 18.1s 7 1 4 f b.5 1n.4 a.5 4 8.1 2.1 m 7 2 5 a.1 2.1 3.1 1.5 1.4 7.1 7.2 5.3u
+  2k 5.t 20.7 a.4l 1i.1 12.x 1x.a a.5 d.i 1m.5 a.1h r.1 f.3 n.54 1o.2r 2b.b 8.1 1.1 8 2 u 2.1 c.8 a.1x
+  8.1 1a.1 b.q 20.7 2b.c 21.7a 9 19 e.9 t.2 w.1 m e.20 7 2 18.2 1 2 9.7 a.5 6 2 11 2 6.6 a.8l p.52 1.e
+  1e.c pn.2t 33 5.a 5g.217 2r.c tr.34g g7.6ns ft.6 v a.3 29 a.5 u.1 6.9 1y.9 a 7 l.4 j.j3 2j.2s 23.3
+  1l.6 h.1r 5.a 2.d 4qg.7 ye.15 9.6w6 4 7 2 83.18 3.g 4.7 b0.1s3 2z.4 d.2 9.6 a.1 4.3mn 1a.1 n.8 38.1n
+  6u.9 13.1 22.7 34.k 1y.49 k.b 2f.8 p.3q 2d 1z 2.1 1.1 2.1 4 c 1 7 1t 4.1 8 7 s 4 5 1.2 7 9g.1 84.1
+  ji.e 5 f.un v.68 7 h.1 7 2 5.5w 19.2 e.1 a.3 2.8v v.g 1m.4 1.yn 7 4 2 f 5h.1 g.14 24.3 a.3 2.ls
+  1w.23 1p.5d 4 r 2 1.1 1 a 4 1 1.5 1.3 1 1 1 3 2 1.1 1 1 1 1 1 2 1.1 4 7 4 4 1 a h.4 3 5 h.1f 2.7h
+  18.3 2s.b f.1 f f 11.9 4u.1j t.c 18.3 9.6 2.d 6.49 rc.4 g.2 d.2 38.b 2h.6 c.3 1.e c.3 1k.7 a.5 14.7
+  u.1 2.25 9g.b e.1 5.2 5.2 7.8 t.2 b.4 6.9 a.5 8.7 7.8 43 1j.10 a.sl wyo.v 37d.6 66.1 4g2.d 5rl.2e6
+  f2.15t 3t7.fcms 6o.47bj`;
+
+const [RUN_STARTS, RUN_ENDS] = decodeRuns(NOT_PRINTABLE);
+
+function decodeRuns(text) {
+  const starts = [];
+  const ends = [];
+  let next = 0;
+  for (const run of text.trim().split(/\s+/)) {
+    const [gap, extra = "0"] = run.split(".");
+    starts.push(next + parseInt(gap, 36));
+    ends.push(starts.at(-1) + parseInt(extra, 36));
+    next = ends.at(-1) + 1;
+  }
+  return [starts, ends];
+}
+
+function isPrintable(code) {
+  let [low, high] = [0, RUN_STARTS.length - 1];
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (code < RUN_STARTS[mid]) high = mid - 1;
+    else if (code > RUN_ENDS[mid]) low = mid + 1;
+    else return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------------------ PyYAML's safe_load
+
+// The Reader refuses any other character before scanning starts (ReaderError).
+const NOT_YAML_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+function safeLoad(text) {
+  if (NOT_YAML_PRINTABLE.test(text)) throw new YamlError("unacceptable character");
+  const plain = wholePlainScalar(text);
+  const root = plain === null ? compose(text) : scalarNode(plain, true, null);
+  return root === null ? null : construct(root);
+}
+
+// ------------------------------------------------------------------------------ one plain scalar
+
+/* A text that PyYAML scans as one plain scalar up to its end (scanner.py scan_plain and
+ * scan_plain_spaces, block context at the top level) reads as that scalar's value, which is
+ * the only way a top-level string can come back unchanged.  null for any other text. */
+function wholePlainScalar(text) {
+  if (!startsPlain(text)) return null;
+  let [value, spaces, i] = ["", "", 0];
+  while (text[i] !== "#") {
+    const end = chunkEnd(text, i);
+    if (end === i) break;
+    value += spaces + text.slice(i, end);
+    const gap = plainSpaces(text, end);
+    if (gap === null) return null; // a document marker ends the scalar
+    [spaces, i] = [gap.chunks, gap.end];
+    if (gap.end === end) break;
+  }
+  return i === text.length ? value : null;
+}
+
+const BREAKS = "\r\n\x85\u2028\u2029";
+const isBlankZ = (ch) => ch === undefined || ch === " " || ch === "\t" || BREAKS.includes(ch);
+const isMarker = (text, i) => (text.startsWith("---", i) || text.startsWith("...", i)) && isBlankZ(text[i + 3]);
+
+function startsPlain(text) {
+  const ch = text[0];
+  if (ch === undefined || ch === "\ufeff" || isMarker(text, 0)) return false; // PyYAML skips a leading BOM
+  if ("-?:".includes(ch)) return !isBlankZ(text[1]);
+  return !isBlankZ(ch) && !"-?:,[]{}#&*!|>'\"%@`".includes(ch);
+}
+
+function chunkEnd(text, i) {
+  while (i < text.length && !isBlankZ(text[i]) && !(text[i] === ":" && isBlankZ(text[i + 1]))) i++;
+  return i;
+}
+
+/* Spaces (kept between chunks) or line breaks (folded: "\n" to a space, or dropped before more
+ * breaks; \u2028 and \u2029 kept).  null at a document marker. */
+function plainSpaces(text, i) {
+  let j = i;
+  while (text[j] === " ") j++;
+  if (j >= text.length || !BREAKS.includes(text[j])) return { chunks: text.slice(i, j), end: j };
+  const [first, afterFirst] = readBreak(text, j);
+  const breaks = [];
+  let k = afterFirst;
+  if (isMarker(text, k)) return null;
+  while (text[k] === " " || (k < text.length && BREAKS.includes(text[k]))) {
+    if (text[k] === " ") {
+      k++;
+      continue;
+    }
+    const [br, next] = readBreak(text, k);
+    breaks.push(br);
+    k = next;
+    if (isMarker(text, k)) return null;
+  }
+  const fold = first !== "\n" ? first : breaks.length ? "" : " ";
+  return { chunks: fold + breaks.join(""), end: k };
+}
+
+function readBreak(text, i) {
+  if (text.startsWith("\r\n", i)) return ["\n", i + 2];
+  return ["\u2028\u2029".includes(text[i]) ? text[i] : "\n", i + 1];
+}
+
+// ------------------------------------------------------------------------------ composing with `yaml`
+
+const Y = "tag:yaml.org,2002:";
+const [SCALAR, SEQ, MAP] = ["scalar", "seq", "map"];
+
+/* Any other document: parsed by the library, with PyYAML's further refusals, as nodes
+ * {kind, tag, value} the way PyYAML's composer builds them. */
+function compose(text) {
+  // Line breaks to PyYAML that the library reads as content; one code unit each, so offsets hold.
+  const source = text.replace(/[\x85\u2028\u2029]|\r(?!\n)/g, "\n");
+  const doc = parseDocument(source, { version: "1.1", schema: "failsafe", uniqueKeys: false });
+  if (doc.errors.length) throw new YamlError(doc.errors[0].message);
+  checkYamlDirective(source);
+  checkScanner(source, doc.contents);
+  return doc.contents === null ? null : toNode(doc.contents, new Map());
+}
+
+function checkYamlDirective(source) {
+  const versions = [...source.matchAll(/^%YAML[ \t]+(\S*)/gm)].map((match) => match[1]);
+  if (versions.length > 1 || versions.some((version) => !/^1\.\d+$/.test(version))) {
+    throw new YamlError("found incompatible YAML document (version 1.* is required)");
+  }
+}
+
+/* What PyYAML's scanner refuses and a YAML 1.2 parser takes: a tab where a token may start
+ * (outside quoted and block scalars and comments), '?' inside a plain scalar in flow context,
+ * and an implicit flow key that spans lines or runs over 1024 characters before its ':'. */
+function checkScanner(source, root) {
+  const quoted = [];
+  const visit = (node, inFlow) => {
+    if (isScalar(node)) {
+      if (node.type !== "PLAIN") quoted.push(node.range);
+      else if (inFlow && source.slice(node.range[0], node.range[1]).includes("?")) throw new YamlError("'?' in flow");
+    }
+    for (const item of node?.items ?? []) {
+      const flow = inFlow || Boolean(node.flow);
+      if (isPair(item) && flow) checkFlowKey(source, item.key);
+      for (const child of isPair(item) ? [item.key, item.value] : [item]) visit(child, flow);
+    }
+  };
+  visit(root, false);
+  checkTabs(source, (i) => quoted.some(([start, end]) => i >= start && i < end));
+}
+
+function checkFlowKey(source, key) {
+  if (!key?.range || /\?\s*$/.test(source.slice(0, key.range[0]))) return; // no key, or an explicit one
+  const colon = key.range[1] + source.slice(key.range[1]).search(/[^ \r\n]|$/);
+  if (source[colon] !== ":") return;
+  const span = source.slice(key.range[0], colon);
+  if (/[\r\n]/.test(span) || [...span].length > 1024) throw new YamlError("simple key too long or on more lines");
+}
+
+function checkTabs(source, inQuoted) {
+  for (let i = source.indexOf("\t"); i !== -1; i = source.indexOf("\t", i + 1)) {
+    if (!inQuoted(i) && !inComment(source, i, inQuoted)) throw new YamlError("found character '\\t'");
+  }
+}
+
+function inComment(source, i, inQuoted) {
+  const start = Math.max(source.lastIndexOf("\n", i), source.lastIndexOf("\r", i)) + 1;
+  for (let j = start; j < i; j++) {
+    if (source[j] === "#" && !inQuoted(j) && (j === start || " \t".includes(source[j - 1]))) return true;
+  }
+  return false;
+}
+
+function toNode(item, anchors) {
+  if (item === null || item === undefined) return scalarNode("", true, null); // an empty node
+  if (isScalar(item)) {
+    return anchored(item, anchors, scalarNode(item.source ?? String(item.value), item.type === "PLAIN", item.tag ?? null));
+  }
+  if (!isMap(item) && !isSeq(item)) {
+    if (!anchors.has(item.source)) throw new YamlError(`found undefined alias '${item.source}'`);
+    return anchors.get(item.source);
+  }
+  const kind = isMap(item) ? MAP : SEQ;
+  const node = anchored(item, anchors, { kind, tag: item.tag && item.tag !== "!" ? item.tag : Y + kind, value: [] });
+  for (const child of item.items) node.value.push(childNode(child, kind, anchors));
+  return node;
+}
+
+function childNode(child, kind, anchors) {
+  if (!isPair(child)) return toNode(child, anchors);
+  const pair = [toNode(child.key, anchors), toNode(child.value, anchors)];
+  return kind === MAP ? pair : { kind: MAP, tag: Y + "map", value: [pair] }; // [a: b] is a one-pair map
+}
+
+function anchored(item, anchors, node) {
+  if (!item.anchor) return node;
+  if (anchors.has(item.anchor)) throw new YamlError(`found duplicate anchor '${item.anchor}'`);
+  anchors.set(item.anchor, node);
+  return node;
+}
+
+// ------------------------------------------------------------------------------ resolving (resolver.py)
+
+// Python's $ also matches before a final "\n"; the order and first characters are PyYAML's.
+const end = "(?=\\n?$)";
+const RESOLVERS = [
+  ["bool", "yYnNtTfFoO", `^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)${end}`],
+  ["float", "-+0123456789.", "^(?:[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?" +
+    `|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))${end}`],
+  ["int", "-+0123456789", "^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+" +
+    `|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)${end}`],
+  ["merge", "<", `^(?:<<)${end}`],
+  ["null", "~nN", `^(?:~|null|Null|NULL|)${end}`],
+  ["timestamp", "0123456789", "^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?" +
+    `(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)${end}`],
+  ["value", "=", `^(?:=)${end}`],
+  ["yaml", "!&*", `^(?:!|&|\\*)${end}`],
+].map(([name, first, pattern]) => ({ tag: Y + name, first, regexp: new RegExp(pattern) }));
+
+/* PyYAML resolves a plain scalar without a tag, and any scalar tagged "!", by its value. */
+function scalarNode(value, plain, tag) {
+  const implicit = (plain && tag === null) || tag === "!";
+  return { kind: SCALAR, tag: implicit ? resolve(value) : (tag ?? Y + "str"), value };
+}
+
+function resolve(value) {
+  if (value === "") return Y + "null";
+  const found = RESOLVERS.find(({ first, regexp }) => first.includes(value[0]) && regexp.test(value));
+  return found ? found.tag : Y + "str";
+}
+
+// ------------------------------------------------------------------------------ constructing (constructor.py)
+
+class PyFloat {
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+/* A dict as far as comparing with a JSON object needs: its str keys, and whether it has others. */
+class PyDict {
+  constructor() {
+    this.strings = new Map();
+    this.others = false;
+  }
+
+  update(entries) {
+    for (const [key, value] of entries) {
+      if (typeof key === "string") this.strings.set(key, value);
+      else this.others = true;
+    }
+  }
+}
+
+/* Values no JSON value equals: set, bytes, date, datetime, tuple. */
+class PyOther {
+  constructor(type) {
+    this.type = type;
+  }
+}
+
+const isHashable = (data) => !Array.isArray(data) && !(data instanceof PyDict) && data?.type !== "set";
+
+/* construct_document: scalars at once, collections as an empty object filled in later, in the
+ * order PyYAML's state generators run (which decides which error a document raises first). */
+function construct(root) {
+  const done = new Map();
+  const building = new Set();
+  const later = [];
+  const object = (node) => {
+    if (done.has(node)) return done.get(node);
+    if (building.has(node)) throw new YamlError("found unconstructable recursive node");
+    building.add(node);
+    const data = (CONSTRUCTORS[node.tag] ?? constructUndefined)(node, { object, later: (fill) => later.push(fill) });
+    done.set(node, data);
+    building.delete(node);
+    return data;
+  };
+  const data = object(root);
+  while (later.length) later.shift()();
+  return data;
+}
+
+function constructUndefined(node) {
+  throw new YamlError(`could not determine a constructor for the tag '${node.tag}'`);
+}
+
+/* SafeConstructor.construct_scalar: a mapping with a `=` key stands for that key's value. */
+function constructScalar(node) {
+  if (node.kind === MAP) {
+    const pair = node.value.find(([key]) => key.tag === Y + "value");
+    if (pair) return constructScalar(pair[1]);
+  }
+  if (node.kind !== SCALAR) throw new YamlError(`expected a scalar node, but found ${node.kind}`);
+  return node.value;
+}
+
+function constructMapping(node, object) {
+  if (node.kind !== MAP) throw new YamlError(`expected a mapping node, but found ${node.kind}`);
+  flattenMapping(node);
+  const entries = [];
+  for (const [keyNode, valueNode] of node.value) {
+    const key = object(keyNode);
+    if (!isHashable(key)) throw new YamlError("found unhashable key");
+    entries.push([key, object(valueNode)]);
+  }
+  return entries;
+}
+
+/* Merge keys (<<) pull in the pairs of a mapping or a list of mappings, the first one winning;
+ * a `=` key is an ordinary str key inside a mapping. */
+function flattenMapping(node) {
+  const merged = [];
+  const seen = new Set();
+  const take = (source) => {
+    if (source.kind !== MAP) throw new YamlError(`expected a mapping for merging, but found ${source.kind}`);
+    flattenMapping(source);
+    for (const pair of source.value) if (!seen.has(pair[0])) merged.push(pair), seen.add(pair[0]);
+  };
+  node.value = node.value.filter(([key, value]) => {
+    if (key.tag === Y + "value") key.tag = Y + "str";
+    if (key.tag !== Y + "merge") return true;
+    if (value.kind === SEQ) value.value.forEach(take);
+    else if (value.kind === MAP) take(value);
+    else throw new YamlError(`expected a mapping or list of mappings for merging, but found ${value.kind}`);
+    return false;
+  });
+  node.value = merged.concat(node.value);
+}
+
+function constructPairs(node, { object, later }) {
+  const pairs = [];
+  later(() => {
+    if (node.kind !== SEQ) throw new YamlError(`expected a sequence, but found ${node.kind}`);
+    for (const sub of node.value) {
+      if (sub.kind !== MAP || sub.value.length !== 1) throw new YamlError("expected a mapping of length 1");
+      object(sub.value[0][0]);
+      object(sub.value[0][1]);
+      pairs.push(new PyOther("tuple"));
+    }
+  });
+  return pairs;
+}
+
+const CONSTRUCTORS = {
+  [Y + "null"]: (node) => (constructScalar(node), null),
+  [Y + "bool"]: (node) => constructBool(constructScalar(node)),
+  [Y + "int"]: (node) => constructInt(constructScalar(node)),
+  [Y + "float"]: (node) => constructFloat(constructScalar(node)),
+  [Y + "binary"]: (node) => constructBinary(constructScalar(node)),
+  [Y + "timestamp"]: (node) => constructTimestamp(constructScalar(node), node),
+  [Y + "omap"]: constructPairs,
+  [Y + "pairs"]: constructPairs,
+  [Y + "str"]: constructScalar,
+  [Y + "set"]: (node, { object, later }) => {
+    const set = new PyOther("set");
+    later(() => constructMapping(node, object));
+    return set;
+  },
+  [Y + "seq"]: (node, { object, later }) => {
+    const list = [];
+    later(() => {
+      if (node.kind !== SEQ) throw new YamlError(`expected a sequence node, but found ${node.kind}`);
+      for (const child of node.value) list.push(object(child));
+    });
+    return list;
+  },
+  [Y + "map"]: (node, { object, later }) => {
+    const dict = new PyDict();
+    later(() => dict.update(constructMapping(node, object)));
+    return dict;
+  },
+};
+
+const BOOLS = new Map([["yes", true], ["no", false], ["true", true], ["false", false], ["on", true], ["off", false]]);
+
+function constructBool(value) {
+  const key = value.toLowerCase();
+  if (!BOOLS.has(key)) throw pyError("KeyError", `'${key}'`);
+  return BOOLS.get(key);
+}
+
+/* Sign, then "0", 0b.., 0x.., 0.. (octal), sexagesimal a:b:c or decimal, each through int(). */
+function constructInt(text) {
+  let value = text.replaceAll("_", "");
+  const sign = firstChar(value) === "-" ? -1n : 1n;
+  if ("+-".includes(firstChar(value))) value = value.slice(1);
+  if (value === "0") return 0n;
+  if (value.startsWith("0b")) return sign * pyInt(value.slice(2), 2);
+  if (value.startsWith("0x")) return sign * pyInt(value.slice(2), 16);
+  if (firstChar(value) === "0") return sign * pyInt(value, 8);
+  if (value.includes(":")) return sign * value.split(":").reduce((sum, part) => sum * 60n + pyInt(part, 10), 0n);
+  return sign * pyInt(value, 10);
+}
+
+function constructFloat(text) {
+  let value = text.replaceAll("_", "").toLowerCase();
+  const sign = firstChar(value) === "-" ? -1 : 1;
+  if ("+-".includes(firstChar(value))) value = value.slice(1);
+  if (value === ".inf") return new PyFloat(sign * Infinity);
+  if (value === ".nan") return new PyFloat(NaN);
+  if (!value.includes(":")) return new PyFloat(sign * pyFloat(value));
+  const parts = value.split(":").map(pyFloat).reverse();
+  return new PyFloat(sign * parts.reduce(([sum, base], digit) => [sum + digit * base, base * 60], [0, 1])[0]);
+}
+
+/* value[0] in Python: IndexError on an empty string. */
+function firstChar(value) {
+  if (value === "") throw pyError("IndexError", "string index out of range");
+  return value[0];
+}
+
+// Python's str.isspace, which int() and float() strip around their argument.
+const PY_SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*";
+const DIGITS = { 2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]" };
+const PREFIX = { 2: "(?:0[bB])?", 8: "(?:0[oO])?", 10: "", 16: "(?:0[xX])?" };
+
+/* int(text, base): Unicode decimal digits count as 0-9, whitespace around is stripped. */
+function pyInt(text, base) {
+  const ascii = asciiDigits(text);
+  const match = new RegExp(`^${PY_SPACE}([-+]?)${PREFIX[base]}(${DIGITS[base]}+)${PY_SPACE}$`).exec(ascii);
+  if (!match) throw pyError("ValueError", `invalid literal for int() with base ${base}: '${text}'`);
+  const digits = [...match[2]].reduce((sum, d) => sum * BigInt(base) + BigInt(parseInt(d, 16)), 0n);
+  return match[1] === "-" ? -digits : digits;
+}
+
+function pyFloat(text) {
+  const ascii = asciiDigits(text);
+  const match = new RegExp(`^${PY_SPACE}([-+]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan))${PY_SPACE}$`, "i").exec(ascii);
+  if (!match) throw pyError("ValueError", `could not convert string to float: '${text}'`);
+  const word = match[1].replace(/^[-+]/, "").toLowerCase();
+  if (word === "nan") return NaN;
+  if (word.startsWith("inf")) return match[1].startsWith("-") ? -Infinity : Infinity;
+  return Number(match[1]);
+}
+
+/* Decimal digits of other scripts as ASCII: Unicode puts each script's 0-9 in consecutive code
+ * points, so a digit's value is its distance from the start of its run of digits, modulo 10. */
+function asciiDigits(text) {
+  const isDigit = (code) => /\p{Nd}/u.test(String.fromCodePoint(code));
+  return text.replace(/\p{Nd}/gu, (ch) => {
+    const code = ch.codePointAt(0);
+    let start = code;
+    while (isDigit(start - 1)) start--;
+    return String((code - start) % 10);
+  });
+}
+
+/* base64.decodebytes, as binascii.a2b_base64 reads (other characters skipped, padding ends it). */
+function constructBinary(text) {
+  if (/[^\x00-\x7f]/.test(text)) throw new YamlError("failed to convert base64 data into ascii");
+  let [quad, pads] = [0, 0];
+  for (const ch of text) {
+    if (ch === "=") {
+      if (quad >= 2 && quad + ++pads >= 4) return new PyOther("bytes");
+      continue;
+    }
+    if (!/[A-Za-z0-9+/]/.test(ch)) continue;
+    [quad, pads] = [(quad + 1) % 4, 0];
+  }
+  if (quad !== 0) throw new YamlError("failed to decode base64 data");
+  return new PyOther("bytes");
+}
+
+const TIMESTAMP = new RegExp("^([0-9]{4})-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])" +
+  `(?:\\.[0-9]*)?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?${end}`);
+
+/* datetime.date / datetime.datetime / datetime.timezone, which raise ValueError out of range. */
+function constructTimestamp(text, node) {
+  if (node.kind !== SCALAR) throw pyError("TypeError", "expected string or bytes-like object");
+  const match = TIMESTAMP.exec(text);
+  if (!match) throw pyError("AttributeError", "'NoneType' object has no attribute 'groupdict'");
+  const [year, month, day, hour, minute, second, , sign, tzHour = 0, tzMinute = 0] = match
+    .slice(1)
+    .map((group) => (group && /^[0-9]+$/.test(group) ? Number(group) : group));
+  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  const valid = year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days[month - 1];
+  const tzValid = !sign || tzHour * 60 + tzMinute < 24 * 60;
+  if (!valid || !tzValid || (hour !== undefined && (hour > 23 || minute > 59 || second > 59))) {
+    throw pyError("ValueError", "timestamp out of range");
+  }
+  return new PyOther(hour === undefined ? "date" : "datetime");
+}
+
+// ------------------------------------------------------------------------------ ==
+
+/* Python's == between what came back and a JSON value (True == 1 == 1.0; "1" != 1). */
+function pyEquals(loaded, original) {
+  if (typeof original === "string") return loaded === original;
+  if (original === null || original === undefined) return loaded === null;
+  if (typeof original === "number" || typeof original === "boolean") return numberEquals(loaded, Number(original));
+  if (Array.isArray(original)) {
+    return Array.isArray(loaded) && loaded.length === original.length && original.every((v, i) => pyEquals(loaded[i], v));
+  }
+  const keys = Object.keys(original);
+  if (!(loaded instanceof PyDict) || loaded.others || loaded.strings.size !== keys.length) return false;
+  return keys.every((key) => loaded.strings.has(key) && pyEquals(loaded.strings.get(key), original[key]));
+}
+
+function numberEquals(loaded, x) {
+  if (typeof loaded === "boolean") return (loaded ? 1 : 0) === x;
+  if (typeof loaded === "bigint") return Number.isInteger(x) && BigInt(x) === loaded;
+  return loaded instanceof PyFloat && loaded.value === x;
+}

@@ -1,0 +1,52 @@
+/* What the composer's list shows for one task role (no DOM): the role's closure, who requires what,
+ * what the job's own text names, what other task roles select. */
+
+import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
+import { loadFor } from "./operations.js";
+import { parseRequirement } from "./versions.js";
+
+export async function analyse(index, text, role) {
+  const job = new JobDocument(text, "job");
+  const state = job.state();
+  await loadFor(index, job, state);
+  const roles = job.roleOrder();
+  if (!roles.includes(role)) role = roles[0];
+  const selections = state.selected.get(role) || [];
+  const pinned = new Map([...state.lock].map(([name, entry]) => [name, entry.version]));
+  const closure = selections.length ? index.closure(selections, { locked: pinned }) : [];
+  const inClosure = new Map(closure.map((r) => [r.name, r]));
+  const spec = job.roles[role];
+  const named = new Set((spec.prerequisites || []).filter((n) => !inClosure.has(n)));
+  for (const field of TASK_ROLE_FIELDS) if (typeof spec[field] === "string" && !inClosure.has(spec[field])) named.add(spec[field]);
+  const elsewhere = new Map();
+  for (const [other, list] of state.selected) {
+    if (other === role) continue;
+    for (const name of list.map((t) => parseRequirement(t).name)) {
+      if (!elsewhere.has(name)) elsewhere.set(name, []);
+      elsewhere.get(name).push(other);
+    }
+  }
+  return {
+    job, role, roles, state, closure, inClosure, named, elsewhere,
+    selected: new Set(selections.map((t) => parseRequirement(t).name)),
+    handTop: new Set(job.topNames().filter((n) => n !== null && !state.lock.has(n))),
+    name: typeof job.data.name === "string" ? job.data.name : "job",
+  };
+}
+
+/* The registry items a job's task roles name that the job does not define, per task role (what
+ * starting from a template selects, as `prereq job add --task-role ROLE NAME...` would). */
+export function namedItems(index, text) {
+  const job = new JobDocument(text, "job");
+  const defined = new Set(job.topNames().filter((n) => n !== null));
+  const out = new Map();
+  for (const role of job.roleOrder()) {
+    const spec = job.roles[role];
+    const names = [];
+    for (const name of [...(spec.prerequisites || []), ...TASK_ROLE_FIELDS.map((f) => spec[f])]) {
+      if (typeof name === "string" && index.entries.has(name) && !defined.has(name) && !names.includes(name)) names.push(name);
+    }
+    if (names.length) out.set(role, names);
+  }
+  return out;
+}

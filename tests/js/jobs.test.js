@@ -1,0 +1,83 @@
+/* The job engine's shared cases (tests/cases/jobs/) against the composer's JS engine: every case,
+ * every step, the same texts, changes, warnings and errors as the Python engine gives. */
+
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { Index } from "../../site/assets/composer/reader.js";
+import { addToText, lockText, removeFromText } from "../../site/assets/composer/operations.js";
+import { prepareText } from "../../site/assets/composer/prepare.js";
+import { PrereqError } from "../../site/assets/composer/errors.js";
+import { parseDocument } from "../../site/assets/vendor/prereq-vendor.js";
+
+const CASES = fileURLToPath(new URL("../cases/", import.meta.url));
+const SOURCE = "job.yaml";
+
+function text(path) {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(readFileSync(path)); // BOM and CRLF kept
+}
+
+function yaml(path) {
+  const doc = parseDocument(readFileSync(path, "utf-8"));
+  assert.equal(doc.errors.length, 0, `${path}: ${doc.errors.map((e) => e.message).join("; ")}`);
+  return doc.toJS();
+}
+
+async function openIndex(name) {
+  const base = `indexes/${name}/api/v1`; // what the job records, as the Python runner's Index.load gives
+  return Index.load(base, (path) => readFile(join(CASES, base, path)));
+}
+
+const names = (value) => (typeof value === "string" ? [value] : [...value]);
+
+async function runStep(jobText, step, index) {
+  const taskRole = step.task_role ?? null;
+  if ("add" in step) return addToText(jobText, names(step.add), { index, taskRole, source: SOURCE });
+  if ("remove" in step) return removeFromText(jobText, names(step.remove), { index, taskRole, source: SOURCE });
+  if ("lock" in step) {
+    const options = step.lock || {};
+    return lockText(jobText, { index, upgradeAll: Boolean(options.upgrade_all), upgrade: names(options.upgrade || []), source: SOURCE });
+  }
+  if ("resolve" in step) {
+    const result = await prepareText(jobText, { index, expressions: (step.resolve || {}).expressions || {}, source: SOURCE });
+    return { after: result.text, changes: result.changes, warnings: result.warnings };
+  }
+  throw new Error(`a step needs add, remove, lock or resolve: ${JSON.stringify(step)}`);
+}
+
+export function caseNames() {
+  return readdirSync(join(CASES, "jobs"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+for (const name of caseNames()) {
+  test(`jobs/${name}`, async () => {
+    const folder = join(CASES, "jobs", name);
+    const spec = yaml(join(folder, "case.yaml"));
+    assert.ok(Array.isArray(spec.steps) && spec.steps.length, "a case needs steps");
+    const indexes = new Map();
+    let current = text(join(folder, "job.yaml"));
+    for (const [position, step] of spec.steps.entries()) {
+      const indexName = step.index || spec.index;
+      if (!indexes.has(indexName)) indexes.set(indexName, await openIndex(indexName));
+      const where = `step ${position + 1}`;
+      let outcome;
+      try {
+        outcome = await runStep(current, step, indexes.get(indexName));
+      } catch (error) {
+        if (!(error instanceof PrereqError)) throw error;
+        assert.deepEqual({ message: error.message, hint: error.hint }, step.expect.error, `${where}: the error`);
+        continue;
+      }
+      assert.equal(step.expect.error, undefined, `${where}: expected ${JSON.stringify(step.expect.error)}`);
+      const expected = step.expect.text ? text(join(folder, step.expect.text)) : current;
+      assert.equal(outcome.after, expected, `${where}: the text`);
+      assert.deepEqual(outcome.changes, step.expect.changes || [], `${where}: the changes`);
+      assert.deepEqual(outcome.warnings, step.expect.warnings || [], `${where}: the warnings`);
+      current = outcome.after;
+    }
+  });
+}

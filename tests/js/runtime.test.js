@@ -1,0 +1,87 @@
+// The composer's digest.js and roundtrip.js against Python's answers in tests/cases/runtime/values.json
+// (written by tests/cases/runtime/regen.py).  Run: node --test tests/js/
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { canonicalJson, digest, sha256, utf8 } from "../../site/assets/composer/digest.js";
+import { pythonRepr, survivesRoundTrip } from "../../site/assets/composer/roundtrip.js";
+
+const corpus = JSON.parse(readFileSync(new URL("../cases/runtime/values.json", import.meta.url), "utf8"));
+const CASES = corpus.cases;
+
+const show = (value) => JSON.stringify(value);
+
+/* What `run` gives: its result, or the name of what it threw. */
+function outcome(run) {
+  try {
+    return { value: run() };
+  } catch (error) {
+    return { raises: error.name };
+  }
+}
+
+/* Each case where `actual(entry)` differs from `expected(entry)`, for one readable failure. */
+function mismatches(actual, expected) {
+  return CASES.map((entry) => ({ value: show(entry.value), got: actual(entry), want: expected(entry) })).filter(
+    ({ got, want }) => !isDeepStrictEqual(got, want),
+  );
+}
+
+function isDeepStrictEqual(a, b) {
+  try {
+    assert.deepEqual(a, b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/* JS objects list integer-like keys ("1", "10") first, so their str() order differs from Python's. */
+function hasIndexKeys(value) {
+  if (Array.isArray(value)) return value.some(hasIndexKeys);
+  if (value === null || typeof value !== "object") return false;
+  return Object.keys(value).some((key) => /^(0|[1-9][0-9]*)$/.test(key)) || Object.values(value).some(hasIndexKeys);
+}
+
+test("the corpus has at least 300 values and was made with the Unicode of the repr table", () => {
+  assert.ok(CASES.length >= 300, `${CASES.length} cases`);
+  assert.equal(corpus.unicode, "14.0.0");
+});
+
+test("survivesRoundTrip gives Python's verdict, or throws what Python raises", () => {
+  const expected = (entry) => (entry.raises ? { raises: entry.raises } : { value: entry.survives });
+  assert.deepEqual(mismatches((entry) => outcome(() => survivesRoundTrip(entry.value)), expected), []);
+});
+
+test("pythonRepr writes Python's str()", () => {
+  const written = CASES.filter((entry) => "str" in entry && !hasIndexKeys(entry.value));
+  const wrong = written.filter((entry) => pythonRepr(entry.value) !== entry.str);
+  assert.deepEqual(
+    wrong.map((entry) => ({ value: show(entry.value), got: pythonRepr(entry.value), want: entry.str })),
+    [],
+  );
+});
+
+test("canonicalJson is Python's canonical JSON, byte for byte", () => {
+  assert.deepEqual(
+    mismatches((entry) => canonicalJson(entry.value), (entry) => entry.canonical_json),
+    [],
+  );
+});
+
+test("digest is Python's digest, and throws where Python's UTF-8 encoding raises", () => {
+  const expected = (entry) => (entry.digest_raises ? { raises: entry.digest_raises } : { value: entry.digest });
+  assert.deepEqual(mismatches((entry) => outcome(() => digest(entry.value)), expected), []);
+});
+
+test("sha256 gives the FIPS 180-4 example digests", () => {
+  const hex = (text) => Array.from(sha256(utf8(text)), (b) => b.toString(16).padStart(2, "0")).join("");
+  assert.equal(hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  assert.equal(hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  assert.equal(
+    hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+  );
+  assert.equal(hex("a".repeat(1000000)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+});

@@ -1,0 +1,200 @@
+// The YAML-editing corpus (tests/cases/yamledit/*.json) against the JavaScript port
+// (site/assets/composer/yamltext.js, yamlload.js).  Every expectation there was made by the Python
+// engine (regen.py); the port must give the same texts byte for byte, the same data, positions
+// and errors.  Run: node --test tests/js/
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yamltext.js";
+import { YamlLoadError, loadYaml } from "../../site/assets/composer/yamlload.js";
+import { PrereqError } from "../../site/assets/composer/errors.js";
+import { pyRepr } from "../../site/assets/composer/yamlscalar.js";
+
+const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../cases/yamledit");
+const FILES = fs.readdirSync(CASES).filter((name) => name.endsWith(".json")).sort();
+const INPUT_KEYS = ["description", "source", "text", "bytes_hex", "ops", "queries", "expect"];
+const OP_KEYS = { set: ["op", "path", "value", "before", "after"], insert: ["op", "path", "value"], delete: ["op", "path"] };
+
+// -- the format (the same rules as regen.check_input, plus the shape of "expect")
+function fail(where, why) {
+  throw new Error(`${where}: malformed case: ${why}`);
+}
+
+function only(object, keys, where, what) {
+  const extra = Object.keys(object).filter((key) => !keys.includes(key));
+  if (extra.length) fail(where, `${what} has unknown keys ${extra.join(", ")}`);
+}
+
+function checkOp(op, where) {
+  if (!op || typeof op !== "object" || !OP_KEYS[op.op]) fail(where, "an op is set, insert or delete");
+  only(op, OP_KEYS[op.op], where, "the op");
+  if (!Array.isArray(op.path)) fail(where, "an op needs a path list");
+  if (op.op !== "delete" && !("value" in op)) fail(where, "set and insert need a value");
+  for (const name of ["before", "after"]) if (name in op && !Array.isArray(op[name])) fail(where, `${name} is a list`);
+}
+
+function checkEditExpect(expect, where) {
+  if ("error" in expect) {
+    only(expect, ["error"], where, "expect");
+    const error = expect.error;
+    only(error, ["type", "at", "message", "hint", "exit_code", "text"], where, "expect.error");
+    if (typeof error.type !== "string" || !Number.isInteger(error.at)) fail(where, "an error has a type and the op it happened at");
+    if (error.type === "PrereqError" && (typeof error.message !== "string" || typeof error.hint !== "string")) fail(where, "a PrereqError has message and hint");
+  } else {
+    only(expect, ["text", "repr"], where, "expect");
+    if (typeof expect.text !== "string" || typeof expect.repr !== "string") fail(where, "expect has text and repr");
+  }
+}
+
+function checkLoadExpect(expect, where) {
+  if ("error" in expect) {
+    only(expect, ["error"], where, "expect");
+    const issues = expect.error.issues;
+    if (!Array.isArray(issues) || !issues.length) fail(where, "a load error lists its issues");
+    for (const issue of issues) only(issue, ["kind", "message", "line", "column"], where, "an issue");
+  } else {
+    only(expect, ["repr", "data", "positions"], where, "expect");
+    if (typeof expect.repr !== "string" || !Array.isArray(expect.positions)) fail(where, "expect has repr and positions");
+    for (const position of expect.positions) {
+      if (!Array.isArray(position) || position.length !== 4 || !Array.isArray(position[0]) || typeof position[1] !== "boolean") {
+        fail(where, "a position is [path, key, line, column]");
+      }
+    }
+  }
+}
+
+function checkCase(data, where) {
+  if (!data || typeof data !== "object" || Array.isArray(data)) fail(where, "a case is an object");
+  only(data, INPUT_KEYS, where, "the case");
+  if (typeof data.description !== "string" || !data.description) fail(where, "needs a description");
+  if (("text" in data) === ("bytes_hex" in data)) fail(where, "needs exactly one of text and bytes_hex");
+  if (typeof (data.text ?? data.bytes_hex) !== "string") fail(where, "text and bytes_hex are strings");
+  if (!data.expect || typeof data.expect !== "object") fail(where, "no expect: run tests/cases/yamledit/regen.py");
+  if ("ops" in data) {
+    if (!Array.isArray(data.ops) || "bytes_hex" in data || "queries" in data) fail(where, "an edit case has text and a list of ops");
+    data.ops.forEach((op, number) => checkOp(op, `${where} op ${number}`));
+    checkEditExpect(data.expect, where);
+  } else {
+    for (const query of data.queries || []) {
+      if (!Array.isArray(query) || query.length !== 2 || !Array.isArray(query[0]) || typeof query[1] !== "boolean") fail(where, "a query is [path, key]");
+    }
+    checkLoadExpect(data.expect, where);
+  }
+}
+
+function readCase(name) {
+  const where = `tests/cases/yamledit/${name}`;
+  let data;
+  try {
+    data = JSON.parse(fs.readFileSync(path.join(CASES, name), "utf8"));
+  } catch (error) {
+    fail(where, `not JSON (${error.message})`);
+  }
+  checkCase(data, where);
+  return data;
+}
+
+// -- running a case on the port
+function describeError(error, at, text) {
+  const out = { type: error.name, at };
+  if (error instanceof PrereqError) Object.assign(out, { message: error.message, hint: error.hint, exit_code: error.exitCode });
+  if (text !== null) out.text = text;
+  return out;
+}
+
+function applyOp(doc, op) {
+  if (op.op === "set") doc.set(op.path, op.value, { before: op.before || [], after: op.after || [] });
+  else if (op.op === "insert") doc.insert(op.path, op.value);
+  else doc.delete(op.path);
+}
+
+function runEdit(data) {
+  let doc;
+  try {
+    doc = new YamlText(data.text, { source: data.source ?? "<yaml>" });
+  } catch (error) {
+    return { error: describeError(error, -1, null) };
+  }
+  for (const [at, op] of data.ops.entries()) {
+    try {
+      applyOp(doc, op);
+    } catch (error) {
+      return { error: describeError(error, at, doc.text) };
+    }
+  }
+  return { text: doc.text, repr: pyRepr(doc.loaded.typed) };
+}
+
+function hexBytes(hex) {
+  return new Uint8Array(hex.match(/../g)?.map((pair) => parseInt(pair, 16)) || []);
+}
+
+function runLoad(data) {
+  let loaded;
+  try {
+    loaded = loadYaml(data.bytes_hex !== undefined ? hexBytes(data.bytes_hex) : data.text);
+  } catch (error) {
+    if (!(error instanceof YamlLoadError)) throw error;
+    return { error: { issues: error.issues.map(({ kind, message, line, column }) => ({ kind, message, line, column })) } };
+  }
+  const out = { repr: pyRepr(loaded.typed) };
+  if ("data" in data.expect) out.data = loaded.data;
+  out.positions = (data.expect.positions || []).map(([where, key]) => [where, key, ...loaded.position(where, { key })]);
+  return out;
+}
+
+test("the corpus has cases of both kinds, all well-formed", () => {
+  const cases = FILES.map(readCase);
+  assert.ok(cases.length >= 80, `only ${cases.length} cases`);
+  assert.ok(cases.some((data) => "ops" in data) && cases.some((data) => !("ops" in data)));
+  assert.equal(new Set(cases.map((data) => data.description)).size, cases.length, "descriptions are unique");
+});
+
+for (const name of FILES) {
+  test(name, () => {
+    const data = readCase(name);
+    const actual = "ops" in data ? runEdit(data) : runLoad(data);
+    assert.deepStrictEqual(actual, data.expect, data.description);
+  });
+}
+
+// -- the API around the corpus (what tests/test_yamledit.py checks outside the corpus format)
+test("loadError formats load errors of texts and of bytes alike", () => {
+  let caught;
+  try {
+    loadYaml(new Uint8Array([0x61, 0x3a, 0x20, 0x31, 0x0a, 0x62, 0x3a, 0x20, 0xff, 0x0a]));
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof YamlLoadError);
+  const error = loadError("f.yaml", caught, { what: "not valid YAML", hint: "h", exitCode: 2 });
+  assert.ok(error instanceof PrereqError);
+  assert.deepStrictEqual([error.message, error.hint, error.exitCode], ["f.yaml:2:4: not valid YAML: not valid UTF-8 (byte 0xff)", "h", 2]);
+});
+
+test("a PyFloat writes a float with an integral value; a number writes an int", () => {
+  const doc = new YamlText("a: 1\n");
+  doc.set(["a"], new PyFloat(1));
+  doc.set(["b"], 2);
+  assert.equal(doc.text, "a: 1.0\nb: 2\n");
+  assert.deepStrictEqual(doc.data, { a: 1, b: 2 });
+});
+
+test("loaded follows the edits, originalLoaded keeps the positions of the text as read", () => {
+  const doc = new YamlText("a:\n  - x\n  - y\n");
+  doc.insert(["a", 0], "w");
+  assert.deepStrictEqual(doc.loaded.position(["a", 2]), [4, 5]);
+  assert.deepStrictEqual(doc.originalLoaded.position(["a", 1]), [3, 5]);
+  assert.equal(doc.get(["a", 9], "none"), "none");
+  assert.equal(doc.exists(["a", 2]), true);
+});
+
+test("the Renderer writes plain values as block YAML that reads back", () => {
+  const value = { callbacks: [{ event: "taskStarts", commands: ["echo 'x'", "multi\nline"] }], empty: [],
+    nested: [["a", "b"], { c: null }], n: 1.5, flag: false };
+  const text = new Renderer({ indent: 2 }).lines(value, 0).join("\n") + "\n";
+  assert.deepStrictEqual(loadYaml(text).data, value);
+});
