@@ -382,3 +382,22 @@ def test_job_templates_page_lists_every_template_as_written(site: Path) -> None:
         first_comment = (site / "api" / "v1" / template["path"]).read_text().splitlines()[0]
         assert first_comment in html.unescape(re.sub(r"<[^>]+>", "", page))
     assert 'href="../items/mnist-data/"' in page
+
+
+def test_item_page_snippets_give_the_task_role_prereq_job_add_gives(site: Path) -> None:
+    """The snippet follows the job engine's plan: for every item, the task role it shows is the one
+    that adding the item to a one-role job gives (docker image, list, load line)."""
+    from prereq import jobs
+
+    skeleton = "protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  taskrole:\n    instances: 1\n" \
+        "    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}\n    commands:\n      - python train.py\n"
+    root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    for entry in root["items"]:
+        text = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")
+        block = re.search(r'<code id="prereq-yaml">(.*?)</code>', text, re.S).group(1)
+        shown = yaml.safe_load(html.unescape(re.sub(r"<[^>]+>", "", block)))["taskRoles"]["taskrole"]
+        added = yaml.safe_load(jobs.add_to_text(skeleton, [entry["name"]], index=site).after)["taskRoles"]["taskrole"]
+        assert shown.get("dockerImage") == added.get("dockerImage"), entry["name"]
+        assert shown["prerequisites"] == added["prerequisites"], entry["name"]
+        load_line = [c for c in added["commands"] if c != "python train.py"]
+        assert shown.get("commands", []) == load_line, entry["name"]

@@ -253,7 +253,7 @@ def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     loads: collections.Counter[str] = collections.Counter()
     composes: collections.Counter[str] = collections.Counter()
-    real_load, real_compose = yamledit.load_yaml, yamledit._compose
+    real_load, real_compose = yamledit.load_yaml, yamledit.compose
 
     def counting_load(text):
         loads[text] += 1
@@ -264,7 +264,7 @@ def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_compose(text)
 
     monkeypatch.setattr(yamledit, "load_yaml", counting_load)
-    monkeypatch.setattr(yamledit, "_compose", counting_compose)
+    monkeypatch.setattr(yamledit, "compose", counting_compose)
     doc = YamlText(JOB)
     assert doc.loaded is doc.loaded and doc.loaded.data == doc.data
     doc.insert(("taskRoles", "train", "prerequisites", 1), "new")

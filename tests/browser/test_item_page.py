@@ -77,7 +77,8 @@ def test_item_page_versions_deprecation_and_images(visit):
 
     page = visit.open("items/pytorch-image/")
     job = yaml.safe_load(page.locator("#prereq-yaml").text_content())
-    assert job["taskRoles"]["taskrole"] == {"dockerImage": "pytorch-image"}
+    # As `prereq job add` does: the image is the task role's dockerImage and in its list.
+    assert job["taskRoles"]["taskrole"] == {"dockerImage": "pytorch-image", "prerequisites": ["pytorch-image"]}
     assert job["prerequisites"][0]["uri"] == "nvcr.io/nvidia/pytorch:24.05-py3"
 
 

@@ -80,6 +80,20 @@ def is_load_line(command: Any) -> bool:
     )
 
 
+def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """What the plan gives a task role that runs only ``closure`` (names with their OpenPAI forms,
+    requirements first), in the order it writes them: the first image as ``dockerImage``, every name in
+    ``prerequisites``, the load line when a cmd item is among them.  The item pages' snippet uses it."""
+    role: dict[str, Any] = {}
+    images = [name for name, form in closure if form.get("type") == "dockerimage"]
+    if images:
+        role["dockerImage"] = images[0]
+    role["prerequisites"] = [name for name, _ in closure]
+    if any(forms.is_cmd(form) for _, form in closure):
+        role["commands"] = [runtime.JOB_LOAD_LINE]
+    return role
+
+
 def _closure(index: Index, selections: list[str], locked: Mapping[str, str]) -> list[ClosureItem]:
     return index.closure(selections, locked=dict(locked)) if selections else []
 

@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from prereq.core.yamlload import dump_yaml
 from prereq.index.reader import Index
+from prereq.jobs.plan import task_role_fields
 from prereq.marketplace.diagram import dependency_svg
 from prereq.marketplace.render import (
     code_block,
@@ -87,18 +88,10 @@ class SiteData:
 
 
 def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
-    """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None)."""
+    """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None); the task
+    role is what ``prereq job add`` gives one (``jobs.plan.task_role_fields``)."""
     nodes = [(node["name"], node["version"]) for node in version["closure"]]
-    types = {name: data.version(name, v)["openpai"]["type"] for name, v in nodes}
-    run = [name for name, _ in nodes if types[name] != "dockerimage"]
-    images = [name for name, _ in nodes if types[name] == "dockerimage"]
-    role: dict[str, Any] = {}
-    if images:
-        role["dockerImage"] = images[-1]
-    if run:
-        role["prerequisites"] = run
-    if any(data.version(name, v)["openpai"].get("plugin", "").endswith(".cmd") for name, v in nodes):
-        role["commands"] = [data.root["job_load_line"]]
+    role = task_role_fields([(name, data.version(name, v)["openpai"]) for name, v in nodes])
     roles = dump_yaml({"taskRoles": {"taskrole": role}}).replace(
         "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1
     )

@@ -1,0 +1,286 @@
+"""Where a YAML value's text is, and splices that replace, insert or delete just those lines.
+
+``yamledit.YamlText`` decides what an edit must give and checks it; this module finds the
+characters (PyYAML's node marks: character offsets into the text without its BOM) and writes
+the new lines in the file's own style (``yamlrender.Renderer``).  A splice that does not apply
+to a layout raises ``NotHere``, and the editor falls back to rewriting the enclosing collection.
+
+May import: PyYAML and prereq.core.yamlload/yamlrender.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.core.yamlrender import Renderer
+
+Path_ = tuple[Any, ...]
+
+
+class NotHere(Exception):
+    """A splice does not apply to this layout: fall back to rewriting the parent."""
+
+
+_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def compose(text: str) -> yaml.Node | None:
+    # Marks are character offsets into ``text`` with both loaders (for a text
+    # without BOM: libyaml does not count one, so YamlText keeps it apart).
+    return yaml.compose(text, Loader=_LOADER)
+
+
+def _is_empty_plain(node: yaml.Node) -> bool:
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and node.value == ""
+        and node.style in (None, "")
+        and node.start_mark.index == node.end_mark.index
+    )
+
+
+def _same_key(key_node: yaml.ScalarNode, key: Any) -> bool:
+    if isinstance(key, str):
+        return key_node.value == key
+    if key_node.style not in (None, ""):
+        return False
+    try:
+        return load_yaml(f"k: {key_node.value}\n").data["k"] == key
+    except YamlLoadError:
+        return False
+
+
+class Splices:
+    """Positions in a text (``_t``, composed lazily into ``_root``) and the splices over them."""
+
+    _t: str
+    newline: str
+    renderer: Renderer
+
+    @property
+    def _root(self) -> yaml.Node | None:
+        raise NotImplementedError  # the editor composes its current text
+
+    def _node(self, path: Path_) -> yaml.Node:
+        node = self._root
+        for part in path:
+            if isinstance(node, yaml.MappingNode):
+                node = self._value_of(node, part)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                node = node.value[part]
+            else:
+                raise KeyError(part)
+        if node is None:
+            raise KeyError(path)
+        return node
+
+    @staticmethod
+    def _pair(node: yaml.MappingNode, key: Any) -> tuple[int, yaml.Node, yaml.Node]:
+        for position, (key_node, value_node) in enumerate(node.value):
+            if isinstance(key_node, yaml.ScalarNode) and _same_key(key_node, key):
+                return position, key_node, value_node
+        raise KeyError(key)
+
+    def _value_of(self, node: yaml.MappingNode, key: Any) -> yaml.Node:
+        return self._pair(node, key)[2]
+
+    # -- style -----------------------------------------------------------
+    def _detect_style(self) -> Renderer:
+        indents: list[int] = []
+        sequence_styles: list[bool] = []
+
+        def walk(node: yaml.Node | None) -> None:
+            if isinstance(node, yaml.MappingNode) and not node.flow_style:
+                for key_node, value_node in node.value:
+                    if isinstance(value_node, yaml.MappingNode) and not value_node.flow_style and value_node.value:
+                        step = value_node.start_mark.column - key_node.start_mark.column
+                        if step > 0 and value_node.start_mark.line > key_node.start_mark.line:
+                            indents.append(step)
+                    if (
+                        isinstance(value_node, yaml.SequenceNode)
+                        and not value_node.flow_style
+                        and value_node.value
+                        and value_node.start_mark.line > key_node.start_mark.line
+                    ):
+                        sequence_styles.append(value_node.start_mark.column > key_node.start_mark.column)
+                    walk(value_node)
+            elif isinstance(node, yaml.SequenceNode):
+                for child in node.value:
+                    walk(child)
+
+        walk(self._root)
+        indent = min(indents) if indents else 2
+        return Renderer(indent=max(indent, 1), indent_sequences=sequence_styles[0] if sequence_styles else True)
+
+    # -- positions ---------------------------------------------------------
+    def _line_start(self, index: int) -> int:
+        return self._t.rfind("\n", 0, index) + 1
+
+    def _line_end(self, index: int) -> int:
+        """The index just past the line break of the line holding ``index``."""
+        found = self._t.find("\n", index)
+        return len(self._t) if found < 0 else found + 1
+
+    def _owns_line(self, index: int) -> bool:
+        """Only blanks before ``index`` on its line."""
+        return self._t[self._line_start(index) : index].strip(" \t") == ""
+
+    def _content_end(self, node: yaml.Node) -> int:
+        """Just past the last character that belongs to ``node`` (not trailing blank lines or comments)."""
+        if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
+            key_node, value_node = node.value[-1]
+            return max(self._content_end(value_node), self._colon_end(key_node))
+        if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
+            return self._content_end(node.value[-1])
+        end = node.end_mark.index
+        if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+            while end > node.start_mark.index and self._t[end - 1] in " \t\r\n":
+                end -= 1
+        return end
+
+    def _colon_end(self, key_node: yaml.Node) -> int:
+        index = key_node.end_mark.index
+        while index < len(self._t) and self._t[index] in " \t":
+            index += 1
+        if self._t[index : index + 1] != ":":
+            raise NotHere
+        return index + 1
+
+    def _dash(self, item: yaml.Node) -> int:
+        index = item.start_mark.index - 1
+        while index >= 0 and self._t[index] in " \t":
+            index -= 1
+        if index < 0 or self._t[index] != "-":
+            raise NotHere
+        return index
+
+    def _above_comments(self, line_start: int) -> int:
+        """The start of the comment lines right above ``line_start`` (they belong to what follows)."""
+        at = line_start
+        while at > 0:
+            previous = self._line_start(at - 1)
+            if not self._t[previous:at].strip().startswith("#"):
+                break
+            at = previous
+        return at
+
+    def _column(self, index: int) -> int:
+        return index - self._line_start(index)
+
+    def _join(self, lines: Sequence[str]) -> str:
+        return self.newline.join(lines)
+
+    # -- splices -----------------------------------------------------------------
+    def _splice_replace(self, path: Path_, value: Any) -> str:
+        parent = self._node(path[:-1]) if path[:-1] else self._root
+        node = self._node(path)
+        if getattr(parent, "flow_style", False):
+            raise NotHere  # rewrite the flow parent whole
+        if isinstance(parent, yaml.MappingNode):
+            _, key_node, _ = self._pair(parent, path[-1])
+            start = self._colon_end(key_node)
+            column = self._column(key_node.start_mark.index)
+            in_sequence = False
+        elif isinstance(parent, yaml.SequenceNode):
+            dash = self._dash(node)
+            start = dash + 1
+            column = self._column(dash)
+            in_sequence = True
+        else:
+            raise NotHere
+        end = self._content_end(node) if not _is_empty_plain(node) else start
+        if getattr(node, "flow_style", False) and node.value and isinstance(value, (dict, list)) and value:
+            return self._t[:start] + " " + self.renderer.flow(value) + self._t[end:]
+        block_node = (
+            isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and bool(node.value) and not node.flow_style
+        )
+        if (
+            not in_sequence
+            and self.renderer.is_block(value)
+            and block_node
+            and self._owns_line(node.start_mark.index)
+            and isinstance(value, dict) == isinstance(node, yaml.MappingNode)
+        ):
+            # Block collection for block collection: keep the lines before it
+            # (a comment after "key:") and its own indentation.
+            at = self._line_start(node.start_mark.index)
+            lines = self.renderer.lines(value, self._column(node.start_mark.index))
+            return self._t[:at] + self._join(lines) + self._t[end:]
+        rest = self.renderer.after_indicator(value, column, in_sequence=in_sequence)
+        text = rest[0] + (self.newline + self._join(rest[1:]) if rest[1:] else "")
+        return self._t[:start] + text + self._t[end:]
+
+    def _splice_insert_key(self, parent_path: Path_, position: int, key: Any, value: Any) -> str:
+        node = self._node(parent_path) if parent_path else self._root
+        if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+            raise NotHere
+        if position < len(node.value):
+            key_node = node.value[position][0]
+            if not self._owns_line(key_node.start_mark.index):
+                raise NotHere
+            column = self._column(key_node.start_mark.index)
+            at = self._above_comments(self._line_start(key_node.start_mark.index))
+            lines = self.renderer.pair(key, value, column)
+            return self._t[:at] + self._join(lines) + self.newline + self._t[at:]
+        previous_key, previous_value = node.value[position - 1]
+        column = self._column(node.value[0][0].start_mark.index)
+        end = (
+            self._content_end(previous_value) if not _is_empty_plain(previous_value) else self._colon_end(previous_key)
+        )
+        return self._insert_lines_after(end, self.renderer.pair(key, value, column))
+
+    def _insert_lines_after(self, end: int, lines: list[str]) -> str:
+        at = self._line_end(max(end - 1, 0)) if end > 0 else 0
+        block = self._join(lines) + self.newline
+        if at == len(self._t) and not self._t.endswith("\n"):
+            block = self.newline + block
+        return self._t[:at] + block + self._t[at:]
+
+    def _splice_insert_item(self, parent_path: Path_, index: int, value: Any) -> str:
+        node = self._node(parent_path)
+        if not isinstance(node, yaml.SequenceNode) or node.flow_style or not node.value:
+            raise NotHere  # flow or empty: the fallback rewrites the list
+        if index < len(node.value):
+            dash = self._dash(node.value[index])
+            if not self._owns_line(dash):
+                raise NotHere
+            column = self._column(dash)
+            at = self._above_comments(self._line_start(dash))
+            lines = self._item_lines(value, column)
+            return self._t[:at] + self._join(lines) + self.newline + self._t[at:]
+        last = node.value[-1]
+        dash = self._dash(last)
+        if not self._owns_line(dash):
+            raise NotHere
+        return self._insert_lines_after(
+            self._content_end(last) if not _is_empty_plain(last) else dash + 1,
+            self._item_lines(value, self._column(dash)),
+        )
+
+    def _item_lines(self, value: Any, column: int) -> list[str]:
+        rest = self.renderer.after_indicator(value, column, in_sequence=True)
+        return [" " * column + "-" + rest[0], *rest[1:]]
+
+    def _splice_delete(self, path: Path_) -> str:
+        parent = self._node(path[:-1]) if path[:-1] else self._root
+        if not isinstance(parent, yaml.CollectionNode) or parent.flow_style or len(parent.value) < 2:
+            raise NotHere  # the fallback writes the (flow or empty) parent anew
+        if isinstance(parent, yaml.MappingNode):
+            position, key_node, value_node = self._pair(parent, path[-1])
+            first = key_node.start_mark.index
+            end = self._content_end(value_node) if not _is_empty_plain(value_node) else self._colon_end(key_node)
+        else:
+            position = path[-1]
+            value_node = parent.value[position]
+            first = self._dash(value_node)
+            end = self._content_end(value_node) if not _is_empty_plain(value_node) else first + 1
+        if not self._owns_line(first):
+            raise NotHere
+        start = self._line_start(first)
+        stop = self._line_end(max(end - 1, first))
+        # A trailing comment on the last line goes with the value.
+        return self._t[:start] + self._t[stop:]
