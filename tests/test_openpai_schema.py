@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from prereq.openpai import protocol
-from prereq.openpai.protocol import merge_patch, rest_server_problems, schema_problems, validate_job
+from prereq.openpai import jobschema
+from prereq.openpai.jobschema import merge_patch
+from prereq.openpai.protocol import rest_server_problems, schema_problems, validate_job
 
 JOB = {
     "protocolVersion": 2,
@@ -57,14 +58,14 @@ def changed(**edits) -> dict:
 
 
 def test_the_repository_copy_matches_the_shared_schema() -> None:
-    bundled = json.loads(protocol.BUNDLED_SCHEMA.read_text())
+    bundled = json.loads(jobschema.BUNDLED_SCHEMA.read_text())
     assert "Microsoft" in bundled["$comment"]
-    shared_file = protocol.SCHEMA_DIR.parents[1] / "shared" / "openpai" / "protocol-schema.json"
+    shared_file = jobschema.SCHEMA_DIR.parents[1] / "shared" / "openpai" / "protocol-schema.json"
     if not shared_file.is_file():
         pytest.skip("no ../shared/openpai next to this clone")
     shared = json.loads(shared_file.read_text())
     assert {k: v for k, v in bundled.items() if k != "$comment"} == shared
-    assert protocol.schema_file() == protocol.BUNDLED_SCHEMA
+    assert jobschema.schema_file() == jobschema.BUNDLED_SCHEMA
 
 
 def test_merge_patch_follows_rfc_7386() -> None:
@@ -86,7 +87,7 @@ def test_merge_patch_follows_rfc_7386() -> None:
 
 
 def test_the_resolved_schema_is_plain_draft_7() -> None:
-    schema = protocol.resolve_schema(protocol.load_protocol())
+    schema = jobschema.resolve_schema(jobschema.load_protocol())
     text = json.dumps(schema)
     assert "$merge" not in text and "base.json" not in text
     branches = schema["properties"]["prerequisites"]["items"]["oneOf"]

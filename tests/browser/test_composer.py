@@ -401,7 +401,9 @@ def test_an_index_without_the_load_line_is_an_error(visit):
     visit.page.route("**/api/v1/index.json", without_load_line)
     page = visit.open("composer/")
     expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "failed", timeout=15000)
-    expect(page.locator("#prereq-composer-error")).to_contain_text("index.json is not a valid prereq index file: it has no job_load_line")
+    expect(page.locator("#prereq-composer-error")).to_contain_text(
+        "index.json is not a valid prereq index file: it has no job_load_line"
+    )
     expect(page.locator("#prereq-composer-error")).to_contain_text("rebuild it with 'prereq build'")
 
 

@@ -12,7 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from prereq.openpai import protocol
+from prereq.openpai import jobschema as protocol
+from prereq.openpai import protocol as rest_server
 
 HERE = Path(__file__).resolve().parent
 PROTOCOL_JS = HERE.parents[2] / "site" / "assets" / "composer" / "protocol.js"
@@ -103,11 +104,11 @@ def test_the_constants_match_protocol_js() -> None:
     types = re.search(r"export const PREREQUISITE_TYPES = Object\.freeze\((\[.*?\])\);", text)
     assert types and json.loads(types.group(1)) == list(protocol.PREREQUISITE_TYPES)
     fields = re.search(r"export const TASK_ROLE_FIELD_TYPES = Object\.freeze\(\{(.*?)\}\);", text)
-    assert fields and re.findall(r'(\w+): "(\w+)"', fields.group(1)) == list(protocol.TASK_ROLE_FIELDS.items())
+    assert fields and re.findall(r'(\w+): "(\w+)"', fields.group(1)) == list(rest_server.TASK_ROLE_FIELDS.items())
     keys = re.search(r"const DOCKERIMAGE_KEYS = (\[.*?\]);", text)
     assert keys and json.loads(keys.group(1)) == list(protocol.DOCKERIMAGE_KEYS)
     pattern = re.search(r'export const TASK_ROLE_NAME_PATTERN = "(.*?)";', text)
-    assert pattern and pattern.group(1) == protocol.TASK_ROLE_NAME.pattern
+    assert pattern and pattern.group(1) == rest_server.TASK_ROLE_NAME.pattern
     draft7 = re.search(r"const DRAFT7_KEYWORDS = new Set\(\[(.*?)\]\);", text, re.DOTALL)
     assert draft7 and set(re.findall(r'"([^"]+)"', draft7.group(1))) == set(jsonschema.Draft7Validator.VALIDATORS)
 

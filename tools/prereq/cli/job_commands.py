@@ -102,7 +102,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
     resolve.set_defaults(run=run_resolve)
+    _register_expression(subparsers)
 
+
+def _register_expression(subparsers: argparse._SubParsersAction) -> None:
     expression = subparsers.add_parser(
         "expression",
         help="your stored values for <%% expression.KEY %%>",

@@ -158,6 +158,37 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
     }
 
 
+def _entries(
+    documents: dict[str, dict[str, Any]], result: ValidationResult, repo: Repository | None, dates: dict[str, str]
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The root's entry of each item, and each item file's body (the sha256 is of that body)."""
+    entries = []
+    bodies: dict[str, str] = {}
+    for name, document in documents.items():
+        latest = document["versions"][-1]["item"]
+        body = bodies[name] = dump_json(document)
+        rel = None
+        if repo is not None:
+            rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
+        entries.append(
+            {
+                "name": name,
+                "version": latest["version"],
+                "type": latest["type"],
+                "title": latest["title"],
+                "summary": _summary(latest.get("description"), latest["title"]),
+                "tags": latest.get("tags") or [],
+                "owners": latest.get("owners") or [],
+                "deprecated": latest.get("deprecated"),
+                "exports": document["versions"][-1]["exports"],
+                "updated": dates.get(rel) if rel else None,
+                "path": f"prerequisites/{name}.json",
+                "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+            }
+        )
+    return entries, bodies
+
+
 def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
     """The whole index as data; ``result`` must have no errors."""
     warnings: list[str] = []
@@ -187,30 +218,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
     for document in documents.values():
         document["required_by"].sort()
 
-    entries = []
-    bodies: dict[str, str] = {}
-    for name, document in documents.items():
-        latest = document["versions"][-1]["item"]
-        body = bodies[name] = dump_json(document)
-        rel = None
-        if repo is not None:
-            rel = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
-        entries.append(
-            {
-                "name": name,
-                "version": latest["version"],
-                "type": latest["type"],
-                "title": latest["title"],
-                "summary": _summary(latest.get("description"), latest["title"]),
-                "tags": latest.get("tags") or [],
-                "owners": latest.get("owners") or [],
-                "deprecated": latest.get("deprecated"),
-                "exports": document["versions"][-1]["exports"],
-                "updated": dates.get(rel) if rel else None,
-                "path": f"prerequisites/{name}.json",
-                "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
-            }
-        )
+    entries, bodies = _entries(documents, result, repo, dates)
     template_entries: list[dict[str, Any]] = []
     files: dict[str, str] = {}
     for template in sorted(result.templates, key=lambda t: t.stem):

@@ -40,17 +40,15 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
-def dependency_svg(
+def _nodes(
     name: str,
     version: str,
-    *,
     edges: dict[str, list[str]],
     versions: dict[str, str],
     required_by: list[str],
     href: Callable[[str], str],
-) -> Markup:
-    """``edges``: item name → names it directly requires, for the item and its whole closure;
-    ``versions``: name → the version in the closure; ``href(name)``: the link to an item page."""
+) -> tuple[dict[str, _Node], list[str], list[tuple[str, str]]]:
+    """The boxes (the item, its closure, the first dependents) in columns, their order and the links."""
     nodes: dict[str, _Node] = {name: _Node(name, f"{name} {version}", None, "self", f"{name} {version}")}
     # Longest distance from the item: every edge then points to a later column.
     depth: dict[str, int] = {name: 0}
@@ -68,16 +66,19 @@ def dependency_svg(
     if len(required_by) > len(shown):
         more = len(required_by) - len(shown)
         nodes["\0more"] = _Node("\0more", f"+{more} more", None, "more", f"{more} more items require {name}")
-
     offset = 1 if required_by else 0
     for key, node in nodes.items():
         node.column = 0 if node.kind in ("dependent", "more") else depth[key] + offset
+    links: list[tuple[str, str]] = [("\0" + d, name) for d in shown]
+    links += [(parent, child) for parent in order for child in edges.get(parent, [])]
+    return nodes, order, links
+
+
+def _rows(nodes: dict[str, _Node], links: list[tuple[str, str]]) -> dict[int, list[_Node]]:
+    """Each column's boxes, ordered by the mean row of their parents (fewer crossings)."""
     columns: dict[int, list[_Node]] = {}
     for node in nodes.values():
         columns.setdefault(node.column, []).append(node)
-
-    links: list[tuple[str, str]] = [("\0" + d, name) for d in shown]
-    links += [(parent, child) for parent in order for child in edges.get(parent, [])]
     parents: dict[str, list[str]] = {}
     for source, target in links:
         parents.setdefault(target, []).append(source)
@@ -92,25 +93,73 @@ def dependency_svg(
             )
         for row, node in enumerate(column):
             node.row = row
+    return columns
 
-    widths = {i: max(len(_clip(n.label)) for n in column) * CHAR_WIDTH + 20 for i, column in columns.items()}
-    tallest = max(len(column) for column in columns.values())
-    # Edges that skip columns arc over the nodes between: room for the arcs above.
-    spans = [nodes[target].column - nodes[source].column for source, target in links]
-    lift = ARC_LIFT if any(span > 1 for span in spans) else 0
-    height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING + lift
-    x_of: dict[int, float] = {}
-    x = float(PADDING)
-    for index in sorted(columns):
-        x_of[index] = x
-        x += widths[index] + COLUMN_GAP
-    width = x - COLUMN_GAP + PADDING
 
-    def box(node: _Node) -> tuple[float, float, float]:
-        column = columns[node.column]
-        top = lift + PADDING + (height - lift - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)) / 2
-        return x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), widths[node.column]
+@dataclass
+class _Geometry:
+    columns: dict[int, list[_Node]]
+    widths: dict[int, float]
+    x_of: dict[int, float]
+    lift: float
+    width: float
+    height: float
 
+    @classmethod
+    def of(cls, nodes: dict[str, _Node], columns: dict[int, list[_Node]], links: list[tuple[str, str]]) -> _Geometry:
+        widths = {i: max(len(_clip(n.label)) for n in column) * CHAR_WIDTH + 20.0 for i, column in columns.items()}
+        tallest = max(len(column) for column in columns.values())
+        # Edges that skip columns arc over the nodes between: room for the arcs above.
+        spans = [nodes[target].column - nodes[source].column for source, target in links]
+        lift = ARC_LIFT if any(span > 1 for span in spans) else 0
+        height = tallest * (NODE_HEIGHT + ROW_GAP) - ROW_GAP + 2 * PADDING + lift
+        x_of: dict[int, float] = {}
+        x = float(PADDING)
+        for index in sorted(columns):
+            x_of[index] = x
+            x += widths[index] + COLUMN_GAP
+        return cls(columns, widths, x_of, lift, x - COLUMN_GAP + PADDING, height)
+
+    def box(self, node: _Node) -> tuple[float, float, float]:
+        column = self.columns[node.column]
+        free = self.height - self.lift - 2 * PADDING - (len(column) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP)
+        top = self.lift + PADDING + free / 2
+        return self.x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), self.widths[node.column]
+
+
+def _edge(nodes: dict[str, _Node], geometry: _Geometry, source: str, target: str) -> Markup:
+    sx, sy, sw = geometry.box(nodes[source])
+    tx, ty, _ = geometry.box(nodes[target])
+    if nodes[target].column - nodes[source].column > 1:
+        # Leave from the top, arc over the columns between, arrive on top.
+        x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
+        peak = min(y1, y2) - geometry.lift + 4
+        return Markup(
+            '<path class="prereq-graph__edge prereq-graph__edge--long" '
+            'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
+            '{:.1f} {:.1f}" />'
+        ).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
+    x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
+    middle = (x1 + x2) / 2
+    return Markup(
+        '<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
+        'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
+    ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
+
+
+def dependency_svg(
+    name: str,
+    version: str,
+    *,
+    edges: dict[str, list[str]],
+    versions: dict[str, str],
+    required_by: list[str],
+    href: Callable[[str], str],
+) -> Markup:
+    """``edges``: item name → names it directly requires, for the item and its whole closure;
+    ``versions``: name → the version in the closure; ``href(name)``: the link to an item page."""
+    nodes, _, links = _nodes(name, version, edges, versions, required_by, href)
+    geometry = _Geometry.of(nodes, _rows(nodes, links), links)
     parts = [
         Markup(
             '<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
@@ -118,33 +167,11 @@ def dependency_svg(
             '<title id="prereq-graph-title">{title}</title>'
             '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
             'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>'
-        ).format(w=width, h=height, title=f"What {name} requires and what requires it")
+        ).format(w=geometry.width, h=geometry.height, title=f"What {name} requires and what requires it")
     ]
-    for source, target in links:
-        sx, sy, sw = box(nodes[source])
-        tx, ty, _ = box(nodes[target])
-        if nodes[target].column - nodes[source].column > 1:
-            # Leave from the top, arc over the columns between, arrive on top.
-            x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
-            peak = min(y1, y2) - lift + 4
-            parts.append(
-                Markup(
-                    '<path class="prereq-graph__edge prereq-graph__edge--long" '
-                    'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
-                    '{:.1f} {:.1f}" />'
-                ).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
-            )
-            continue
-        x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
-        middle = (x1 + x2) / 2
-        parts.append(
-            Markup(
-                '<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
-                'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
-            ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
-        )
+    parts += [_edge(nodes, geometry, source, target) for source, target in links]
     for node in nodes.values():
-        nx, ny, nw = box(node)
+        nx, ny, nw = geometry.box(node)
         shape = Markup(
             '<g class="prereq-graph__node prereq-graph__node--{kind}"><title>{tip}</title>'
             '<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="6" />'

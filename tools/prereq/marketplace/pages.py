@@ -137,6 +137,23 @@ def _role_href(href: Href) -> dict[str, Callable[[str], str]]:
     }
 
 
+def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each block of commands the item runs, with when it runs, highlighted."""
+    callbacks = []
+    for callback in item.get("callbacks") or []:
+        callbacks.append(
+            {
+                "event": callback["event"],
+                "when": EVENTS.get(callback["event"], ""),
+                "code": code_block("\n".join(callback["commands"]), "sh"),
+            }
+        )
+    for key, event in (("preCommands", "taskStarts"), ("postCommands", "taskSucceeds")):
+        if item.get(key):
+            callbacks.append({"event": key, "when": EVENTS[event], "code": code_block("\n".join(item[key]), "sh")})
+    return callbacks
+
+
 def render_item(data: SiteData, name: str, href: Href) -> Markup:
     """The body of ``items/<name>/``."""
     entry = data.entries[name]
@@ -160,18 +177,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
         href=links["item_href"],
     )
 
-    callbacks = []
-    for callback in item.get("callbacks") or []:
-        callbacks.append(
-            {
-                "event": callback["event"],
-                "when": EVENTS.get(callback["event"], ""),
-                "code": code_block("\n".join(callback["commands"]), "sh"),
-            }
-        )
-    for key, event in (("preCommands", "taskStarts"), ("postCommands", "taskSucceeds")):
-        if item.get(key):
-            callbacks.append({"event": key, "when": EVENTS[event], "code": code_block("\n".join(item[key]), "sh")})
+    callbacks = _callbacks(item)
     settings = {k: v for k, v in item.items() if k not in forms.ITEM_KEYS}
     plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
     # The first paragraph is the summary, shown under the title; the rest below the facts.
