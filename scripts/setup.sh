@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything prereq needs on a fresh machine: a virtualenv with the
-# package installed in editable mode.  With --test, also the test extras and
-# Debian's headless Chromium for the browser tests (no browser download).
+# package installed in editable mode.  With --test, also the test extras, Node.js
+# (the composer's engine is tested under Node's own runner) and Debian's headless
+# Chromium for the browser tests (no browser download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,13 @@ fi
 extras=""
 if [ "${1:-}" = "--test" ]; then
   extras="[test]"
+  if ! command -v node >/dev/null 2>&1; then
+    echo "setup: installing Debian's Node.js for the composer engine's tests" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs >/dev/null
+  fi
   if ! command -v chromium >/dev/null 2>&1; then
     echo "setup: installing Debian's chromium for the browser tests" >&2
     SUDO=""

@@ -41,10 +41,17 @@ class Step:
         actions = [key for key in ACTIONS if key in data]
         unknown = set(data) - set(ACTIONS) - {"task_role", "index", "expect"}
         if len(actions) != 1 or unknown:
-            raise CaseError(f"{where}: a step has one of {', '.join(ACTIONS)}, and optionally task_role, "
-                             f"index and expect (got {', '.join(map(str, data))})")
-        return cls(action=actions[0], argument=data[actions[0]], task_role=data.get("task_role"),
-                   index=data.get("index"), expect=data.get("expect") or {})
+            raise CaseError(
+                f"{where}: a step has one of {', '.join(ACTIONS)}, and optionally task_role, "
+                f"index and expect (got {', '.join(map(str, data))})"
+            )
+        return cls(
+            action=actions[0],
+            argument=data[actions[0]],
+            task_role=data.get("task_role"),
+            index=data.get("index"),
+            expect=data.get("expect") or {},
+        )
 
     def as_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {self.action: self.argument}
@@ -77,8 +84,7 @@ class Case:
         return f"step-{number}.yaml"
 
     def as_data(self) -> dict[str, Any]:
-        return {"description": self.description, "index": self.index,
-                "steps": [step.as_data() for step in self.steps]}
+        return {"description": self.description, "index": self.index, "steps": [step.as_data() for step in self.steps]}
 
 
 def read_text(path: Path) -> str:
@@ -149,8 +155,7 @@ def _flow_arguments(step: dict[str, Any]) -> dict[str, Any]:
 def dump_case(case: Case) -> str:
     data = case.as_data()
     data["steps"] = [_flow_arguments(step) for step in data["steps"]]
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 16,
-                     default_flow_style=False)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 16, default_flow_style=False)
 
 
 # --------------------------------------------------------------------------- expectations
@@ -166,8 +171,9 @@ def expected_outcome(case: Case, number: int, previous_text: str) -> dict[str, A
     return {"text": text, "changes": list(expect.get("changes") or []), "warnings": list(expect.get("warnings") or [])}
 
 
-def expectation(case: Case, number: int, outcome: dict[str, Any],
-                previous_text: str) -> tuple[dict[str, Any], str | None]:
+def expectation(
+    case: Case, number: int, outcome: dict[str, Any], previous_text: str
+) -> tuple[dict[str, Any], str | None]:
     """The ``expect`` block for step ``number``'s ``outcome``, and the text of its step file (None: no file)."""
     if "error" in outcome:
         return {"error": dict(outcome["error"])}, None

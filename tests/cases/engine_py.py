@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from prereq import jobs
-from prereq.index.reader import Index
 from prereq.core.errors import PrereqError
+from prereq.index.reader import Index
 
 CASES = Path(__file__).resolve().parent
 SOURCE = "job.yaml"
@@ -57,8 +57,13 @@ def _edit(text: str, step: Mapping[str, Any], index: Index, source: str) -> jobs
         return jobs.remove_from_text(text, _names(step["remove"]), index=index, task_role=task_role, source=source)
     if "lock" in step:
         options = _options(step["lock"])
-        return jobs.lock_text(text, upgrade_all=bool(options.get("upgrade_all", False)),
-                             upgrade=_names(options.get("upgrade") or []), index=index, source=source)
+        return jobs.lock_text(
+            text,
+            upgrade_all=bool(options.get("upgrade_all", False)),
+            upgrade=_names(options.get("upgrade") or []),
+            index=index,
+            source=source,
+        )
     if "resolve" in step:
         expressions = dict(_options(step["resolve"]).get("expressions") or {})
         return jobs.prepare_text(text, index=index, expressions=expressions, source=source)
@@ -72,8 +77,11 @@ def run_step(text: str, step: Mapping[str, Any], *, index: Index, source: str = 
     except PrereqError as exc:
         return {"error": {"message": exc.message, "hint": exc.hint}}
     after = result.after if isinstance(result, jobs.JobEdit) else result.text
-    return {"text": after, "changes": [change.describe() for change in result.changes],
-            "warnings": list(result.warnings)}
+    return {
+        "text": after,
+        "changes": [change.describe() for change in result.changes],
+        "warnings": list(result.warnings),
+    }
 
 
 def run_case(index_name: str, job_text: str, steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

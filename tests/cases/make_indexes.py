@@ -26,10 +26,15 @@ REGISTRIES = CASES / "registries"
 INDEXES = CASES / "indexes"
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Case Corpus", "GIT_AUTHOR_EMAIL": "cases@example.com",
-    "GIT_COMMITTER_NAME": "Case Corpus", "GIT_COMMITTER_EMAIL": "cases@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "HOME": os.devnull,
-    "TZ": "UTC", "LC_ALL": "C",
+    "GIT_AUTHOR_NAME": "Case Corpus",
+    "GIT_AUTHOR_EMAIL": "cases@example.com",
+    "GIT_COMMITTER_NAME": "Case Corpus",
+    "GIT_COMMITTER_EMAIL": "cases@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "HOME": os.devnull,
+    "TZ": "UTC",
+    "LC_ALL": "C",
 }
 
 

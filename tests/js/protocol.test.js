@@ -55,7 +55,7 @@ test("the corpus has cases, numbered once each", () => {
 });
 
 for (const name of files) {
-  test(name, () => {
+  test(`protocol/${name.replace(/\.json$/, "")}`, () => {
     const data = loadCase(name);
     assert.deepEqual(validateJob(data.job, schema), data.expect, data.description);
   });

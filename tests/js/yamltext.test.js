@@ -1,7 +1,7 @@
 // The YAML-editing corpus (tests/cases/yamledit/*.json) against the JavaScript port
-// (site/assets/composer/yamltext.js, yamlload.js).  Every expectation there was made by the Python
-// engine (regen.py); the port must give the same texts byte for byte, the same data, positions
-// and errors.  Run: node --test tests/js/
+// (site/assets/composer/yamltext.js, yamlload.js and the modules they use).  Every expectation there
+// was made by the Python engine (regen.py); the port must give the same texts byte for byte, the
+// same data, positions and errors.  Run: node --test tests/js/
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yamltext.js";
 import { YamlLoadError, loadYaml } from "../../site/assets/composer/yamlload.js";
 import { PrereqError } from "../../site/assets/composer/errors.js";
-import { pyRepr } from "../../site/assets/composer/yamlscalar.js";
+import { pyRepr } from "../../site/assets/composer/pyvalues.js";
 
 const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../cases/yamledit");
 const FILES = fs.readdirSync(CASES).filter((name) => name.endsWith(".json")).sort();
@@ -154,7 +154,7 @@ test("the corpus has cases of both kinds, all well-formed", () => {
 });
 
 for (const name of FILES) {
-  test(name, () => {
+  test(`yamledit/${name.replace(/\.json$/, "")}`, () => {
     const data = readCase(name);
     const actual = "ops" in data ? runEdit(data) : runLoad(data);
     assert.deepStrictEqual(actual, data.expect, data.description);

@@ -21,12 +21,12 @@
 import { PrereqError } from "./errors.js";
 import { addToText, removeFromText } from "./operations.js";
 import { Index } from "./reader.js";
+import { el, renderList as drawList } from "./listing.js";
 import { analyse, namedItems } from "./view.js";
 
 const root = document.getElementById("prereq-composer");
 const DRAFT_KEY = "prereq.composer.draft";
 const PAGE = 60;
-const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const EMPTY_JOB = [
   "# An OpenPAI job (protocol version 2).  Check prerequisites in the list: they are added below,",
   "# with everything they require, and listed in the task role they run in.  Check a Docker image",
@@ -68,12 +68,6 @@ let limit = PAGE;
 let busy = Promise.resolve();
 const history = [];
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
 
 function siteRoot() {
   return window.prereq.siteUrl("").replace(/\/+$/, "");
@@ -143,6 +137,10 @@ async function refresh() {
   renderList();
 }
 
+function renderList() {
+  if (index) drawList({ ui, root, index, records, view, role, limit, check });
+}
+
 /* Run one edit at a time, in order. */
 function queue(task) {
   busy = busy.then(task).catch((error) => showError(error));
@@ -204,14 +202,7 @@ function renderClosure() {
 
 // --- the list of prerequisites
 
-function showMode() {
-  const checked = root.querySelector('input[name="prereq-composer-show"]:checked');
-  return checked ? checked.value : "";
-}
 
-function inJob(name) {
-  return !!view && (view.inClosure.has(name) || view.state.lock.has(name));
-}
 
 function renderTags() {
   const counts = new Map();
@@ -234,85 +225,8 @@ function renderTemplates() {
   ui.template.disabled = !(index.root.templates || []).length;
 }
 
-function filtered() {
-  const find = window.prereq;
-  const query = find.searchWords(ui.query.value);
-  const mode = showMode();
-  const marks = find.marks();
-  const filters = {
-    words: query, type: ui.type.value, tags: ui.tag.value ? [ui.tag.value] : [], show: mode, marks: marks,
-    deprecated: (entry) => ui.deprecated.checked || inJob(entry.name)
-  };
-  const found = records.filter((record) => find.passes(record, filters) &&
-    (mode !== "job" || (!!view && view.inClosure.has(record.entry.name))));
-  const closureOrder = view ? view.closure.map((r) => r.name) : [];
-  found.sort((a, b) => {
-    if (mode === "favorites" || mode === "recent") return marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name);
-    if (mode === "job") return closureOrder.indexOf(a.entry.name) - closureOrder.indexOf(b.entry.name);
-    const [x, y] = [a.entry.name, b.entry.name];
-    return find.nameRank(a, query) - find.nameRank(b, query) || (x < y ? -1 : x > y ? 1 : 0);
-  });
-  return found.map((record) => record.entry);
-}
 
-function row(entry) {
-  const item = el("li", "prereq-composer__item" + (entry.deprecated ? " prereq-composer__item--deprecated" : ""));
-  item.setAttribute("data-name", entry.name);
-  const resolved = view ? view.inClosure.get(entry.name) : null;
-  const requiredBy = resolved && view ? resolved.requiredBy.filter((n) => view.inClosure.has(n)) : [];
-  const box = document.createElement("input");
-  box.type = "checkbox";
-  box.id = "prereq-composer-item-" + entry.name;
-  box.className = "prereq-composer__check";
-  box.checked = !!resolved;
-  let reason = "";
-  if (!view) reason = "fix the job first";
-  else if (requiredBy.length) reason = "required by " + requiredBy.join(", ");
-  else if (view.handTop.has(entry.name)) reason = "the job defines its own " + entry.name;
-  box.disabled = !view || requiredBy.length > 0 || (!resolved && view.handTop.has(entry.name));
-  box.addEventListener("change", () => {
-    box.disabled = true; // until the edit is done; the list is drawn again from the job
-    check(entry.name, box.checked);
-  });
-  const label = el("label", "prereq-composer__label");
-  label.setAttribute("for", box.id);
-  label.appendChild(el("span", "prereq-composer__name", entry.name));
-  label.appendChild(window.prereq.typeBadge(entry.type));
-  label.appendChild(el("span", "prereq-card__version", resolved ? resolved.version : entry.version));
-  if (entry.deprecated) label.appendChild(el("span", "prereq-badge prereq-badge--deprecated", "deprecated"));
-  label.appendChild(el("span", "prereq-composer__title", entry.title));
-  const head = el("div", "prereq-composer__head");
-  head.appendChild(box);
-  head.appendChild(label);
-  head.appendChild(window.prereq.makeStar(entry.name));
-  if (SAFE_NAME.test(entry.name)) {
-    const link = el("a", "prereq-composer__more", "details");
-    link.setAttribute("href", window.prereq.siteUrl("items/" + encodeURIComponent(entry.name) + "/"));
-    link.setAttribute("target", "_blank");
-    link.setAttribute("rel", "noopener");
-    head.appendChild(link);
-  }
-  item.appendChild(head);
-  const notes = [];
-  if (reason) notes.push(reason);
-  if (resolved && requiredBy.length && view.selected.has(entry.name)) notes.push("also selected");
-  if (view && !resolved && view.named.has(entry.name)) notes.push(`named by task role ${role}; check it to add it`);
-  if (view && view.elsewhere.has(entry.name)) notes.push("selected in task role " + view.elsewhere.get(entry.name).join(", "));
-  if (notes.length) item.appendChild(el("div", "prereq-composer__note", notes.join(" · ")));
-  if (requiredBy.length) item.classList.add("prereq-composer__item--required");
-  if (resolved) item.classList.add("prereq-composer__item--in");
-  return item;
-}
 
-function renderList() {
-  if (!index) return;
-  const found = filtered();
-  ui.list.textContent = "";
-  found.slice(0, limit).forEach((entry) => ui.list.appendChild(row(entry)));
-  ui.more.hidden = found.length <= limit;
-  const total = index.root.items.length;
-  ui.count.textContent = found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`;
-}
 
 // --- starting points
 

@@ -1,0 +1,101 @@
+/* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
+ * each row a checkbox whose state follows the job.  `ctx` is the page's state: {ui, root, index,
+ * records, view, role, limit, check(name, on)}. */
+
+const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function showMode(ctx) {
+  const checked = ctx.root.querySelector('input[name="prereq-composer-show"]:checked');
+  return checked ? checked.value : "";
+}
+
+function inJob(ctx, name) {
+  return !!ctx.view && (ctx.view.inClosure.has(name) || ctx.view.state.lock.has(name));
+}
+
+function filtered(ctx) {
+  const find = window.prereq;
+  const query = find.searchWords(ctx.ui.query.value);
+  const mode = showMode(ctx);
+  const marks = find.marks();
+  const filters = {
+    words: query, type: ctx.ui.type.value, tags: ctx.ui.tag.value ? [ctx.ui.tag.value] : [], show: mode, marks: marks,
+    deprecated: (entry) => ctx.ui.deprecated.checked || inJob(ctx, entry.name)
+  };
+  const found = ctx.records.filter((record) => find.passes(record, filters) &&
+    (mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name))));
+  const closureOrder = ctx.view ? ctx.view.closure.map((r) => r.name) : [];
+  found.sort((a, b) => {
+    if (mode === "favorites" || mode === "recent") return marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name);
+    if (mode === "job") return closureOrder.indexOf(a.entry.name) - closureOrder.indexOf(b.entry.name);
+    const [x, y] = [a.entry.name, b.entry.name];
+    return find.nameRank(a, query) - find.nameRank(b, query) || (x < y ? -1 : x > y ? 1 : 0);
+  });
+  return found.map((record) => record.entry);
+}
+
+function row(ctx, entry) {
+  const item = el("li", "prereq-composer__item" + (entry.deprecated ? " prereq-composer__item--deprecated" : ""));
+  item.setAttribute("data-name", entry.name);
+  const resolved = ctx.view ? ctx.view.inClosure.get(entry.name) : null;
+  const requiredBy = resolved && ctx.view ? resolved.requiredBy.filter((n) => ctx.view.inClosure.has(n)) : [];
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.id = "prereq-composer-item-" + entry.name;
+  box.className = "prereq-composer__check";
+  box.checked = !!resolved;
+  let reason = "";
+  if (!ctx.view) reason = "fix the job first";
+  else if (requiredBy.length) reason = "required by " + requiredBy.join(", ");
+  else if (ctx.view.handTop.has(entry.name)) reason = "the job defines its own " + entry.name;
+  box.disabled = !ctx.view || requiredBy.length > 0 || (!resolved && ctx.view.handTop.has(entry.name));
+  box.addEventListener("change", () => {
+    box.disabled = true; // until the edit is done; the list is drawn again from the job
+    ctx.check(entry.name, box.checked);
+  });
+  const label = el("label", "prereq-composer__label");
+  label.setAttribute("for", box.id);
+  label.appendChild(el("span", "prereq-composer__name", entry.name));
+  label.appendChild(window.prereq.typeBadge(entry.type));
+  label.appendChild(el("span", "prereq-card__version", resolved ? resolved.version : entry.version));
+  if (entry.deprecated) label.appendChild(el("span", "prereq-badge prereq-badge--deprecated", "deprecated"));
+  label.appendChild(el("span", "prereq-composer__title", entry.title));
+  const head = el("div", "prereq-composer__head");
+  head.appendChild(box);
+  head.appendChild(label);
+  head.appendChild(window.prereq.makeStar(entry.name));
+  if (SAFE_NAME.test(entry.name)) {
+    const link = el("a", "prereq-composer__more", "details");
+    link.setAttribute("href", window.prereq.siteUrl("items/" + encodeURIComponent(entry.name) + "/"));
+    link.setAttribute("target", "_blank");
+    link.setAttribute("rel", "noopener");
+    head.appendChild(link);
+  }
+  item.appendChild(head);
+  const notes = [];
+  if (reason) notes.push(reason);
+  if (resolved && requiredBy.length && ctx.view.selected.has(entry.name)) notes.push("also selected");
+  if (ctx.view && !resolved && ctx.view.named.has(entry.name)) notes.push(`named by task role ${ctx.role}; check it to add it`);
+  if (ctx.view && ctx.view.elsewhere.has(entry.name)) notes.push("selected in task role " + ctx.view.elsewhere.get(entry.name).join(", "));
+  if (notes.length) item.appendChild(el("div", "prereq-composer__note", notes.join(" · ")));
+  if (requiredBy.length) item.classList.add("prereq-composer__item--required");
+  if (resolved) item.classList.add("prereq-composer__item--in");
+  return item;
+}
+
+export function renderList(ctx) {
+  if (!ctx.index) return;
+  const found = filtered(ctx);
+  ctx.ui.list.textContent = "";
+  found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
+  ctx.ui.more.hidden = found.length <= ctx.limit;
+  const total = ctx.index.root.items.length;
+  ctx.ui.count.textContent = found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`;
+}

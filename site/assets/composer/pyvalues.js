@@ -1,0 +1,281 @@
+/* Python's values, for the YAML engine (yamlload.js, yamltext.js and the modules they use).
+ *
+ * The CLI edits YAML in Python, where 1 and 1.0 are different values, mapping keys may be
+ * numbers, booleans or null, and 1, 1.0 and True are one and the same key.  To make the same
+ * edits and the same self-checks, the engine keeps Python's types inside:
+ *   null / boolean / string     None / bool / str
+ *   integer number, BigInt      int (BigInt beyond 2**53, so big ints keep every digit)
+ *   PyFloat                     float (always wrapped: JS cannot tell 1.0 from 1)
+ *   Array                       list
+ *   PyDict                      dict (ordered, any scalar key, Python's key equality)
+ * Owns: that model (PyFloat, PyDict, keyId, typeName, isPyInt), Python's == (pyEq), list
+ * indexing (listIndex), copies, Python-named exceptions (pyError), repr() and str() (pyRepr,
+ * pyStr, floatRepr), and the way in and out: toPlain() turns a value into the JSON-like data
+ * callers see, fromPlain() reads callers' values back (an integral number is an int there: pass
+ * a PyFloat for a float 1.0). */
+
+import { isPrintable } from "./pyprintable.js";
+
+export class PyFloat {
+  constructor(value) {
+    this.value = Number(value);
+  }
+
+  valueOf() {
+    return this.value;
+  }
+}
+
+/* A Python-named exception (KeyError, IndexError, ...), for callers that tell them apart. */
+export function pyError(name, message = "") {
+  const error = name === "TypeError" ? new TypeError(message) : new Error(message);
+  error.name = name;
+  return error;
+}
+
+function numeric(value) {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number" || typeof value === "bigint") return value;
+  if (value instanceof PyFloat) return value.value;
+  return undefined;
+}
+
+let nanKeys = 0;
+
+/* The identity of a dict key under Python's hash and ==: "1", 1 and 1.0 apart from "1", True == 1. */
+export function keyId(key) {
+  if (key === null || key === undefined) return "N";
+  if (typeof key === "string") return "s" + key;
+  const number = numeric(key);
+  if (number === undefined) throw pyError("TypeError", `unhashable type: '${typeName(key)}'`);
+  if (typeof number === "bigint") return "n" + number.toString();
+  if (Number.isNaN(number)) return "nan" + nanKeys++; // every NaN is a key of its own
+  if (Number.isInteger(number) && !Number.isSafeInteger(number)) return "n" + BigInt(number).toString();
+  return "n" + String(number); // String(-0) is "0", as -0.0 == 0
+}
+
+export class PyDict {
+  constructor(entries = []) {
+    this._fill(entries);
+  }
+
+  get size() {
+    return this.keys.length;
+  }
+
+  has(key) {
+    return this.ids.has(keyId(key));
+  }
+
+  get(key) {
+    const at = this.ids.get(keyId(key));
+    if (at === undefined) throw pyError("KeyError", pyRepr(key));
+    return this.vals[at];
+  }
+
+  /* Python's d[key] = value: a new key goes last, a known one keeps its place (and its key object). */
+  set(key, value) {
+    const id = keyId(key);
+    const at = this.ids.get(id);
+    if (at !== undefined) {
+      this.vals[at] = value;
+      return;
+    }
+    this.ids.set(id, this.keys.length);
+    this.keys.push(key);
+    this.vals.push(value);
+  }
+
+  delete(key) {
+    const at = this.ids.get(keyId(key));
+    if (at === undefined) throw pyError("KeyError", pyRepr(key));
+    this.keys.splice(at, 1);
+    this.vals.splice(at, 1);
+    this._reindex();
+  }
+
+  /* items.insert(position, (key, value)) and the dict rebuilt from the items, as yamledit.set does. */
+  insert(position, key, value) {
+    const entries = this.entries();
+    entries.splice(position, 0, [key, value]);
+    this._fill(entries);
+  }
+
+  entries() {
+    return this.keys.map((key, at) => [key, this.vals[at]]);
+  }
+
+  _fill(entries) {
+    this.keys = [];
+    this.vals = [];
+    this.ids = new Map();
+    for (const [key, value] of entries) this.set(key, value);
+  }
+
+  _reindex() {
+    this.ids = new Map(this.keys.map((key, at) => [keyId(key), at]));
+  }
+}
+
+export function typeName(value) {
+  if (value === null) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "bigint") return "int";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "string") return "str";
+  if (Array.isArray(value)) return "list";
+  if (value instanceof PyDict) return "dict";
+  return typeof value;
+}
+
+export function isPyInt(value) {
+  return typeName(value) === "int" || typeof value === "boolean"; // bool is an int in Python
+}
+
+/* Python's a == b (1 == 1.0 == True, dicts regardless of order). */
+export function pyEq(a, b) {
+  const x = numeric(a);
+  const y = numeric(b);
+  if (x !== undefined || y !== undefined) return x !== undefined && y !== undefined && x == y; // eslint-disable-line eqeqeq -- exact BigInt/number comparison
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => pyEq(item, b[i]));
+  if (a instanceof PyDict) {
+    return b instanceof PyDict && a.size === b.size && a.keys.every((key, i) => b.has(key) && pyEq(a.vals[i], b.get(key)));
+  }
+  return a === b;
+}
+
+/* yamledit._equal: equal data with the same types and the same key order (NaN equals NaN). */
+export function strictEqual(a, b) {
+  if (typeName(a) !== typeName(b)) return false;
+  if (a instanceof PyDict) {
+    return a.size === b.size && a.keys.every((key, i) => pyEq(key, b.keys[i])) &&
+      a.keys.every((key, i) => strictEqual(a.vals[i], b.get(key)));
+  }
+  if (Array.isArray(a)) return a.length === b.length && a.every((item, i) => strictEqual(item, b[i]));
+  if (typeName(a) === "float" && Number.isNaN(Number(a))) return Number.isNaN(Number(b));
+  return pyEq(a, b);
+}
+
+export function deepCopy(value) {
+  if (Array.isArray(value)) return value.map(deepCopy);
+  if (value instanceof PyDict) return new PyDict(value.entries().map(([key, item]) => [key, deepCopy(item)]));
+  return value;
+}
+
+/* list[index] as Python indexes it: negative from the end, bools as 0 and 1; IndexError outside. */
+export function listIndex(list, index) {
+  let at = Number(index);
+  if (at < 0) at += list.length;
+  if (!(at >= 0 && at < list.length)) throw pyError("IndexError", "list index out of range");
+  return at;
+}
+
+// ------------------------------------------------------------------------------ Python's repr and str
+
+/* ``code`` in lower-case hex, at least ``width`` digits. */
+export function hex(code, width) {
+  return code.toString(16).padStart(width, "0");
+}
+
+function strRepr(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === quote || ch === "\\") out += "\\" + ch;
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (code < 0x20 || code === 0x7f) out += "\\x" + hex(code, 2);
+    else if (code < 0x7f || isPrintable(ch)) out += ch;
+    else if (code <= 0xff) out += "\\x" + hex(code, 2);
+    else if (code <= 0xffff) out += "\\u" + hex(code, 4);
+    else out += "\\U" + hex(code, 8);
+  }
+  return out + quote;
+}
+
+/* repr(float): the shortest digits that read back, in Python's layout (1e+16, 0.0001, 1.0). */
+export function floatRepr(value) {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
+  const digits = mantissa.replace(".", "");
+  const exponent = Number(exponentText);
+  const sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.length > 1 ? "." + digits.slice(1) : "";
+    return `${sign}${digits[0]}${fraction}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
+}
+
+export function pyRepr(value) {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
+  if (value instanceof PyFloat) return floatRepr(value.value);
+  if (typeof value === "string") return strRepr(value);
+  if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
+  if (value instanceof PyDict) return "{" + value.entries().map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(", ") + "}";
+  return String(value);
+}
+
+/* str(value) for a path part: strings as they are, the rest as repr. */
+/* repr() of a tuple (a path in Python's exceptions): (1,) for one item. */
+export function tupleRepr(items) {
+  return "(" + items.map(pyRepr).join(", ") + (items.length === 1 ? ",)" : ")");
+}
+
+/* str(value): strings as they are, the rest as repr (the same for None, bools and numbers). */
+export function pyStr(value) {
+  return typeof value === "string" ? value : pyRepr(value);
+}
+
+// ------------------------------------------------------------------------------ plain data
+
+/* How json.dumps writes a dict key: True as "true", 1.0 as "1.0", inf as "Infinity". */
+function jsonKey(key) {
+  if (typeof key === "string") return key;
+  if (key === null) return "null";
+  if (typeof key === "boolean") return key ? "true" : "false";
+  const value = Number(key);
+  if (typeName(key) === "float") return Number.isNaN(value) ? "NaN" : Number.isFinite(value) ? floatRepr(value) : value > 0 ? "Infinity" : "-Infinity";
+  return key.toString();
+}
+
+/* The JSON-like data for a Python-typed value (keys as json.dumps writes them, the last of equal keys wins). */
+export function toPlain(value) {
+  if (value instanceof PyFloat) return value.value;
+  if (typeof value === "bigint") return Number(value);
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value instanceof PyDict) {
+    const out = {};
+    for (const [key, item] of value.entries()) {
+      Object.defineProperty(out, jsonKey(key), { value: toPlain(item), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+/* A caller's value in Python's types: integral numbers are ints, other numbers floats. */
+export function fromPlain(value) {
+  if (value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "bigint") return value;
+  if (typeof value === "number") {
+    if (!Number.isInteger(value)) return new PyFloat(value);
+    return Number.isSafeInteger(value) ? value : BigInt(value);
+  }
+  if (value instanceof PyFloat) return value;
+  if (Array.isArray(value)) return value.map(fromPlain);
+  if (value instanceof PyDict) return new PyDict(value.entries().map(([key, item]) => [fromPlain(key), fromPlain(item)]));
+  const proto = typeof value === "object" ? Object.getPrototypeOf(value) : undefined;
+  if (proto === Object.prototype || proto === null) return new PyDict(Object.keys(value).map((key) => [key, fromPlain(value[key])]));
+  throw pyError("TypeError", `cannot write a ${value === undefined ? "undefined" : value.constructor?.name || typeof value} as YAML`);
+}

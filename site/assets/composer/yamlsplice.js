@@ -1,0 +1,261 @@
+/* The splices of prereq.core.yamledit: new text for one edit, spliced where the node marks say.
+ *
+ * Owns: Splicer, for one text (without BOM), its node tree (yamlload.js's compose) and the
+ * Renderer of its style: where a value's characters are (the end of its content, the ':' after a
+ * key, the '-' before an item, the comment lines above a line), the nodes of a path, and the text
+ * with one value replaced, one key or item inserted, one deleted, or a collection written anew.
+ * A splice that does not fit the layout throws NotHere; YamlText (yamltext.js) then tries the
+ * next way and checks every text it is given.  Indexes are UTF-16 indexes into the text; columns
+ * count code points, as libyaml and Python do. */
+
+import { isPyInt, listIndex, pyEq, pyError, pyRepr, tupleRepr } from "./pyvalues.js";
+import { loadYamlOrNull } from "./yamlload.js";
+import { isDict } from "./yamlrender.js";
+
+/* A splice does not apply to this layout: fall back to rewriting the parent. */
+export class NotHere extends Error {}
+
+function isEmptyPlain(node) {
+  return node.kind === "scalar" && node.value === "" && node.style === "" && node.start.index === node.end.index;
+}
+
+/* yamledit._same_key: the key node stands for ``key`` (a non-string key as its plain scalar loads). */
+function sameKey(keyNode, key) {
+  if (typeof key === "string") return keyNode.value === key;
+  if (keyNode.style !== "") return false;
+  const loaded = loadYamlOrNull(`k: ${keyNode.value}\n`);
+  if (loaded === null) return false;
+  if (!isDict(loaded.typed)) throw pyError("TypeError", "'NoneType' object is not subscriptable");
+  return pyEq(loaded.typed.get("k"), key);
+}
+
+/* str.lstrip() with Python's whitespace (not JavaScript's: NEL yes, BOM no). */
+function pyLstrip(text) {
+  return text.replace(/^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, "");
+}
+
+export class Splicer {
+  constructor(text, root, renderer, newline) {
+    Object.assign(this, { t: text, root, renderer, newline });
+  }
+
+  // -- nodes
+  node(path) {
+    let node = this.root;
+    for (const part of path) {
+      if (node?.kind === "map") node = this.pair(node, part)[2];
+      else if (node?.kind === "seq" && isPyInt(part)) node = node.value[listIndex(node.value, part)];
+      else throw pyError("KeyError", pyRepr(part));
+    }
+    if (node === null) throw pyError("KeyError", tupleRepr(path));
+    return node;
+  }
+
+  /* [position, key node, value node] of ``key`` in a mapping node. */
+  pair(node, key) {
+    for (const [position, [keyNode, valueNode]] of node.value.entries()) {
+      if (keyNode.kind === "scalar" && sameKey(keyNode, key)) return [position, keyNode, valueNode];
+    }
+    throw pyError("KeyError", pyRepr(key));
+  }
+
+  parentOf(path) {
+    return path.length > 1 ? this.node(path.slice(0, -1)) : this.root;
+  }
+
+  // -- positions
+  lineStart(index) {
+    return index > 0 ? this.t.lastIndexOf("\n", index - 1) + 1 : 0;
+  }
+
+  /* The index just past the line break of the line holding ``index``. */
+  lineEnd(index) {
+    const found = this.t.indexOf("\n", index);
+    return found < 0 ? this.t.length : found + 1;
+  }
+
+  /* Only blanks before ``index`` on its line. */
+  ownsLine(index) {
+    return /^[ \t]*$/.test(this.t.slice(this.lineStart(index), index));
+  }
+
+  /* Just past the last character that belongs to ``node`` (not trailing blank lines or comments). */
+  contentEnd(node) {
+    const block = (node.kind === "map" || node.kind === "seq") && !node.flow && node.value.length;
+    if (block && node.kind === "map") {
+      const [keyNode, valueNode] = node.value[node.value.length - 1];
+      const valueEnd = this.contentEnd(valueNode);
+      return Math.max(valueEnd, this.colonEnd(keyNode));
+    }
+    if (block) return this.contentEnd(node.value[node.value.length - 1]);
+    let end = node.end.index;
+    if (node.kind === "scalar" && (node.style === "|" || node.style === ">")) {
+      while (end > node.start.index && " \t\r\n".includes(this.t[end - 1])) end--;
+    }
+    return end;
+  }
+
+  /* Where the value of a mapping entry ends: its content, or the ':' of a key with an empty value. */
+  valueEnd(keyNode, valueNode) {
+    return isEmptyPlain(valueNode) ? this.colonEnd(keyNode) : this.contentEnd(valueNode);
+  }
+
+  /* Where a sequence item ends: its content, or the '-' of an empty item. */
+  itemEnd(dash, item) {
+    return isEmptyPlain(item) ? dash + 1 : this.contentEnd(item);
+  }
+
+  colonEnd(keyNode) {
+    let index = keyNode.end.index;
+    while (index < this.t.length && " \t".includes(this.t[index])) index++;
+    if (this.t[index] !== ":") throw new NotHere();
+    return index + 1;
+  }
+
+  dash(item) {
+    let index = item.start.index - 1;
+    while (index >= 0 && " \t".includes(this.t[index])) index--;
+    if (index < 0 || this.t[index] !== "-") throw new NotHere();
+    return index;
+  }
+
+  /* The start of the comment lines right above ``lineStart`` (they belong to what follows). */
+  aboveComments(lineStart) {
+    let at = lineStart;
+    while (at > 0) {
+      const previous = this.lineStart(at - 1);
+      if (!pyLstrip(this.t.slice(previous, at)).startsWith("#")) break;
+      at = previous;
+    }
+    return at;
+  }
+
+  column(index) {
+    return Array.from(this.t.slice(this.lineStart(index), index)).length;
+  }
+
+  join(lines) {
+    return lines.join(this.newline);
+  }
+
+  // -- splices
+  /* The collection at ``path`` written anew as ``value`` (the whole document for the root). */
+  rewrite(path, value) {
+    if (path.length) return this.replace(path, value);
+    if (!this.renderer.isBlock(value)) return this.renderer.scalar(value) + this.newline;
+    const body = this.join(this.renderer.lines(value, 0));
+    if (this.root === null) return body + this.newline;
+    const start = this.lineStart(this.root.start.index);
+    return this.t.slice(0, start) + body + this.t.slice(this.contentEnd(this.root));
+  }
+
+  /* The value at ``path`` replaced by ``value``, after its key's ':' or its item's '-'. */
+  replace(path, value) {
+    const parent = this.parentOf(path);
+    const node = this.node(path);
+    if (parent?.flow) throw new NotHere(); // rewrite the flow parent whole
+    const inSequence = parent?.kind === "seq";
+    let start;
+    let column;
+    if (parent?.kind === "map") {
+      const keyNode = this.pair(parent, path[path.length - 1])[1];
+      start = this.colonEnd(keyNode);
+      column = this.column(keyNode.start.index);
+    } else if (inSequence) {
+      const dash = this.dash(node);
+      start = dash + 1;
+      column = this.column(dash);
+    } else {
+      throw new NotHere();
+    }
+    const end = isEmptyPlain(node) ? start : this.contentEnd(node);
+    const within = this.replaceCollection(node, value, start, end, inSequence);
+    if (within !== null) return within;
+    const rest = this.renderer.afterIndicator(value, column, { inSequence });
+    const text = rest[0] + (rest.length > 1 ? this.newline + this.join(rest.slice(1)) : "");
+    return this.t.slice(0, start) + text + this.t.slice(end);
+  }
+
+  /* A flow collection for a flow collection, a block one in the place of a block one; else null. */
+  replaceCollection(node, value, start, end, inSequence) {
+    if (node.flow && node.value.length && this.renderer.isBlock(value)) {
+      return this.t.slice(0, start) + " " + this.renderer.flow(value) + this.t.slice(end);
+    }
+    const blockNode = (node.kind === "map" || node.kind === "seq") && node.value.length > 0 && !node.flow;
+    if (!inSequence && this.renderer.isBlock(value) && blockNode && this.ownsLine(node.start.index) &&
+        isDict(value) === (node.kind === "map")) {
+      // Keep the lines before it (a comment after "key:") and its own indentation.
+      const at = this.lineStart(node.start.index);
+      const lines = this.renderer.lines(value, this.column(node.start.index));
+      return this.t.slice(0, at) + this.join(lines) + this.t.slice(end);
+    }
+    return null;
+  }
+
+  /* A new ``key: value`` at ``position`` of the block mapping at ``parentPath``. */
+  insertKey(parentPath, position, key, value) {
+    const node = parentPath.length ? this.node(parentPath) : this.root;
+    if (node?.kind !== "map" || node.flow || !node.value.length) throw new NotHere();
+    if (position < node.value.length) {
+      const keyNode = node.value[position][0];
+      if (!this.ownsLine(keyNode.start.index)) throw new NotHere();
+      return this.insertLinesAt(keyNode.start.index, this.renderer.pair(key, value, this.column(keyNode.start.index)));
+    }
+    const [previousKey, previousValue] = node.value[position - 1];
+    const column = this.column(node.value[0][0].start.index);
+    return this.insertLinesAfter(this.valueEnd(previousKey, previousValue), this.renderer.pair(key, value, column));
+  }
+
+  /* A new item at ``index`` of the block sequence at ``parentPath``. */
+  insertItem(parentPath, index, value) {
+    const node = this.node(parentPath);
+    if (node.kind !== "seq" || node.flow || !node.value.length) throw new NotHere(); // the fallback rewrites the list
+    if (index < node.value.length) {
+      const dash = this.dash(node.value[index]);
+      if (!this.ownsLine(dash)) throw new NotHere();
+      return this.insertLinesAt(dash, this.itemLines(value, this.column(dash)));
+    }
+    const last = node.value[node.value.length - 1];
+    const dash = this.dash(last);
+    if (!this.ownsLine(dash)) throw new NotHere();
+    return this.insertLinesAfter(this.itemEnd(dash, last), this.itemLines(value, this.column(dash)));
+  }
+
+  /* New lines before the line holding ``index``, above the comments that describe that line. */
+  insertLinesAt(index, lines) {
+    const at = this.aboveComments(this.lineStart(index));
+    return this.t.slice(0, at) + this.join(lines) + this.newline + this.t.slice(at);
+  }
+
+  insertLinesAfter(end, lines) {
+    const at = end > 0 ? this.lineEnd(Math.max(end - 1, 0)) : 0;
+    let block = this.join(lines) + this.newline;
+    if (at === this.t.length && !this.t.endsWith("\n")) block = this.newline + block;
+    return this.t.slice(0, at) + block + this.t.slice(at);
+  }
+
+  itemLines(value, column) {
+    const rest = this.renderer.afterIndicator(value, column, { inSequence: true });
+    return [" ".repeat(column) + "-" + rest[0], ...rest.slice(1)];
+  }
+
+  /* The lines of the key or item at ``path`` removed (a trailing comment on its last line too). */
+  delete(path) {
+    const parent = this.parentOf(path);
+    const collection = parent?.kind === "map" || parent?.kind === "seq";
+    if (!collection || parent.flow || parent.value.length < 2) throw new NotHere(); // the fallback writes the parent anew
+    let first;
+    let end;
+    if (parent.kind === "map") {
+      const [, keyNode, valueNode] = this.pair(parent, path[path.length - 1]);
+      first = keyNode.start.index;
+      end = this.valueEnd(keyNode, valueNode);
+    } else {
+      const item = parent.value[listIndex(parent.value, path[path.length - 1])];
+      first = this.dash(item);
+      end = this.itemEnd(first, item);
+    }
+    if (!this.ownsLine(first)) throw new NotHere();
+    return this.t.slice(0, this.lineStart(first)) + this.t.slice(this.lineEnd(Math.max(end - 1, first)));
+  }
+}

@@ -1,0 +1,134 @@
+"""The house rules a newcomer relies on, checked: the layering, what each package says it owns,
+sizes, who prints, and that every shared case runs in both engines."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "tools" / "prereq"
+COMPOSER = REPO / "site" / "assets" / "composer"
+MAX_MODULE_LINES = 400  # "about 400": a module over this says why in its docstring
+MAX_FUNCTION_LINES = 60
+MAX_MODULES_PER_FOLDER = 12  # "about 10"
+LONGER = "Longer than usual:"
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_layers_hold() -> None:
+    """cli > marketplace > jobs > index > registry > openpai > core: nothing imports upward."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    run = subprocess.run(
+        [str(lint), "--config", str(REPO / "pyproject.toml")], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 kept, 0 broken" in run.stdout
+
+
+def test_every_package_says_what_it_owns_and_may_import() -> None:
+    packages = sorted({path.parent for path in _modules()})
+    assert {p.name for p in packages} >= {
+        "prereq",
+        "core",
+        "registry",
+        "openpai",
+        "index",
+        "jobs",
+        "marketplace",
+        "cli",
+    }
+    for package in packages:
+        if package == PACKAGE:
+            continue
+        docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+        assert "May import:" in docstring, f"{package.relative_to(REPO)}/__init__.py"
+
+
+def test_folders_modules_and_functions_stay_small() -> None:
+    for folder in sorted({path.parent for path in _modules()}):
+        count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+        assert count <= MAX_MODULES_PER_FOLDER, f"{folder.relative_to(REPO)} holds {count} modules"
+    for path in _modules() + sorted(COMPOSER.glob("*.js")) + sorted(COMPOSER.parent.glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.count("\n")
+        assert lines <= MAX_MODULE_LINES or LONGER in text[:2000], f"{path.relative_to(REPO)}: {lines} lines"
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                reason = LONGER in (ast.get_docstring(node) or "")
+                assert length <= MAX_FUNCTION_LINES or reason, f"{path.relative_to(REPO)}:{node.lineno} {node.name}"
+
+
+def test_only_the_cli_prints() -> None:
+    """The core returns data; only the CLI prints and picks exit codes."""
+    for path in _modules():
+        if "cli" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            name = getattr(called, "id", None) or getattr(called, "attr", None)
+            assert name not in ("print", "exit"), f"{path.relative_to(REPO)}:{node.lineno} calls {name}"
+
+
+# --------------------------------------------------------------------------- both engines
+
+CORPORA = {  # folder under tests/cases -> how a case is named in both runners
+    "jobs": lambda folder: sorted(p.name for p in folder.iterdir() if p.is_dir()),
+    "yamledit": lambda folder: sorted(p.stem for p in folder.glob("*.json")),
+    "protocol": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
+}
+
+
+@pytest.fixture(scope="module")
+def node_results() -> dict[str, str]:
+    """Every test Node's runner ran over tests/js/, by name: "ok" or "not ok"."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is needed for the JS engine's tests (apt-get install nodejs)")
+    run = subprocess.run(
+        [node, "--test", "--test-reporter=tap", str(REPO / "tests" / "js")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    results = {m.group(2): m.group(1) for m in re.finditer(r"^\s*(ok|not ok) \d+ - (.+?)\s*$", run.stdout, re.M)}
+    assert results, run.stdout[-2000:] + run.stderr[-2000:]
+    return results
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_every_shared_case_runs_and_passes_in_the_js_engine(corpus: str, node_results: dict[str, str]) -> None:
+    """The Python runners take every case folder; the JS runner must name and pass the same cases, so
+    a case that only one engine runs fails here."""
+    cases = CORPORA[corpus](REPO / "tests" / "cases" / corpus)
+    assert cases
+    ran = {name.split("/", 1)[1]: status for name, status in node_results.items() if name.startswith(corpus + "/")}
+    assert sorted(ran) == cases, set(cases) ^ set(ran)
+    assert [name for name, status in ran.items() if status != "ok"] == []
+
+
+def test_the_runtime_values_are_judged_the_same_by_both_engines() -> None:
+    """tests/cases/runtime/values.json is one case list: runtime.test.js must judge every value as Python does."""
+    values = json.loads((REPO / "tests" / "cases" / "runtime" / "values.json").read_text(encoding="utf-8"))
+    assert len(values["cases"]) >= 300
+    run = subprocess.run(
+        [shutil.which("node") or "node", "--test", str(REPO / "tests" / "js" / "runtime.test.js")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
