@@ -10,23 +10,21 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv" >&2
   python3 -m venv .venv
 fi
+# need COMMAND PACKAGE WHY: install Debian's PACKAGE when COMMAND is missing.
+need() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "setup: installing $3" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$2" >/dev/null
+}
+
 extras=""
 if [ "${1:-}" = "--test" ]; then
   extras="[test]"
-  if ! command -v node >/dev/null 2>&1; then
-    echo "setup: installing Debian's Node.js for the composer engine's tests" >&2
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs >/dev/null
-  fi
-  if ! command -v chromium >/dev/null 2>&1; then
-    echo "setup: installing Debian's chromium for the browser tests" >&2
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
-  fi
+  need node nodejs "Node.js for the composer engine's tests"
+  need chromium chromium "Debian's chromium for the browser tests"
 fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=".venv/.prereq-installed${extras}"

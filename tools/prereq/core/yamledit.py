@@ -127,20 +127,10 @@ class YamlText(Splices):
             raise PrereqError(
                 f"{self.source}: {format_path(parent_path, empty='the document')} is not a mapping; cannot add '{key}'"
             )
-        keys = list(parent)
-        position = len(keys)
-        after = [k for k in after if k in parent]
-        before = [k for k in before if k in parent]
-        if after:
-            position = max(keys.index(k) for k in after) + 1
-        elif before:
-            position = min(keys.index(k) for k in before)
+        position = key_position(list(parent), before=before, after=after)
 
         def apply(container: Any) -> None:
-            items = list(container.items())
-            items.insert(position, (key, copy.deepcopy(value)))
-            container.clear()
-            container.update(items)
+            insert_key(container, position, key, copy.deepcopy(value))
 
         self._edit(parent_path, apply, lambda: self._splice_insert_key(parent_path, position, key, value))
 
@@ -213,6 +203,26 @@ class YamlText(Splices):
             start, end = self._line_start(node.start_mark.index), self._content_end(node)
             return self._t[:start] + body + self._t[end:]
         return self._splice_replace(path, value)
+
+
+def key_position(keys: list[Any], *, before: Iterable[Any] = (), after: Iterable[Any] = ()) -> int:
+    """Where a new key goes among ``keys``: after the last of ``after`` present, else before the first
+    of ``before`` present, else at the end (``YamlText.set``'s rule, which the job planner follows)."""
+    present_after = [k for k in after if k in keys]
+    present_before = [k for k in before if k in keys]
+    if present_after:
+        return max(keys.index(k) for k in present_after) + 1
+    if present_before:
+        return min(keys.index(k) for k in present_before)
+    return len(keys)
+
+
+def insert_key(mapping: dict[Any, Any], position: int, key: Any, value: Any) -> None:
+    """``mapping`` with ``key`` inserted at ``position`` (in place: Python keeps insertion order)."""
+    items = list(mapping.items())
+    items.insert(position, (key, value))
+    mapping.clear()
+    mapping.update(items)
 
 
 def _get(data: Any, path: Path_) -> Any:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from prereq.core.yamledit import YamlText
+from prereq.core.yamledit import YamlText, insert_key, key_position
 
 Path_ = tuple[Any, ...]
 
@@ -69,18 +69,7 @@ class WorkingCopy:
             self._set(parent_path, {key: value}, (), ())
             return
         parent = _at(self.data, parent_path)
-        keys = list(parent)
-        position = len(keys)
-        present_after = [k for k in after if k in parent]
-        present_before = [k for k in before if k in parent]
-        if present_after:
-            position = max(keys.index(k) for k in present_after) + 1
-        elif present_before:
-            position = min(keys.index(k) for k in present_before)
-        items = list(parent.items())
-        items.insert(position, (key, value))
-        parent.clear()
-        parent.update(items)
+        insert_key(parent, key_position(list(parent), before=before, after=after), key, value)
 
     def insert(self, path: Path_, value: Any) -> None:
         self.edits.append(Edit("insert", path, copy.deepcopy(value)))
