@@ -21,6 +21,7 @@ from prereq.core.graph import lookup_parameter
 from prereq.core.versions import Requirement, sort_versions
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.index import facets
+from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, protocol, runtime
 from prereq.registry import schemas
@@ -44,8 +45,8 @@ class PublishedVersion:
 class IndexBuild:
     """Everything the index says, before it is written."""
 
-    root: dict[str, Any]
-    items: dict[str, dict[str, Any]]  # name -> per-item document
+    root: Root
+    items: dict[str, ItemDocument]  # name -> per-item document
     bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
     files: dict[str, str] = field(default_factory=dict)  # path -> text published as is (job templates...)
     warnings: list[str] = field(default_factory=list)
@@ -125,7 +126,7 @@ class VersionTable:
         return find
 
 
-def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -> dict[str, Any] | None:
+def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -> VersionDocument | None:
     record = resolver.published[node[0]][node[1]]
     try:
         resolution = resolver.resolution(node)
@@ -135,7 +136,7 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
     if resolution.has_cycle:
         warnings.append(f"{node[0]} {node[1]}: its requirements form a cycle, left out")
         return None
-    requires = [
+    requires: list[RequiredVersion] = [
         {"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
         for r in resolution.requires[node[0]]
     ]
@@ -159,10 +160,10 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
 
 
 def _entries(
-    documents: dict[str, dict[str, Any]], result: ValidationResult, repo: Repository | None, dates: dict[str, str]
-) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    documents: dict[str, ItemDocument], result: ValidationResult, repo: Repository | None, dates: dict[str, str]
+) -> tuple[list[RootEntry], dict[str, str]]:
     """The root's entry of each item, and each item file's body (the sha256 is of that body)."""
-    entries = []
+    entries: list[RootEntry] = []
     bodies: dict[str, str] = {}
     for name, document in documents.items():
         latest = document["versions"][-1]["item"]
@@ -200,13 +201,13 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
     for revision in history or []:  # newest first: the first date seen is the last change
         dates.setdefault(revision.path, revision.date)
 
-    documents: dict[str, dict[str, Any]] = {}
+    documents: dict[str, ItemDocument] = {}
     for name in sorted(published):
         versions = []
         for version in resolver.versions(name):
-            document = _version_document(resolver, (name, version), warnings)
-            if document is not None:
-                versions.append(document)
+            published_version = _version_document(resolver, (name, version), warnings)
+            if published_version is not None:
+                versions.append(published_version)
         if versions:
             documents[name] = {"name": name, "versions": versions, "required_by": []}
     for name, document in documents.items():
@@ -219,7 +220,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         document["required_by"].sort()
 
     entries, bodies = _entries(documents, result, repo, dates)
-    template_entries: list[dict[str, Any]] = []
+    template_entries: list[TemplateEntry] = []
     files: dict[str, str] = {}
     for template in sorted(result.templates, key=lambda t: t.stem):
         path = f"templates/{template.stem}.yaml"
@@ -230,7 +231,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         )
         files[path] = template.path.read_text(encoding="utf-8")  # published as written
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()))
-    root = {
+    root: Root = {
         "format": schemas.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
         "key_orders": {part: list(keys) for part, keys in forms.KEY_ORDERS.items()},

@@ -1,13 +1,15 @@
 """How item types are grouped and named for people: published in the index root, so the site's
 pages, the catalog and the composer all read them from one place.
 
-May import: nothing of prereq.
+May import: prereq.index.documents.
 """
 
 from __future__ import annotations
 
+from prereq.index.documents import TypeGroup
+
 # Catalog facets: what users look for, and the OpenPAI types behind each (in display order).
-TYPE_GROUPS: dict[str, dict[str, object]] = {
+TYPE_GROUPS: dict[str, TypeGroup] = {
     "datasets": {"label": "Datasets", "types": ["data"]},
     "widgets": {"label": "Widgets", "types": ["script", "output"]},
     "images": {"label": "Images", "types": ["dockerimage"]},

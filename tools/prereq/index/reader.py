@@ -19,6 +19,7 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
+from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.registry import schemas
 from prereq.registry.rules import RULES
@@ -90,7 +91,7 @@ class ClosureItem:
     deprecated: dict[str, Any] | None = None
 
 
-def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> dict[str, Any]:
+def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
     """Read and check one index file against the published index schema."""
     where = f"{base}/{rel}"
     body = body if body is not None else _read(base, rel)
@@ -112,11 +113,11 @@ class Index:
     """A published index; per-item files are read on demand and kept in a bounded cache."""
 
     base: str
-    root: dict[str, Any]
+    root: Root
     cache_size: int = 4096
 
     def __post_init__(self) -> None:
-        self.entries: dict[str, dict[str, Any]] = {entry["name"]: entry for entry in self.root["items"]}
+        self.entries: dict[str, RootEntry] = {entry["name"]: entry for entry in self.root["items"]}
         self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
 
     @classmethod
@@ -124,7 +125,7 @@ class Index:
         base = _api_base(source)
         return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
 
-    def _read_document(self, name: str) -> dict[str, Any]:
+    def _read_document(self, name: str) -> ItemDocument:
         entry = self.entries.get(name)
         if entry is None:
             close = [n for n in self.entries if fold_name(n) == fold_name(name)]
@@ -141,7 +142,7 @@ class Index:
     def versions(self, name: str) -> list[str]:
         return sort_versions([v["version"] for v in self.document(name)["versions"]])
 
-    def version(self, name: str, version: str | None = None) -> dict[str, Any]:
+    def version(self, name: str, version: str | None = None) -> VersionDocument:
         """One published version; the latest when ``version`` is None."""
         documents = {v["version"]: v for v in self.document(name)["versions"]}
         chosen = version or self.versions(name)[-1]
@@ -151,7 +152,7 @@ class Index:
             )
         return documents[chosen]
 
-    def search(self, query: str) -> list[dict[str, Any]]:
+    def search(self, query: str) -> list[RootEntry]:
         """Items matching every word of ``query``; name matches first."""
         words = query.lower().split()
         scored = []

@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from prereq.core.yamlload import dump_yaml
+from prereq.index.documents import Root, RootEntry, VersionDocument
 from prereq.index.reader import Index
 from prereq.jobs.plan import task_role_fields
 from prereq.marketplace.diagram import dependency_svg
@@ -50,13 +51,13 @@ class SiteData:
         # Bounded: a closure pulls in a few popular items again and again; 10,000 items must not stay in memory.
         self.index = Index.load(Path(index_dir), cache_size=2048)
         self.api = Path(self.index.base)
-        self.root: dict[str, Any] = self.index.root
-        self.entries: dict[str, dict[str, Any]] = dict(sorted(self.index.entries.items()))
+        self.root: Root = self.index.root
+        self.entries: dict[str, RootEntry] = dict(sorted(self.index.entries.items()))
         self.document = self.index.document
         self.version = self.index.version
         self.form_yaml = lru_cache(maxsize=8192)(self._form_yaml)
         self.form_html = lru_cache(maxsize=8192)(self._form_html)
-        self._tags: dict[str, list[dict[str, Any]]] | None = None
+        self._tags: dict[str, list[RootEntry]] | None = None
 
     def _form_yaml(self, name: str, version: str) -> str:
         """One entry of a job's ``prerequisites`` list (every page whose closure holds it reuses it)."""
@@ -65,10 +66,10 @@ class SiteData:
     def _form_html(self, name: str, version: str) -> Markup:
         return highlight_fragment(self.form_yaml(name, version), "yaml")
 
-    def tags(self) -> dict[str, list[dict[str, Any]]]:
+    def tags(self) -> dict[str, list[RootEntry]]:
         """Tag → its items (by name), tags in order; computed once."""
         if self._tags is None:
-            tags: dict[str, list[dict[str, Any]]] = {}
+            tags: dict[str, list[RootEntry]] = {}
             for entry in self.entries.values():
                 for tag in entry["tags"]:
                     tags.setdefault(tag, []).append(entry)
@@ -79,7 +80,7 @@ class SiteData:
         by_type = Counter(entry["type"] for entry in self.entries.values())
         return {group: sum(by_type[t] for t in spec["types"]) for group, spec in self.root["type_groups"].items()}
 
-    def recently_updated(self, count: int = 8) -> list[dict[str, Any]]:
+    def recently_updated(self, count: int = 8) -> list[RootEntry]:
         dated = [e for e in self.entries.values() if e.get("updated") and not e.get("deprecated")]
         return sorted(dated, key=lambda e: (e["updated"], e["name"]), reverse=True)[:count]
 
@@ -87,7 +88,7 @@ class SiteData:
 # --- the YAML a user pastes into a job ------------------------------------------------
 
 
-def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple[str, str] | None]]:
+def _job_parts(data: SiteData, version: VersionDocument) -> list[tuple[str, tuple[str, str] | None]]:
     """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None); the task
     role is what ``prereq job add`` gives one (``jobs.plan.task_role_fields``)."""
     nodes = [(node["name"], node["version"]) for node in version["closure"]]
@@ -98,7 +99,7 @@ def _job_parts(data: SiteData, version: dict[str, Any]) -> list[tuple[str, tuple
     return [("prerequisites:\n", None), *((data.form_yaml(*node), node) for node in nodes), (roles, None)]
 
 
-def job_block(data: SiteData, version: dict[str, Any]) -> Markup:
+def job_block(data: SiteData, version: VersionDocument) -> Markup:
     """The item's closure in OpenPAI form, requirements first, and the task role naming them, highlighted
     (each form once per build, not once per page)."""
     body = Markup("").join(
@@ -233,7 +234,7 @@ def render_templates(data: SiteData, href: Href) -> Markup:
 
 
 def render_cards(
-    data: SiteData, entries: list[dict[str, Any]], href: Href, *, show_date: bool = False, show_summary: bool = True
+    data: SiteData, entries: list[RootEntry], href: Href, *, show_date: bool = False, show_summary: bool = True
 ) -> Markup:
     return Markup(
         _CARDS.render(

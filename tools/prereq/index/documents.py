@@ -1,0 +1,92 @@
+"""The published index's documents as types: what ``builder`` writes and ``reader`` reads.
+
+They mirror ``schema/index.schema.json`` (which the reader checks every file against); the
+types say the same for the code, so that a field's name or shape cannot drift between the two.
+
+May import: nothing of prereq.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class ClosureNode(TypedDict):
+    name: str
+    version: str
+
+
+class RequiredVersion(TypedDict):
+    name: str
+    range: str  # "*" for any version
+    version: str  # the version the range resolved to
+
+
+class VersionDocument(TypedDict):
+    """One published version of an item."""
+
+    version: str
+    item: dict[str, Any]  # the item as its author wrote it
+    openpai: dict[str, Any]  # its OpenPAI form, placeholders rendered
+    digest: str
+    exports: list[str]
+    requires: list[RequiredVersion]
+    closure: list[ClosureNode]  # requirements first, the item last
+
+
+class ItemDocument(TypedDict):
+    """``api/v1/prerequisites/<name>.json``."""
+
+    name: str
+    versions: list[VersionDocument]  # oldest first
+    required_by: list[str]
+
+
+class RootEntry(TypedDict):
+    """An item in the root index: what search, the catalog and the site need without its file."""
+
+    name: str
+    version: str
+    type: str
+    title: str
+    summary: str
+    tags: list[str]
+    owners: list[str]
+    deprecated: dict[str, Any] | None
+    exports: list[str]
+    updated: str | None
+    path: str
+    sha256: str
+
+
+class TemplateEntry(TypedDict):
+    name: str
+    title: str
+    path: str
+    uses: list[str]
+
+
+class PublishedFile(TypedDict):
+    path: str
+    sha256: str
+
+
+class TypeGroup(TypedDict):
+    label: str
+    types: list[str]
+
+
+class Root(TypedDict):
+    """``api/v1/index.json``."""
+
+    format: str
+    job_load_line: str
+    key_orders: dict[str, list[str]]
+    type_groups: dict[str, TypeGroup]
+    type_labels: dict[str, str]
+    job_schema: PublishedFile
+    templates: list[TemplateEntry]
+    commit: str | None
+    date: str | None
+    dirty: bool
+    items: list[RootEntry]
