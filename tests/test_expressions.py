@@ -115,7 +115,7 @@ def test_a_store_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path) ->
     folder = tmp_path / "config"
     folder.mkdir()
     (folder / "expressions.yaml").mkdir()  # a folder where the file should be: os.replace fails
-    with pytest.raises(PrereqError, match=rf"cannot write {folder / 'expressions.yaml'}: Is a directory"):
+    with pytest.raises(PrereqError, match=rf"{folder / 'expressions.yaml'} is a folder, not a regular file"):
         expressions.save_expressions({"a": "b"}, folder / "expressions.yaml")
     assert [p.name for p in folder.iterdir()] == ["expressions.yaml"]  # no temporary file left behind
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.errors import PrereqError
+from prereq.core.outputs import read_regular
 from prereq.core.versions import Requirement, is_range
 from prereq.core.yamledit import YamlText, load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
@@ -51,13 +52,8 @@ def show_scalar(value: Any) -> str:
 
 
 def read_job_file(path: Path) -> str:
-    """The text of a job file, refused with a clean message when missing or not UTF-8."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PrereqError(f"no such job file: {path}") from None
-    except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+    """The text of a job file, refused with a clean message when missing, not a file or not UTF-8."""
+    raw = read_regular(path, what="job file")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import write_atomic
+from prereq.core.outputs import read_regular, write_atomic
 from prereq.core.yamledit import load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer
@@ -57,12 +57,9 @@ def check_key(key: str) -> str:
 def load_expressions(path: Path | None = None) -> dict[str, str]:
     """Every stored value (an empty mapping when nothing is stored yet)."""
     path = path or store_path()
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+    raw = read_regular(path, what="expression store")
     if not raw.strip():
         return {}
     hint = "fix or delete the file; 'prereq expression set' rewrites it"

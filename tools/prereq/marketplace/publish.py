@@ -1,7 +1,10 @@
 """``prereq build``: validate, write the index, build the site, swap into place.
 
 Everything is written to a temporary folder beside the output and moved into
-place only when complete, so a failed build leaves the previous output as it was.
+place only when complete, so a failed build leaves the previous output as it was
+(``core.outputs`` says which folders a build may replace).
+
+May import: prereq.core, prereq.registry, prereq.index and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prereq.core import outputs
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.index.builder import IndexBuild, build_index, write_index
@@ -38,28 +42,23 @@ class BuildResult:
         return self.index is not None
 
 
-def _swap_into_place(staging: Path, out: Path) -> None:
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(old)
-    staging.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progress = lambda _: None) -> BuildResult:
     """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors."""
     progress("validating the registry")
     result = validate(registry)
     if result.errors:
         return BuildResult(out=out, validation=result)
+    repo = Repository.find(result.root)
+    out = Path(os.path.abspath(out))
+    outputs.check_output_folder(
+        out, protected=[result.root, Path.cwd(), *([repo.root] if repo else [])], registry=result.root
+    )
     progress(f"indexing {len(result.items)} items and their history")
-    index = build_index(result, repo=Repository.find(result.root))
-    out = out.resolve()
+    index = build_index(result, repo=repo)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        outputs.clean_leftovers(out)
+        staging = outputs.staging_folder(out)
     except OSError as exc:
         raise PrereqError(
             f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
@@ -72,7 +71,10 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
 
             progress("building the marketplace site")
             site_warnings = build_site(index_dir=staging, registry=result.root, out=staging, progress=progress)
-        _swap_into_place(staging, out)
+        outputs.publish_folder(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise outputs.cannot_write(out, exc) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -1,0 +1,147 @@
+"""What prereq writes: only folders it may replace, the previous build kept until the new one is in
+place, and only regular files (issue: nothing lost)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitrepo import GitRepo, item_yaml
+from prereq.cli import main
+from prereq.core import outputs
+from prereq.marketplace.publish import build
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    repo.write("registry/prerequisites/disk.yaml", item_yaml("disk", "1.0.0"))
+    repo.write("notes.txt", "my own notes\n")
+    repo.commit("items")
+    (repo.root / "uncommitted.txt").write_text("not in git yet\n")
+    return repo
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _build(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    prereq = Path(sys.executable).with_name("prereq")
+    return subprocess.run(
+        [str(prereq), "build", "--no-site", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("out", [".", "registry", "registry/prerequisites", "..", "/", "notes.txt", "docs"])
+def test_an_output_that_would_replace_the_users_files_is_refused_and_nothing_changes(repo: GitRepo, out: str) -> None:
+    (repo.root / "docs").mkdir()
+    (repo.root / "docs" / "mine.md").write_text("a folder of the user's own\n")
+    before = _tree(repo.root.parent)
+    run = _build(["--out", out], cwd=repo.root)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr and "--out" in run.stderr and "hint:" in run.stderr
+    assert _tree(repo.root.parent) == before  # the repository, .git and uncommitted files included
+    assert not [p for p in repo.root.iterdir() if p.name.startswith((".notes", ".docs", ".registry", ".."))]
+
+
+def test_a_new_empty_or_earlier_build_folder_is_written(repo: GitRepo, tmp_path: Path) -> None:
+    for out in (tmp_path / "new" / "site", tmp_path / "empty"):
+        if out.name == "empty":
+            out.mkdir()
+        assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
+        assert (out / outputs.MARKER).is_file() and (out / "api" / "v1" / "index.json").is_file()
+        assert _build(["--out", str(out)], cwd=repo.root).returncode == 0  # its own output: replaced again
+
+
+def test_a_build_from_before_the_marker_is_recognised_by_its_index(repo: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    assert build(repo.root / "registry", out, with_site=False).built
+    (out / outputs.MARKER).unlink()
+    assert build(repo.root / "registry", out, with_site=False).built
+
+
+def test_a_failure_in_the_final_swap_leaves_the_previous_output_intact(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    assert build(repo.root / "registry", out, with_site=False).built
+    before = _tree(out)
+    real_rename = Path.rename
+
+    def failing_rename(self: Path, target: Path) -> Path:
+        if Path(target) == out and ".tmp-" in self.name:
+            raise OSError(28, "No space left on device")  # the new output cannot take the old one's place
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", failing_rename)
+    repo.write("registry/prerequisites/disk.yaml", item_yaml("disk", "1.1.0"))
+    from prereq.core.errors import PrereqError
+
+    with pytest.raises(PrereqError, match="No space left on device"):
+        build(repo.root / "registry", out, with_site=False)
+    assert _tree(out) == before
+    json.loads((out / "api" / "v1" / "index.json").read_text())  # still readable
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_the_next_build_restores_or_cleans_what_a_killed_build_left(repo: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    assert build(repo.root / "registry", out, with_site=False).built
+    dead = 2**22 + 12345  # no such process: pids stay below 2**22 on Linux
+    # Killed between the two renames: no output, the old one beside it.
+    out.rename(tmp_path / f".site.old-{dead}")
+    (tmp_path / f".site.tmp-{dead}-abc").mkdir()  # and a half-written folder of another killed build
+    (tmp_path / f".site.tmp-{dead}-abc" / "partial.json").write_text("{")
+    outputs.clean_leftovers(out)
+    assert (out / "api" / "v1" / "index.json").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+    assert build(repo.root / "registry", out, with_site=False).built
+
+
+def test_published_folders_follow_the_umask(repo: GitRepo, tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        out = tmp_path / "site"
+        assert build(repo.root / "registry", out, with_site=False).built
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert stat.S_IMODE((out / "api" / "v1" / "index.json").stat().st_mode) == 0o644
+
+
+def test_job_outputs_replace_only_regular_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  main:\n    instances: 1\n"
+        "    dockerImage: img\n    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+        "    commands: [echo hi]\nprerequisites:\n  - {name: img, type: dockerimage, uri: 'ubuntu:22.04'}\n"
+    )
+    for target in (fifo, Path("/dev/null"), tmp_path):
+        assert main(["job", "resolve", str(job), "--index", str(tmp_path), "-o", str(target)]) == 2
+        assert "not a regular file" in capsys.readouterr().err
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_pipe_as_the_job_or_the_expression_store_is_refused_without_hanging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "job.yaml"
+    os.mkfifo(fifo)
+    assert main(["job", "resolve", str(fifo)]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
+    config = tmp_path / "config" / "prereq"
+    config.mkdir(parents=True)
+    os.mkfifo(config / "expressions.yaml")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert main(["expression", "list"]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
