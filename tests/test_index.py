@@ -174,7 +174,7 @@ def test_an_exception_mid_build_leaves_no_partial_output(
         raise OSError("disk full")
 
     monkeypatch.setattr("prereq.marketplace.publish.write_index", explode)
-    with pytest.raises(PrereqError, match="cannot write .*: disk full"):  # a clean error (exit 2), not a crash
+    with pytest.raises(PrereqError, match=r"cannot write .*: disk full"):  # a clean error (exit 2), not a crash
         build(history.root / "registry", out, with_site=False)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
