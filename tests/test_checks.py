@@ -331,3 +331,58 @@ def test_a_check_emitting_an_undeclared_rule_is_a_bug(make_registry) -> None:
 
     with pytest.raises(RuntimeError, match="check_name emitted PRQ101"):
         _declared(check_name, [problem("PRQ101", file="x.yaml", line=1, detail="bad")])
+
+
+def test_special_files_and_links_anywhere_in_the_registry_are_problems_never_read(make_registry, tmp_path) -> None:
+    import os
+
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: secret\npassword: hunter2\n")
+    root = make_registry({"prerequisites/good.yaml": item("good"), "templates/job.yaml": "taskRoles: {}\n"})
+    os.mkfifo(root / "prerequisites" / "pipe.yaml")  # reading it would block forever
+    os.mkfifo(root / "templates" / "pipe.yaml")
+    (root / "templates" / "linked.yaml").symlink_to(secret)
+    (root / "owners.yaml").unlink()
+    (root / "owners.yaml").symlink_to(secret)
+    result = validate(root)
+    refused = {(p.file, p.message) for p in result.problems if p.rule == "PRQ107"}
+    assert refused == {
+        ("prerequisites/pipe.yaml", "prerequisites/pipe.yaml is a pipe, not a file"),
+        ("templates/pipe.yaml", "templates/pipe.yaml is a pipe, not a file"),
+        ("templates/linked.yaml", f"templates/linked.yaml is a symbolic link (to {secret})"),
+        ("owners.yaml", f"owners.yaml is a symbolic link (to {secret})"),
+    }
+    assert "hunter2" not in json.dumps([p.as_dict() for p in result.problems])
+    assert [t.rel for t in result.templates] == ["templates/job.yaml"]
+
+
+def test_a_linked_folder_is_refused_as_a_whole(make_registry, tmp_path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.yaml").write_text(item("x"))
+    root = make_registry({"prerequisites/good.yaml": item("good")})
+    (root / "templates").symlink_to(elsewhere)
+    result = validate(root)
+    assert [(p.rule, p.file) for p in result.problems] == [("PRQ107", "templates")]
+    assert result.templates == []
+
+
+def test_templates_folder_is_checked_like_prerequisites(make_registry) -> None:
+    root = make_registry(
+        {
+            "prerequisites/good.yaml": item("good"),
+            "templates/job.yml": "taskRoles: {}\n",
+            "templates/nested.yaml/inner.yaml": "taskRoles: {}\n",
+        }
+    )
+    result = validate(root)
+    problems = {(p.rule, p.file, p.message, p.hint) for p in result.problems}
+    assert problems == {
+        ("PRQ106", "templates/job.yml", "job.yml is not read as a job template", "rename it to job.yaml"),
+        (
+            "PRQ106",
+            "templates/nested.yaml",
+            "nested.yaml is not read as a job template",
+            "move what is in it up into templates/",
+        ),
+    }

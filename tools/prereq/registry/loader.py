@@ -3,6 +3,8 @@ beyond "is this one YAML mapping"; the checks do the rest."""
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,9 @@ OWNERS_FILE = "owners.yaml"
 
 _YAML_RULES = {"syntax": "PRQ101", "encoding": "PRQ102", "documents": "PRQ103", "duplicate-key": "PRQ104"}
 # The rules the loader itself reports (the checks declare theirs with their functions).
-LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ161")
+LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ161")
+# What each folder of the registry holds, for messages.
+_FOLDERS = {ITEMS_DIR: "an item", TEMPLATES_DIR: "a job template"}
 
 
 @dataclass
@@ -93,6 +97,23 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     )
 
 
+def entry_problem(path: Path, rel: str) -> Problem | None:
+    """PRQ107 for a registry entry that is not a regular file or folder (a link, a pipe...), else None."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:
+        return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix="check its permissions")
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        detail = f"{rel} is a symbolic link (to {os.readlink(path)})"
+        fix = "commit the file itself instead of a link"
+    else:
+        kind = "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        detail, fix = f"{rel} is {kind}, not a file", "replace it with a regular file, or remove it"
+    return problem("PRQ107", file=rel, detail=detail, fix=fix)
+
+
 def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     """Load one YAML file strictly; YAML issues become positioned problems."""
     try:
@@ -119,6 +140,9 @@ def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     path = root / OWNERS_FILE
     fix = "write users: [name, ...] and teams: {team: [member, ...]}"
+    refused = entry_problem(path, OWNERS_FILE) if path.is_symlink() or path.exists() else None
+    if refused is not None:
+        return Owners(), [refused]
     if not path.is_file():
         return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail="owners.yaml is missing", fix="create it: " + fix)]
     loaded, problems = load_mapping(path, OWNERS_FILE)
@@ -175,6 +199,33 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     return owners, problems
 
 
+def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]]:
+    """Every ``<name>/*.yaml`` mapping; anything else in the folder is a problem, never read or skipped
+    silently (a link, a pipe, ``x.yml``, a folder)."""
+    folder = root / name
+    refused = entry_problem(folder, name) if folder.is_symlink() or folder.exists() else None
+    if refused is not None or not folder.is_dir():
+        return [], [refused] if refused else []
+    loaded_files: list[SourceItem] = []
+    problems: list[Problem] = []
+    for path in sorted(folder.iterdir()):
+        rel = path.relative_to(root).as_posix()
+        refused = entry_problem(path, rel)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        if path.suffix != ".yaml" or not path.is_file():
+            if not path.name.startswith("."):
+                fix = f"move what is in it up into {name}/" if path.is_dir() else f"rename it to {path.stem}.yaml"
+                problems.append(problem("PRQ106", file=rel, detail=path.name, what=_FOLDERS[name], fix=fix))
+            continue
+        loaded, found = load_mapping(path, rel)
+        problems += found
+        if loaded is not None:
+            loaded_files.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+    return loaded_files, problems
+
+
 def load_registry(root: Path) -> LoadedRegistry:
     """Read every item file and the owners list under ``root``."""
     root = root.resolve()
@@ -184,26 +235,7 @@ def load_registry(root: Path) -> LoadedRegistry:
             f"{root} has no {ITEMS_DIR}/ folder", hint="point at the registry folder, e.g. 'prereq validate registry'"
         )
     owners, problems = _load_owners(root)
-    items: list[SourceItem] = []
-    for path in sorted(items_dir.iterdir()):
-        rel = path.relative_to(root).as_posix()
-        if path.suffix != ".yaml" or not path.is_file():
-            if not path.name.startswith("."):
-                fix = (
-                    "move the items in it up into prerequisites/" if path.is_dir() else f"rename it to {path.stem}.yaml"
-                )
-                problems.append(problem("PRQ106", file=rel, detail=path.name, fix=fix))
-            continue
-        loaded, found = load_mapping(path, rel)
-        problems += found
-        if loaded is not None:
-            items.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
-    templates: list[SourceItem] = []
-    templates_dir = root / TEMPLATES_DIR
-    for path in sorted(templates_dir.glob("*.yaml")) if templates_dir.is_dir() else []:
-        rel = path.relative_to(root).as_posix()
-        loaded, found = load_mapping(path, rel)
-        problems += found
-        if loaded is not None:
-            templates.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+    items, found = _load_folder(root, ITEMS_DIR)
+    templates, found_in_templates = _load_folder(root, TEMPLATES_DIR)
+    problems += found + found_in_templates
     return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

@@ -95,9 +95,20 @@ _RULES = [
         "PRQ106",
         "not-an-item-file",
         E,
-        "{detail} is not read as an item",
+        "{detail} is not read as {what}",
         "{fix}",
-        "Items are files named `prerequisites/<name>.yaml`; other files there would be silently ignored.",
+        "Items are files named `prerequisites/<name>.yaml` and job templates `templates/<name>.yaml`; other "
+        "files there would be silently ignored.",
+    ),
+    Rule(
+        "PRQ107",
+        "not-a-regular-file",
+        E,
+        "{detail}",
+        "{fix}",
+        "Registry entries are regular files and folders.  Symbolic links are refused, even ones that stay in "
+        "the registry, so that what a pull request shows is what is validated and published (a link could "
+        "publish any file of the machine that builds); pipes, devices and sockets are never opened.",
     ),
     # Schema
     Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}", "The item must match `schema/prerequisite.schema.json`."),
