@@ -296,6 +296,7 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
 
     from prereq.core.yamlload import YamlLoadError, load_yaml
     from prereq.registry import schemas
+    from prereq.registry.loader import _non_string_keys
 
     explaining = jsonschema.Draft202012Validator(schemas.load_schema("prerequisite.schema.json"))
     fast = schemas._fast_validator("prerequisite.schema.json")
@@ -307,6 +308,8 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
             data = load_yaml(path.read_bytes()).data
         except YamlLoadError:
             continue
+        if any(_non_string_keys(data)):
+            continue  # the loader refuses such a file (PRQ108) before any schema sees it
         valid = not any(True for _ in explaining.iter_errors(data))
         assert fast.is_valid(data) == valid, path
         invalid += not valid

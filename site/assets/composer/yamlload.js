@@ -22,6 +22,7 @@ import { Parser } from "./yamlparse.js";
 
 export const MAX_DEPTH = 100;
 export const MAX_VALUES = 100000;
+export const MAX_INT_DIGITS = 4300; // Python's own limit for decimal integer strings
 const PLAIN_TAG = "tag:prereq,2024:plain";
 const MERGE_TAG = "tag:yaml.org,2002:merge";
 
@@ -239,7 +240,14 @@ const TOO_LARGE = Symbol("too large");
 function build(node, path, out, issues) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw TOO_LARGE;
-  if (node.kind === "scalar") return scalarValue(node);
+  if (node.kind === "scalar") {
+    const plain = node.style === "" && node.tag === PLAIN_TAG;
+    if (plain && INT_RE.test(node.value) && node.value.replace(/^[-+]/, "").length > MAX_INT_DIGITS) {
+      issues.push(issue("syntax", `integers have at most ${MAX_INT_DIGITS} digits`, ...nodeMark(node)));
+      return null;
+    }
+    return scalarValue(node);
+  }
   if (path.length >= MAX_DEPTH) {
     issues.push(issue("syntax", `values are nested more than ${MAX_DEPTH} levels deep`, ...nodeMark(node)));
     return null;

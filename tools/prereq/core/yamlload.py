@@ -86,6 +86,7 @@ class LoadedYaml:
 # aliases can expand a few lines into billions of values ("billion laughs").
 MAX_DEPTH = 100
 MAX_VALUES = 100_000
+MAX_INT_DIGITS = 4300  # Python's own limit for decimal integer strings (int() refuses longer ones)
 
 
 class YamlLoadError(Exception):
@@ -131,6 +132,14 @@ def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIss
     if len(out.value_positions) > MAX_VALUES:
         raise _TooLarge
     if isinstance(node, yaml.ScalarNode):
+        if (
+            _INT.match(node.value)
+            and len(node.value.lstrip("+-")) > MAX_INT_DIGITS
+            and node.tag == _PLAIN_TAG
+            and node.style in (None, "")
+        ):
+            issues.append(YamlIssue("syntax", f"integers have at most {MAX_INT_DIGITS} digits", *_mark(node)))
+            return None
         return _scalar(node)
     if len(path) >= MAX_DEPTH:
         issues.append(YamlIssue("syntax", f"values are nested more than {MAX_DEPTH} levels deep", *_mark(node)))

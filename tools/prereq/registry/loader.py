@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement
-from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.core.yamlload import LoadedYaml, YamlLoadError, format_path, load_yaml
 from prereq.registry.rules import Problem, problem
 
 ITEMS_DIR = "prerequisites"
@@ -20,7 +21,7 @@ OWNERS_FILE = "owners.yaml"
 
 _YAML_RULES = {"syntax": "PRQ101", "encoding": "PRQ102", "documents": "PRQ103", "duplicate-key": "PRQ104"}
 # The rules the loader itself reports (the checks declare theirs with their functions).
-LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ161")
+LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ108", "PRQ161")
 # What each folder of the registry holds, for messages.
 _FOLDERS = {ITEMS_DIR: "an item", TEMPLATES_DIR: "a job template"}
 
@@ -127,8 +128,33 @@ def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Proble
         raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
 
 
+def _non_string_keys(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """The paths of every mapping key that is not a string (iterative: nesting is capped by the loader)."""
+    stack = [(value, path)]
+    while stack:
+        current, where = stack.pop()
+        children = (
+            current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        )
+        for key, child in children:
+            if isinstance(current, dict) and not isinstance(key, str):
+                yield (*where, key)
+            stack.append((child, (*where, key)))
+
+
+def _show_key(key: Any) -> str:
+    return "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
+
+
 def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     loaded, problems = read_yaml_file(path, rel)
+    if loaded is not None:
+        for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
+            line, column = loaded.position(where, key=True)
+            shown = format_path(where[:-1], empty="the top level")
+            problems.append(problem("PRQ108", file=rel, line=line, column=column, key=_show_key(where[-1]), path=shown))
+        if problems:
+            return None, problems
     if loaded is not None and not isinstance(loaded.data, dict):
         kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
         line, column = loaded.value_positions.get((), (1, 1))

@@ -101,6 +101,15 @@ _RULES = [
         "files there would be silently ignored.",
     ),
     Rule(
+        "PRQ108",
+        "key-not-a-string",
+        E,
+        "the key {key} at {path} is not a string",
+        "quote it: '{key}': ...",
+        "YAML reads `1:`, `~:` or `true:` as a number, null or boolean; every key of a registry file is a name, "
+        "so such a file is refused as a whole (nothing downstream ever sees a key that is not a string).",
+    ),
+    Rule(
         "PRQ107",
         "not-a-regular-file",
         E,
