@@ -389,3 +389,17 @@ def test_templates_folder_is_checked_like_prerequisites(make_registry) -> None:
             "move what is in it up into templates/",
         ),
     }
+
+
+def test_a_parameter_used_many_times_by_itself_is_reported_at_once(make_registry) -> None:
+    """300 bytes that used to grow k^8 over the rendering rounds and hang validation."""
+    import time
+
+    uses = "".join(["<% this.a %>"] * 10)
+    root = make_registry(
+        {"prerequisites/good.yaml": item("good", head=f"parameters:\n  a: '{uses}'\n", commands=("echo <% this.a %>",))}
+    )
+    started = time.monotonic()
+    result = validate(root)
+    assert time.monotonic() - started < 30  # generous: it takes milliseconds
+    assert [(p.rule, p.line) for p in result.problems] == [("PRQ154", 7)]

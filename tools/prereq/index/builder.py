@@ -140,7 +140,11 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
         {"name": r.name, "range": r.range or "*", "version": resolution.versions[r.name]}
         for r in resolution.requires[node[0]]
     ]
-    form = forms.compile_item(record.data, lookup=resolver.lookup(node, resolution))
+    try:
+        form = forms.compile_item(record.data, lookup=resolver.lookup(node, resolution))
+    except forms.PlaceholderError as exc:
+        warnings.append(f"{node[0]} {node[1]}: <% this.{exc.key} %> cannot be rendered, left out")
+        return None
     broken = forms.check_round_trip(form)
     if broken:
         warnings.append(

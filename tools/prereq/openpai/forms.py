@@ -51,18 +51,46 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _render_this(value: Any, lookup: ParameterLookup) -> Any:
-    def find(key: str) -> str | None:
-        found = lookup(key)
-        return None if found is None else _plain(found)
+MAX_RENDERED = 100_000  # characters one parameter may expand to
+MAX_NESTING = 32  # parameters that use parameters that use parameters...
 
-    # A parameter's value may itself use <% this.* %>: render until stable.
-    for _ in range(8):
-        rendered = placeholders.render(value, "this", find)
-        if rendered == value:
-            break
-        value = rendered
-    return value
+
+class PlaceholderError(Exception):
+    """``<% this.KEY %>`` cannot be rendered: it refers to itself (``cycle``), or grows too large."""
+
+    def __init__(self, key: str, *, cycle: list[str] | None = None) -> None:
+        super().__init__(key)
+        self.key = key
+        self.cycle = cycle or []
+
+
+def _render_this(value: Any, lookup: ParameterLookup) -> Any:
+    """``value`` with every ``<% this.KEY %>`` filled in.  A parameter's value may itself use
+    ``<% this.* %>``: each key is rendered once, in this item's scope, and reused, so the work is
+    linear; a key that comes back to itself, or grows past ``MAX_RENDERED``, is a PlaceholderError."""
+    rendered: dict[str, str | None] = {}
+    active: list[str] = []
+
+    def find(key: str) -> str | None:
+        if key in rendered:
+            return rendered[key]
+        if key in active:
+            raise PlaceholderError(key, cycle=[*active[active.index(key) :], key])
+        found = lookup(key)
+        if found is None or len(active) >= MAX_NESTING:
+            if found is not None:
+                raise PlaceholderError(key)
+            rendered[key] = None
+            return None
+        active.append(key)
+        text = placeholders.render(_plain(found), "this", find)
+        active.pop()
+        if len(text) > MAX_RENDERED:
+            raise PlaceholderError(key)
+        rendered[key] = text
+        return text
+
+    return placeholders.render(value, "this", find)
 
 
 def command_blocks(data: dict[str, Any]) -> dict[str, list[tuple[tuple[Any, ...], str]]]:

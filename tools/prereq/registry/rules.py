@@ -297,6 +297,23 @@ _RULES = [
         "close it with '%>'",
         "Templates are written `<% namespace.name %>`.",
     ),
+    Rule(
+        "PRQ154",
+        "this-cycle",
+        E,
+        "'<% this.{key} %>' refers to itself: {cycle}",
+        "give one of these parameters a value that does not use the others",
+        "A parameter's value may use other parameters, but never, through them, itself: it could not be rendered.",
+    ),
+    Rule(
+        "PRQ155",
+        "this-too-large",
+        E,
+        "'<% this.{key} %>' expands to more than {limit} characters or through more than {nesting} parameters",
+        "use each parameter fewer times in the others, or shorten them",
+        "A parameter used several times in another multiplies its length at every level; prereq stops at a "
+        "size no real command needs.",
+    ),
     # Runtime behaviour
     Rule(
         "PRQ170",

@@ -32,6 +32,7 @@ class Context:
     owners: Owners
     graph: nx.DiGraph
     _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
+    _forms: dict[str, dict[str, Any] | forms.PlaceholderError] = field(default_factory=dict)
 
     def requires_of(self, name: str) -> list[str]:
         item = self.items.get(name)
@@ -43,14 +44,20 @@ class Context:
             self._schema_issues[item.rel] = schemas.check_item(item.data)
         return self._schema_issues[item.rel]
 
-    def form(self, name: str) -> dict[str, Any]:
-        """The OpenPAI form of a valid item, its templates rendered from this registry."""
+    def form(self, name: str) -> dict[str, Any] | forms.PlaceholderError:
+        """The OpenPAI form of a valid item, its templates rendered from this registry (computed once),
+        or why its ``<% this.* %>`` cannot be rendered."""
+        if name not in self._forms:
 
-        def lookup(key: str) -> Any:
-            found = lookup_parameter(name, key, self.parameters, self.requires_of)
-            return found[1] if isinstance(found, tuple) else None
+            def lookup(key: str) -> Any:
+                found = lookup_parameter(name, key, self.parameters, self.requires_of)
+                return found[1] if isinstance(found, tuple) else None
 
-        return forms.compile_item(self.items[name].data, lookup=lookup)
+            try:
+                self._forms[name] = forms.compile_item(self.items[name].data, lookup=lookup)
+            except forms.PlaceholderError as exc:
+                self._forms[name] = exc
+        return self._forms[name]
 
     @cached_property
     def exports(self) -> dict[str, list[str]]:

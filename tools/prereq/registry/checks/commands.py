@@ -50,17 +50,38 @@ def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, path, "PRQ170", name=name, event=event)
 
 
+@item_check("PRQ154", "PRQ155")
+def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    """Parameters that use parameters: no cycle, and no expansion past ``forms.MAX_RENDERED``."""
+    if ctx.schema_issues(item):
+        return
+    form = ctx.form(item.name)
+    if not isinstance(form, forms.PlaceholderError):
+        return
+    key = form.key
+    where: tuple[str, ...] = ("parameters", key) if key in (item.data.get("parameters") or {}) else ()
+    if not where:
+        needle = f"this.{key}"
+        where = next((p for p, value in placeholders.strings(item.data) if needle in value), ())
+    if form.cycle:
+        yield at(item, where, "PRQ154", key=key, cycle=" -> ".join(form.cycle))
+    else:
+        yield at(item, where, "PRQ155", key=key, limit=forms.MAX_RENDERED, nesting=forms.MAX_NESTING)
+
+
 @item_check("PRQ171")
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    if ctx.schema_issues(item):
-        return  # only a valid item has a form to check
-    for broken in forms.check_round_trip(ctx.form(item.name)):
+    form = ctx.form(item.name) if not ctx.schema_issues(item) else None
+    if not isinstance(form, dict):
+        return  # only a valid item has a form to check (PRQ154/155 say why a form could not be made)
+    for broken in forms.check_round_trip(form):
         top = re.split(r"[.\[]", broken, maxsplit=1)[0]
         yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=broken)
 
 
 CHECKS = (
     check_templates,
+    check_placeholder_graph,
     check_variables,
     check_round_trip,
 )
