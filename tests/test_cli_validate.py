@@ -271,3 +271,28 @@ def test_installed_command_reports_broken_input_as_json(make_registry, tmp_path)
         ("PRQ102", "prerequisites/bin.yaml", 1, 2),
     ]
     assert root == tmp_path / "registry"
+
+
+def test_registry_text_is_shown_not_obeyed(make_registry, capsys) -> None:
+    """Escape sequences and line breaks in a name reach the report as visible text, one line a problem."""
+    import io
+    import sys
+
+    from prereq.core.terminal import VisibleStream, visible
+
+    root = make_registry({"prerequisites/evil.yaml": 'name: "evil\\e[2J\\nfake: line"\nversion: 1.0.0\n'})
+    assert cli.main(["validate", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\u001b[2J\\u000afake: line" in out
+    assert all(line.startswith(("prerequisites/", "    hint:", "owners.yaml", "1 items")) for line in out.splitlines())
+    assert visible("a\x9bb\u202ec", keep="") == "a\\u009bb\\u202ec"
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    stream = VisibleStream(terminal)
+    stream.write("title \x1b]0;owned\x07 kept\ttab\r\n")
+    assert terminal.getvalue() == "title \\u001b]0;owned\\u0007 kept\ttab\r\n"
+    assert sys.stdout is not stream  # main() wraps only real terminals

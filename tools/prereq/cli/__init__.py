@@ -19,6 +19,7 @@ from typing import NoReturn
 from prereq import __version__
 from prereq.cli import index_commands, job_commands, registry_commands, site_commands
 from prereq.core.errors import PrereqError
+from prereq.core.terminal import VisibleStream
 
 COMMAND_MODULES = (registry_commands, index_commands, job_commands, site_commands)
 
@@ -53,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # What prereq prints holds registry text: on a terminal, its control characters are shown, not obeyed.
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream.isatty() and not isinstance(stream, VisibleStream):
+            setattr(sys, name, VisibleStream(stream))
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

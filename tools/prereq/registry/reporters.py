@@ -5,7 +5,7 @@ carries the problems, the item count and the registry root; ``repo_root`` is whe
 GitHub's annotation paths start (the repository around the registry).  Reporters only
 format: the CLI prints what they return.
 
-May import: prereq.registry.rules and prereq.registry.validate.
+May import: prereq.core, prereq.registry.rules and prereq.registry.validate.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from prereq.core.terminal import visible
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult
 
@@ -40,11 +41,12 @@ def summary(result: ValidationResult) -> str:
 
 
 def report_text(result: ValidationResult, repo_root: Path) -> str:
+    """A line a problem (and one for its hint): what the registry wrote is shown, never obeyed."""
     lines = []
     for p in result.problems:
-        lines.append(f"{_position(p)}: {p.rule} {p.severity.value} {p.message}")
+        lines.append(visible(f"{_position(p)}: {p.rule} {p.severity.value} {p.message}", keep=""))
         if p.hint:
-            lines.append(f"    hint: {p.hint}")
+            lines.append(visible(f"    hint: {p.hint}", keep=""))
     lines.append(summary(result))
     return "\n".join(lines)
 

@@ -139,6 +139,16 @@ _RULES = [
     ),
     # Identity
     Rule(
+        "PRQ113",
+        "control-character",
+        E,
+        "{path} holds the control character {char}",
+        "remove it (a NUL silently ends a command in bash; other control characters reach terminals as "
+        "commands to them)",
+        "No string of an item may hold a control character: tabs and line breaks are allowed in prose and "
+        "commands, nothing else, and names, versions, titles, tags and owners are one line of text.",
+    ),
+    Rule(
         "PRQ120",
         "name-mismatch",
         E,
@@ -155,6 +165,15 @@ _RULES = [
         "Names must stay distinct after folding case and treating '-' and '_' alike, since people type them both ways.",
     ),
     # Plugins
+    Rule(
+        "PRQ122",
+        "reserved-name",
+        E,
+        "name '{name}' is reserved on Windows",
+        "choose another name: a registry holding {name}.yaml cannot be checked out on Windows",
+        "CON, PRN, AUX, NUL, COM1-COM9 and LPT1-LPT9 (in any case, with any extension) cannot be file names on "
+        "Windows.",
+    ),
     Rule(
         "PRQ130",
         "plugin-short-name",

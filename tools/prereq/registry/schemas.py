@@ -193,6 +193,17 @@ def check_item(item: Any) -> list[SchemaIssue]:
             seen.add(marker)
             message, hint = _describe(error)
             issues.append(SchemaIssue(path, "invalid", message, hint))
+    if not issues:
+        # The compiled validator refuses what the explaining one accepts (Python's `$` also matches
+        # before a final newline, for one): never a pass.
+        issues.append(
+            SchemaIssue(
+                (),
+                "invalid",
+                "does not match the item format (the compiled schema check refuses it)",
+                "look for a trailing newline or an odd character in a name or version",
+            )
+        )
     return issues
 
 

@@ -4,8 +4,11 @@ May import: prereq.core, prereq.openpai, prereq.registry."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import Any
 
+from prereq.core import placeholders
 from prereq.core.versions import fold_name
 from prereq.core.yamlload import format_path
 from prereq.openpai import runtime
@@ -37,11 +40,45 @@ def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             )
 
 
-@item_check("PRQ120")
+# One line of text: no tab or line break either.
+_LINE_FIELDS = ("name", "version", "type", "title", "owners", "tags", "require", "license", "homepage", "plugin")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_WINDOWS_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?")
+
+
+@item_check("PRQ113")
+def check_characters(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    for path, value in placeholders.strings(item.data):
+        pattern = _CONTROL_IN_LINE if path and path[0] in _LINE_FIELDS else _CONTROL
+        found = pattern.search(value)
+        if found:
+            yield at(item, path, "PRQ113", path=format_path(path), char=f"U+{ord(found.group()):04X}")
+    for path in _keys(item.data):
+        found = _CONTROL_IN_LINE.search(path[-1])
+        if found:
+            yield at(item, path, "PRQ113", on_key=True, path=format_path(path), char=f"U+{ord(found.group()):04X}")
+
+
+def _keys(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    stack = [(value, path)]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, dict):
+            for key, child in current.items():
+                yield (*where, key)
+                stack.append((child, (*where, key)))
+        elif isinstance(current, list):
+            stack.extend((child, (*where, index)) for index, child in enumerate(current))
+
+
+@item_check("PRQ120", "PRQ122")
 def check_name(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     name = item.data.get("name")
     if isinstance(name, str) and name != item.stem:
         yield at(item, ("name",), "PRQ120", name=name, stem=item.stem)
+    if _WINDOWS_RESERVED.fullmatch(item.stem):
+        yield at(item, ("name",), "PRQ122", name=item.stem)
 
 
 @registry_check("PRQ121")
@@ -104,6 +141,7 @@ def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 
 
 CHECKS = (
+    check_characters,
     check_schema,
     check_name,
     check_collisions,
