@@ -403,3 +403,23 @@ def test_a_parameter_used_many_times_by_itself_is_reported_at_once(make_registry
     result = validate(root)
     assert time.monotonic() - started < 30  # generous: it takes milliseconds
     assert [(p.rule, p.line) for p in result.problems] == [("PRQ154", 7)]
+
+
+def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None:
+    """A 30 KB range (regex backtracking), 3,000 nested '(' and 2,000 nested '$(' in a command
+    (the stack), and a chain of 1,000 requirements all give problems or pass, quickly."""
+    import time
+
+    files = {
+        "prerequisites/ranged.yaml": item("ranged", head="require: ['base@" + "1.0.0 || " * 3000 + "']\n"),
+        "prerequisites/base.yaml": item("base"),
+        "prerequisites/nested.yaml": item("nested", commands=("echo " + "(" * 3000, "echo " + "$(" * 2000)),
+    }
+    for index in range(1000):
+        files[f"prerequisites/c{index}.yaml"] = item(
+            f"c{index}", head=f"require: [c{index + 1}]\n" if index < 999 else ""
+        )
+    started = time.monotonic()
+    result = validate(make_registry(files))
+    assert time.monotonic() - started < 120  # generous: a few seconds on a loaded machine
+    assert {(p.rule, p.file) for p in result.errors} == {("PRQ141", "prerequisites/ranged.yaml")}

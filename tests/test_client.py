@@ -162,3 +162,52 @@ def test_an_item_file_without_versions_is_a_clean_error(index_dir: Path, tmp_pat
     (api / "index.json").write_text(json.dumps(root))
     with pytest.raises(PrereqError, match=r"prerequisites/base\.json is not a valid prereq index file: versions"):
         Index.load(copy).versions("base")
+
+
+def _serve(handler_class: type) -> http.server.ThreadingHTTPServer:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_an_index_server_that_drips_or_never_ends_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from prereq.index import reader
+
+    class Drip(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(100):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except OSError:
+                pass  # the client gave up, as it should
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = _serve(Drip)
+    try:
+        monkeypatch.setattr(reader, "DEADLINE_SECONDS", 1.0)
+        started = time.monotonic()
+        with pytest.raises(PrereqError, match=r"took more than 1 s"):
+            Index.load(f"http://127.0.0.1:{server.server_port}/api/v1")
+        assert time.monotonic() - started < 10
+        monkeypatch.setattr(reader, "DEADLINE_SECONDS", 60.0)
+        monkeypatch.setattr(reader, "MAX_FILE_BYTES", 10)
+        with pytest.raises(PrereqError, match=r"is larger than"):
+            Index.load(f"http://127.0.0.1:{server.server_port}/api/v1")
+    finally:
+        server.shutdown()
+
+
+def test_a_deeply_nested_index_file_is_refused_cleanly(tmp_path: Path) -> None:
+    api = tmp_path / "api" / "v1"
+    api.mkdir(parents=True)
+    (api / "index.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(PrereqError, match=r"is not JSON"):
+        Index.load(tmp_path)

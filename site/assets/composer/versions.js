@@ -15,11 +15,14 @@ export function foldName(name) {
   return name.toLowerCase().replace(/_/g, "-");
 }
 
+const MAX_RANGE_LENGTH = 256; // as the CLI: longer ranges are refused before parsing (backtracking)
+
 export function isVersion(text) {
-  return typeof text === "string" && semver.valid(text) !== null;
+  return typeof text === "string" && text.length <= MAX_RANGE_LENGTH && semver.valid(text) !== null;
 }
 
 export function isRange(text) {
+  if (text.length > MAX_RANGE_LENGTH) return false;
   try {
     return semver.validRange(text) !== null;
   } catch {
@@ -29,6 +32,7 @@ export function isRange(text) {
 
 export function satisfies(version, range) {
   if (range === null || range === undefined) return true;
+  if (range.length > MAX_RANGE_LENGTH) return false;
   try {
     return semver.satisfies(version, range);
   } catch {

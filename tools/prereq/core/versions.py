@@ -31,10 +31,15 @@ def fold_name(name: str) -> str:
 
 
 def is_version(text: str) -> bool:
-    return isinstance(text, str) and nodesemver.valid(text, loose=False) is not None
+    return isinstance(text, str) and len(text) <= MAX_RANGE_LENGTH and nodesemver.valid(text, loose=False) is not None
+
+
+MAX_RANGE_LENGTH = 256  # characters; node-semver's parser backtracks for seconds on 30 KB
 
 
 def is_range(text: str) -> bool:
+    if len(text) > MAX_RANGE_LENGTH:
+        return False
     try:
         return nodesemver.valid_range(text, loose=False) is not None
     except (ValueError, TypeError):
@@ -44,6 +49,8 @@ def is_range(text: str) -> bool:
 @lru_cache(maxsize=4096)
 def _parsed_range(spec: str) -> nodesemver.Range | None:
     # Parsing a range is node-semver's slow part; registries reuse a few ranges.
+    if len(spec) > MAX_RANGE_LENGTH:
+        return None
     try:
         return nodesemver.make_range(spec, loose=False)
     except (ValueError, TypeError):

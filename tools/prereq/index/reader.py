@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
+from prereq.core.outputs import read_regular
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
@@ -63,17 +65,41 @@ def index_source(explicit: str | None, *, recorded: str | None = None, base_dir:
     return "build/site"
 
 
+MAX_FILE_BYTES = 256 * 1024 * 1024  # an index file larger than this is not an index prereq wrote
+DEADLINE_SECONDS = 120.0  # for one file over http(s), however slowly it arrives
+
+
+def _fetch(url: str) -> bytes:
+    """The body at ``url``, within ``DEADLINE_SECONDS`` and ``MAX_FILE_BYTES`` (a server that drips
+    bytes or sends without end is an error, not a hang)."""
+    started = time.monotonic()
+    chunks: list[bytes] = []
+    size = 0
+    with urllib.request.urlopen(url, timeout=30) as response:
+        while True:
+            chunk = response.read1(1 << 16)  # what has arrived: a slow server cannot hold one call
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise PrereqError(f"{url} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="check the index URL")
+            if time.monotonic() - started > DEADLINE_SECONDS:
+                raise PrereqError(f"{url} took more than {DEADLINE_SECONDS:.0f} s", hint="check your network")
+            chunks.append(chunk)
+
+
 def _read(base: str, rel: str) -> bytes:
     if base.startswith(("http://", "https://")):
         url = f"{base}/{rel}"
         try:
-            with urllib.request.urlopen(url, timeout=30) as response:
-                return response.read()
+            return _fetch(url)
         except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
             raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
     path = Path(base) / rel
     try:
-        return path.read_bytes()
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise PrereqError(f"{path} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="rebuild the index")
+        return read_regular(path, what="index file")
     except OSError as exc:
         raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="rebuild the index with 'prereq build'") from None
 
@@ -97,7 +123,7 @@ def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
     body = body if body is not None else _read(base, rel)
     try:
         document = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than any index prereq writes
         raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
     problems = schemas.index_problems(document, kind)
     if problems:

@@ -38,6 +38,7 @@ class Scanner(WordReader):
         self.guard: list[str] = []
         self.heredocs: list[tuple[str, bool, bool]] = []
         self.case_depth = 0
+        self.nesting = 0  # substitutions, subshells and expansions being read, one inside the other
 
     # events ---------------------------------------------------------------------------------
 
@@ -59,6 +60,11 @@ class Scanner(WordReader):
     # command lists ----------------------------------------------------------------------------
 
     def parse_list(self, i: int, stop: str | None = None) -> int:
+        """``_parse_list``, unless the nesting is deeper than any real command (then the rest is not read)."""
+        with self.nested() as deep:
+            return self.n if deep else self._parse_list(i, stop)
+
+    def _parse_list(self, i: int, stop: str | None = None) -> int:
         """Commands from ``i`` up to the unmatched ``stop`` (``)`` or `` ` ``); returns the index after it.
 
         Longer than usual: one loop over the characters with the state of the command being read

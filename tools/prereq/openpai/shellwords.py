@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,9 @@ class Word:
     end: int
 
 
+MAX_NESTING = 100  # substitutions and expansions one inside the other; real commands use a handful
+
+
 class WordReader(ABC):
     """The word-level half of the reader; ``Scanner`` holds the text and the events."""
 
@@ -35,6 +40,7 @@ class WordReader(ABC):
     n: int
     base: int
     guard: list[str]
+    nesting: int
     events: list[Any]
 
     @abstractmethod
@@ -149,13 +155,29 @@ class WordReader(ABC):
                 i += 1
         sub = self.reader("".join(inner), self.base + start)
         sub.guard = list(self.guard)
+        sub.nesting = self.nesting
         sub.parse_list(0)
         self.merge(sub)
         return i + 1
 
     # expansions -------------------------------------------------------------------------------
 
+    @contextmanager
+    def nested(self) -> Iterator[bool]:
+        """One level deeper; yields True past ``MAX_NESTING`` (the reader then skips the rest, so that
+        3,000 nested ``(`` or ``$(`` cost neither the stack nor time)."""
+        self.nesting += 1
+        try:
+            yield self.nesting > MAX_NESTING
+        finally:
+            self.nesting -= 1
+
     def parse_dollar(self, i: int, *, quoted: bool) -> int:
+        """``_parse_dollar``, unless nested too deep (the rest is then not read)."""
+        with self.nested() as deep:
+            return self.n if deep else self._parse_dollar(i, quoted=quoted)
+
+    def _parse_dollar(self, i: int, *, quoted: bool) -> int:
         """At a ``$``: records what it expands; returns the index after the expansion
         (``i + 1`` when the ``$`` is literal)."""
         s, n = self.s, self.n

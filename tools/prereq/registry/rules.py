@@ -247,7 +247,7 @@ _RULES = [
         E,
         "{requirement!r} has an invalid version range",
         "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3",
-        "Version ranges follow npm's semver syntax.",
+        "Version ranges follow npm's semver syntax, in at most 256 characters.",
     ),
     Rule(
         "PRQ142",
