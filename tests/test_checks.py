@@ -423,3 +423,11 @@ def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None
     result = validate(make_registry(files))
     assert time.monotonic() - started < 120  # generous: a few seconds on a loaded machine
     assert {(p.rule, p.file) for p in result.errors} == {("PRQ141", "prerequisites/ranged.yaml")}
+
+
+def test_two_files_claiming_one_name_are_each_checked_as_written(make_registry) -> None:
+    """Found by the property tests: the valid file's form was compiled from the other (invalid) one."""
+    broken = item("digits").replace("version:", "0version:")
+    root = make_registry({"prerequisites/item0.yaml": broken, "prerequisites/item1.yaml": item("digits")})
+    result = validate(root)
+    assert {p.rule for p in result.errors} >= {"PRQ111", "PRQ112", "PRQ120"}

@@ -389,8 +389,10 @@ def test_item_page_snippets_give_the_task_role_prereq_job_add_gives(site: Path) 
     that adding the item to a one-role job gives (docker image, list, load line)."""
     from prereq import jobs
 
-    skeleton = "protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  taskrole:\n    instances: 1\n" \
+    skeleton = (
+        "protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  taskrole:\n    instances: 1\n"
         "    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}\n    commands:\n      - python train.py\n"
+    )
     root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
     for entry in root["items"]:
         text = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")

@@ -44,20 +44,20 @@ class Context:
             self._schema_issues[item.rel] = schemas.check_item(item.data)
         return self._schema_issues[item.rel]
 
-    def form(self, name: str) -> dict[str, Any] | forms.PlaceholderError:
+    def form(self, item: SourceItem) -> dict[str, Any] | forms.PlaceholderError:
         """The OpenPAI form of a valid item, its templates rendered from this registry (computed once),
-        or why its ``<% this.* %>`` cannot be rendered."""
-        if name not in self._forms:
+        or why its ``<% this.* %>`` cannot be rendered.  Keyed by file: two files may claim one name."""
+        if item.rel not in self._forms:
 
             def lookup(key: str) -> Any:
-                found = lookup_parameter(name, key, self.parameters, self.requires_of)
+                found = lookup_parameter(item.name, key, self.parameters, self.requires_of)
                 return found[1] if isinstance(found, tuple) else None
 
             try:
-                self._forms[name] = forms.compile_item(self.items[name].data, lookup=lookup)
+                self._forms[item.rel] = forms.compile_item(item.data, lookup=lookup)
             except forms.PlaceholderError as exc:
-                self._forms[name] = exc
-        return self._forms[name]
+                self._forms[item.rel] = exc
+        return self._forms[item.rel]
 
     @cached_property
     def exports(self) -> dict[str, list[str]]:

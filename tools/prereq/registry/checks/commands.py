@@ -55,7 +55,7 @@ def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]
     """Parameters that use parameters: no cycle, and no expansion past ``forms.MAX_RENDERED``."""
     if ctx.schema_issues(item):
         return
-    form = ctx.form(item.name)
+    form = ctx.form(item)
     if not isinstance(form, forms.PlaceholderError):
         return
     key = form.key
@@ -71,7 +71,7 @@ def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]
 
 @item_check("PRQ171")
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    form = ctx.form(item.name) if not ctx.schema_issues(item) else None
+    form = ctx.form(item) if not ctx.schema_issues(item) else None
     if not isinstance(form, dict):
         return  # only a valid item has a form to check (PRQ154/155 say why a form could not be made)
     for broken in forms.check_round_trip(form):

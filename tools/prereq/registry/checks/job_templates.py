@@ -57,7 +57,7 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
             yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name, event=f"task role {role!r}")
     if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
-    added_forms = [ctx.form(n) for n in added]
+    added_forms = [ctx.form(ctx.items[n]) for n in added]
     if any(not isinstance(form, dict) for form in added_forms):
         return  # an item whose placeholders cannot be rendered is reported there (PRQ154, PRQ155)
     if added:
