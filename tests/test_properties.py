@@ -4,6 +4,7 @@ index client gives clean errors (PrereqError, YamlLoadError) or results, never a
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from prereq.registry.validate import validate
 CASES = Path(__file__).resolve().parent / "cases"
 JOB = (CASES / "jobs" / "002-add-with-requirements" / "job.yaml").read_text(encoding="utf-8")
 ITEM = (Path(__file__).resolve().parent / "fixtures" / "rules" / "clean" / "prerequisites" / "digits.yaml").read_text()
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("PREREQ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = int(os.environ.get("PREREQ_EXAMPLES", "60"))  # more for a longer hunt
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # Characters that matter to YAML, shells and prereq's own syntax, and some that should never appear.
 ALPHABET = st.sampled_from(list(":-[]{}#&*!|>'\"%@`,?\n\t <%>$\\~0123456789abcxyz") + ["\x00", "\x1b", "é", "\ufeff"])
