@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -145,3 +146,52 @@ def test_a_pipe_as_the_job_or_the_expression_store_is_refused_without_hanging(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     assert main(["expression", "list"]) == 2
     assert "is not a regular file" in capsys.readouterr().err
+
+
+def test_a_broken_site_configuration_says_why_and_is_not_an_internal_error(tmp_path: Path) -> None:
+    repo_root = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    shutil.copytree(repo_root / "registry", project / "registry")
+    shutil.copytree(repo_root / "site", project / "site")
+    config = (
+        (repo_root / "mkdocs.yml")
+        .read_text(encoding="utf-8")
+        .replace("use_directory_urls: true", "use_directory_urls: maybe")
+    )
+    (project / "mkdocs.yml").write_text(config, encoding="utf-8")
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("prereq")), "build", "--out", str(tmp_path / "out")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "the site did not build" in run.stderr and "use_directory_urls" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_busy_port_is_a_clean_error(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        registry = Path(__file__).resolve().parents[1] / "registry"
+        run = subprocess.run(
+            [
+                str(Path(sys.executable).with_name("prereq")),
+                "serve",
+                "--registry",
+                str(registry),
+                "--dev-addr",
+                f"127.0.0.1:{port}",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert run.returncode == 2, run.stderr
+    assert f"cannot serve on 127.0.0.1:{port}" in run.stderr and "Traceback" not in run.stderr

@@ -84,7 +84,10 @@ def build_site(
             )
             build(config)
         except MkDocsException as exc:
-            raise PrereqError(f"the site did not build: {exc}", hint="see the messages above") from None
+            reasons = "".join(f"\n    {line}" for line in relay.warnings[-10:])  # MkDocs' own reasons
+            raise PrereqError(
+                f"the site did not build: {exc}{reasons}", hint=f"fix {config_file} or the pages in its docs_dir"
+            ) from None
         for child in target.iterdir():
             destination = out / child.name
             if destination.exists():
@@ -106,13 +109,22 @@ def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.serve import serve
 
+    from mkdocs.exceptions import MkDocsException
+
     config_file = find_config(registry)
-    serve(
-        config_file=str(config_file),
-        dev_addr=dev_addr,
-        livereload=True,
-        plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True),
-    )
+    try:
+        serve(
+            config_file=str(config_file),
+            dev_addr=dev_addr,
+            livereload=True,
+            plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True),
+        )
+    except OSError as exc:  # the port is taken, or not ours to bind
+        raise PrereqError(
+            f"cannot serve on {dev_addr}: {exc.strerror or exc}", hint="pass --dev-addr HOST:PORT with a free port"
+        ) from None
+    except MkDocsException as exc:
+        raise PrereqError(f"the site cannot be served: {exc}", hint=f"fix {config_file}") from None
 
 
 def _plugins(config_file: Path, *, index_dir: Path, copy_index: bool) -> list[Any]:
