@@ -114,3 +114,20 @@ def make_registry(tmp_path: Path):
         return root
 
     return make
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from("abcdefgh"), st.lists(st.sampled_from("abcdefgh"), max_size=3), min_size=1))
+def test_what_items_require_is_shared_work_with_the_walk_s_answer(edges: dict[str, list[str]]) -> None:
+    """graph.reachable_union (one pass over the components) gives what a walk from each node gives."""
+    from prereq.core.graph import build_graph, post_order, reachable_union
+
+    own = {node: [f"{node.upper()}_DIR"] for node in edges}
+    shared = reachable_union(build_graph(edges), own)
+    for node in edges:
+
+        def requires_of(name: str) -> list[str]:
+            return [r for r in edges.get(name, []) if r in edges]
+
+        walked = {value for reached in post_order(requires_of(node), requires_of) for value in own[reached]}
+        assert shared[node] == walked, node

@@ -75,6 +75,24 @@ def transitive_requirements(requires: Mapping[str, Iterable[str]]) -> dict[str, 
     return {name: set(post_order(requires[name], lambda n: requires.get(n, ()))) - {name} for name in requires}
 
 
+def reachable_union(graph: nx.DiGraph, own: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]]:
+    """For each node, the union of ``own[n]`` over every node ``n`` reachable from its successors
+    (the node itself only through a cycle).  Shared work over the graph's strongly connected
+    components, so it stays linear in the graph (plus the size of the unions)."""
+    condensed = nx.condensation(graph)
+    members: dict[int, list[str]] = {c: data["members"] for c, data in condensed.nodes(data=True)}
+    below: dict[int, frozenset[str]] = {}  # each component's own values and everything under it
+    out: dict[str, frozenset[str]] = {}
+    for component in reversed(list(nx.topological_sort(condensed))):
+        under = frozenset().union(*(below[c] for c in condensed.successors(component)))
+        mine = frozenset(value for node in members[component] for value in own.get(node, ()))
+        below[component] = mine | under
+        cyclic = len(members[component]) > 1 or any(graph.has_edge(n, n) for n in members[component])
+        for node in members[component]:
+            out[node] = (mine | under) if cyclic else under
+    return out
+
+
 def lookup_parameter(
     start: str, key: str, parameters: Mapping[str, Mapping[str, Any]], requires_of: Callable[[str], Iterable[str]]
 ) -> tuple[str, Any] | list[str] | None:

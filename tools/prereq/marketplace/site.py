@@ -108,7 +108,6 @@ def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
     """Preview the site with MkDocs' live-reloading server (until interrupted)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.serve import serve
-
     from mkdocs.exceptions import MkDocsException
 
     config_file = find_config(registry)

@@ -17,7 +17,7 @@ from typing import Any
 
 import networkx as nx
 
-from prereq.core.graph import build_graph, lookup_parameter
+from prereq.core.graph import build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
@@ -63,6 +63,12 @@ class Context:
     def exports(self) -> dict[str, list[str]]:
         """The variables each item's start commands export."""
         return {name: forms.exports(item.data) for name, item in self.items.items()}
+
+    @cached_property
+    def exported_below(self) -> dict[str, frozenset[str]]:
+        """The variables exported by everything each item requires, directly or not (computed once for
+        the whole graph: per item, this walk made validation quadratic in the length of require chains)."""
+        return reachable_union(self.graph, self.exports)
 
     @cached_property
     def parameters(self) -> dict[str, dict[str, Any]]:

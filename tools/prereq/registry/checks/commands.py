@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from prereq.core import placeholders
-from prereq.core.graph import lookup_parameter, post_order
+from prereq.core.graph import lookup_parameter
 from prereq.openpai import forms, runtime, shellvars
 from prereq.registry.checks.base import Context, at, item_check
 from prereq.registry.loader import SourceItem
@@ -38,9 +38,7 @@ def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 @item_check("PRQ170")
 def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     blocks = forms.command_blocks(item.data)
-    known = {
-        name for required in post_order(ctx.requires_of(item.name), ctx.requires_of) for name in ctx.exports[required]
-    }
+    known = set(ctx.exported_below.get(item.name, ()))
     own = set(ctx.exports.get(item.name, []))
     for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
         entries = blocks[event]
