@@ -406,12 +406,12 @@ def test_a_parameter_used_many_times_by_itself_is_reported_at_once(make_registry
 
 
 def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None:
-    """A 30 KB range (regex backtracking), 3,000 nested '(' and 2,000 nested '$(' in a command
+    """A 9 KB range (regex backtracking; 30 KB would pass the 10,000-character line limit), 3,000 nested '(' and 2,000 nested '$(' in a command
     (the stack), and a chain of 1,000 requirements all give problems or pass, quickly."""
     import time
 
     files = {
-        "prerequisites/ranged.yaml": item("ranged", head="require: ['base@" + "1.0.0 || " * 3000 + "']\n"),
+        "prerequisites/ranged.yaml": item("ranged", head="require: ['base@" + "1.0.0 || " * 1000 + "']\n"),
         "prerequisites/base.yaml": item("base"),
         "prerequisites/nested.yaml": item("nested", commands=("echo " + "(" * 3000, "echo " + "$(" * 2000)),
     }
@@ -431,3 +431,10 @@ def test_two_files_claiming_one_name_are_each_checked_as_written(make_registry) 
     root = make_registry({"prerequisites/item0.yaml": broken, "prerequisites/item1.yaml": item("digits")})
     result = validate(root)
     assert {p.rule for p in result.errors} >= {"PRQ111", "PRQ112", "PRQ120"}
+
+
+def test_a_file_over_a_mebibyte_is_refused_unread(make_registry) -> None:
+    root = make_registry({"prerequisites/huge.yaml": item("huge") + "# " + "padding " * 140_000 + "\n"})
+    result = validate(root)
+    assert [(p.rule, p.line) for p in result.problems] == [("PRQ109", 1)]
+    assert "bytes (at most 1048576)" in result.problems[0].message

@@ -21,7 +21,7 @@ OWNERS_FILE = "owners.yaml"
 
 _YAML_RULES = {"syntax": "PRQ101", "encoding": "PRQ102", "documents": "PRQ103", "duplicate-key": "PRQ104"}
 # The rules the loader itself reports (the checks declare theirs with their functions).
-LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ108", "PRQ161")
+LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ108", "PRQ109", "PRQ161")
 # What each folder of the registry holds, for messages.
 _FOLDERS = {ITEMS_DIR: "an item", TEMPLATES_DIR: "a job template"}
 
@@ -115,10 +115,23 @@ def entry_problem(path: Path, rel: str) -> Problem | None:
     return problem("PRQ107", file=rel, detail=detail, fix=fix)
 
 
+MAX_FILE_BYTES = 1 << 20
+MAX_LINE_CHARS = 10_000
+
+
 def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
-    """Load one YAML file strictly; YAML issues become positioned problems."""
+    """Load one YAML file strictly; YAML issues and the size limits become positioned problems."""
     try:
-        return load_yaml(path.read_bytes()), []
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            detail = f"the file is {size} bytes (at most {MAX_FILE_BYTES})"
+            return None, [problem("PRQ109", file=rel, line=1, column=1, detail=detail)]
+        raw = path.read_bytes()
+        for number, line in enumerate(raw.split(b"\n"), start=1):
+            if len(line) > MAX_LINE_CHARS:  # bytes: at least as many as characters
+                detail = f"line {number} is {len(line)} bytes long (at most {MAX_LINE_CHARS})"
+                return None, [problem("PRQ109", file=rel, line=number, column=1, detail=detail)]
+        return load_yaml(raw), []
     except YamlLoadError as exc:
         return None, [
             problem(_YAML_RULES[issue.kind], file=rel, line=issue.line, column=issue.column, detail=issue.message)

@@ -120,6 +120,15 @@ _RULES = [
         "publish any file of the machine that builds); pipes, devices and sockets are never opened.",
     ),
     # Schema
+    Rule(
+        "PRQ109",
+        "file-too-large",
+        E,
+        "{detail}: more than a registry file may hold",
+        "split it, or move large data out of the registry (an item points at its data with uri)",
+        "Registry files are at most 1 MiB, and their lines at most 10,000 characters: an item is a page of "
+        "YAML, and the limits keep a hostile file from costing every pull request's check minutes.",
+    ),
     Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}", "The item must match `schema/prerequisite.schema.json`."),
     Rule(
         "PRQ111",
