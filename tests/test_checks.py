@@ -406,7 +406,8 @@ def test_a_parameter_used_many_times_by_itself_is_reported_at_once(make_registry
 
 
 def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None:
-    """A 9 KB range (regex backtracking; 30 KB would pass the 10,000-character line limit), 3,000 nested '(' and 2,000 nested '$(' in a command
+    """A 9 KB range (regex backtracking; 30 KB would cross the line limit), 3,000 nested '(' and
+    2,000 nested '$(' in a command
     (the stack), and a chain of 1,000 requirements all give problems or pass, quickly."""
     import time
 

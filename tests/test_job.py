@@ -567,7 +567,7 @@ def assert_clean_cli_error(args: list[str], message: str, code: int = 1) -> None
 
 
 def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled: Path) -> None:
-    from prereq.core.outputs import write_atomic
+    from prereq.core.files import write_atomic
 
     target = tmp_path / "no-such-folder" / "x.yaml"
     with pytest.raises(PrereqError, match=rf"cannot write {target}: No such file or directory") as caught:

@@ -15,7 +15,7 @@ import pytest
 
 from gitrepo import GitRepo, item_yaml
 from prereq.cli import main
-from prereq.core import outputs
+from prereq.core import files
 from prereq.marketplace.publish import build
 
 
@@ -58,14 +58,14 @@ def test_a_new_empty_or_earlier_build_folder_is_written(repo: GitRepo, tmp_path:
         if out.name == "empty":
             out.mkdir()
         assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
-        assert (out / outputs.MARKER).is_file() and (out / "api" / "v1" / "index.json").is_file()
+        assert (out / files.MARKER).is_file() and (out / "api" / "v1" / "index.json").is_file()
         assert _build(["--out", str(out)], cwd=repo.root).returncode == 0  # its own output: replaced again
 
 
 def test_a_build_from_before_the_marker_is_recognised_by_its_index(repo: GitRepo, tmp_path: Path) -> None:
     out = tmp_path / "site"
     assert build(repo.root / "registry", out, with_site=False).built
-    (out / outputs.MARKER).unlink()
+    (out / files.MARKER).unlink()
     assert build(repo.root / "registry", out, with_site=False).built
 
 
@@ -101,7 +101,7 @@ def test_the_next_build_restores_or_cleans_what_a_killed_build_left(repo: GitRep
     out.rename(tmp_path / f".site.old-{dead}")
     (tmp_path / f".site.tmp-{dead}-abc").mkdir()  # and a half-written folder of another killed build
     (tmp_path / f".site.tmp-{dead}-abc" / "partial.json").write_text("{")
-    outputs.clean_leftovers(out)
+    files.clean_leftovers(out)
     assert (out / "api" / "v1" / "index.json").is_file()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
     assert build(repo.root / "registry", out, with_site=False).built

@@ -104,9 +104,7 @@ def test_the_index_client_refuses_a_tampered_index_cleanly(tmp_path: Path, data:
 
 @pytest.fixture
 def make_registry(tmp_path: Path):
-    from conftest import OWNERS_YAML
-
-    def make(files: dict[str, str], *, root: Path, owners: str = OWNERS_YAML) -> Path:
+    def make(files: dict[str, str], *, root: Path, owners: str) -> Path:
         (root / "prerequisites").mkdir(parents=True, exist_ok=True)
         (root / "owners.yaml").write_text(owners, encoding="utf-8")
         for rel, content in files.items():

@@ -18,7 +18,10 @@
  *
  * Where Python's survives_round_trip raises (a top-level string such as "0x_", "2001-02-30" or
  * "!!int x" reaches int() or datetime() inside PyYAML), this throws an Error whose name is the
- * Python exception's (ValueError, KeyError, IndexError, AttributeError, TypeError). */
+ * Python exception's (ValueError, KeyError, IndexError, AttributeError, TypeError).
+ *
+ * Longer than usual: Python's str() and PyYAML's resolver and constructor are one model of what the
+ * runtime does; a split into smaller modules is left for later (they share the scanner's state). */
 
 import { isMap, isPair, isScalar, isSeq, parseDocument } from "../vendor/prereq-vendor.js";
 import { pythonFloatRepr } from "./digest.js";
@@ -223,48 +226,199 @@ const [SCALAR, SEQ, MAP] = ["scalar", "seq", "map"];
 /* Any other document: parsed by the library, with PyYAML's further refusals, as nodes
  * {kind, tag, value} the way PyYAML's composer builds them. */
 function compose(text) {
-  // Line breaks to PyYAML that the library reads as content; one code unit each, so offsets hold.
-  const source = text.replace(/[\x85\u2028\u2029]|\r(?!\n)/g, "\n");
-  const doc = parseDocument(source, { version: "1.1", schema: "failsafe", uniqueKeys: false });
+  // PyYAML drops a BOM at the start only (the library trips on one before "- "); it breaks lines
+  // at \x85, \u2028, \u2029 and a lone \r, which the library reads as content.
+  const breaks = text.replace(/^\ufeff/, "").replace(/[\x85\u2028\u2029]|\r(?!\n)/g, "\n");
+  const source = collapseDocumentEnds(breaks.replace(/\ufeff/g, "\ue000"));
+  const { doc, text: read } = parseLikePyYaml(source);
   if (doc.errors.length) throw new YamlError(doc.errors[0].message);
-  checkYamlDirective(source);
-  checkScanner(source, doc.contents);
-  return doc.contents === null ? null : toNode(doc.contents, new Map());
+  const cut = topBlockEnd(read, doc.contents);
+  if (cut !== -1) return compose(read.slice(0, cut));
+  checkScanner(read, doc.contents);
+  return doc.contents === null ? null : toNode(doc.contents, { source: read, anchors: new Map() });
 }
 
-function checkYamlDirective(source) {
-  const versions = [...source.matchAll(/^%YAML[ \t]+(\S*)/gm)].map((match) => match[1]);
-  if (versions.length > 1 || versions.some((version) => !/^1\.\d+$/.test(version))) {
-    throw new YamlError("found incompatible YAML document (version 1.* is required)");
+/* At the top level PyYAML ends a block scalar at the first line not indented, which may then
+ * start only comments; the library reads such lines into the scalar.  -1 when there is none. */
+function topBlockEnd(source, root) {
+  if (!isScalar(root) || !root.type.startsWith("BLOCK")) return -1;
+  const line = /\n(?=[^ \r\n])/.exec(source.slice(root.range[0], root.range[1]));
+  if (!line) return -1;
+  const cut = root.range[0] + line.index + 1;
+  if (!/^(?: *(?:#.*)?(?:\r?\n|$))*$/.test(source.slice(cut))) throw new YamlError("expected '<document start>'");
+  return cut;
+}
+
+const OPTIONS = { version: "1.1", schema: "failsafe", uniqueKeys: false, keepSourceTokens: true, prettyErrors: false };
+
+/* Texts PyYAML reads and the library refuses, rewritten to what the library reads the same way,
+ * until it reads them or no rewrite applies. */
+function parseLikePyYaml(text) {
+  const rewrites = [blankTokenComment, indentFlowLine, indentQuotedLine, liftBlockScalar];
+  for (let round = 0; ; round++) {
+    const doc = parseDocument(text, OPTIONS);
+    const [error] = doc.errors;
+    let fixed = null;
+    for (const rewrite of error && round < 64 ? rewrites : []) fixed ??= rewrite(text, error);
+    if (fixed === null) return { doc, text };
+    text = fixed;
   }
 }
 
-/* What PyYAML's scanner refuses and a YAML 1.2 parser takes: a tab where a token may start
- * (outside quoted and block scalars and comments), '?' inside a plain scalar in flow context,
- * and an implicit flow key that spans lines or runs over 1024 characters before its ':'. */
+/* Indentation means nothing to PyYAML inside [] {} and quotes; the library wants such lines in
+ * a block collection indented.  A space at the start of one changes no value. */
+function indentFlowLine(text, error) {
+  const at = error.pos[0];
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const flow = /^Flow (sequence|map) in block collection must be sufficiently indented/.test(error.message);
+  if (error.code !== "BAD_INDENT" || !flow || start === 0 || !/^ *$/.test(text.slice(start, at))) return null;
+  return indentLine(text, start);
+}
+
+function indentQuotedLine(text, error) {
+  const at = error.pos[0];
+  if (!error.message.startsWith("Missing closing") || !"\r\n".includes(text[at] ?? "x")) return null;
+  const next = text.indexOf("\n", at) + 1;
+  return next === 0 || next >= text.length ? null : indentLine(text, next);
+}
+
+// Not a document marker, which PyYAML refuses inside a collection or quotes.
+function indentLine(text, start) {
+  if (/^(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(text.slice(start))) return null;
+  return text.slice(0, start) + " " + text.slice(start);
+}
+
+/* PyYAML starts a comment at any '#' where a token may start ("x"#c, [a]#c); the library wants
+ * a space before it.  Such a comment holds nothing: it is blanked out. */
+function blankTokenComment(text, error) {
+  const at = error.pos[0];
+  if (error.code !== "MISSING_CHAR" || text[at] !== "#" || !"'\"]},".includes(text[at - 1] ?? "x")) return null;
+  return text.slice(0, at) + text.slice(at).replace(/^[^\r\n]*/, (comment) => " ".repeat(comment.length));
+}
+
+/* PyYAML takes a block scalar on the lines after "key:" or "- " at the indentation of that key
+ * or "-" (b:\n|\n  x is {b: x}); the library wants it on the same line.  Comments in between go. */
+const BLOCK_BELOW = /^((?:[^#\r\n]|(?<=\S)#)*?(?:(?<=^|[ \t])-|:)(?:[ \t]+[!&]\S*)*)(?: +#.*)? *\r?\n(?: *(?:#.*)?\r?\n)*( *)(?=[|>])/gm;
+
+function liftBlockScalar(text) {
+  const lifted = text.replace(BLOCK_BELOW, (all, head, indent) => {
+    const entry = head.search(/-(?:[ \t]+[!&]\S*)*$/);
+    const column = entry !== -1 ? entry : /^(?: *-(?= ))* */.exec(head)[0].length;
+    return indent.length >= column ? head + " " : all;
+  });
+  return lifted === text ? null : lifted;
+}
+
+// PyYAML skips "..." after "...", where the library sees an empty document between.
+function collapseDocumentEnds(source) {
+  const repeated = /^(\.\.\.(?:[ \t].*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*)\.\.\.(?=[ \t\r\n]|$)/m;
+  while (repeated.test(source)) source = source.replace(repeated, "$1   ");
+  return source;
+}
+
+/* What PyYAML refuses and a YAML 1.2 parser takes (a tab where a token may start, '?' in a
+ * plain scalar in flow context, an implicit flow key on two lines or over 1024 characters, an
+ * empty implicit key, anchor names beyond [0-9A-Za-z_-], loose block scalar headers, top-level
+ * odd directives).  Texts from str() of a list or a dict meet
+ * only the key length; the rest decides whether a top-level string raises. */
 function checkScanner(source, root) {
+  const scalars = [];
   const quoted = [];
-  const visit = (node, inFlow) => {
-    if (isScalar(node)) {
-      if (node.type !== "PLAIN") quoted.push(node.range);
-      else if (inFlow && source.slice(node.range[0], node.range[1]).includes("?")) throw new YamlError("'?' in flow");
-    }
-    for (const item of node?.items ?? []) {
-      const flow = inFlow || Boolean(node.flow);
-      if (isPair(item) && flow) checkFlowKey(source, item.key);
-      for (const child of isPair(item) ? [item.key, item.value] : [item]) visit(child, flow);
-    }
-  };
-  visit(root, false);
-  checkTabs(source, (i) => quoted.some(([start, end]) => i >= start && i < end));
+  walk(root, false, (node, inFlow) => {
+    if (isScalar(node)) checkScalar(source, node, inFlow, { scalars, quoted });
+    if (node.anchor !== undefined) checkName(node.anchor);
+    if (!isScalar(node) && !isMap(node) && !isSeq(node)) checkName(node.source); // an alias
+    for (const item of node.srcToken?.items ?? []) checkEntry(source, item, node.srcToken.type);
+    for (const pair of inFlow || node.flow ? (node.items ?? []).filter(isPair) : []) checkFlowKey(source, pair.key);
+  });
+  if (hasErrorToken(root?.srcToken)) throw new YamlError("unexpected characters"); // the library may drop them
+  const inside = (ranges) => (i) => ranges.some(([start, end]) => i >= start && i < end);
+  checkTabs(source, inside(quoted));
+  checkDirectives(source, inside(scalars));
+}
+
+function walk(node, inFlow, visit) {
+  if (node === null || node === undefined) return;
+  visit(node, inFlow);
+  const flow = inFlow || Boolean(node.flow);
+  for (const item of node.items ?? []) {
+    for (const child of isPair(item) ? [item.key, item.value] : [item]) walk(child, flow, visit);
+  }
+}
+
+function hasErrorToken(token) {
+  if (Array.isArray(token)) return token.some(hasErrorToken);
+  if (token === null || typeof token !== "object") return false;
+  return token.type === "error" || Object.values(token).some(hasErrorToken);
+}
+
+function checkScalar(source, node, inFlow, { scalars, quoted }) {
+  scalars.push(node.range);
+  if (node.type !== "PLAIN") quoted.push(node.range);
+  if (node.type === "PLAIN" && inFlow && source.slice(node.range[0], node.range[1]).includes("?")) {
+    throw new YamlError("'?' in a plain scalar in flow context");
+  }
+  if (node.type.startsWith("BLOCK")) checkBlockHeader(node.srcToken.props);
+  if (node.type.startsWith("QUOTE")) checkQuoted(node.srcToken.source);
+}
+
+const CLOSED = { "'": /^'(?:[^']|'')*'$/, '"': /^"(?:[^"\\]|\\[^])*"$/ };
+
+/* The library takes an end of text right after a doubled quote ('a '') as the closing quote;
+ * PyYAML also refuses a document marker at the start of a line inside quotes. */
+function checkQuoted(raw) {
+  if (!CLOSED[raw[0]].test(raw) || /\n(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(raw)) {
+    throw new YamlError("while scanning a quoted scalar");
+  }
+}
+
+function checkName(name) {
+  if (!/^[0-9A-Za-z_-]+$/.test(name)) throw new YamlError("expected alphabetic or numeric character");
+}
+
+/* An entry with a ':' and no key (PyYAML takes an empty key only after an explicit '?' or a
+ * tag or an anchor, which start a simple key), a block mapping entry with a value and no ':'
+ * (the library reads "? a\n- b" as a: [b]), a tag or anchor between a key and its ':' (which
+ * the library drops), or a ':' below a '?' in another column. */
+function checkEntry(source, item, collection) {
+  const find = (tokens, type) => (tokens ?? []).find((token) => token.type === type);
+  const question = find(item.start, "explicit-key-ind");
+  const keyed = question || find(item.start, "tag") || find(item.start, "anchor");
+  const sep = item.sep ?? [];
+  const colon = sep.findIndex((token) => token.type === "map-value-ind");
+  const stray = sep.slice(0, colon === -1 ? sep.length : colon).some((t) => t.type === "tag" || t.type === "anchor");
+  const block = collection === "block-map";
+  const [at, to] = [question?.offset, sep[colon]?.offset];
+  const shifted = block && question && colon !== -1 && /\n/.test(source.slice(at, to)) && column(source, at) !== column(source, to);
+  if ((!item.key && colon !== -1 && !keyed) || (block && item.value && colon === -1) || stray || shifted) {
+    throw new YamlError("expected <block end>, but found another token");
+  }
+}
+
+function column(source, offset) {
+  return offset - source.lastIndexOf("\n", offset - 1) - 1;
 }
 
 function checkFlowKey(source, key) {
-  if (!key?.range || /\?\s*$/.test(source.slice(0, key.range[0]))) return; // no key, or an explicit one
-  const colon = key.range[1] + source.slice(key.range[1]).search(/[^ \r\n]|$/);
+  if (!key?.range || source[skipSpaces(source, key.range[0] - 1, -1)] === "?") return; // an explicit key
+  const colon = skipSpaces(source, key.range[1], 1);
   if (source[colon] !== ":") return;
   const span = source.slice(key.range[0], colon);
-  if (/[\r\n]/.test(span) || [...span].length > 1024) throw new YamlError("simple key too long or on more lines");
+  if (/[\r\n]/.test(span) || (span.length > 1024 && [...span].length > 1024)) {
+    throw new YamlError("simple key too long or on more lines");
+  }
+}
+
+function skipSpaces(source, i, step) {
+  while (" \t\r\n".includes(source[i] ?? "x")) i += step;
+  return i;
+}
+
+function checkBlockHeader([header, ...rest]) {
+  const loose = rest.some((token) => !["comment", "newline"].includes(token.type) && !/^ *$/.test(token.source));
+  if (loose || !/^[|>](?:[+-][1-9]?|[1-9][+-]?)?$/.test(header.source)) {
+    throw new YamlError("expected chomping or indentation indicators");
+  }
 }
 
 function checkTabs(source, inQuoted) {
@@ -281,24 +435,56 @@ function inComment(source, i, inQuoted) {
   return false;
 }
 
-function toNode(item, anchors) {
+const DIRECTIVES = {
+  YAML: /^%YAML +0*1\.[0-9]+(?= |$) *(?:#.*)?$/,
+  TAG: /^%TAG +(!(?:[0-9A-Za-z_-]*!)?) +[0-9A-Za-z\-;/?:@&=+$,_.!~*'()[\]%]+ *(?:#.*)?$/,
+};
+
+/* scan_directive: a name of [0-9A-Za-z_-] then a space; %YAML 1.x and each %TAG handle once;
+ * all before the first "---". */
+function checkDirectives(source, inScalar) {
+  const seen = new Set();
+  const start = source.search(/^---(?=[ \t\r\n]|$)/m);
+  for (const { 1: line, index } of source.matchAll(/^\ufeff?(%.*)/gm)) {
+    if (inScalar(index)) continue;
+    if (start === -1 || index > start) throw new YamlError("expected '<document start>'");
+    const name = /^%([0-9A-Za-z_-]*)/.exec(line)[1];
+    const match = DIRECTIVES[name]?.exec(line);
+    const key = name === "TAG" ? match?.[1] : name;
+    if (!/^%[0-9A-Za-z_-]+(?: |$)/.test(line) || (DIRECTIVES[name] && (!match || seen.has(key)))) {
+      throw new YamlError(`found a bad or repeated directive: ${line}`);
+    }
+    seen.add(key);
+  }
+}
+
+function toNode(item, context) {
   if (item === null || item === undefined) return scalarNode("", true, null); // an empty node
   if (isScalar(item)) {
-    return anchored(item, anchors, scalarNode(item.source ?? String(item.value), item.type === "PLAIN", item.tag ?? null));
+    const node = scalarNode(scalarValue(item, context.source), item.type === "PLAIN", item.tag ?? null);
+    return anchored(item, context.anchors, node);
   }
   if (!isMap(item) && !isSeq(item)) {
-    if (!anchors.has(item.source)) throw new YamlError(`found undefined alias '${item.source}'`);
-    return anchors.get(item.source);
+    if (!context.anchors.has(item.source)) throw new YamlError(`found undefined alias '${item.source}'`);
+    return context.anchors.get(item.source);
   }
   const kind = isMap(item) ? MAP : SEQ;
-  const node = anchored(item, anchors, { kind, tag: item.tag && item.tag !== "!" ? item.tag : Y + kind, value: [] });
-  for (const child of item.items) node.value.push(childNode(child, kind, anchors));
+  const node = { kind, tag: item.tag && item.tag !== "!" ? item.tag : Y + kind, value: [] };
+  anchored(item, context.anchors, node);
+  for (const child of item.items) node.value.push(childNode(child, kind, context));
   return node;
 }
 
-function childNode(child, kind, anchors) {
-  if (!isPair(child)) return toNode(child, anchors);
-  const pair = [toNode(child.key, anchors), toNode(child.value, anchors)];
+// A block scalar that ends the text without a line break has no final "\n" in PyYAML.
+function scalarValue(item, source) {
+  const value = item.source ?? String(item.value);
+  const last = item.type.startsWith("BLOCK") && item.range[1] >= source.length && !/[\r\n]$/.test(source);
+  return last && value.endsWith("\n") ? value.slice(0, -1) : value;
+}
+
+function childNode(child, kind, context) {
+  if (!isPair(child)) return toNode(child, context);
+  const pair = [toNode(child.key, context), toNode(child.value, context)];
   return kind === MAP ? pair : { kind: MAP, tag: Y + "map", value: [pair] }; // [a: b] is a one-pair map
 }
 
@@ -418,24 +604,31 @@ function constructMapping(node, object) {
 }
 
 /* Merge keys (<<) pull in the pairs of a mapping or a list of mappings, the first one winning;
- * a `=` key is an ordinary str key inside a mapping. */
+ * a `=` key is an ordinary str key inside a mapping.  Like PyYAML, a merge key is removed before
+ * what it merges is flattened, so a mapping that merges itself ends. */
 function flattenMapping(node) {
   const merged = [];
   const seen = new Set();
   const take = (source) => {
-    if (source.kind !== MAP) throw new YamlError(`expected a mapping for merging, but found ${source.kind}`);
     flattenMapping(source);
     for (const pair of source.value) if (!seen.has(pair[0])) merged.push(pair), seen.add(pair[0]);
   };
-  node.value = node.value.filter(([key, value]) => {
-    if (key.tag === Y + "value") key.tag = Y + "str";
-    if (key.tag !== Y + "merge") return true;
-    if (value.kind === SEQ) value.value.forEach(take);
-    else if (value.kind === MAP) take(value);
-    else throw new YamlError(`expected a mapping or list of mappings for merging, but found ${value.kind}`);
-    return false;
-  });
-  node.value = merged.concat(node.value);
+  for (let index = 0; index < node.value.length; ) {
+    const [key, value] = node.value[index];
+    if (key.tag !== Y + "merge") {
+      if (key.tag === Y + "value") key.tag = Y + "str";
+      index++;
+      continue;
+    }
+    node.value.splice(index, 1);
+    if (value.kind === MAP) take(value);
+    else if (value.kind !== SEQ) throw new YamlError(`expected a mapping or list of mappings for merging, but found ${value.kind}`);
+    for (const sub of value.kind === SEQ ? value.value : []) {
+      if (sub.kind !== MAP) throw new YamlError(`expected a mapping for merging, but found ${sub.kind}`);
+      take(sub);
+    }
+  }
+  if (merged.length) node.value = merged.concat(node.value);
 }
 
 function constructPairs(node, { object, later }) {

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.outputs import read_regular
+from prereq.core.files import read_regular
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions

@@ -16,7 +16,7 @@ from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.errors import PrereqError
-from prereq.core.outputs import read_regular
+from prereq.core.files import read_regular
 from prereq.core.versions import Requirement, is_range
 from prereq.core.yamledit import YamlText, load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
-from prereq.core.outputs import read_regular, write_atomic
+from prereq.core.files import read_regular, write_atomic
 from prereq.core.yamledit import load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
-from prereq.core.outputs import write_atomic
+from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index, index_source
 from prereq.jobs.apply import apply_edits

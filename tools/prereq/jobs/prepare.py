@@ -16,7 +16,7 @@ from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.errors import PrereqError
-from prereq.core.outputs import write_atomic
+from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index
 from prereq.jobs.apply import apply_edits

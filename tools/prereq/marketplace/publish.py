@@ -2,7 +2,7 @@
 
 Everything is written to a temporary folder beside the output and moved into
 place only when complete, so a failed build leaves the previous output as it was
-(``core.outputs`` says which folders a build may replace).
+(``core.files`` says which folders a build may replace).
 
 May import: prereq.core, prereq.registry, prereq.index and the rest of prereq.marketplace.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prereq.core import outputs
+from prereq.core import files
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.index.builder import IndexBuild, build_index, write_index
@@ -50,15 +50,15 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
         return BuildResult(out=out, validation=result)
     repo = Repository.find(result.root)
     out = Path(os.path.abspath(out))
-    outputs.check_output_folder(
+    files.check_output_folder(
         out, protected=[result.root, Path.cwd(), *([repo.root] if repo else [])], registry=result.root
     )
     progress(f"indexing {len(result.items)} items and their history")
     index = build_index(result, repo=repo)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        outputs.clean_leftovers(out)
-        staging = outputs.staging_folder(out)
+        files.clean_leftovers(out)
+        staging = files.staging_folder(out)
     except OSError as exc:
         raise PrereqError(
             f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
@@ -71,10 +71,10 @@ def build(registry: Path, out: Path, *, with_site: bool = True, progress: Progre
 
             progress("building the marketplace site")
             site_warnings = build_site(index_dir=staging, registry=result.root, out=staging, progress=progress)
-        outputs.publish_folder(staging, out)
+        files.publish_folder(staging, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise outputs.cannot_write(out, exc) from None
+        raise files.cannot_write(out, exc) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

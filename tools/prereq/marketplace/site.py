@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.resources import PROJECT_ROOT
+from prereq.core.files import PROJECT_ROOT
 from prereq.marketplace.plugin import PLUGIN_NAME
 
 CONFIG_NAME = "mkdocs.yml"

@@ -26,7 +26,7 @@ from typing import Any
 import jsonschema
 
 from prereq.core.errors import PrereqError
-from prereq.core.resources import SCHEMA_DIR
+from prereq.core.files import SCHEMA_DIR
 from prereq.core.yamlload import format_path
 
 # The rest-server's schema, copied into the repository so results never depend

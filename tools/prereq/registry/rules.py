@@ -3,6 +3,10 @@
 The validator, the CLI's output formats and the generated rule reference all
 read this one table.  Messages and hints are ``str.format`` templates filled
 with the details of each finding.
+
+Longer than usual: the table is data, one entry of a few lines per rule, and reads best whole.
+
+May import: the standard library only.
 """
 
 from __future__ import annotations

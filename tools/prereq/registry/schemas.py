@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
-from prereq.core.resources import SCHEMA_DIR
+from prereq.core.files import SCHEMA_DIR
 from prereq.core.yamlload import format_path
 from prereq.openpai.runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
 

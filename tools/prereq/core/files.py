@@ -1,4 +1,8 @@
-"""Folders prereq publishes into, and the files it writes: nothing it was not asked to replace.
+"""Files: where prereq's own are (its schemas and site sources), and those it writes.
+
+prereq runs from its checkout (installed editable), so its own files live in the project root
+beside ``tools/`` (``PROJECT_ROOT``, ``SCHEMA_DIR``).  What it writes replaces nothing it was not
+asked to replace:
 
 A published folder carries a marker file; ``prereq build`` writes only into a missing or empty
 folder or one with that marker, never into the registry, the current folder, the repository or
@@ -23,6 +27,8 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+SCHEMA_DIR = PROJECT_ROOT / "schema"
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")
