@@ -1,27 +1,27 @@
-/* The OpenPAI runtime's round trip of a plugin parameter, as prereq.openpai.runtime.survives_round_trip:
- * the runtime re-reads parameters with yaml.safe_load(str(value)) (Python's str(), then PyYAML's
- * YAML 1.1 SafeLoader), and a value survives when what comes back equals it.
+/* The OpenPAI runtime's round trip of a plugin parameter, as prereq.openpai.runtime.survives_round_trip.
  *
- * survivesRoundTrip(value) gives Python's verdict for values built from JSON.  It writes str()
- * as Python does (pythonRepr: quote choice, escapes, str.isprintable from Unicode 14.0, as in
- * Python 3.11), parses with the vendored `yaml` library, and then resolves and constructs the
- * nodes itself as PyYAML's Resolver and SafeConstructor do, because the library's YAML 1.1
- * schema reads other texts as numbers (1e-05 is a float there, a str in PyYAML; 0x_, 0b are
- * ints in PyYAML and raise), has no `=` (value) tag, merges `<<` differently and turns invalid
- * dates such as 2001-02-30 into other dates where Python raises.  PyYAML's scanner is also
- * stricter than a YAML 1.2 one: tabs outside quoted scalars and comments, \x85/\u2028/\u2029
- * as line breaks, implicit flow keys over 1024 characters, duplicate anchors, %YAML 2.0.
+ * The runtime re-reads every parameter with yaml.safe_load(str(value)): Python's str(), then PyYAML's
+ * YAML 1.1 SafeLoader.  A value survives when what comes back equals it.  survivesRoundTrip(value)
+ * gives Python's verdict for values built from JSON:
+ *   - str() as Python writes it (pythonRepr): quote choice, escapes, str.isprintable of Python 3.11.
+ *   - the text parsed by the vendored `yaml` library, then resolved and constructed here as PyYAML's
+ *     Resolver and SafeConstructor do.  The library's own YAML 1.1 schema differs: 1e-05 and 1e+16 are
+ *     floats there (str in PyYAML), 0x_ and 0b_ ints that PyYAML's int() refuses, 2001-02-30 a date in
+ *     March (ValueError in Python); it has no `=` (value) tag and merges `<<` its own way.
+ *   - PyYAML's scanner and parser part from a YAML 1.2 one on tabs, on \x85 \u2028 \u2029 as line
+ *     breaks, on implicit keys over 1024 code points, duplicate anchors, directives and more (see
+ *     "Other documents").  str() of a list or a dict meets only the key length there; the rest
+ *     matters for a top-level string, which Python hands to YAML as it is.
  *
- * Numbers: a safe integer is a Python int, any other number a float (see digest.js); both
- * readings give the same verdict except for an integral float >= 2**53 that was an int in
- * Python (1e16 here: "1e+16" does not survive; the int 10000000000000000 does).
+ * Numbers: a safe integer is a Python int, any other number a float (see digest.js).  The verdict is
+ * the same either way except for an integral float >= 2**53 that Python read as an int: 1e16 here
+ * writes "1e+16" (a str to PyYAML: no survival), the int 10000000000000000 survives.
  *
  * Where Python's survives_round_trip raises (a top-level string such as "0x_", "2001-02-30" or
- * "!!int x" reaches int() or datetime() inside PyYAML), this throws an Error whose name is the
- * Python exception's (ValueError, KeyError, IndexError, AttributeError, TypeError).
- *
+ * "!!int x" reaches int() or datetime() inside PyYAML), this throws an Error named after the Python
+ * exception (ValueError, KeyError, IndexError, AttributeError, TypeError). *
  * Longer than usual: Python's str() and PyYAML's resolver and constructor are one model of what the
- * runtime does; a split into smaller modules is left for later (they share the scanner's state). */
+ * runtime does with a parameter; splitting it is left for later. */
 
 import { isMap, isPair, isScalar, isSeq, parseDocument } from "../vendor/prereq-vendor.js";
 import { pythonFloatRepr } from "./digest.js";
@@ -47,7 +47,7 @@ function pyError(name, message) {
   return error;
 }
 
-// ------------------------------------------------------------------------------ Python's repr
+// ------------------------------------------------------------------------------ Python's str() and repr()
 
 export function pythonRepr(value) {
   if (value === null || value === undefined) return "None";
@@ -61,8 +61,8 @@ export function pythonRepr(value) {
 
 const REPR_ESCAPES = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
-/* unicode_repr: single quotes unless the text has ' and no "; escapes for the quote, the
- * backslash, \t \n \r and every character str.isprintable rejects. */
+/* unicode_repr: single quotes unless the text has ' and no "; escapes for the quote, the backslash,
+ * \t \n \r and every character str.isprintable rejects. */
 function reprString(text) {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;
@@ -82,10 +82,10 @@ function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
 
-/* The code points str.isprintable rejects in Python 3.11 (Unicode 14.0: categories Cc Cf Cs Co
- * Cn Zl Zp and Zs but the space), as base-36 runs: "gap.extra" starts `gap` after the previous
- * run's end and spans `extra` more code points (".0" left out).  The JS \p{} classes follow the
- * engine's newer Unicode, in which characters assigned since 14.0 are no longer Cn. */
+/* The code points str.isprintable rejects in Python 3.11 (Unicode 14.0: categories Cc Cf Cs Co Cn Zl
+ * Zp, and Zs but the space), made from unicodedata.  Not /[\p{C}\p{Z}]/u: that follows the JS engine's
+ * newer Unicode, where characters assigned since 14.0 are no longer Cn.  Runs in base 36: "gap.extra"
+ * starts `gap` code points after the previous run and holds `extra` more (".0" left out). */
 const NOT_PRINTABLE = `
   0.v 2n.x c ju.1 6.3 7 1 k b1 12.1 1e.1 3 1j.7 r.3 6.g m 5c 1c.1 1n.1 2t.d 1n.1 1d.1 f s.1 1 b.4 v.8
   22 4h 8.1 2.1 m 7 1.2 4.1 9.1 2.1 4.7 1.3 2 5.1 p.1 3 6.3 2.1 m 7 2 2 2.1 1 5.3 2.1 3.2 1.6 4 1.6
@@ -114,7 +114,6 @@ const NOT_PRINTABLE = `
   18.3 2s.b f.1 f f 11.9 4u.1j t.c 18.3 9.6 2.d 6.49 rc.4 g.2 d.2 38.b 2h.6 c.3 1.e c.3 1k.7 a.5 14.7
   u.1 2.25 9g.b e.1 5.2 5.2 7.8 t.2 b.4 6.9 a.5 8.7 7.8 43 1j.10 a.sl wyo.v 37d.6 66.1 4g2.d 5rl.2e6
   f2.15t 3t7.fcms 6o.47bj`;
-
 const [RUN_STARTS, RUN_ENDS] = decodeRuns(NOT_PRINTABLE);
 
 function decodeRuns(text) {
@@ -155,9 +154,9 @@ function safeLoad(text) {
 
 // ------------------------------------------------------------------------------ one plain scalar
 
-/* A text that PyYAML scans as one plain scalar up to its end (scanner.py scan_plain and
- * scan_plain_spaces, block context at the top level) reads as that scalar's value, which is
- * the only way a top-level string can come back unchanged.  null for any other text. */
+/* A text that PyYAML scans as one plain scalar to its very end (scanner.py scan_plain and
+ * scan_plain_spaces, block context, top level) reads as that scalar's value, the only way a
+ * top-level string can come back unchanged.  null for any other text. */
 function wholePlainScalar(text) {
   if (!startsPlain(text)) return null;
   let [value, spaces, i] = ["", "", 0];
@@ -218,19 +217,20 @@ function readBreak(text, i) {
   return ["\u2028\u2029".includes(text[i]) ? text[i] : "\n", i + 1];
 }
 
-// ------------------------------------------------------------------------------ composing with `yaml`
+// ------------------------------------------------------------------------------ other documents
 
 const Y = "tag:yaml.org,2002:";
 const [SCALAR, SEQ, MAP] = ["scalar", "seq", "map"];
+const OPTIONS = { version: "1.1", schema: "failsafe", uniqueKeys: false, keepSourceTokens: true, prettyErrors: false };
 
-/* Any other document: parsed by the library, with PyYAML's further refusals, as nodes
- * {kind, tag, value} the way PyYAML's composer builds them. */
+/* Any other document: read by the library (after rewriting what PyYAML reads and the library would
+ * not), checked for what PyYAML refuses and the library takes, then turned into nodes
+ * {kind, tag, value} as PyYAML's composer builds them. */
 function compose(text) {
-  // PyYAML drops a BOM at the start only (the library trips on one before "- "); it breaks lines
-  // at \x85, \u2028, \u2029 and a lone \r, which the library reads as content.
+  // PyYAML drops a BOM at the start only (the library trips on one before "- "); it breaks lines at
+  // \x85, \u2028, \u2029 and a lone \r, which the library reads as content.
   const breaks = text.replace(/^\ufeff/, "").replace(/[\x85\u2028\u2029]|\r(?!\n)/g, "\n");
-  const source = collapseDocumentEnds(breaks.replace(/\ufeff/g, "\ue000"));
-  const { doc, text: read } = parseLikePyYaml(source);
+  const { doc, text: read } = parseLikePyYaml(collapseDocumentEnds(breaks.replace(/\ufeff/g, "\ue000")));
   if (doc.errors.length) throw new YamlError(doc.errors[0].message);
   const cut = topBlockEnd(read, doc.contents);
   if (cut !== -1) return compose(read.slice(0, cut));
@@ -238,8 +238,83 @@ function compose(text) {
   return doc.contents === null ? null : toNode(doc.contents, { source: read, anchors: new Map() });
 }
 
-/* At the top level PyYAML ends a block scalar at the first line not indented, which may then
- * start only comments; the library reads such lines into the scalar.  -1 when there is none. */
+// ------------------------------------------------------------------------------ rewrites for the library
+
+// PyYAML skips "..." after "...", where the library sees an empty document between.
+function collapseDocumentEnds(source) {
+  const repeated = /^(\.\.\.(?:[ \t].*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*)\.\.\.(?=[ \t\r\n]|$)/m;
+  while (repeated.test(source)) source = source.replace(repeated, "$1   ");
+  return source;
+}
+
+/* Texts PyYAML reads and the library refuses, rewritten at the library's first error into what it
+ * reads the same way, until it reads them or no rewrite applies. */
+function parseLikePyYaml(text) {
+  const rewrites = [blankTokenComment, indentFlowLine, indentQuotedLine, liftBlockScalar];
+  const indented = new Set(); // line numbers: each line is indented once, deep enough for any parent
+  for (let round = 0; ; round++) {
+    const doc = parseDocument(text, OPTIONS);
+    const [error] = doc.errors;
+    let fixed = null;
+    for (const rewrite of error && round < 64 ? rewrites : []) fixed ??= rewrite(text, error, indented);
+    if (fixed === null) return { doc, text };
+    text = fixed;
+  }
+}
+
+/* PyYAML starts a comment at any '#' where a token may start ("x"#c, [a]#c); the library wants a
+ * space before it.  Such a comment holds nothing: it is blanked out. */
+function blankTokenComment(text, error) {
+  const at = error.pos[0];
+  if (error.code !== "MISSING_CHAR" || text[at] !== "#" || !"'\"]},".includes(text[at - 1] ?? "x")) return null;
+  return text.slice(0, at) + text.slice(at).replace(/^[^\r\n]*/, (comment) => " ".repeat(comment.length));
+}
+
+/* Indentation means nothing to PyYAML inside [] {} and quotes; the library wants such lines in a
+ * block collection indented.  Spaces at the start of one change no value. */
+function indentFlowLine(text, error, indented) {
+  const at = error.pos[0];
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const flow = /^Flow (sequence|map) in block collection must be sufficiently indented/.test(error.message);
+  if (error.code !== "BAD_INDENT" || !flow || start === 0 || !/^ *$/.test(text.slice(start, at))) return null;
+  return indentLine(text, start, indented);
+}
+
+function indentQuotedLine(text, error, indented) {
+  const at = error.pos[0];
+  if (!error.message.startsWith("Missing closing") || !"\r\n".includes(text[at] ?? "x")) return null;
+  const next = text.indexOf("\n", at) + 1;
+  return next === 0 || next >= text.length ? null : indentLine(text, next, indented);
+}
+
+// Deeper than any line, once; never a document marker, which PyYAML refuses in brackets or quotes.
+function indentLine(text, start, indented) {
+  const line = text.slice(0, start).split("\n").length;
+  if (indented.has(line) || /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(text.slice(start))) return null;
+  indented.add(line);
+  const deepest = Math.max(...text.split("\n").map((row) => /^ */.exec(row)[0].length));
+  return text.slice(0, start) + " ".repeat(deepest + 1) + text.slice(start);
+}
+
+/* PyYAML takes a block scalar on the lines after "key:", "- " or "? " at the column of that key, "-"
+ * or "?" (b:\n|\n  x is {b: x}); the library wants it on the same line.  Comments in between go. */
+const BLOCK_BELOW = new RegExp(
+  String.raw`^((?:[^#\r\n]|(?<=\S)#)*?(?:(?<=^|[ \t])[-?]|:)(?:[ \t]+[!&]\S*)*)(?: +#.*)? *\r?\n` +
+    String.raw`(?: *(?:#.*)?\r?\n)*( *)(?=[|>])`,
+  "gm",
+);
+
+function liftBlockScalar(text) {
+  const lifted = text.replace(BLOCK_BELOW, (all, head, indent) => {
+    const entry = head.search(/[-?](?:[ \t]+[!&]\S*)*$/);
+    const column = entry !== -1 ? entry : /^(?: *-(?= ))* */.exec(head)[0].length;
+    return indent.length >= column ? head + " " : all;
+  });
+  return lifted === text ? null : lifted;
+}
+
+/* At the top level PyYAML ends a block scalar at the first line not indented, after which only
+ * comments may follow; the library reads such lines into the scalar.  -1 when there is none. */
 function topBlockEnd(source, root) {
   if (!isScalar(root) || !root.type.startsWith("BLOCK")) return -1;
   const line = /\n(?=[^ \r\n])/.exec(source.slice(root.range[0], root.range[1]));
@@ -249,78 +324,12 @@ function topBlockEnd(source, root) {
   return cut;
 }
 
-const OPTIONS = { version: "1.1", schema: "failsafe", uniqueKeys: false, keepSourceTokens: true, prettyErrors: false };
+// ------------------------------------------------------------------------------ what PyYAML refuses
 
-/* Texts PyYAML reads and the library refuses, rewritten to what the library reads the same way,
- * until it reads them or no rewrite applies. */
-function parseLikePyYaml(text) {
-  const rewrites = [blankTokenComment, indentFlowLine, indentQuotedLine, liftBlockScalar];
-  for (let round = 0; ; round++) {
-    const doc = parseDocument(text, OPTIONS);
-    const [error] = doc.errors;
-    let fixed = null;
-    for (const rewrite of error && round < 64 ? rewrites : []) fixed ??= rewrite(text, error);
-    if (fixed === null) return { doc, text };
-    text = fixed;
-  }
-}
-
-/* Indentation means nothing to PyYAML inside [] {} and quotes; the library wants such lines in
- * a block collection indented.  A space at the start of one changes no value. */
-function indentFlowLine(text, error) {
-  const at = error.pos[0];
-  const start = text.lastIndexOf("\n", at - 1) + 1;
-  const flow = /^Flow (sequence|map) in block collection must be sufficiently indented/.test(error.message);
-  if (error.code !== "BAD_INDENT" || !flow || start === 0 || !/^ *$/.test(text.slice(start, at))) return null;
-  return indentLine(text, start);
-}
-
-function indentQuotedLine(text, error) {
-  const at = error.pos[0];
-  if (!error.message.startsWith("Missing closing") || !"\r\n".includes(text[at] ?? "x")) return null;
-  const next = text.indexOf("\n", at) + 1;
-  return next === 0 || next >= text.length ? null : indentLine(text, next);
-}
-
-// Not a document marker, which PyYAML refuses inside a collection or quotes.
-function indentLine(text, start) {
-  if (/^(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(text.slice(start))) return null;
-  return text.slice(0, start) + " " + text.slice(start);
-}
-
-/* PyYAML starts a comment at any '#' where a token may start ("x"#c, [a]#c); the library wants
- * a space before it.  Such a comment holds nothing: it is blanked out. */
-function blankTokenComment(text, error) {
-  const at = error.pos[0];
-  if (error.code !== "MISSING_CHAR" || text[at] !== "#" || !"'\"]},".includes(text[at - 1] ?? "x")) return null;
-  return text.slice(0, at) + text.slice(at).replace(/^[^\r\n]*/, (comment) => " ".repeat(comment.length));
-}
-
-/* PyYAML takes a block scalar on the lines after "key:" or "- " at the indentation of that key
- * or "-" (b:\n|\n  x is {b: x}); the library wants it on the same line.  Comments in between go. */
-const BLOCK_BELOW = /^((?:[^#\r\n]|(?<=\S)#)*?(?:(?<=^|[ \t])-|:)(?:[ \t]+[!&]\S*)*)(?: +#.*)? *\r?\n(?: *(?:#.*)?\r?\n)*( *)(?=[|>])/gm;
-
-function liftBlockScalar(text) {
-  const lifted = text.replace(BLOCK_BELOW, (all, head, indent) => {
-    const entry = head.search(/-(?:[ \t]+[!&]\S*)*$/);
-    const column = entry !== -1 ? entry : /^(?: *-(?= ))* */.exec(head)[0].length;
-    return indent.length >= column ? head + " " : all;
-  });
-  return lifted === text ? null : lifted;
-}
-
-// PyYAML skips "..." after "...", where the library sees an empty document between.
-function collapseDocumentEnds(source) {
-  const repeated = /^(\.\.\.(?:[ \t].*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*)\.\.\.(?=[ \t\r\n]|$)/m;
-  while (repeated.test(source)) source = source.replace(repeated, "$1   ");
-  return source;
-}
-
-/* What PyYAML refuses and a YAML 1.2 parser takes (a tab where a token may start, '?' in a
- * plain scalar in flow context, an implicit flow key on two lines or over 1024 characters, an
- * empty implicit key, anchor names beyond [0-9A-Za-z_-], loose block scalar headers, top-level
- * odd directives).  Texts from str() of a list or a dict meet
- * only the key length; the rest decides whether a top-level string raises. */
+/* What PyYAML refuses and the library takes: a tab where a token may start, a plain scalar
+ * starting with "- " "? " ": " or holding '?' in flow context, an implicit flow key on two lines or
+ * over 1024 code points, an empty implicit key, an anchor name beyond [0-9A-Za-z_-], a loose block
+ * scalar header, an unclosed quote, odd directives, and tokens the library drops. */
 function checkScanner(source, root) {
   const scalars = [];
   const quoted = [];
@@ -331,7 +340,7 @@ function checkScanner(source, root) {
     for (const item of node.srcToken?.items ?? []) checkEntry(source, item, node.srcToken.type);
     for (const pair of inFlow || node.flow ? (node.items ?? []).filter(isPair) : []) checkFlowKey(source, pair.key);
   });
-  if (hasErrorToken(root?.srcToken)) throw new YamlError("unexpected characters"); // the library may drop them
+  if (hasErrorToken(root?.srcToken)) throw new YamlError("unexpected characters");
   const inside = (ranges) => (i) => ranges.some(([start, end]) => i >= start && i < end);
   checkTabs(source, inside(quoted));
   checkDirectives(source, inside(scalars));
@@ -355,16 +364,16 @@ function hasErrorToken(token) {
 function checkScalar(source, node, inFlow, { scalars, quoted }) {
   scalars.push(node.range);
   if (node.type !== "PLAIN") quoted.push(node.range);
-  if (node.type === "PLAIN" && inFlow && source.slice(node.range[0], node.range[1]).includes("?")) {
-    throw new YamlError("'?' in a plain scalar in flow context");
-  }
+  const plain = node.type === "PLAIN" ? source.slice(node.range[0], node.range[1]) : "";
+  const indicator = "-?:".includes(plain[0] ?? "x") && " \t\r\n".includes(source[node.range[0] + 1] ?? " ");
+  if (indicator || (inFlow && /^:|\?/.test(plain))) throw new YamlError("no plain scalar starts so");
   if (node.type.startsWith("BLOCK")) checkBlockHeader(node.srcToken.props);
   if (node.type.startsWith("QUOTE")) checkQuoted(node.srcToken.source);
 }
 
 const CLOSED = { "'": /^'(?:[^']|'')*'$/, '"': /^"(?:[^"\\]|\\[^])*"$/ };
 
-/* The library takes an end of text right after a doubled quote ('a '') as the closing quote;
+/* The library takes the end of the text right after a doubled quote ('a '') as the closing quote;
  * PyYAML also refuses a document marker at the start of a line inside quotes. */
 function checkQuoted(raw) {
   if (!CLOSED[raw[0]].test(raw) || /\n(?:---|\.\.\.)(?=[ \t\r\n]|$)/.test(raw)) {
@@ -376,20 +385,21 @@ function checkName(name) {
   if (!/^[0-9A-Za-z_-]+$/.test(name)) throw new YamlError("expected alphabetic or numeric character");
 }
 
-/* An entry with a ':' and no key (PyYAML takes an empty key only after an explicit '?' or a
- * tag or an anchor, which start a simple key), a block mapping entry with a value and no ':'
- * (the library reads "? a\n- b" as a: [b]), a tag or anchor between a key and its ':' (which
- * the library drops), or a ':' below a '?' in another column. */
+/* An entry with a ':' and no key (PyYAML takes an empty key only after an explicit '?', a tag or an
+ * anchor), a block mapping entry with a value and no ':' (the library reads "? a\n- b" as {a: [b]}),
+ * a tag or anchor between a key and its ':' (which the library drops), a ':' below its '?' in
+ * another column. */
 function checkEntry(source, item, collection) {
   const find = (tokens, type) => (tokens ?? []).find((token) => token.type === type);
   const question = find(item.start, "explicit-key-ind");
   const keyed = question || find(item.start, "tag") || find(item.start, "anchor");
   const sep = item.sep ?? [];
   const colon = sep.findIndex((token) => token.type === "map-value-ind");
-  const stray = sep.slice(0, colon === -1 ? sep.length : colon).some((t) => t.type === "tag" || t.type === "anchor");
+  const beforeColon = colon === -1 ? sep : sep.slice(0, colon);
+  const stray = beforeColon.some((token) => token.type === "tag" || token.type === "anchor");
   const block = collection === "block-map";
-  const [at, to] = [question?.offset, sep[colon]?.offset];
-  const shifted = block && question && colon !== -1 && /\n/.test(source.slice(at, to)) && column(source, at) !== column(source, to);
+  const below = block && question && colon !== -1 && /\n/.test(source.slice(question.offset, sep[colon].offset));
+  const shifted = below && column(source, question.offset) !== column(source, sep[colon].offset);
   if ((!item.key && colon !== -1 && !keyed) || (block && item.value && colon === -1) || stray || shifted) {
     throw new YamlError("expected <block end>, but found another token");
   }
@@ -428,35 +438,35 @@ function checkTabs(source, inQuoted) {
 }
 
 function inComment(source, i, inQuoted) {
-  const start = Math.max(source.lastIndexOf("\n", i), source.lastIndexOf("\r", i)) + 1;
+  const start = source.lastIndexOf("\n", i) + 1;
   for (let j = start; j < i; j++) {
     if (source[j] === "#" && !inQuoted(j) && (j === start || " \t".includes(source[j - 1]))) return true;
   }
   return false;
 }
 
-const DIRECTIVES = {
-  YAML: /^%YAML +0*1\.[0-9]+(?= |$) *(?:#.*)?$/,
-  TAG: /^%TAG +(!(?:[0-9A-Za-z_-]*!)?) +[0-9A-Za-z\-;/?:@&=+$,_.!~*'()[\]%]+ *(?:#.*)?$/,
-};
+const DIRECTIVES = new Map([
+  ["YAML", /^%YAML +0*1\.[0-9]+(?= |$) *(?:#.*)?$/],
+  ["TAG", /^%TAG +(!(?:[0-9A-Za-z_-]*!)?) +[0-9A-Za-z\-;/?:@&=+$,_.!~*'()[\]%]+ *(?:#.*)?$/],
+]);
 
-/* scan_directive: a name of [0-9A-Za-z_-] then a space; %YAML 1.x and each %TAG handle once;
- * all before the first "---". */
+/* scan_directive: a name of [0-9A-Za-z_-] then a space; %YAML 1.x and each %TAG handle once; all of
+ * them before the first "---". */
 function checkDirectives(source, inScalar) {
   const seen = new Set();
   const start = source.search(/^---(?=[ \t\r\n]|$)/m);
-  for (const { 1: line, index } of source.matchAll(/^\ufeff?(%.*)/gm)) {
+  for (const { 0: line, index } of source.matchAll(/^%.*/gm)) {
     if (inScalar(index)) continue;
-    if (start === -1 || index > start) throw new YamlError("expected '<document start>'");
     const name = /^%([0-9A-Za-z_-]*)/.exec(line)[1];
-    const match = DIRECTIVES[name]?.exec(line);
+    const match = DIRECTIVES.get(name)?.exec(line);
     const key = name === "TAG" ? match?.[1] : name;
-    if (!/^%[0-9A-Za-z_-]+(?: |$)/.test(line) || (DIRECTIVES[name] && (!match || seen.has(key)))) {
-      throw new YamlError(`found a bad or repeated directive: ${line}`);
-    }
+    const bad = !/^%[0-9A-Za-z_-]+(?: |$)/.test(line) || (DIRECTIVES.has(name) && (!match || seen.has(key)));
+    if (bad || start === -1 || index > start) throw new YamlError(`found a bad directive: ${line}`);
     seen.add(key);
   }
 }
+
+// ------------------------------------------------------------------------------ nodes (composer.py)
 
 function toNode(item, context) {
   if (item === null || item === undefined) return scalarNode("", true, null); // an empty node
@@ -469,9 +479,8 @@ function toNode(item, context) {
     return context.anchors.get(item.source);
   }
   const kind = isMap(item) ? MAP : SEQ;
-  const node = { kind, tag: item.tag && item.tag !== "!" ? item.tag : Y + kind, value: [] };
-  anchored(item, context.anchors, node);
-  for (const child of item.items) node.value.push(childNode(child, kind, context));
+  const node = anchored(item, context.anchors, { kind, tag: item.tag && item.tag !== "!" ? item.tag : Y + kind });
+  node.value = item.items.map((child) => childNode(child, kind, context));
   return node;
 }
 
@@ -488,6 +497,7 @@ function childNode(child, kind, context) {
   return kind === MAP ? pair : { kind: MAP, tag: Y + "map", value: [pair] }; // [a: b] is a one-pair map
 }
 
+// Registered before the node's children are read, as PyYAML does, so an alias inside may point to it.
 function anchored(item, anchors, node) {
   if (!item.anchor) return node;
   if (anchors.has(item.anchor)) throw new YamlError(`found duplicate anchor '${item.anchor}'`);
@@ -497,21 +507,34 @@ function anchored(item, anchors, node) {
 
 // ------------------------------------------------------------------------------ resolving (resolver.py)
 
-// Python's $ also matches before a final "\n"; the order and first characters are PyYAML's.
-const end = "(?=\\n?$)";
+// Python's $ also matches before a final "\n".  In PyYAML's order, each with its first characters.
+const END = "(?=\\n?$)";
 const RESOLVERS = [
-  ["bool", "yYnNtTfFoO", `^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)${end}`],
-  ["float", "-+0123456789.", "^(?:[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?" +
-    `|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))${end}`],
-  ["int", "-+0123456789", "^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+" +
-    `|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)${end}`],
-  ["merge", "<", `^(?:<<)${end}`],
-  ["null", "~nN", `^(?:~|null|Null|NULL|)${end}`],
-  ["timestamp", "0123456789", "^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?" +
-    `(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)${end}`],
-  ["value", "=", `^(?:=)${end}`],
-  ["yaml", "!&*", `^(?:!|&|\\*)${end}`],
-].map(([name, first, pattern]) => ({ tag: Y + name, first, regexp: new RegExp(pattern) }));
+  ["bool", "yYnNtTfFoO", String.raw`yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF`],
+  [
+    "float",
+    "-+0123456789.",
+    String.raw`[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
+      String.raw`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)`,
+  ],
+  [
+    "int",
+    "-+0123456789",
+    String.raw`[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+` +
+      String.raw`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+`,
+  ],
+  ["merge", "<", "<<"],
+  ["null", "~nN", "~|null|Null|NULL|"],
+  [
+    "timestamp",
+    "0123456789",
+    String.raw`[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
+      String.raw`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
+      String.raw`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?`,
+  ],
+  ["value", "=", "="],
+  ["yaml", "!&*", String.raw`!|&|\*`],
+].map(([name, first, pattern]) => ({ tag: Y + name, first, regexp: new RegExp(`^(?:${pattern})${END}`) }));
 
 /* PyYAML resolves a plain scalar without a tag, and any scalar tagged "!", by its value. */
 function scalarNode(value, plain, tag) {
@@ -548,7 +571,7 @@ class PyDict {
   }
 }
 
-/* Values no JSON value equals: set, bytes, date, datetime, tuple. */
+/* What no JSON value equals: a set, bytes, a date, a datetime, a tuple. */
 class PyOther {
   constructor(type) {
     this.type = type;
@@ -557,8 +580,8 @@ class PyOther {
 
 const isHashable = (data) => !Array.isArray(data) && !(data instanceof PyDict) && data?.type !== "set";
 
-/* construct_document: scalars at once, collections as an empty object filled in later, in the
- * order PyYAML's state generators run (which decides which error a document raises first). */
+/* construct_document: a scalar at once, a collection as an empty object filled in later, in the order
+ * PyYAML's state generators run (which decides the error a document raises first). */
 function construct(root) {
   const done = new Map();
   const building = new Set();
@@ -567,7 +590,8 @@ function construct(root) {
     if (done.has(node)) return done.get(node);
     if (building.has(node)) throw new YamlError("found unconstructable recursive node");
     building.add(node);
-    const data = (CONSTRUCTORS[node.tag] ?? constructUndefined)(node, { object, later: (fill) => later.push(fill) });
+    const make = Object.hasOwn(CONSTRUCTORS, node.tag) ? CONSTRUCTORS[node.tag] : constructUndefined;
+    const data = make(node, { object, later: (fill) => later.push(fill) });
     done.set(node, data);
     building.delete(node);
     return data;
@@ -603,15 +627,16 @@ function constructMapping(node, object) {
   return entries;
 }
 
-/* Merge keys (<<) pull in the pairs of a mapping or a list of mappings, the first one winning;
- * a `=` key is an ordinary str key inside a mapping.  Like PyYAML, a merge key is removed before
- * what it merges is flattened, so a mapping that merges itself ends. */
+/* Merge keys (<<) pull in the pairs of a mapping or a list of mappings, the first one winning; a `=`
+ * key is a str key inside a mapping.  As in PyYAML the merge key goes before what it merges is
+ * flattened, so a mapping that merges itself ends. */
 function flattenMapping(node) {
   const merged = [];
   const seen = new Set();
   const take = (source) => {
+    if (source.kind !== MAP) throw new YamlError(`expected a mapping for merging, but found ${source.kind}`);
     flattenMapping(source);
-    for (const pair of source.value) if (!seen.has(pair[0])) merged.push(pair), seen.add(pair[0]);
+    for (const pair of source.value.filter(([key]) => !seen.has(key))) merged.push(pair), seen.add(pair[0]);
   };
   for (let index = 0; index < node.value.length; ) {
     const [key, value] = node.value[index];
@@ -621,12 +646,8 @@ function flattenMapping(node) {
       continue;
     }
     node.value.splice(index, 1);
-    if (value.kind === MAP) take(value);
-    else if (value.kind !== SEQ) throw new YamlError(`expected a mapping or list of mappings for merging, but found ${value.kind}`);
-    for (const sub of value.kind === SEQ ? value.value : []) {
-      if (sub.kind !== MAP) throw new YamlError(`expected a mapping for merging, but found ${sub.kind}`);
-      take(sub);
-    }
+    if (value.kind === SCALAR) throw new YamlError("expected a mapping or list of mappings for merging");
+    for (const source of value.kind === SEQ ? value.value : [value]) take(source);
   }
   if (merged.length) node.value = merged.concat(node.value);
 }
@@ -656,15 +677,14 @@ const CONSTRUCTORS = {
   [Y + "pairs"]: constructPairs,
   [Y + "str"]: constructScalar,
   [Y + "set"]: (node, { object, later }) => {
-    const set = new PyOther("set");
     later(() => constructMapping(node, object));
-    return set;
+    return new PyOther("set");
   },
   [Y + "seq"]: (node, { object, later }) => {
     const list = [];
     later(() => {
       if (node.kind !== SEQ) throw new YamlError(`expected a sequence node, but found ${node.kind}`);
-      for (const child of node.value) list.push(object(child));
+      list.push(...node.value.map(object));
     });
     return list;
   },
@@ -683,7 +703,7 @@ function constructBool(value) {
   return BOOLS.get(key);
 }
 
-/* Sign, then "0", 0b.., 0x.., 0.. (octal), sexagesimal a:b:c or decimal, each through int(). */
+/* A sign, then "0", 0b.., 0x.., 0.. (octal), sexagesimal a:b:c or decimal, each through int(). */
 function constructInt(text) {
   let value = text.replaceAll("_", "");
   const sign = firstChar(value) === "-" ? -1n : 1n;
@@ -703,8 +723,8 @@ function constructFloat(text) {
   if (value === ".inf") return new PyFloat(sign * Infinity);
   if (value === ".nan") return new PyFloat(NaN);
   if (!value.includes(":")) return new PyFloat(sign * pyFloat(value));
-  const parts = value.split(":").map(pyFloat).reverse();
-  return new PyFloat(sign * parts.reduce(([sum, base], digit) => [sum + digit * base, base * 60], [0, 1])[0]);
+  const digits = value.split(":").map(pyFloat).reverse(); // all of them read first, as in PyYAML
+  return new PyFloat(sign * digits.reduce(([sum, base], digit) => [sum + digit * base, base * 60], [0, 1])[0]);
 }
 
 /* value[0] in Python: IndexError on an empty string. */
@@ -713,10 +733,14 @@ function firstChar(value) {
   return value[0];
 }
 
-// Python's str.isspace, which int() and float() strip around their argument.
-const PY_SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*";
+// str.isspace, what int() and float() strip around their argument.
+const PY_SPACE = String.raw`[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*`;
 const DIGITS = { 2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]" };
 const PREFIX = { 2: "(?:0[bB])?", 8: "(?:0[oO])?", 10: "", 16: "(?:0[xX])?" };
+const FLOAT = new RegExp(
+  String.raw`^${PY_SPACE}([-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan))${PY_SPACE}$`,
+  "i",
+);
 
 /* int(text, base): Unicode decimal digits count as 0-9, whitespace around is stripped. */
 function pyInt(text, base) {
@@ -728,8 +752,7 @@ function pyInt(text, base) {
 }
 
 function pyFloat(text) {
-  const ascii = asciiDigits(text);
-  const match = new RegExp(`^${PY_SPACE}([-+]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan))${PY_SPACE}$`, "i").exec(ascii);
+  const match = FLOAT.exec(asciiDigits(text));
   if (!match) throw pyError("ValueError", `could not convert string to float: '${text}'`);
   const word = match[1].replace(/^[-+]/, "").toLowerCase();
   if (word === "nan") return NaN;
@@ -737,7 +760,7 @@ function pyFloat(text) {
   return Number(match[1]);
 }
 
-/* Decimal digits of other scripts as ASCII: Unicode puts each script's 0-9 in consecutive code
+/* Decimal digits of other scripts as ASCII: Unicode puts each script's 0-9 at consecutive code
  * points, so a digit's value is its distance from the start of its run of digits, modulo 10. */
 function asciiDigits(text) {
   const isDigit = (code) => /\p{Nd}/u.test(String.fromCodePoint(code));
@@ -749,39 +772,39 @@ function asciiDigits(text) {
   });
 }
 
-/* base64.decodebytes, as binascii.a2b_base64 reads (other characters skipped, padding ends it). */
+/* base64.decodebytes as binascii.a2b_base64 reads: other characters skipped, padding ends it. */
 function constructBinary(text) {
   if (/[^\x00-\x7f]/.test(text)) throw new YamlError("failed to convert base64 data into ascii");
   let [quad, pads] = [0, 0];
   for (const ch of text) {
     if (ch === "=") {
       if (quad >= 2 && quad + ++pads >= 4) return new PyOther("bytes");
-      continue;
+    } else if (/[A-Za-z0-9+/]/.test(ch)) {
+      [quad, pads] = [(quad + 1) % 4, 0];
     }
-    if (!/[A-Za-z0-9+/]/.test(ch)) continue;
-    [quad, pads] = [(quad + 1) % 4, 0];
   }
   if (quad !== 0) throw new YamlError("failed to decode base64 data");
   return new PyOther("bytes");
 }
 
-const TIMESTAMP = new RegExp("^([0-9]{4})-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])" +
-  `(?:\\.[0-9]*)?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?${end}`);
+const TIMESTAMP = new RegExp(
+  String.raw`^([0-9]{4})-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])` +
+    String.raw`(?:\.[0-9]*)?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?${END}`,
+);
 
-/* datetime.date / datetime.datetime / datetime.timezone, which raise ValueError out of range. */
+/* datetime.date, datetime.datetime and datetime.timezone, which raise ValueError out of range. */
 function constructTimestamp(text, node) {
-  if (node.kind !== SCALAR) throw pyError("TypeError", "expected string or bytes-like object");
+  if (node.kind !== SCALAR) throw pyError("TypeError", "expected string or bytes-like object"); // re.match(list)
   const match = TIMESTAMP.exec(text);
   if (!match) throw pyError("AttributeError", "'NoneType' object has no attribute 'groupdict'");
-  const [year, month, day, hour, minute, second, , sign, tzHour = 0, tzMinute = 0] = match
-    .slice(1)
-    .map((group) => (group && /^[0-9]+$/.test(group) ? Number(group) : group));
-  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  const valid = year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days[month - 1];
-  const tzValid = !sign || tzHour * 60 + tzMinute < 24 * 60;
-  if (!valid || !tzValid || (hour !== undefined && (hour > 23 || minute > 59 || second > 59))) {
-    throw pyError("ValueError", "timestamp out of range");
-  }
+  const number = (group) => (group && /^[0-9]+$/.test(group) ? Number(group) : group);
+  const [year, month, day, hour, minute, second, , sign, tzHour = 0, tzMinute = 0] = match.slice(1).map(number);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  const date = year >= 1 && day >= 1 && day <= days; // days is undefined for month 0 or 13+
+  const time = hour === undefined || (hour <= 23 && minute <= 59 && second <= 59);
+  const zone = !sign || tzHour * 60 + tzMinute < 24 * 60;
+  if (!date || !time || !zone) throw pyError("ValueError", "timestamp out of range");
   return new PyOther(hour === undefined ? "date" : "datetime");
 }
 
@@ -793,7 +816,8 @@ function pyEquals(loaded, original) {
   if (original === null || original === undefined) return loaded === null;
   if (typeof original === "number" || typeof original === "boolean") return numberEquals(loaded, Number(original));
   if (Array.isArray(original)) {
-    return Array.isArray(loaded) && loaded.length === original.length && original.every((v, i) => pyEquals(loaded[i], v));
+    if (!Array.isArray(loaded) || loaded.length !== original.length) return false;
+    return original.every((item, i) => pyEquals(loaded[i], item));
   }
   const keys = Object.keys(original);
   if (!(loaded instanceof PyDict) || loaded.others || loaded.strings.size !== keys.length) return false;
