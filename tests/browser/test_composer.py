@@ -1,7 +1,7 @@
 """The job composer page: checking and unchecking prerequisites edits the job as the CLI does.
 
 Every scenario ends by comparing the composer's YAML, parsed, with what ``prereq job add`` /
-``prereq job remove`` (``prereq.job.add_to_text`` / ``remove_from_text``) make of the same start
+``prereq job remove`` (``prereq.jobs.add_to_text`` / ``remove_from_text``) make of the same start
 and the same choices, on the same built index.  One key differs by design and is left out of the
 comparison: ``extras.prereq.index`` records the site the composer ran on (its URL, checked
 separately), where the CLI records the ``--index`` it was given (here the build folder).

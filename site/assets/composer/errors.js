@@ -1,4 +1,4 @@
-/* The one expected error type of the composer's YAML engine, as prereq.errors.PrereqError:
+/* The one expected error type of the composer's YAML engine, as prereq.core.errors.PrereqError:
  * a problem the user can fix, with a hint and the CLI's exit code (1: bad input, 2: usage). */
 
 export class PrereqError extends Error {

@@ -78,8 +78,8 @@ function notSelected(job, state, name, taskRole) {
 
 function unselect(job, old, names, taskRole) {
   const next = old.copy();
-  for (const text of names) {
-    const name = parseRequirement(text).name;
+  // Each name once: "remove alpha alpha" must not look for alpha in a role it already left.
+  for (const name of new Set(names.map((text) => parseRequirement(text).name))) {
     let selecting = [...old.selected].filter(([, chosen]) => chosen.some((t) => parseRequirement(t).name === name))
       .map(([role]) => role);
     if (taskRole !== null && taskRole !== undefined) selecting = selecting.filter((role) => role === taskRole);

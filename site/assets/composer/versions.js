@@ -17,10 +17,6 @@ export function foldName(name) {
 
 const MAX_RANGE_LENGTH = 256; // as the CLI: longer ranges are refused before parsing (backtracking)
 
-export function isVersion(text) {
-  return typeof text === "string" && text.length <= MAX_RANGE_LENGTH && semver.valid(text) !== null;
-}
-
 export function isRange(text) {
   if (text.length > MAX_RANGE_LENGTH) return false;
   try {

@@ -111,8 +111,8 @@ def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str |
 
 def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: str | None) -> JobState:
     new = old.copy()
-    for text in names:
-        name = Requirement.parse(text).name
+    # Each name once: "remove alpha alpha" must not look for alpha in a role it already left.
+    for name in dict.fromkeys(Requirement.parse(text).name for text in names):
         selecting = [
             role for role, chosen in old.selected.items() if any(Requirement.parse(t).name == name for t in chosen)
         ]

@@ -2,8 +2,8 @@
 
 ``SiteData`` reads ``api/v1`` (the root index and, on demand, per-item files
 checked against their sha256); the ``render_*`` functions turn it into HTML
-fragments that the MkDocs hooks put into pages.  Contributor text is escaped
-by Jinja's autoescape or goes through ``site_render.markdown_to_html``; only
+fragments that the MkDocs plugin (``plugin.py``) puts into pages.  Contributor text is escaped
+by Jinja's autoescape or goes through ``marketplace.render.markdown_to_html``; only
 our own markup is marked safe.  Nothing here imports MkDocs.
 """
 

@@ -2,7 +2,7 @@
 here-documents that never fails, whatever the input.  ``shellvars`` says what each simple
 command does with variables (``Scanner.command``); this module only finds the commands.
 
-May import: the standard library.
+May import: the standard library and prereq.openpai.shellwords.
 """
 
 from __future__ import annotations
