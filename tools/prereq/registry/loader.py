@@ -99,9 +99,12 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
 
 
 def entry_problem(path: Path, rel: str) -> Problem | None:
-    """PRQ107 for a registry entry that is not a regular file or folder (a link, a pipe...), else None."""
+    """PRQ107 for a registry entry that is not a regular file or folder (a link, a pipe...); None for
+    one that is, or that does not exist (whether it must is the caller's rule)."""
     try:
         mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix="check its permissions")
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
@@ -179,7 +182,7 @@ def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     path = root / OWNERS_FILE
     fix = "write users: [name, ...] and teams: {team: [member, ...]}"
-    refused = entry_problem(path, OWNERS_FILE) if path.is_symlink() or path.exists() else None
+    refused = entry_problem(path, OWNERS_FILE)
     if refused is not None:
         return Owners(), [refused]
     if not path.is_file():
@@ -242,7 +245,7 @@ def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]
     """Every ``<name>/*.yaml`` mapping; anything else in the folder is a problem, never read or skipped
     silently (a link, a pipe, ``x.yml``, a folder)."""
     folder = root / name
-    refused = entry_problem(folder, name) if folder.is_symlink() or folder.exists() else None
+    refused = entry_problem(folder, name)
     if refused is not None or not folder.is_dir():
         return [], [refused] if refused else []
     loaded_files: list[SourceItem] = []
