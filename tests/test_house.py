@@ -88,6 +88,7 @@ CORPORA = {  # folder under tests/cases -> how a case is named in both runners
     "jobs": lambda folder: sorted(p.name for p in folder.iterdir() if p.is_dir()),
     "yamledit": lambda folder: sorted(p.stem for p in folder.glob("*.json")),
     "protocol": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
+    "reader": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
 }
 
 

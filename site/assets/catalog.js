@@ -311,7 +311,7 @@
       return response.json();
     })
     .then(function (index) {
-      if (!index || index.format !== "prereq-index/1" || !Array.isArray(index.items)) throw new Error("not a prereq index");
+      if (!index || index.format !== "prereq-index/2" || !Array.isArray(index.items)) throw new Error("not a prereq index");
       find.useIndex(index);
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);

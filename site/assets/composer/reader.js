@@ -10,7 +10,7 @@ import { chooseVersions, pulledBy } from "./resolver.js";
 import { foldName, isRange, parseRequirement, sortVersions } from "./versions.js";
 
 const ROOT_FILE = "index.json";
-const FORMAT = "prereq-index/1";
+const FORMAT = "prereq-index/2";
 export const RANGE_HINT = "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3"; // rules PRQ141
 
 function hex(buffer) {
@@ -29,8 +29,14 @@ async function parseFile(read, path, base) {
 export class Index {
   /* `base` is what a job records as its index; `read` gives the bytes of a file under api/v1. */
   constructor(root, { base, read }) {
-    const missing = ["format", "items", "job_load_line", "key_orders", "job_schema"].find((key) => !root || !root[key]);
-    if (missing || root.format !== FORMAT || !Array.isArray(root.items)) {
+    const found = root && typeof root === "object" && !Array.isArray(root) ? root.format : undefined;
+    if (found !== FORMAT) {
+      const shown = typeof found === "string" && found ? found : "unknown";
+      throw new PrereqError(`${base}/${ROOT_FILE} is in format ${shown}; this prereq reads ${FORMAT}`,
+        { hint: "rebuild the index with this prereq's 'prereq build', or use the prereq that built it" });
+    }
+    const missing = ["items", "job_load_line", "key_orders", "job_schema"].find((key) => !root[key]);
+    if (missing || !Array.isArray(root.items)) {
       throw new PrereqError(`${base}/${ROOT_FILE} is not a valid prereq index file` + (missing ? `: it has no ${missing}` : ""),
         { hint: `rebuild it with 'prereq build' (format ${FORMAT})` });
     }

@@ -16,7 +16,7 @@
  * JSON-like values (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is
  * the number 1 in `data` and PyFloat(1) in `typed`. */
 
-import { PyDict, PyFloat, isPyInt, keyId, pyRepr, pyStr, toPlain } from "./pyvalues.js";
+import { PyDict, PyFloat, isPyInt, keyId, pyStr, toPlain } from "./pyvalues.js";
 import { MarkedError } from "./yamlread.js";
 import { Parser } from "./yamlparse.js";
 
@@ -266,7 +266,7 @@ function build(node, path, out, issues) {
     }
     if (result.has(key)) {
       const first = out.keyPositions.get(pathId([...path, key]));
-      issues.push(issue("duplicate-key", `duplicate key ${pyRepr(key)} (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
+      issues.push(issue("duplicate-key", `duplicate key '${keyNode.value}' (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
       continue;
     }
     out.keyPositions.set(pathId([...path, key]), nodeMark(keyNode));

@@ -74,7 +74,7 @@ def is_build_output(folder: Path) -> bool:
     if (folder / MARKER).is_file():
         return True
     try:
-        return '"format": "prereq-index/1"' in (folder / "api" / "v1" / "index.json").read_text(encoding="utf-8")
+        return '"format": "prereq-index/' in (folder / "api" / "v1" / "index.json").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
 

@@ -160,7 +160,7 @@ def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIss
             issues.append(
                 YamlIssue(
                     "duplicate-key",
-                    f"duplicate key {key!r} (first defined on line {first[0]})",
+                    f"duplicate key '{key_node.value}' (first defined on line {first[0]})",
                     *_mark(key_node),
                 )
             )

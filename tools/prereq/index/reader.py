@@ -125,11 +125,18 @@ def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
         document = json.loads(body)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than any index prereq writes
         raise PrereqError(f"{where} is not JSON", hint="rebuild the index with 'prereq build'") from None
+    found = document.get("format") if isinstance(document, dict) else None
+    if kind == "root" and found != schemas.INDEX_FORMAT:
+        raise PrereqError(
+            f"{where} is in format {found if isinstance(found, str) and found else 'unknown'};"
+            f" this prereq reads {schemas.INDEX_FORMAT}",
+            hint="rebuild the index with this prereq's 'prereq build', or use the prereq that built it",
+        )
     problems = schemas.index_problems(document, kind)
     if problems:
         raise PrereqError(
             f"{where} is not a valid prereq index file: {problems[0]}",
-            hint="rebuild it with 'prereq build' (format prereq-index/1)",
+            hint=f"rebuild it with 'prereq build' (format {schemas.INDEX_FORMAT})",
         )
     return document
 

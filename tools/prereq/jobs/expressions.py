@@ -48,7 +48,7 @@ def store_path() -> Path:
 def check_key(key: str) -> str:
     if not isinstance(key, str) or not KEY.match(key):
         raise PrereqError(
-            f"{key!r} is not a valid expression key",
+            f"'{key}' is not a valid expression key",
             hint="use letters, digits, '_' and '-' (the KEY of <% expression.KEY %>)",
         )
     return key
@@ -78,7 +78,7 @@ def load_expressions(path: Path | None = None) -> dict[str, str]:
     values: dict[str, str] = {}
     for key, value in data.items():
         if not isinstance(key, str) or not KEY.match(key):
-            raise PrereqError(f"{path}: {key!r} is not a valid expression key")
+            raise PrereqError(f"{path}: '{key}' is not a valid expression key")
         if isinstance(value, (dict, list)) or value is None:
             raise PrereqError(f"{path}: the value of {key} must be a string")
         values[key] = value if isinstance(value, str) else json.dumps(value)
@@ -110,7 +110,7 @@ def save_expressions(values: Mapping[str, str], path: Path | None = None) -> Pat
 def get_expression(key: str, *, path: Path | None = None) -> str:
     values = load_expressions(path)
     if check_key(key) not in values:
-        raise PrereqError(f"no stored expression named {key!r}", hint=f"set it with: prereq expression set {key} VALUE")
+        raise PrereqError(f"no stored expression named '{key}'", hint=f"set it with: prereq expression set {key} VALUE")
     return values[key]
 
 
@@ -123,6 +123,6 @@ def set_expression(key: str, value: str, *, path: Path | None = None) -> Path:
 def delete_expression(key: str, *, path: Path | None = None) -> Path:
     values = load_expressions(path)
     if check_key(key) not in values:
-        raise PrereqError(f"no stored expression named {key!r}", hint="list them with: prereq expression list")
+        raise PrereqError(f"no stored expression named '{key}'", hint="list them with: prereq expression list")
     del values[key]
     return save_expressions(values, path)
