@@ -1,4 +1,5 @@
-"""Shared test helpers: where the fixtures live and a way to write small registries."""
+"""Shared test helpers: where the fixtures live, a way to write small registries, and the built
+indexes the job tests run against."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 OWNERS_YAML = "users: [alice, bob]\nteams:\n  data-team: [alice, bob]\n"
@@ -40,3 +42,26 @@ def make_registry(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+# --------------------------------------------------------------------------- built indexes
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled registry's index (no site), built once per module."""
+    from prereq.marketplace.publish import build
+
+    out = tmp_path_factory.mktemp("bundled") / "site"
+    result = build(REPO / "registry", out, with_site=False)
+    assert result.built, [str(p) for p in result.problems if p.severity == "error"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two indexes of a tiny registry in a temporary git repository whose history holds several
+    versions of an item (locks, upgrades, conflicting ranges, deprecation): see job_helpers.tiny_indexes."""
+    from job_helpers import tiny_indexes
+
+    return tiny_indexes(tmp_path_factory.mktemp("tiny"))

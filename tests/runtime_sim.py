@@ -164,6 +164,70 @@ def sandbox_env(sandbox: Path, job: dict[str, Any], role: str, extra: dict[str, 
     return env
 
 
+def _prepare_sandbox(sandbox: Path, fakes: dict[str, str]) -> None:
+    """The sandbox's folders, and each fake command as an executable script in its ``bin/``."""
+    for folder in ("bin", "home", "work", "runtime"):
+        (sandbox / folder).mkdir(parents=True, exist_ok=True)
+    for name, body in fakes.items():
+        fake = sandbox / "bin" / name
+        fake.write_text("#!/bin/bash\n" + body + "\n", encoding="utf-8")
+        fake.chmod(0o755)
+
+
+def _write_plugin_scripts(
+    job: dict[str, Any], role: str, secrets: dict[str, Any], runtime_dir: Path, result: RunResult
+) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]] | None:
+    """Step 1 and 2: the ``plugin_pre<i>.sh`` scripts in run order and the ``plugin_post<i>.sh`` ones in
+    reverse order, as (prerequisite name, path); None when an init container died (recorded in ``result``)."""
+    by_name = {p["name"]: p for p in job.get("prerequisites") or []}
+    pre_scripts: list[tuple[str, Path]] = []
+    post_scripts: list[tuple[str, Path]] = []
+    index = -1
+    for name in job["taskRoles"][role].get("prerequisites") or []:
+        config = copy.deepcopy(by_name[name])
+        plugin = config.pop("plugin", None)
+        if not isinstance(plugin, str) or not plugin.startswith(PLUGIN_PREFIX):
+            continue  # not a runtime plugin: the runtime silently does nothing with it
+        index += 1
+        policy = config.pop("failurePolicy", "fail")
+        config.pop("type", None)
+        try:
+            parameters = yaml.safe_load(_replace_refs(str(config), job, secrets, role))
+        except yaml.YAMLError as error:
+            result.steps.append(Step("init", name, 1, "", f"init container died: {error}"))
+            return None
+        if plugin[len(PLUGIN_PREFIX) :] != "cmd":
+            continue  # ssh, git, tensorboard: not simulated
+        pre, post = _cmd_scripts(parameters or {}, policy)
+        if pre is not None:
+            path = runtime_dir / f"plugin_pre{index}.sh"
+            path.write_text(pre, encoding="utf-8")
+            pre_scripts.append((name, path))
+        if post is not None:
+            path = runtime_dir / f"plugin_post{index}.sh"
+            path.write_text(post, encoding="utf-8")
+            post_scripts.insert(0, (name, path))
+    return pre_scripts, post_scripts
+
+
+def _run_script(
+    result: RunResult, environment: dict[str, str], timeout: float, kind: str, name: str, path: Path
+) -> bool:
+    """One process: ``/bin/bash path`` in the sandbox's work folder, recorded as a step; True if it exited 0."""
+    script = path.read_text(encoding="utf-8")
+    proc = subprocess.run(
+        ["/bin/bash", str(path)],
+        cwd=result.sandbox / "work",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    result.steps.append(Step(kind, name, proc.returncode, proc.stdout, proc.stderr, script))
+    return proc.returncode == 0
+
+
 def run_job(
     job: dict[str, Any],
     *,
@@ -182,59 +246,18 @@ def run_job(
     sandbox = Path(sandbox or tempfile.mkdtemp(prefix="prereq-runtime-"))
     role = role or next(iter(job["taskRoles"]))
     task_role = job["taskRoles"][role]
-    for folder in ("bin", "home", "work", "runtime"):
-        (sandbox / folder).mkdir(parents=True, exist_ok=True)
-    for name, body in (fakes or {}).items():
-        fake = sandbox / "bin" / name
-        fake.write_text("#!/bin/bash\n" + body + "\n", encoding="utf-8")
-        fake.chmod(0o755)
+    _prepare_sandbox(sandbox, fakes or {})
     environment = sandbox_env(sandbox, job, role, env)
     result = RunResult(sandbox=sandbox, env_file=Path(environment["PREREQ_ENV_FILE"]))
     runtime_dir = sandbox / "runtime"
 
     def run(kind: str, name: str, path: Path) -> bool:
-        script = path.read_text(encoding="utf-8")
-        proc = subprocess.run(
-            ["/bin/bash", str(path)],
-            cwd=sandbox / "work",
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-        result.steps.append(Step(kind, name, proc.returncode, proc.stdout, proc.stderr, script))
-        return proc.returncode == 0
+        return _run_script(result, environment, timeout, kind, name, path)
 
-    by_name = {p["name"]: p for p in job.get("prerequisites") or []}
-    pre_scripts: list[tuple[str, Path]] = []
-    post_scripts: list[tuple[str, Path]] = []
-    index = -1
-    for name in task_role.get("prerequisites") or []:
-        config = copy.deepcopy(by_name[name])
-        plugin = config.pop("plugin", None)
-        if not isinstance(plugin, str) or not plugin.startswith(PLUGIN_PREFIX):
-            continue  # not a runtime plugin: the runtime silently does nothing with it
-        index += 1
-        policy = config.pop("failurePolicy", "fail")
-        config.pop("type", None)
-        try:
-            parameters = yaml.safe_load(_replace_refs(str(config), job, secrets or {}, role))
-        except yaml.YAMLError as error:
-            result.steps.append(Step("init", name, 1, "", f"init container died: {error}"))
-            return result
-        if plugin[len(PLUGIN_PREFIX) :] != "cmd":
-            continue  # ssh, git, tensorboard: not simulated
-        pre, post = _cmd_scripts(parameters or {}, policy)
-        if pre is not None:
-            path = runtime_dir / f"plugin_pre{index}.sh"
-            path.write_text(pre, encoding="utf-8")
-            pre_scripts.append((name, path))
-        if post is not None:
-            path = runtime_dir / f"plugin_post{index}.sh"
-            path.write_text(post, encoding="utf-8")
-            post_scripts.insert(0, (name, path))
-
+    scripts = _write_plugin_scripts(job, role, secrets or {}, runtime_dir, result)
+    if scripts is None:
+        return result
+    pre_scripts, post_scripts = scripts
     for name, path in pre_scripts:
         if not run("start", name, path):
             return result

@@ -1,0 +1,34 @@
+"""Helpers for the validator's tests (tests/test_checks_*.py): the rule fixtures, a valid item's text,
+and the problems a result holds, as sets and as (message, hint) pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
+FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ"))
+
+
+def found(result) -> set[tuple[str, str | None, int | None]]:
+    return {(p.rule, p.file, p.line) for p in result.problems}
+
+
+def item(
+    name: str,
+    *,
+    head: str = "",
+    commands: tuple[str, ...] = ("echo ready",),
+    type_: str = "script",
+    version: str = "1.0.0",
+    owners: str = "[alice]",
+) -> str:
+    """A valid cmd item; ``head`` is inserted before its callbacks."""
+    text = f"name: {name}\nversion: {version}\ntype: {type_}\ntitle: {name} item\nowners: {owners}\n"
+    if type_ == "data":
+        text += "license: MIT\n"
+    text += head + "callbacks:\n  - event: taskStarts\n    commands:\n"
+    return text + "".join(f"      - {command}\n" for command in commands)
+
+
+def messages(result, rule: str) -> list[tuple[str, str]]:
+    return [(p.message, p.hint) for p in result.problems if p.rule == rule]

@@ -1,0 +1,149 @@
+"""prereq job add on real job files, against the bundled index and the tiny one: the closure in
+order, several task roles, the file's style kept, dry runs, clean errors, docker images."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from job_helpers import JOBS, assert_openpai_accepts, copy_job, data, prereq_cli, registry_item, top_names
+from prereq import jobs
+from prereq.core.errors import PrereqError
+from prereq.openpai import runtime
+from textdiff import line_diff
+
+
+def test_add_puts_the_closure_in_order_and_touches_no_written_line(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    before = path.read_text()
+    result = jobs.add(path, ["mnist-data", "output-dir@^1.0"], index=bundled)
+    after = path.read_text()
+    assert result.written and result.after == after
+
+    nfs = registry_item("nfs-storage-1")["version"]
+    lines = [change.describe() for change in result.changes]
+    assert f"added nfs-storage-1 {nfs}, required by mnist-data, output-dir" in lines
+    assert any(line.startswith("added mnist-data ") and line.endswith(", selected") for line in lines)
+
+    removed, _added = line_diff(before, after)
+    assert removed == []  # only insertions: every line written before is still there, byte for byte
+    assert all(line in after for line in before.splitlines())
+
+    job_data = data(after)
+    closure = ["nfs-storage-1", "apt-proxy", "base-tools", "mnist-data", "output-dir"]
+    assert job_data["taskRoles"]["train"]["prerequisites"] == ["my-setup", *closure]
+    assert top_names(job_data) == ["my-image", "my-setup", *closure]
+    assert job_data["taskRoles"]["train"]["commands"][0] == runtime.JOB_LOAD_LINE
+    state = job_data["extras"]["prereq"]
+    assert state["selected"] == {"train": ["mnist-data", "output-dir@^1.0"]}
+    assert sorted(state["lock"]) == sorted(closure) and state["lock"]["nfs-storage-1"]["version"] == nfs
+    assert state["index"] == str(bundled) and job_data["extras"]["note"] == "keep me"
+    assert_openpai_accepts(job_data)
+
+    again = jobs.add(path, ["mnist-data"], index=bundled)
+    assert not again.changed and "already selected" in again.warnings[0]
+
+
+def test_several_task_roles(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "two-roles.yaml")
+    before = path.read_text()
+    with pytest.raises(PrereqError, match="2 task roles: ps, worker") as caught:
+        jobs.add(path, ["mnist-data"], index=bundled)
+    assert "--task-role" in caught.value.hint
+    jobs.add(path, ["mnist-data"], task_role="worker", index=bundled)
+    jobs.add(path, ["output-dir"], task_role="ps", index=bundled)
+    after = path.read_text()
+    assert line_diff(before, after)[0] == []
+    job_data = data(after)
+    assert top_names(job_data).count("nfs-storage-1") == 1
+    assert job_data["taskRoles"]["ps"]["prerequisites"] == ["nfs-storage-1", "output-dir"]
+    assert job_data["taskRoles"]["worker"]["prerequisites"][0] == "nfs-storage-1"
+    # The file's style: 4-space indentation, lists not indented under their key.
+    assert "        prerequisites:\n        - nfs-storage-1\n        - output-dir\n" in after
+    assert "\n- name: nfs-storage-1\n  type: data\n" in after
+    assert_openpai_accepts(job_data)
+
+    jobs.remove(path, ["mnist-data"], index=bundled)
+    job_data = data(path)
+    assert "prerequisites" not in job_data["taskRoles"]["worker"]
+    assert job_data["taskRoles"]["worker"]["commands"] == ["echo worker $PAI_TASK_INDEX"]  # load line removed
+    assert "nfs-storage-1" in top_names(job_data)  # still needed by ps
+
+
+def test_crlf_files_stay_crlf(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml", crlf=True)
+    before = path.read_bytes().decode()
+    jobs.add(path, ["mnist-data"], index=bundled)
+    after = path.read_bytes().decode()
+    assert "\n" not in after.replace("\r\n", "")
+    assert line_diff(before, after)[0] == []
+    jobs.remove(path, ["mnist-data"], index=bundled)
+    assert path.read_bytes().decode() == before
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    before = path.read_bytes()
+    result = jobs.add(path, ["output-dir"], index=bundled, dry_run=True)
+    assert path.read_bytes() == before and not result.written
+    assert "+      - output-dir\n" in result.diff()
+    cli = prereq_cli("job", "add", str(path), "output-dir", "--index", str(bundled), "--dry-run")
+    assert cli.returncode == 0 and cli.stdout.startswith("--- ") and "+      - output-dir" in cli.stdout
+    assert "added output-dir" in cli.stderr and path.read_bytes() == before
+
+
+def test_a_hand_written_prerequisite_with_a_registry_name_is_not_overwritten(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "handwritten-clash.yaml")
+    before = path.read_bytes()
+    with pytest.raises(PrereqError, match=r"handwritten-clash.yaml:9: the job's own prerequisite 'nfs-storage-1'"):
+        jobs.add(path, ["mnist-data"], index=bundled)
+    assert path.read_bytes() == before
+
+
+def test_unknown_names_and_roles_are_clean_errors(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    with pytest.raises(PrereqError, match="no prerequisite named 'mnist_data'") as caught:
+        jobs.add(path, ["mnist_data"], index=bundled)
+    assert "mnist-data" in caught.value.hint
+    with pytest.raises(PrereqError, match="no task role 'test'"):
+        jobs.add(path, ["mnist-data"], task_role="test", index=bundled)
+    cli = prereq_cli("job", "add", str(path), "nope", "--index", str(bundled))
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr and "no prerequisite named 'nope'" in cli.stderr
+
+
+def test_hand_edits_of_prereq_entries_are_kept_with_a_warning(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    jobs.add(path, ["mnist-data"], index=bundled)
+    text = path.read_text().replace("\n          - ls -l $MNIST_DIR\n", "\n          - ls -la $MNIST_DIR\n")
+    path.write_text(text)
+    result = jobs.add(path, ["output-dir"], index=bundled)
+    assert any("mnist-data was edited by hand" in warning for warning in result.warnings)
+    assert "          - ls -la $MNIST_DIR\n" in path.read_text()
+    resolved = jobs.prepare(path, index=bundled)
+    assert any("differs from the locked" in warning for warning in resolved.warnings)
+
+
+def test_dockerimage_items_set_the_task_role_image(tmp_path: Path, tiny: dict[str, Path]) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        "protocolVersion: 2\nname: images\ntype: job\ntaskRoles:\n  train:\n    instances: 1\n"
+        "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n    commands:\n      - echo hi\n"
+    )
+    jobs.add(path, ["img-a", "alpha"], index=tiny["new"])
+    job_data = data(path)
+    assert job_data["taskRoles"]["train"]["dockerImage"] == "img-a"
+    assert list(job_data["taskRoles"]["train"])[:2] == ["instances", "dockerImage"]
+    assert_openpai_accepts(job_data)
+    with pytest.raises(PrereqError, match="two docker images: img-a and img-b"):
+        jobs.add(path, ["img-b"], index=tiny["new"])
+
+    other = tmp_path / "other.yaml"
+    other.write_text((JOBS / "two-roles.yaml").read_text())
+    with pytest.raises(PrereqError, match=r"other.yaml:\d+: task role ps already uses dockerImage 'image'"):
+        jobs.add(other, ["img-a"], task_role="ps", index=tiny["new"])
+
+    # Removing the image keeps it while dockerImage names it.
+    result = jobs.remove(path, ["img-a"], index=tiny["new"])
+    assert any(c.action == "kept" and "dockerImage of task role train" in c.reason for c in result.changes)
+    assert "img-a" in top_names(data(path))

@@ -1,0 +1,130 @@
+"""Bad job files are clean errors at their line, from the API and the command line alike:
+names that are not strings, malformed extras.prereq, files that are not UTF-8 or cannot be written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from job_helpers import SMALL_JOB, assert_clean_cli_error, copy_job, prereq_cli, write_job
+from prereq import jobs
+from prereq.core.errors import PrereqError
+from prereq.jobs.document import JobDocument
+
+
+def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled: Path) -> None:
+    from prereq.core.files import write_atomic
+
+    target = tmp_path / "no-such-folder" / "x.yaml"
+    with pytest.raises(PrereqError, match=rf"cannot write {target}: No such file or directory") as caught:
+        write_atomic(target, "text\n")
+    assert "no-such-folder" in caught.value.hint and not target.parent.exists()
+
+    path = copy_job(tmp_path, "story.yaml")
+    with pytest.raises(PrereqError, match="cannot write"):
+        jobs.prepare(path, index=bundled, output=target)
+    assert_clean_cli_error(
+        ["job", "resolve", str(path), "--index", str(bundled), "-o", str(target)], f"cannot write {target}", code=2
+    )
+
+
+@pytest.mark.parametrize("name, shown, line", [("1", "1", 5), ("null", "null", 5), ("true", "true", 5)])
+def test_task_role_names_must_be_strings(tmp_path: Path, bundled: Path, name: str, shown: str, line: int) -> None:
+    path = write_job(tmp_path, SMALL_JOB.replace("  train:\n", f"  {name}:\n"))
+    before = path.read_bytes()
+    with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name {shown} is not a string") as caught:
+        jobs.add(path, ["mnist-data"], index=bundled)
+    assert caught.value.exit_code == 1 and "quote" in caught.value.hint
+    assert path.read_bytes() == before
+    assert_clean_cli_error(
+        ["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+        f"job.yaml:{line}: task role name {shown} is not a string",
+    )
+    with pytest.raises(PrereqError, match=rf"job.yaml:{line}: task role name"):
+        jobs.prepare(path, index=bundled)
+
+
+def test_prerequisite_names_must_be_strings(tmp_path: Path, bundled: Path) -> None:
+    text = SMALL_JOB.replace(
+        "taskRoles:\n",
+        "prerequisites:\n  - name: mine\n    type: script\n"
+        "  - {name: [1], type: script}\n  - name: 5\n    type: data\ntaskRoles:\n",
+    )
+    path = write_job(tmp_path, text)
+    for run in (
+        lambda: jobs.add(path, ["mnist-data"], index=bundled),
+        lambda: jobs.prepare(path, index=bundled),
+        lambda: jobs.remove(path, ["mnist-data"], index=bundled),
+    ):
+        with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name \[1\] is not a string") as caught:
+            run()
+        assert caught.value.exit_code == 1
+    assert_clean_cli_error(
+        ["job", "add", str(path), "mnist-data", "--index", str(bundled)],
+        "job.yaml:7: prerequisite name [1] is not a string",
+    )
+    path.write_text(text.replace("  - {name: [1], type: script}\n", ""))
+    with pytest.raises(PrereqError, match=r"job.yaml:7: prerequisite name 5 is not a string"):
+        jobs.prepare(path, index=bundled)
+    # Entries without a name are left to the OpenPAI schema, as before.
+    assert JobDocument(
+        SMALL_JOB.replace("taskRoles:\n", "prerequisites:\n  - type: script\ntaskRoles:\n"), "job.yaml"
+    ).top_names() == [None]
+
+
+STATE = """\
+extras:
+  prereq:
+    index: {index}
+    selected:
+      train: [mnist-data, output-dir@^1.0]
+    lock: {{}}
+"""
+
+
+@pytest.mark.parametrize(
+    "extras, message",
+    [
+        (
+            STATE.format(index="x").replace("output-dir@^1.0", "output-dir@bad!"),
+            r"job.yaml:14: output-dir@bad! in extras.prereq.selected.train has an invalid version range",
+        ),
+        (
+            STATE.format(index="x").replace("output-dir@^1.0", "'@^1.0'"),
+            r"job.yaml:14: '@\^1.0' in extras.prereq.selected.train is not NAME or NAME@RANGE",
+        ),
+        ("extras: 5\n", r"job.yaml:10: extras must be a mapping"),
+        ("extras:\n  - prereq\n", r"job.yaml:11: extras must be a mapping"),
+        (STATE.format(index="5"), r"job.yaml:12: extras.prereq.index must be a string"),
+        (STATE.format(index="[build/site]"), r"job.yaml:12: extras.prereq.index must be a string"),
+        (
+            STATE.format(index="x").replace("lock: {}", "lock:\n      7: {version: 1.0.0, digest: 'sha256:0'}"),
+            r"job.yaml:16: extras.prereq.lock names 7, which is not a string",
+        ),
+    ],
+)
+def test_malformed_extras_prereq_is_an_error_at_its_line(
+    tmp_path: Path, bundled: Path, extras: str, message: str
+) -> None:
+    path = write_job(tmp_path, SMALL_JOB + extras)
+    before = path.read_bytes()
+    for run in (
+        lambda: jobs.add(path, ["base-tools"], index=bundled),
+        lambda: jobs.prepare(path, index=bundled),
+        lambda: jobs.lock(path, index=bundled),
+    ):
+        with pytest.raises(PrereqError, match=message) as caught:
+            run()
+        assert caught.value.exit_code == 1
+    assert path.read_bytes() == before
+    cli = prereq_cli("job", "add", str(path), "base-tools", "--index", str(bundled))
+    assert cli.returncode == 1 and "internal error" not in cli.stderr, cli.stderr
+
+
+def test_a_job_that_is_not_utf8_is_named_with_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_bytes(SMALL_JOB.replace("name: small", "name: sm\xe4ll").encode("latin-1"))
+    with pytest.raises(PrereqError, match=r"job.yaml:2:9: not valid UTF-8 \(byte 0xe4\)") as caught:
+        jobs.prepare(path)
+    assert caught.value.exit_code == 1
