@@ -90,7 +90,7 @@ def test_strict_turns_warnings_into_exit_1(capsys) -> None:
     warnings_only = str(RULE_FIXTURES / "PRQ134-event-synonym")
     code, out, _ = run(capsys, warnings_only)
     assert code == 0
-    assert out.splitlines()[-1] == "1 items checked: 0 errors, 2 warnings"
+    assert out.splitlines()[-1] == "1 item checked: 0 errors, 2 warnings"
     assert "PRQ134 warning" in out
     assert run(capsys, "--strict", warnings_only)[0] == 1
     assert run(capsys, "--strict", str(CLEAN))[0] == 0
@@ -284,7 +284,7 @@ def test_registry_text_is_shown_not_obeyed(make_registry, capsys) -> None:
     assert cli.main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\u001b[2J\\u000afake: line" in out
-    assert all(line.startswith(("prerequisites/", "    hint:", "owners.yaml", "1 items")) for line in out.splitlines())
+    assert all(line.startswith(("prerequisites/", "    hint:", "owners.yaml", "1 item checked")) for line in out.splitlines())
     assert visible("a\x9bb\u202ec", keep="") == "a\\u009bb\\u202ec"
 
     class Terminal(io.StringIO):

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="registry folder (default: the registry/ of the repository around the current directory)",
     )
     validate_parser.add_argument(
-        "--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)"
+        "--format", choices=list(REPORTERS), default="text", help="output format (default: text)"
     )
     validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     validate_parser.set_defaults(run=run_validate)

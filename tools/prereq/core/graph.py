@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 import networkx as nx
 
+Graph = nx.DiGraph  # the require graph's type, for modules that hold one without using networkx
+
 Node = TypeVar("Node", bound=Hashable)
 
 

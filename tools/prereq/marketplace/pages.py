@@ -149,7 +149,7 @@ def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
                 "code": code_block("\n".join(callback["commands"]), "sh"),
             }
         )
-    for key, event in (("preCommands", "taskStarts"), ("postCommands", "taskSucceeds")):
+    for key, event in runtime.COMMAND_KEYS.items():
         if item.get(key):
             callbacks.append({"event": key, "when": EVENTS[event], "code": code_block("\n".join(item[key]), "sh")})
     return callbacks

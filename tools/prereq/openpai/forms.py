@@ -106,7 +106,7 @@ def command_blocks(data: dict[str, Any]) -> dict[str, list[tuple[tuple[Any, ...]
         commands = callback.get("commands")
         if event in blocks and isinstance(commands, list):
             blocks[event].extend((("callbacks", index, "commands", i), str(c)) for i, c in enumerate(commands))
-    for key, event in (("preCommands", runtime.START), ("postCommands", runtime.SUCCEED)):
+    for key, event in runtime.COMMAND_KEYS.items():
         commands = data.get(key)
         if isinstance(commands, list):
             blocks[event].extend(((key, i), str(c)) for i, c in enumerate(commands))

@@ -26,6 +26,7 @@ PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
 DEFAULT_PLUGIN = PLUGIN_PREFIX + "cmd"  # what an item without `plugin` uses
 START, SUCCEED = "taskStarts", "taskSucceeds"
 EVENT_SYNONYMS = {"containerStart": START, "containerExit": SUCCEED}
+COMMAND_KEYS = {"preCommands": START, "postCommands": SUCCEED}  # an item's own commands, as callbacks of these events
 # Lifted out of a prerequisite by the runtime; every other key becomes a parameter.
 LIFTED_KEYS = ("type", "failurePolicy", "plugin")
 

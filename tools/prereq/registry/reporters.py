@@ -33,9 +33,9 @@ def _position(problem: Problem) -> str:
 
 def summary(result: ValidationResult) -> str:
     """``N items checked: E errors, W warnings``."""
-    errors, warnings = len(result.errors), len(result.warnings)
+    items, errors, warnings = len(result.items), len(result.errors), len(result.warnings)
     return (
-        f"{len(result.items)} items checked: {errors} error{'s' * (errors != 1)}, "
+        f"{items} item{'s' * (items != 1)} checked: {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
 

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import networkx as nx
-
-from prereq.core.graph import build_graph, lookup_parameter, reachable_union
+from prereq.core.graph import Graph, build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
@@ -30,7 +28,7 @@ class Context:
 
     items: dict[str, SourceItem]
     owners: Owners
-    graph: nx.DiGraph
+    graph: Graph
     _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
     _forms: dict[str, dict[str, Any] | forms.PlaceholderError] = field(default_factory=dict)
 
