@@ -147,3 +147,24 @@ def test_dockerimage_items_set_the_task_role_image(tmp_path: Path, tiny: dict[st
     result = jobs.remove(path, ["img-a"], index=tiny["new"])
     assert any(c.action == "kept" and "dockerImage of task role train" in c.reason for c in result.changes)
     assert "img-a" in top_names(data(path))
+
+
+def test_the_load_line_is_the_index_s_own(tmp_path: Path, bundled: Path) -> None:
+    """The planner writes and recognises the load line the index publishes, as the composer does, so
+    a job edited against an index built by another prereq gets that index's line."""
+    import json
+    import shutil
+
+    index = tmp_path / "index"
+    shutil.copytree(bundled, index)
+    root_file = index / "api" / "v1" / "index.json"
+    root = json.loads(root_file.read_text(encoding="utf-8"))
+    root["job_load_line"] = 'if [ -f "$HOME/.env" ]; then . "$HOME/.env"; fi  # prereq: load them'
+    root_file.write_text(json.dumps(root), encoding="utf-8")
+
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    jobs.add(path, ["mnist-data"], index=index)
+    commands = data(path.read_text())["taskRoles"]["train"]["commands"]
+    assert commands[0] == root["job_load_line"] and runtime.JOB_LOAD_LINE not in commands
+    jobs.remove(path, ["mnist-data"], index=index)
+    assert root["job_load_line"] not in data(path.read_text())["taskRoles"]["train"]["commands"]

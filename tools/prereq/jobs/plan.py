@@ -38,8 +38,9 @@ from prereq.index.reader import ClosureItem, Index
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
 from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Locked
-from prereq.openpai import forms, runtime
+from prereq.openpai import forms
 
+LOAD_LINE_MARK = "# prereq:"  # where the mark starts in the index's load line; what is after it tells a load line
 # Top-level keys that come after ``prerequisites`` in an OpenPAI job.
 AFTER_PREREQUISITES = ("parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras")
 
@@ -74,13 +75,15 @@ def insert_position(names: Sequence[str | None], name: str, needs: Mapping[str, 
     return position
 
 
-def is_load_line(command: Any) -> bool:
+def is_load_line(command: Any, load_line: str) -> bool:
+    """``load_line`` (the index's), or a line a user adapted from it: its mark kept, still an ``if [ -f`` test."""
+    mark = load_line[load_line.find(LOAD_LINE_MARK) :]
     return isinstance(command, str) and (
-        command == runtime.JOB_LOAD_LINE or (runtime.ENV_MARK in command and command.lstrip().startswith("if [ -f"))
+        command == load_line or (mark in command and command.lstrip().startswith("if [ -f"))
     )
 
 
-def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]], *, load_line: str) -> dict[str, Any]:
     """What the plan gives a task role that runs only ``closure`` (names with their OpenPAI forms,
     requirements first), in the order it writes them: the first image as ``dockerImage``, every name in
     ``prerequisites``, the load line when a cmd item is among them.  The item pages' snippet uses it."""
@@ -90,7 +93,7 @@ def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[s
         role["dockerImage"] = images[0]
     role["prerequisites"] = [name for name, _ in closure]
     if any(forms.is_cmd(form) for _, form in closure):
-        role["commands"] = [runtime.JOB_LOAD_LINE]
+        role["commands"] = [load_line]
     return role
 
 
@@ -226,7 +229,9 @@ def _plan_role(work: WorkingCopy, role: str, old: JobState, wanted: _Closures) -
         )
 
 
-def _plan_load_line(work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str]) -> None:
+def _plan_load_line(
+    work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str], *, load_line: str
+) -> None:
     needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions)
     path = ("taskRoles", role, "commands")
     commands = work.get(path)
@@ -237,12 +242,12 @@ def _plan_load_line(work: WorkingCopy, job: JobDocument, role: str, wanted: _Clo
                 "variables exported by prerequisites will not reach it"
             )
         return
-    present = [i for i, command in enumerate(commands) if is_load_line(command)]
+    present = [i for i, command in enumerate(commands) if is_load_line(command, load_line)]
     if needed and not present:
         if commands:
-            work.insert(path + (0,), runtime.JOB_LOAD_LINE)
+            work.insert(path + (0,), load_line)
         else:
-            work.set(path, [runtime.JOB_LOAD_LINE])
+            work.set(path, [load_line])
     elif not needed:
         for position in reversed(present):
             if len(work.get(path)) > 1:
@@ -300,6 +305,6 @@ def plan_edit(
     _plan_top(work, job, old, wanted, warnings)
     for role in list(job.roles):
         _plan_role(work, role, old, wanted)
-        _plan_load_line(work, job, role, wanted, warnings)
+        _plan_load_line(work, job, role, wanted, warnings, load_line=index.root["job_load_line"])
     _plan_record(work, new, wanted)
     return Plan(work.edits, changes, warnings, wanted.versions, wanted.references)

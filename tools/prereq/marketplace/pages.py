@@ -92,7 +92,8 @@ def _job_parts(data: SiteData, version: VersionDocument) -> list[tuple[str, tupl
     """The job snippet in pieces: (text, the (name, version) whose OpenPAI form it is, or None); the task
     role is what ``prereq job add`` gives one (``jobs.plan.task_role_fields``)."""
     nodes = [(node["name"], node["version"]) for node in version["closure"]]
-    role = task_role_fields([(name, data.version(name, v)["openpai"]) for name, v in nodes])
+    closure = [(name, data.version(name, v)["openpai"]) for name, v in nodes]
+    role = task_role_fields(closure, load_line=data.root["job_load_line"])
     roles = dump_yaml({"taskRoles": {"taskrole": role}}).replace(
         "\n  taskrole:\n", "\n  taskrole:  # each task role that uses it, under its own name\n", 1
     )
