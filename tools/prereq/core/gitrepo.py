@@ -57,6 +57,10 @@ class Repository:
         status = self._repo.git.status("--porcelain", "--untracked-files=all", "--", rel)
         return RepoState(head.hexsha, head.committed_datetime.isoformat(), bool(status.strip()))
 
+    def is_shallow(self) -> bool:
+        """True for a shallow clone (GitHub's default checkout): older commits, and what they published, are absent."""
+        return self._repo.git.rev_parse("--is-shallow-repository").strip() == "true"
+
     def relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix() or "."
 
