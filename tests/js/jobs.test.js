@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { Index } from "../../site/assets/composer/reader.js";
-import { addToText, lockText, removeFromText } from "../../site/assets/composer/operations.js";
-import { prepareText } from "../../site/assets/composer/prepare.js";
-import { PrereqError } from "../../site/assets/composer/errors.js";
+import { Index } from "../../site/assets/composer/index/reader.js";
+import { addToText, lockText, removeFromText } from "../../site/assets/composer/jobs/operations.js";
+import { prepareText } from "../../site/assets/composer/jobs/prepare.js";
+import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { parseDocument } from "../../site/assets/vendor/prereq-vendor.js";
 
 const CASES = fileURLToPath(new URL("../cases/", import.meta.url));

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 import {
   PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_FIELDS, TASK_ROLE_NAME, patternRegExp, schemaProblems, show, unsupportedKeywords, validateJob,
-} from "../../site/assets/composer/protocol.js";
+} from "../../site/assets/composer/openpai/protocol.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases", "protocol");
 const CASE_NAME = /^[0-9]{3}-[a-z0-9]+(?:-[a-z0-9]+)*\.json$/;

@@ -8,8 +8,8 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { PrereqError } from "../../site/assets/composer/errors.js";
-import { Index } from "../../site/assets/composer/reader.js";
+import { PrereqError } from "../../site/assets/composer/core/errors.js";
+import { Index } from "../../site/assets/composer/index/reader.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const TINY_ROOT = join(CASES, "indexes", "tiny", "api", "v1", "index.json");

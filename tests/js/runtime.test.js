@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { canonicalJson, digest, sha256, utf8 } from "../../site/assets/composer/digest.js";
-import { pythonRepr, survivesRoundTrip } from "../../site/assets/composer/roundtrip.js";
+import { canonicalJson, digest, sha256, utf8 } from "../../site/assets/composer/openpai/digest.js";
+import { pythonRepr } from "../../site/assets/composer/openpai/pystr.js";
+import { survivesRoundTrip } from "../../site/assets/composer/openpai/runtime.js";
 
 const corpus = JSON.parse(readFileSync(new URL("../cases/runtime/values.json", import.meta.url), "utf8"));
 const CASES = corpus.cases;

@@ -8,10 +8,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yamltext.js";
-import { YamlLoadError, loadYaml } from "../../site/assets/composer/yamlload.js";
-import { PrereqError } from "../../site/assets/composer/errors.js";
-import { pyRepr } from "../../site/assets/composer/pyvalues.js";
+import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yaml/yamltext.js";
+import { YamlLoadError, loadYaml } from "../../site/assets/composer/yaml/yamlload.js";
+import { PrereqError } from "../../site/assets/composer/core/errors.js";
+import { pyRepr } from "../../site/assets/composer/yaml/pyvalues.js";
 
 const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../cases/yamledit");
 const FILES = fs.readdirSync(CASES).filter((name) => name.endsWith(".json")).sort();

@@ -16,7 +16,7 @@ from prereq.openpai import jobschema as protocol
 from prereq.openpai import protocol as rest_server
 
 HERE = Path(__file__).resolve().parent
-PROTOCOL_JS = HERE.parents[2] / "site" / "assets" / "composer" / "protocol.js"
+PROTOCOL_JS = HERE.parents[2] / "site" / "assets" / "composer" / "openpai" / "protocol.js"
 
 
 def _load_regen() -> Any:

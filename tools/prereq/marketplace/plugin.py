@@ -47,7 +47,7 @@ PLUGIN_NAME = "prereq"
 # ES modules (its engine is shared with the tests that run it under Node).
 PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "catalog.md": [{"src": "assets/catalog.js", "module": False}],
-    "composer.md": [{"src": "assets/composer/page.js", "module": True}],
+    "composer.md": [{"src": "assets/composer/ui/page.js", "module": True}],
 }
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
 _SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
@@ -58,6 +58,14 @@ class MarketplaceConfig(Config):
     index_dir = config_options.Optional(config_options.Type(str))
     # False when the index was written into the site's own output folder (prereq build).
     copy_index = config_options.Type(bool, default=True)
+    # A registry repository's own pages and logo (prereq.yaml's site.pages and site.logo): added to
+    # prereq's packaged pages rather than copied over them.
+    extra_pages = config_options.Optional(config_options.Type(str))
+    logo = config_options.Optional(config_options.Type(str))
+
+
+LOGO_URI = "assets/site-logo"  # + the logo file's suffix
+SCHEMA_URI = "reference/prerequisite.schema.json"  # the item schema's stable address on every site
 
 
 def _stub(title: str, *, hide: tuple[str, ...] = ("toc",), search: bool = False) -> str:
@@ -94,7 +102,17 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             self.data = pages.SiteData(index_dir)
         except PrereqError as exc:
             raise PluginError(f"{exc}" + (f" ({exc.hint})" if exc.hint else "")) from None
+        if self.config.logo:
+            config.theme["logo"] = LOGO_URI + Path(self.config.logo).suffix
+        if self.config.extra_pages and config.nav is not None:
+            listed = _nav_paths(config.nav)
+            config.nav.extend(uri for uri in _extra_pages(Path(self.config.extra_pages)) if uri not in listed)
         return config
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        if self.config.extra_pages:
+            server.watch(self.config.extra_pages)
+        return server
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         data = self._site_data()
@@ -133,11 +151,27 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             reference.format_reference_markdown(item_schema, reference.FORMAT_EXAMPLE),
             in_nav=True,
         )
-        add("reference/prerequisite.schema.json", json.dumps(item_schema, indent=2) + "\n")
+        if config.site_url:  # published at a known address: the schema's $id says where
+            item_schema = {**item_schema, "$id": config.site_url.rstrip("/") + "/" + SCHEMA_URI}
+        add(SCHEMA_URI, json.dumps(item_schema, indent=2) + "\n")
+        self._add_repository_files(files, config)
         log.info(
             f"{len(data.entries)} item pages and {len(tags)} tag pages ({time.monotonic() - started:.2f} s to list)"
         )
         return files
+
+    def _add_repository_files(self, files: Files, config: MkDocsConfig) -> None:
+        """The repository's own pages (replacing a packaged page of the same name) and its logo."""
+        if self.config.extra_pages:
+            folder = Path(self.config.extra_pages)
+            for uri in _extra_pages(folder, every_file=True):
+                existing = files.get_file_from_path(uri)
+                if existing is not None:
+                    files.remove(existing)
+                files.append(File(uri, str(folder), config.site_dir, config.use_directory_urls))
+        if self.config.logo:
+            logo = Path(self.config.logo)
+            files.append(File.generated(config, LOGO_URI + logo.suffix, abs_src_path=str(logo)))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         scripts = PAGE_SCRIPTS.get(page.file.src_uri, [])
@@ -173,3 +207,20 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.data is not None and self.config.copy_index:
             shutil.copytree(self.data.api, Path(config.site_dir) / "api" / "v1", dirs_exist_ok=True)
+
+
+def _extra_pages(folder: Path, *, every_file: bool = False) -> list[str]:
+    """The Markdown pages (or, with ``every_file``, all files) under ``folder``, as site paths."""
+    paths = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return [p.relative_to(folder).as_posix() for p in paths if every_file or p.suffix == ".md"]
+
+
+def _nav_paths(nav: Any) -> set[str]:
+    """Every page path a MkDocs ``nav`` lists, however nested."""
+    if isinstance(nav, str):
+        return {nav}
+    if isinstance(nav, dict):
+        return set().union(*(_nav_paths(v) for v in nav.values()))
+    if isinstance(nav, list):
+        return set().union(*(_nav_paths(v) for v in nav))
+    return set()

@@ -1,6 +1,6 @@
 /* Semantic versions and npm ranges (tools/prereq/core/versions.py), with the vendored node-semver. */
 
-import { semver } from "../vendor/prereq-vendor.js";
+import { semver } from "../../vendor/prereq-vendor.js";
 
 /* One entry of `require` or a selection: `name` or `name@range` (range null: any version). */
 export function parseRequirement(text) {

@@ -5,8 +5,8 @@
  * scalars where a node is left out, and libyaml's parser error messages (MarkedError).  Events
  * are {type, anchor, tag, implicit, value, style, flow, start, end}; yamlload.js composes them. */
 
-import { MarkedError } from "./yamlread.js";
-import { Scanner } from "./yamlscan.js";
+import { MarkedError } from "./reader.js";
+import { Scanner } from "./scanner.js";
 
 const DEFAULT_TAGS = [["!", "!"], ["!!", "tag:yaml.org,2002:"]];
 

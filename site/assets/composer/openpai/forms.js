@@ -1,6 +1,6 @@
 /* An item's OpenPAI form as a job holds it (tools/prereq/openpai/forms.py): key order, digest, plugin. */
 
-import { byCodePoint } from "./records.js";
+import { byCodePoint } from "../core/order.js";
 
 export { digest } from "./digest.js";
 

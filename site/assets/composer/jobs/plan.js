@@ -3,13 +3,14 @@
  * exactly the new selections, with the changes and warnings to report.  Pure: nothing here touches
  * the text. */
 
-import { PrereqError } from "./errors.js";
-import { digest, isCmd, orderedForm } from "./forms.js";
-import { transitiveRequirements } from "./graph.js";
+import { PrereqError } from "../core/errors.js";
+import { digest, isCmd, orderedForm } from "../openpai/forms.js";
+import { transitiveRequirements } from "../core/graph.js";
 import { TASK_ROLE_FIELDS, roleNames, topEntries, topNames } from "./document.js";
-import { STATE_KEY, STATE_PATH, byCodePoint } from "./records.js";
+import { byCodePoint } from "../core/order.js";
+import { STATE_KEY, STATE_PATH } from "./records.js";
 import { WorkingCopy } from "./apply.js";
-import { parseRequirement } from "./versions.js";
+import { parseRequirement } from "../core/versions.js";
 
 // Top-level keys that come after `prerequisites` in an OpenPAI job.
 const AFTER_PREREQUISITES = ["parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras"];

@@ -1,5 +1,7 @@
 /* What job editing reads and returns (tools/prereq/jobs/records.py). */
 
+import { byCodePoint } from "../core/order.js";
+
 export const STATE_KEY = "prereq";
 export const STATE_PATH = ["extras", STATE_KEY];
 
@@ -35,14 +37,6 @@ export class JobState {
       lock: new Map(this.lock),
     });
   }
-}
-
-/* Python's sort order of strings: by code point (JS compares UTF-16 code units). */
-export function byCodePoint(a, b) {
-  const x = [...a].map((ch) => ch.codePointAt(0));
-  const y = [...b].map((ch) => ch.codePointAt(0));
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
 }
 
 /* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe). */

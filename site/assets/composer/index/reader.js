@@ -5,9 +5,9 @@
  * the browser, the file system in tests), so nothing here knows where the index lives.  The job
  * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach. */
 
-import { PrereqError } from "./errors.js";
+import { PrereqError } from "../core/errors.js";
 import { chooseVersions, pulledBy } from "./resolver.js";
-import { foldName, isRange, parseRequirement, sortVersions } from "./versions.js";
+import { foldName, isRange, parseRequirement, sortVersions } from "../core/versions.js";
 
 const ROOT_FILE = "index.json";
 const FORMAT = "prereq-index/2";

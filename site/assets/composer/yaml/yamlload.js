@@ -17,8 +17,8 @@
  * the number 1 in `data` and PyFloat(1) in `typed`. */
 
 import { PyDict, PyFloat, isPyInt, keyId, pyStr, toPlain } from "./pyvalues.js";
-import { MarkedError } from "./yamlread.js";
-import { Parser } from "./yamlparse.js";
+import { MarkedError } from "./libyaml/reader.js";
+import { Parser } from "./libyaml/parser.js";
 
 export const MAX_DEPTH = 100;
 export const MAX_VALUES = 100000;

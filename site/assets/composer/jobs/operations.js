@@ -5,10 +5,11 @@
 
 import { applyEdits } from "./apply.js";
 import { JobDocument } from "./document.js";
-import { PrereqError } from "./errors.js";
+import { PrereqError } from "../core/errors.js";
 import { planEdit } from "./plan.js";
-import { byCodePoint, describeChange } from "./records.js";
-import { parseRequirement } from "./versions.js";
+import { byCodePoint } from "../core/order.js";
+import { describeChange } from "./records.js";
+import { parseRequirement } from "../core/versions.js";
 
 /* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
 function edited(job, text, plan, { changes = plan.changes, notes = [] } = {}) {

@@ -1,9 +1,9 @@
 /* What the composer's list shows for one task role (no DOM): the role's closure, who requires what,
  * what the job's own text names, what other task roles select. */
 
-import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
-import { loadFor } from "./operations.js";
-import { parseRequirement } from "./versions.js";
+import { JobDocument, TASK_ROLE_FIELDS } from "../jobs/document.js";
+import { loadFor } from "../jobs/operations.js";
+import { parseRequirement } from "../core/versions.js";
 
 export async function analyse(index, text, role) {
   const job = new JobDocument(text, "job");

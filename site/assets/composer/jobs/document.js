@@ -4,14 +4,14 @@
  *
  * The accessors at the top read plain job data, so the planner uses them on its working copy too. */
 
-import { PrereqError } from "./errors.js";
-import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "./protocol.js";
-import * as placeholders from "./placeholders.js";
+import { PrereqError } from "../core/errors.js";
+import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "../openpai/protocol.js";
+import * as placeholders from "../core/placeholders.js";
 import { JobState, STATE_PATH } from "./records.js";
-import { RANGE_HINT } from "./reader.js";
-import { PyDict, PyFloat, floatRepr } from "./yamlscalar.js";
-import { YamlText } from "./yamltext.js";
-import { isRange, parseRequirement } from "./versions.js";
+import { RANGE_HINT } from "../index/reader.js";
+import { PyDict, PyFloat, floatRepr } from "../yaml/pyvalues.js";
+import { YamlText } from "../yaml/yamltext.js";
+import { isRange, parseRequirement } from "../core/versions.js";
 
 export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
 const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, " +

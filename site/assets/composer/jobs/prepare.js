@@ -4,16 +4,17 @@
 
 import { applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
-import { PrereqError } from "./errors.js";
-import { digest, runtimeParameters } from "./forms.js";
-import { formatPath } from "./yamlload.js";
+import { PrereqError } from "../core/errors.js";
+import { digest, runtimeParameters } from "../openpai/forms.js";
+import { formatPath } from "../yaml/yamlload.js";
 import { loadFor } from "./operations.js";
-import * as placeholders from "./placeholders.js";
+import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
-import { validateJob } from "./protocol.js";
-import { byCodePoint, describeChange } from "./records.js";
-import { survivesRoundTrip } from "./roundtrip.js";
-import { parseRequirement } from "./versions.js";
+import { validateJob } from "../openpai/protocol.js";
+import { byCodePoint } from "../core/order.js";
+import { describeChange } from "./records.js";
+import { survivesRoundTrip } from "../openpai/runtime.js";
+import { parseRequirement } from "../core/versions.js";
 
 function referencedOnly(job) {
   const defined = new Set(job.topNames().filter(Boolean));

@@ -1,9 +1,9 @@
 /* Choosing versions (tools/prereq/index/resolver.py): one version per item for a set of requests,
  * the highest meeting every range, a lock kept while it fits, requirements first. */
 
-import { PrereqError } from "./errors.js";
-import { postOrder } from "./graph.js";
-import { satisfies } from "./versions.js";
+import { PrereqError } from "../core/errors.js";
+import { postOrder } from "../core/graph.js";
+import { satisfies } from "../core/versions.js";
 
 const SELECTION = "your selection";
 

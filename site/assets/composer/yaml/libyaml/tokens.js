@@ -6,7 +6,7 @@
  * keyAllowed), which yamlscan.js's Scanner, its subclass, keeps up to date; the token queue,
  * simple keys and indentation levels are the Scanner's. */
 
-import { Reader, isAlpha, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex } from "./yamlread.js";
+import { Reader, isAlpha, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex } from "./reader.js";
 
 const ESCAPES = { 0: "\0", a: "\x07", b: "\b", t: "\t", "\t": "\t", n: "\n", v: "\x0b", f: "\f", r: "\r", e: "\x1b",
   " ": " ", '"': '"', "/": "/", "\\": "\\", N: "\x85", _: "\xa0", L: "\u2028", P: "\u2029" };

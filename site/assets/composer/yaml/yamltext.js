@@ -14,7 +14,7 @@
  * Values and paths are plain JSON-like data; internally they are kept in Python's types
  * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0). */
 
-import { PrereqError } from "./errors.js";
+import { PrereqError } from "../core/errors.js";
 import {
   PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, tupleRepr, typeName,
 } from "./pyvalues.js";

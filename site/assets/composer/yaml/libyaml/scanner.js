@@ -6,8 +6,8 @@
  * scanning of each token's text is TokenScanner's (yamltoken.js); yamlparse.js reads the tokens.
  * Tokens are {type, start, end, ...} with marks from yamlread.js. */
 
-import { TokenScanner } from "./yamltoken.js";
-import { isBlank, isBlankZ } from "./yamlread.js";
+import { TokenScanner } from "./tokens.js";
+import { isBlank, isBlankZ } from "./reader.js";
 
 const MAX_NESTING = 1000; // libyaml 0.2.6 refuses deeper block and flow nesting while scanning
 

@@ -18,9 +18,9 @@
  * Untrusted text (names, titles, summaries, the job itself) only goes in through textContent and form
  * values, never as HTML.  Nothing is fetched from outside the site. */
 
-import { PrereqError } from "./errors.js";
-import { addToText, removeFromText } from "./operations.js";
-import { Index } from "./reader.js";
+import { PrereqError } from "../core/errors.js";
+import { addToText, removeFromText } from "../jobs/operations.js";
+import { Index } from "../index/reader.js";
 import { el, renderList as drawList } from "./listing.js";
 import { analyse, namedItems } from "./view.js";
 

@@ -1,0 +1,12 @@
+/* Python's sort order of strings, for everything the engine sorts as the CLI does (lock entries,
+ * form keys, names in messages): by code point, where JS's default sort compares UTF-16 code units
+ * (so "\u{1F600}" sorts before "\uFF01" in Python and after it in JS).
+ *
+ * May import: nothing. */
+
+export function byCodePoint(a, b) {
+  const x = [...a].map((ch) => ch.codePointAt(0));
+  const y = [...b].map((ch) => ch.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
