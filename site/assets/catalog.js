@@ -7,11 +7,14 @@
  * Facets combine with AND (several tags: items carrying all of them); "recently used" lists the
  * most recent first.
  * The filters live in the URL's query string (history.replaceState), so a view can be shared:
- *   ?q=words&type=datasets|widgets|images&tag=a&tag=b&owner=team&sort=updated&deprecated=1
- *    &show=favorites|recent
- * The type groups, the search and the facet filters are window.prereq's (prereq.js), shared with
- * the job composer.
+ *   ?q=words&type=GROUP&tag=a&tag=b&owner=team&sort=updated&deprecated=1&show=favorites|recent
+ * The type groups (GROUP: a key of the index's type_groups; the page draws one radio button per
+ * group), the search and the facet filters are window.prereq's (prereq.js), shared with the job
+ * composer.
  * Index text is inserted with textContent only, never as HTML.
+ *
+ * Longer than usual: the script is one function, its own scope (a classic script: nothing leaks
+ * into the page); the functions inside it are short.
  */
 (function () {
   "use strict";
@@ -24,13 +27,14 @@
   var find = window.prereq;
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
-  var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated");
+  var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated"), typeBox = $("prereq-facet-type");
   var statusLine = $("prereq-status"), results = $("prereq-results"), more = $("prereq-more");
 
   var entries = [];
   var state = emptyState();
   var limit = PAGE;
   var allTags = false;
+  var typeCountNodes = {}; // group -> the <span> showing its count, once drawn from the index
 
   function emptyState() {
     return { q: "", type: "", tags: [], owner: "", sort: "name", deprecated: false, show: "" };
@@ -84,7 +88,8 @@
     };
     var passes = function (record, skip) { return find.passes(record, filters, skip); };
     var found = [];
-    var typeCounts = { datasets: 0, widgets: 0, images: 0 };
+    var typeCounts = {};
+    Object.keys(find.typeGroups()).forEach(function (group) { typeCounts[group] = 0; });
     var tagCounts = {};
     var ownerCounts = {};
     entries.forEach(function (record) {
@@ -196,10 +201,28 @@
     return Boolean(state.q || state.type || state.tags.length || state.owner || state.show);
   }
 
+  /* One radio button per type group of the index, after the "all types" one the page holds. */
+  function renderTypeFacet() {
+    Object.keys(find.typeGroups()).forEach(function (group) {
+      var label = el("label");
+      var radio = document.createElement("input");
+      radio.type = "radio";
+      radio.name = "type";
+      radio.value = group;
+      bindTypeRadio(radio);
+      var count = el("span", "prereq-facet__count");
+      count.setAttribute("data-count", group);
+      typeCountNodes[group] = count;
+      label.appendChild(radio);
+      label.appendChild(document.createTextNode(" " + find.typeGroupLabel(group) + " "));
+      label.appendChild(count);
+      typeBox.appendChild(label);
+    });
+  }
+
   function renderFacets(typeCounts, tagCounts, ownerCounts, marks) {
     Object.keys(typeCounts).forEach(function (group) {
-      var count = root.querySelector('[data-count="' + group + '"]');
-      if (count) count.textContent = typeCounts[group];
+      if (typeCountNodes[group]) typeCountNodes[group].textContent = typeCounts[group];
     });
     ["favorites", "recent"].forEach(function (key) {
       var count = root.querySelector('[data-count="' + key + '"]');
@@ -272,9 +295,10 @@
   sortSelect.addEventListener("change", function () { update(function () { state.sort = sortSelect.value; }); });
   ownerSelect.addEventListener("change", function () { update(function () { state.owner = ownerSelect.value; }); });
   deprecatedBox.addEventListener("change", function () { update(function () { state.deprecated = deprecatedBox.checked; }); });
-  root.querySelectorAll('input[name="type"]').forEach(function (radio) {
+  function bindTypeRadio(radio) {
     radio.addEventListener("change", function () { update(function () { state.type = radio.value; }); });
-  });
+  }
+  root.querySelectorAll('input[name="type"]').forEach(bindTypeRadio);
   root.querySelectorAll('input[name="show"]').forEach(function (radio) {
     radio.addEventListener("change", function () { update(function () { state.show = radio.value; }); });
   });
@@ -313,6 +337,7 @@
     .then(function (index) {
       if (!index || index.format !== "prereq-index/2" || !Array.isArray(index.items)) throw new Error("not a prereq index");
       find.useIndex(index);
+      renderTypeFacet();
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);
       entries.forEach(function (record) {

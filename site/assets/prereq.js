@@ -1,6 +1,6 @@
 /* prereq marketplace: what every page shares (favorites, recently used, copy buttons).
  *
- * Browser storage contract, shared with the job composer (assets/composer/page.js):
+ * Browser storage contract, shared with the job composer (assets/composer/ui/page.js):
  *   localStorage["prereq.favorites"]  JSON list of item names, most recently starred first.
  *   localStorage["prereq.recent"]     JSON list of item names, most recently used first, at most
  *                                     50: an item is "used" when its YAML is copied from its page
@@ -10,13 +10,16 @@
  * Writers keep each list free of duplicates; readers tolerate a missing key, invalid JSON,
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
- * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer/page.js): the
- * type groups and labels, the text search (every word in the name, title, summary or tags; name
+ * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer/ui/):
+ * the type groups and labels, the text search (every word in the name, title, summary or tags; name
  * matches rank first) and the facet filters (type, tags, owner, favorites, recently used,
  * deprecated items hidden unless asked).
  *
  * Security: everything that comes from the index (names, titles, summaries...) is written into
  * the page with textContent or setAttribute on a non-script attribute, never as HTML.
+ *
+ * Longer than usual: the script is one function, its own scope (a classic script: only
+ * window.prereq reaches the page); the functions inside it are short.
  */
 (function () {
   "use strict";
@@ -173,23 +176,33 @@
 
   /* --- finding items (catalog and composer) ------------------------------------------------- */
 
-  /* The type groups a page filters by (?type=datasets...), and how each item type is labelled: both
-   * come from the index root (type_groups, type_labels), set by useIndex() once a page has loaded it. */
+  /* The type groups a page filters by (?type=GROUP), their labels, and how each item type is
+   * labelled: all from the index root (type_groups, type_labels), set by useIndex() once a page has
+   * loaded it.  No page names a group itself: the facets are drawn from these. */
   var TYPE_GROUPS = {};
+  var GROUP_LABELS = {};
   var TYPE_LABELS = {};
 
   function useIndex(root) {
     var groups = {};
+    var labels = {};
     Object.keys(root.type_groups || {}).forEach(function (group) {
       groups[group] = Object.freeze((root.type_groups[group].types || []).slice());
+      labels[group] = String(root.type_groups[group].label || group);
     });
     TYPE_GROUPS = Object.freeze(groups);
+    GROUP_LABELS = Object.freeze(labels);
     TYPE_LABELS = Object.freeze(Object.assign({}, root.type_labels || {}));
   }
 
-  /* group -> its item types, in display order (empty until useIndex). */
+  /* group -> its item types, in the index's order (empty until useIndex). */
   function typeGroups() {
     return TYPE_GROUPS;
+  }
+
+  /* How a type group is named for people ("Datasets"). */
+  function typeGroupLabel(group) {
+    return GROUP_LABELS.hasOwnProperty(group) ? GROUP_LABELS[group] : group;
   }
 
   function typeLabel(type) {
@@ -283,6 +296,7 @@
     keys: { favorites: FAVORITES, recent: RECENT },
     useIndex: useIndex,
     typeGroups: typeGroups,
+    typeGroupLabel: typeGroupLabel,
     typeLabel: typeLabel,
     typeBadge: typeBadge,
     inTypeGroup: inTypeGroup,

@@ -99,11 +99,11 @@ def test_no_request_leaves_the_site(visit):
 
 def test_page_scripts_load_where_they_belong(visit):
     page = visit.open("composer/?add=digits")
-    assert page.locator("script[src$='assets/composer/ui/page.js']").count() == 1
+    assert page.locator("script[src$='assets/composer/ui/start.js']").count() == 1
     assert page.locator("script[src$='assets/catalog.js']").count() == 0
     page = visit.open("catalog/")
     assert page.locator("script[src$='assets/catalog.js']").get_attribute("src") == "../assets/catalog.js"
-    assert page.locator("script[src$='assets/composer/ui/page.js']").count() == 0
+    assert page.locator("script[src$='assets/composer/ui/start.js']").count() == 0
     page = visit.open("items/digits/")
-    assert page.locator("script[src$='assets/catalog.js'], script[src$='assets/composer/ui/page.js']").count() == 0
+    assert page.locator("script[src$='assets/catalog.js'], script[src$='assets/composer/ui/start.js']").count() == 0
     assert page.evaluate("typeof window.prereq.pushRecent") == "function"

@@ -43,11 +43,12 @@ from prereq.registry import rules, schemas
 log = logging.getLogger("mkdocs.plugins.prereq")
 
 PLUGIN_NAME = "prereq"
-# Scripts loaded on one page only (the template reads page.meta.prereq_scripts); the composer is
-# ES modules (its engine is shared with the tests that run it under Node).
+# Scripts loaded on one page only (the template reads page.meta.prereq_scripts).  The composer's
+# engine is ES modules (shared with the tests that run it under Node), which a classic script imports
+# so that a module that fails to load is shown in the page (ui/start.js says how).
 PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "catalog.md": [{"src": "assets/catalog.js", "module": False}],
-    "composer.md": [{"src": "assets/composer/ui/page.js", "module": True}],
+    "composer.md": [{"src": "assets/composer/ui/start.js", "module": False}],
 }
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
 _SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows

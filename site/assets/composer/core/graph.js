@@ -1,4 +1,9 @@
-/* The one depth-first walk (tools/prereq/core/graph.py): requirements before what needs them. */
+/* The one depth-first walk (tools/prereq/core/graph.py): requirements before what needs them.
+ *
+ * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
+ * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
+ * May import: vendor/.
+ */
 
 /* Depth-first post-order from `roots`, each node once, children in the order `requiresOf` gives them;
  * iterative, so a long chain does not exhaust the stack; an edge back to a node being visited is skipped. */

@@ -1,8 +1,11 @@
 /* Python's sort order of strings, for everything the engine sorts as the CLI does (lock entries,
  * form keys, names in messages): by code point, where JS's default sort compares UTF-16 code units
- * (so "\u{1F600}" sorts before "\uFF01" in Python and after it in JS).
+ * (so "\u{1F600}" sorts after "\uFF01" in Python, before it in JS).
  *
- * May import: nothing. */
+ * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
+ * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
+ * May import: vendor/.
+ */
 
 export function byCodePoint(a, b) {
   const x = [...a].map((ch) => ch.codePointAt(0));

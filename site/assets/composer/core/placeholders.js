@@ -1,4 +1,9 @@
-/* Placeholders in strings, `<% namespace.path %>` (tools/prereq/core/placeholders.py). */
+/* Placeholders in strings, `<% namespace.path %>` (tools/prereq/core/placeholders.py).
+ *
+ * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
+ * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
+ * May import: vendor/.
+ */
 
 const TEMPLATE = /<%\s*([\s\S]*?)\s*%>/g;
 const REFERENCE = /^(\$?[A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\])+)$/;

@@ -3,7 +3,11 @@
  *
  * Files come through `read(path)`, an async function giving the bytes of `api/v1/<path>` (fetch in
  * the browser, the file system in tests), so nothing here knows where the index lives.  The job
- * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach. */
+ * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach.
+ *
+ * Folder index/: reading a published index and choosing versions, as prereq.index.
+ * May import: core/.
+ */
 
 import { PrereqError } from "../core/errors.js";
 import { chooseVersions, pulledBy } from "./resolver.js";

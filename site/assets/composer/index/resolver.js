@@ -1,5 +1,9 @@
 /* Choosing versions (tools/prereq/index/resolver.py): one version per item for a set of requests,
- * the highest meeting every range, a lock kept while it fits, requirements first. */
+ * the highest meeting every range, a lock kept while it fits, requirements first.
+ *
+ * Folder index/: reading a published index and choosing versions, as prereq.index.
+ * May import: core/.
+ */
 
 import { PrereqError } from "../core/errors.js";
 import { postOrder } from "../core/graph.js";

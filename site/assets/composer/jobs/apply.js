@@ -2,7 +2,12 @@
  * data and on the job's text.  The planner decides on plain data, so that what it reads after an edit
  * is what the text will hold; each edit is recorded and `applyEdits` replays them on the YamlText.
  * A new key goes after the last `after` key present, else before the first `before` key, else last;
- * a missing parent mapping is created (YamlText.set's rules). */
+ * a missing parent mapping is created (YamlText.set's rules).
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 function at(data, path) {
   return path.reduce((value, key) => value[key], data);

@@ -2,7 +2,12 @@
  * positions for messages, its extras.prereq.  The shape checks read the Python-typed data (keys
  * may be numbers or null there, as the CLI sees them); everything after them reads plain data.
  *
- * The accessors at the top read plain job data, so the planner uses them on its working copy too. */
+ * The accessors at the top read plain job data, so the planner uses them on its working copy too.
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 import { PrereqError } from "../core/errors.js";
 import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "../openpai/protocol.js";

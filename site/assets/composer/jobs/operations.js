@@ -1,7 +1,12 @@
 /* The job operations (tools/prereq/jobs/operations.py): add, remove and lock selections on a job's
  * text.  Each works out the new extras.prereq state, loads what the index needs, plans the edits
  * and applies them to the text.  `index` is a loaded reader.Index; `indexSource` is what a job
- * records as its index when it records none (the CLI records its --index, the composer its site). */
+ * records as its index when it records none (the CLI records its --index, the composer its site).
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 import { applyEdits } from "./apply.js";
 import { JobDocument } from "./document.js";

@@ -1,7 +1,12 @@
 /* Deciding an edit (tools/prereq/jobs/plan.py, whose docstring says what a job holds and where
  * things go): from the old and new extras.prereq and the index, the edits that make the job carry
  * exactly the new selections, with the changes and warnings to report.  Pure: nothing here touches
- * the text. */
+ * the text.
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 import { PrereqError } from "../core/errors.js";
 import { digest, isCmd, orderedForm } from "../openpai/forms.js";

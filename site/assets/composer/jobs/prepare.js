@@ -1,6 +1,11 @@
 /* Preparing a job for OpenPAI (tools/prereq/jobs/prepare.py, `prereq job resolve`): names only a task
  * role mentions filled in from the index, `<% expression.KEY %>` rendered from the user's values, the
- * lock checked, and the result checked as OpenPAI's rest-server checks it. */
+ * lock checked, and the result checked as OpenPAI's rest-server checks it.
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 import { applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";

@@ -1,4 +1,9 @@
-/* What job editing reads and returns (tools/prereq/jobs/records.py). */
+/* What job editing reads and returns (tools/prereq/jobs/records.py).
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
 
 import { byCodePoint } from "../core/order.js";
 

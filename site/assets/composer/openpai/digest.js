@@ -8,7 +8,12 @@
  *   1.5, 1e-05, 1e+16, 2**53              ->  "1.5", "1e-05", "1e+16", "9007199254740992.0"
  * So a form holding an integral float below 2**53 (1.0, -0.0) digests differently here; an int
  * beyond 2**53 has already lost its digits in JSON.parse.  tests/cases/runtime/values.json keeps to
- * the range where both agree.  Lone surrogates throw, as Python's .encode("utf-8") raises. */
+ * the range where both agree.  Lone surrogates throw, as Python's .encode("utf-8") raises.
+ *
+ * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
+ * rest-server's checks of a job, the runtime's round trip of a parameter.
+ * May import: core/, yaml/, vendor/.
+ */
 
 export function digest(form) {
   return "sha256:" + hex(sha256(utf8(canonicalJson(form))));

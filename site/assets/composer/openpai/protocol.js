@@ -26,7 +26,12 @@
  *   refuses a task role name that is not a string before it validates).
  * - Patterns are Python regular expressions: their `$` also matches before a final "\n" (as
  *   jsonschema's re.search and the webportal rule's re.match do), which patternRegExp emulates.
- *   Other Python-only or JS-only regex syntax is not translated (the protocol schema has none). */
+ *   Other Python-only or JS-only regex syntax is not translated (the protocol schema has none).
+ *
+ * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
+ * rest-server's checks of a job, the runtime's round trip of a parameter.
+ * May import: core/, yaml/, vendor/.
+ */
 
 export const PREREQUISITE_TYPES = Object.freeze(["script", "output", "data", "dockerimage"]);
 /* Task role fields that name one prerequisite of a type, in the CLI's order: the CLI's

@@ -13,8 +13,8 @@
  * exception (ValueError, KeyError, IndexError, AttributeError, TypeError).
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.  May import: core/, yaml/,
- * vendor/.
+ * rest-server's checks of a job, the runtime's round trip of a parameter.
+ * May import: core/, yaml/, vendor/.
  */
 
 import { pythonRepr } from "./pystr.js";

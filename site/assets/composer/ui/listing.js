@@ -1,15 +1,15 @@
 /* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
  * each row a checkbox whose state follows the job.  `ctx` is the page's state: {ui, root, index,
- * records, view, role, limit, check(name, on)}. */
+ * records, view, role, limit, check(name, on)}.
+ *
+ * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
+ * page, and window.prereq (prereq.js).
+ * May import: core/, yaml/, openpai/, index/, jobs/.
+ */
+
+import { el } from "./panels.js";
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-
-export function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
 
 function showMode(ctx) {
   const checked = ctx.root.querySelector('input[name="prereq-composer-show"]:checked');

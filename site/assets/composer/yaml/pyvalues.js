@@ -12,7 +12,12 @@
  * indexing (listIndex), copies, Python-named exceptions (pyError), repr() and str() (pyRepr,
  * pyStr, floatRepr), and the way in and out: toPlain() turns a value into the JSON-like data
  * callers see, fromPlain() reads callers' values back (an integral number is an int there: pass
- * a PyFloat for a float 1.0). */
+ * a PyFloat for a float 1.0).
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { isPrintable } from "./pyprintable.js";
 

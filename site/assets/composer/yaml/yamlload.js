@@ -4,7 +4,7 @@
  * The CLI composes nodes with libyaml (PyYAML's CSafeLoader, libyaml 0.2.6) and builds plain data
  * itself with the YAML 1.2 core schema.  To give the same data, the same node marks (yamltext.js
  * splices at them) and the same refusals with the same messages and positions, the composer has
- * its own small port of libyaml (yamlread.js, yamltoken.js, yamlscan.js, yamlparse.js) rather
+ * its own small port of libyaml (libyaml/: reader.js, tokens.js, scanner.js, parser.js) rather
  * than the `yaml` npm library, which accepts and rejects other texts and places nodes differently.
  *
  * Owns: the characters a text may hold (libyaml's reader check), the composer (PyYAML's C composer
@@ -14,7 +14,12 @@
  * Positions are 1-based (line, column) in characters (code points), as Python counts them; node
  * marks also carry the UTF-16 index into the text for slicing.  Data is returned both as plain
  * JSON-like values (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is
- * the number 1 in `data` and PyFloat(1) in `typed`. */
+ * the number 1 in `data` and PyFloat(1) in `typed`.
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { PyDict, PyFloat, isPyInt, keyId, pyStr, toPlain } from "./pyvalues.js";
 import { MarkedError } from "./libyaml/reader.js";

@@ -4,7 +4,12 @@
  * and whether lists are indented under their key), flow collections on one line, and scalars as
  * PyYAML would write them (yamlstyle.js), checked to read back as the same value; literal blocks
  * for multi-line strings.  yamlsplice.js splices what it writes.  Values may be plain JSON-like
- * data or Python-typed (pyvalues.js). */
+ * data or Python-typed (pyvalues.js).
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { isPrintable } from "./pyprintable.js";
 import { PyDict, pyEq, pyError, pyStr, typeName } from "./pyvalues.js";

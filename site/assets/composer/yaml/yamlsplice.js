@@ -6,7 +6,12 @@
  * with one value replaced, one key or item inserted, one deleted, or a collection written anew.
  * A splice that does not fit the layout throws NotHere; YamlText (yamltext.js) then tries the
  * next way and checks every text it is given.  Indexes are UTF-16 indexes into the text; columns
- * count code points, as libyaml and Python do. */
+ * count code points, as libyaml and Python do.
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { isPyInt, listIndex, pyEq, pyError, pyRepr, tupleRepr } from "./pyvalues.js";
 import { loadYamlOrNull } from "./yamlload.js";

@@ -3,7 +3,12 @@
  * Owns: the part of PyYAML's emitter (analyze_scalar, choose_scalar_style and the quoted writers,
  * without line folding) that decides how safe_dump writes a string, the YAML 1.1 resolvers that
  * make it quote one, its numbers, and JSON strings (YAML double-quoted scalars).  The Renderer
- * (yamlrender.js) writes new values with these, as prereq.core.yamlrender does with PyYAML. */
+ * (yamlrender.js) writes new values with these, as prereq.core.yamlrender does with PyYAML.
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { floatRepr, hex, typeName } from "./pyvalues.js";
 

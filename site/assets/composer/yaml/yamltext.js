@@ -12,7 +12,12 @@
  * edit) and loadError.  The splices are yamlsplice.js's, the new values' text yamlrender.js's.
  * For the same text and the same edits this gives the same text as the CLI, byte for byte.
  * Values and paths are plain JSON-like data; internally they are kept in Python's types
- * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0). */
+ * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0).
+ *
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
+ * Python values they work in.
+ * May import: core/.
+ */
 
 import { PrereqError } from "../core/errors.js";
 import {

@@ -3,7 +3,8 @@
  * are merged as PyYAML merges them (the library merges `<<` its own way).
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { PyDict, PyOther, YamlError } from "./python.js";

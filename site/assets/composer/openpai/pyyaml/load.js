@@ -10,7 +10,8 @@
  * length there, the rest matters for a top-level string, which Python hands to YAML as it is.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { construct } from "./construct.js";

@@ -4,7 +4,8 @@
  * (1e-05 and 1e+16 are floats there, str in PyYAML; it has no `=` tag), so tags are resolved here.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { isMap, isPair, isScalar, isSeq } from "../../../vendor/prereq-vendor.js";

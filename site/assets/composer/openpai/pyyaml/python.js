@@ -2,7 +2,8 @@
  * needs (an int is a BigInt, a str a string, a list an Array), and the two kinds of failure.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 /* yaml.YAMLError: survives_round_trip answers False. */

@@ -2,7 +2,8 @@
  * document: each check throws YamlError with PyYAML's problem.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { isMap, isPair, isScalar, isSeq } from "../../../vendor/prereq-vendor.js";

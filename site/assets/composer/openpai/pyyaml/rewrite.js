@@ -3,7 +3,8 @@
  * wants indented, block scalars below their key, repeated "..." and a top-level block scalar's end.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { isScalar, parseDocument } from "../../../vendor/prereq-vendor.js";

@@ -4,7 +4,8 @@
  * raises another exception than a YAMLError, pyError names it.
  *
  * Folder openpai/pyyaml/: PyYAML's safe_load (YAML 1.1) as the OpenPAI runtime reads a plugin
- * parameter back, on the vendored `yaml` library.  May import: vendor/.
+ * parameter back, on the vendored `yaml` library.
+ * May import: vendor/.
  */
 
 import { PyFloat, PyOther, YamlError, pyError } from "./python.js";

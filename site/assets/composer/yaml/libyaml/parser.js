@@ -1,9 +1,14 @@
-/* parser.c: a port of libyaml 0.2.6's parser, the events of a YAML text from yamlscan.js's tokens.
+/* parser.c: a port of libyaml 0.2.6's parser, the events of a YAML text from scanner.js's tokens.
  *
  * Owns: Parser (next() gives one event, null after STREAM-END), its state machine (STATES: the
  * parse_* functions of parser.c by name), %YAML and %TAG directives and tag handles, empty
  * scalars where a node is left out, and libyaml's parser error messages (MarkedError).  Events
- * are {type, anchor, tag, implicit, value, style, flow, start, end}; yamlload.js composes them. */
+ * are {type, anchor, tag, implicit, value, style, flow, start, end}; yamlload.js composes them.
+ *
+ * Folder yaml/libyaml/: a port of libyaml 0.2.6's reader, scanner and parser, whose events
+ * yaml/yamlload.js composes.
+ * May import: nothing.
+ */
 
 import { MarkedError } from "./reader.js";
 import { Scanner } from "./scanner.js";

@@ -3,8 +3,13 @@
  * Owns: Reader, a cursor over the text that counts its marks as libyaml does (a code point index,
  * a CRLF as two; 0-based line and column in code points, a leading BOM taking none) and also
  * keeps the UTF-16 index for slicing; the character tests; MarkedError, the ScannerError,
- * ParserError or ComposerError that yamltoken.js, yamlscan.js, yamlparse.js and yamlload.js raise.
- * The check of which characters a text may hold at all is yamlload.js's (readerIssue). */
+ * ParserError or ComposerError that tokens.js, scanner.js, parser.js and ../yamlload.js raise.
+ * The check of which characters a text may hold at all is yamlload.js's (readerIssue).
+ *
+ * Folder yaml/libyaml/: a port of libyaml 0.2.6's reader, scanner and parser, whose events
+ * yaml/yamlload.js composes.
+ * May import: nothing.
+ */
 
 /* A libyaml ScannerError, ParserError or ComposerError: message parts and their marks. */
 export class MarkedError extends Error {

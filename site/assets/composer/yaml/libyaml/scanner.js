@@ -3,8 +3,13 @@
  * Owns: Scanner (peek, skipToken), the fetch loop that decides which token comes next, simple keys
  * (KEY and BLOCK-MAPPING-START put in front of a key once its ':' is seen), indentation levels
  * (BLOCK-END tokens) and flow levels, with libyaml's nesting limit and its error messages.  The
- * scanning of each token's text is TokenScanner's (yamltoken.js); yamlparse.js reads the tokens.
- * Tokens are {type, start, end, ...} with marks from yamlread.js. */
+ * scanning of each token's text is TokenScanner's (tokens.js); parser.js reads the tokens.
+ * Tokens are {type, start, end, ...} with marks from reader.js.
+ *
+ * Folder yaml/libyaml/: a port of libyaml 0.2.6's reader, scanner and parser, whose events
+ * yaml/yamlload.js composes.
+ * May import: nothing.
+ */
 
 import { TokenScanner } from "./tokens.js";
 import { isBlank, isBlankZ } from "./reader.js";

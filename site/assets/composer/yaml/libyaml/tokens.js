@@ -1,10 +1,15 @@
 /* scanner.c's token scanners: the text of one token, read from the cursor on.
  *
- * Owns: TokenScanner, the Reader (yamlread.js) that skips to the next token and scans a
+ * Owns: TokenScanner, the Reader (reader.js) that skips to the next token and scans a
  * directive, an anchor or alias, a tag, and block, quoted and plain scalars, with libyaml's
  * folding, escapes and error messages.  It holds the state these read (indent, flowLevel,
- * keyAllowed), which yamlscan.js's Scanner, its subclass, keeps up to date; the token queue,
- * simple keys and indentation levels are the Scanner's. */
+ * keyAllowed), which scanner.js's Scanner, its subclass, keeps up to date; the token queue,
+ * simple keys and indentation levels are the Scanner's.
+ *
+ * Folder yaml/libyaml/: a port of libyaml 0.2.6's reader, scanner and parser, whose events
+ * yaml/yamlload.js composes.
+ * May import: nothing.
+ */
 
 import { Reader, isAlpha, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex } from "./reader.js";
 

@@ -1,0 +1,63 @@
+/* The job's text on its ways into and out of the composer page: the empty job a user starts from, the
+ * draft kept between visits (localStorage["prereq.composer.draft"]: the editor's text and task role,
+ * see prereq.js for the storage contract) and the download.
+ *
+ * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
+ * page, and window.prereq (prereq.js).
+ * May import: core/, yaml/, openpai/, index/, jobs/.
+ */
+
+const DRAFT_KEY = "prereq.composer.draft";
+
+export const EMPTY_JOB = [
+  "# An OpenPAI job (protocol version 2).  Check prerequisites in the list: they are added below,",
+  "# with everything they require, and listed in the task role they run in.  Check a Docker image",
+  "# item too (it becomes the task role's dockerImage), or write your own image in 'prerequisites'.",
+  "protocolVersion: 2",
+  "name: my-job",
+  "type: job",
+  "jobRetryCount: 0",
+  "taskRoles:",
+  "  taskrole:",
+  "    instances: 1",
+  "    resourcePerInstance:",
+  "      cpu: 4",
+  "      memoryMB: 8192",
+  "      gpu: 1",
+  "    commands:",
+  "      - echo 'your commands here'",
+  "defaults:",
+  "  virtualCluster: default",
+  "",
+].join("\n");
+
+export function saveDraft(text, role) {
+  try {
+    window.localStorage.setItem(DRAFT_KEY, JSON.stringify({ text, role }));
+  } catch (error) { /* storage full or disabled: the draft is not kept */ }
+}
+
+/* The draft {text, role}, or null when there is none worth continuing (a broken one is ignored). */
+export function loadDraft() {
+  try {
+    const draft = JSON.parse(window.localStorage.getItem(DRAFT_KEY) || "null");
+    if (draft !== null && typeof draft === "object" && typeof draft.text === "string" && draft.text.trim()) {
+      return { text: draft.text, role: typeof draft.role === "string" ? draft.role : "" };
+    }
+  } catch (error) { /* ignore a broken draft */ }
+  return null;
+}
+
+/* Save `text` as NAME.yaml, NAME made safe for a file name from the job's name. */
+export function download(text, jobName) {
+  const name = (jobName || "job").replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "job";
+  const blob = new Blob([text], { type: "application/yaml;charset=utf-8" });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name + ".yaml";
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

@@ -1,0 +1,91 @@
+/* What the composer page shows besides the list of prerequisites (listing.js): the messages of the
+ * last edit, an error with its hint, the task role picker, the closure of the task role, and the
+ * options of the filters and of the template picker, drawn from the index.  `ui` is the page's
+ * elements by role (page.js).  Text goes in through textContent and option values only.
+ *
+ * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
+ * page, and window.prereq (prereq.js).
+ * May import: core/, yaml/, openpai/, index/, jobs/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function option(value, text) {
+  const node = el("option", null, text);
+  node.value = value;
+  return node;
+}
+
+export function showMessages(ui, lines, warnings) {
+  ui.messages.textContent = "";
+  for (const line of lines) ui.messages.appendChild(el("li", "prereq-composer__change", line));
+  for (const line of warnings || []) ui.messages.appendChild(el("li", "prereq-composer__warning", "warning: " + line));
+}
+
+/* An error in the page's alert box (none: the box hidden).  `lead` says what kind of problem it is;
+ * by default a PrereqError is the user's to fix and anything else a bug, which the console gets too. */
+export function showError(ui, error, lead = null) {
+  ui.error.textContent = "";
+  ui.error.hidden = !error;
+  if (!error) return;
+  const expected = error instanceof PrereqError;
+  ui.error.appendChild(el("strong", null, lead || (expected ? "Cannot do that: " : "Unexpected problem: ")));
+  ui.error.appendChild(document.createTextNode(error.message));
+  if (error.hint) ui.error.appendChild(el("div", "prereq-composer__hint", "hint: " + error.hint));
+  if (!expected) console.error(error); // eslint-disable-line no-console
+}
+
+export function renderRoles(ui, view, role) {
+  const roles = view ? view.roles : [];
+  ui.role.textContent = "";
+  for (const name of roles) ui.role.appendChild(option(name, name));
+  if (roles.length) ui.role.value = role;
+  ui.role.disabled = roles.length < 2;
+}
+
+/* The task role's prerequisites in the order they run, each with what requires it. */
+export function renderClosure(ui, view, role) {
+  ui.closure.textContent = "";
+  ui.closureTitle.textContent = view ? `Task role ${role} runs, in this order` : "The job has a problem";
+  if (!view) return;
+  if (!view.closure.length) {
+    ui.closure.appendChild(el("li", "prereq-composer__none", "no prerequisites from the registry yet"));
+    return;
+  }
+  const names = new Set(view.closure.map((r) => r.name));
+  for (const r of view.closure) {
+    const item = el("li");
+    item.setAttribute("data-name", r.name);
+    item.appendChild(el("code", null, r.name));
+    item.appendChild(document.createTextNode(" " + r.version));
+    const by = r.requiredBy.filter((n) => names.has(n));
+    item.appendChild(el("span", "prereq-composer__why", by.length ? " — required by " + by.join(", ") : " — selected"));
+    ui.closure.appendChild(item);
+  }
+}
+
+/* The type filter's groups (the index's type_groups, through window.prereq) and the tag filter's
+ * tags, most used first, after the "all types" and "any tag" options the page holds. */
+export function renderFilterOptions(ui, index) {
+  const find = window.prereq;
+  for (const group of Object.keys(find.typeGroups())) ui.type.appendChild(option(group, find.typeGroupLabel(group)));
+  const counts = new Map();
+  for (const entry of index.root.items) for (const tag of entry.tags || []) counts.set(tag, (counts.get(tag) || 0) + 1);
+  const tags = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  for (const [tag, count] of tags) ui.tag.appendChild(option(tag, `${tag} (${count})`));
+}
+
+export function renderTemplates(ui, index) {
+  for (const template of index.root.templates || []) {
+    if (!template || typeof template.path !== "string") continue;
+    ui.template.appendChild(option(template.name, template.name + (template.title ? " — " + template.title : "")));
+  }
+  ui.template.disabled = !(index.root.templates || []).length;
+}

@@ -1,0 +1,148 @@
+/* The house rules for the site's own JavaScript (every .js under site/assets/ but vendor/), as
+ * tests/test_house.py checks them for the Python package: folders of at most 12 modules, modules of
+ * at most 400 lines and functions of at most 60, unless they say why ("Longer than usual:" in a
+ * module's first 2000 characters, or in the comment right above a function).  The composer's
+ * modules also say what their folder owns and what it may import ("Folder X/: ...  May import: ..."),
+ * and import nothing else.  jsscan.js reads the modules. */
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { functions, imports, tokenize } from "./jsscan.js";
+
+const SITE = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "site");
+const ASSETS = join(SITE, "assets");
+const COMPOSER = join(ASSETS, "composer");
+const VENDOR = join(ASSETS, "vendor");
+const MAX_MODULES_PER_FOLDER = 12;
+const MAX_MODULE_LINES = 400;
+const MAX_FUNCTION_LINES = 60;
+const LONGER = "Longer than usual:";
+
+function modulesUnder(folder) {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return path === VENDOR ? [] : modulesUnder(path);
+    return entry.name.endsWith(".js") ? [path] : [];
+  });
+}
+
+const MODULES = modulesUnder(ASSETS).sort();
+const shown = (path) => relative(SITE, path).split(sep).join("/");
+const read = (path) => readFileSync(path, "utf8");
+
+test("house/the scanner reads every module to its end", () => {
+  assert.ok(MODULES.length > 30);
+  const problems = MODULES.flatMap((path) => tokenize(read(path)).problems.map((problem) => `${shown(path)}: ${problem}`));
+  assert.deepEqual(problems, []);
+});
+
+test("house/the scanner is not fooled by braces in strings, templates, comments and regexes", () => {
+  const text = [
+    "const a = \"{\", b = '}', c = `{${ { x: '}' }.x }`;", // 1
+    "// function commented() {", // 2
+    "/* Longer than usual: a reason. */", // 3
+    "function outer(s) {", // 4
+    "  const re = /[}{/]\\/{/g, half = s.length / 2 / 1;", // 5
+    "  return s.replace(re, (m) => {", // 6
+    "    return `${m}}`;", // 7
+    "  });", // 8
+    "}", // 9
+    "class K { get v() { return 1; } [Symbol.iterator]() { return {}; } }", // 10
+    "const arrow = (x) => ({ x });", // 11: an expression body, not counted
+    "if (a) { b(); } for (;;) { break; } while (c) { d(); }", // 12: blocks, not functions
+  ].join("\n");
+  assert.deepEqual(tokenize(text).problems, []);
+  const found = functions(text).map(({ name, line, lines, comment }) => [name, line, lines, comment.includes(LONGER)]);
+  assert.deepEqual(found, [
+    ["outer", 4, 6, true],
+    ["arrow function", 6, 3, false],
+    ["v", 10, 1, false],
+    ["computed method", 10, 1, false],
+  ]);
+  assert.deepEqual(imports('import { x } from "./a.js";\nexport * from "../b.js";\nimport("./c.js");\nimport "./d.js";'),
+    ["./a.js", "../b.js", "./c.js", "./d.js"]);
+});
+
+test("house/folders hold at most 12 modules", () => {
+  const counts = new Map();
+  for (const path of MODULES) counts.set(dirname(path), (counts.get(dirname(path)) || 0) + 1);
+  const crowded = [...counts].filter(([, count]) => count > MAX_MODULES_PER_FOLDER).map(([folder, count]) => `${shown(folder)}: ${count}`);
+  assert.deepEqual(crowded, []);
+});
+
+test("house/modules stay within 400 lines or say why", () => {
+  const long = MODULES.filter((path) => {
+    const text = read(path);
+    return text.split("\n").length - 1 > MAX_MODULE_LINES && !text.slice(0, 2000).includes(LONGER);
+  });
+  assert.deepEqual(long.map(shown), []);
+});
+
+test("house/functions stay within 60 lines or say why", () => {
+  const long = MODULES.flatMap((path) => functions(read(path))
+    .filter((fn) => fn.lines > MAX_FUNCTION_LINES && !fn.comment.includes(LONGER))
+    .map((fn) => `${shown(path)}:${fn.line} ${fn.name} (${fn.lines} lines)`));
+  assert.deepEqual(long, []);
+});
+
+/* "Folder jobs/: what it owns.  May import: core/, yaml/." from a module's first comment, with the
+ * folders as paths: composer/<folder>/, or vendor/ for site/assets/vendor/. */
+function header(text) {
+  const first = tokenize(text).tokens[0];
+  const comment = first && first.type === "comment" ? first.value.replace(/^\s*\/?\*+\/?/gm, " ").replace(/\s+/g, " ") : "";
+  const match = /Folder (\S+\/): .*?May import: (.*?)\.(?: |$)/.exec(comment);
+  if (!match) return null;
+  const allowed = match[2] === "nothing" ? [] : match[2].split(",").map((name) => name.trim());
+  return { folder: match[1], allowed };
+}
+
+function folderPath(name) {
+  return name === "vendor/" ? VENDOR : join(COMPOSER, name);
+}
+
+const inside = (path, folder) => path.startsWith(folder.replace(/\/?$/, sep));
+
+test("house/composer modules say what their folder owns and may import, and import nothing else", () => {
+  const problems = [];
+  const byFolder = new Map();
+  for (const path of MODULES.filter((p) => inside(p, COMPOSER))) {
+    const text = read(path);
+    const said = header(text);
+    const folder = relative(COMPOSER, dirname(path)).split(sep).join("/") + "/";
+    if (!said || said.folder !== folder) {
+      problems.push(`${shown(path)}: its first comment must say "Folder ${folder}: ...  May import: ...".`);
+      continue;
+    }
+    const before = byFolder.get(folder);
+    if (before !== undefined && before !== said.allowed.join(", ")) problems.push(`${shown(path)}: May import differs in ${folder}`);
+    byFolder.set(folder, said.allowed.join(", "));
+    for (const specifier of imports(text)) {
+      const target = resolve(dirname(path), specifier);
+      const ok = inside(target, dirname(path)) || said.allowed.some((name) => inside(target, folderPath(name)));
+      if (!specifier.startsWith(".") || !existsSync(target) || !ok) problems.push(`${shown(path)} imports ${specifier}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+/* The index says which type groups there are (type_groups): the catalog and the composer draw their
+ * type facets from it, so no page or script of the site names one (as a quoted word, a form value or
+ * a ?type= link). */
+test("house/the site names no type group of the index", () => {
+  const index = JSON.parse(read(resolve(SITE, "..", "tests", "cases", "indexes", "story", "api", "v1", "index.json")));
+  const groups = Object.keys(index.type_groups);
+  assert.ok(groups.length >= 3);
+  const pages = readdirSync(SITE).filter((name) => name.endsWith(".md")).map((name) => join(SITE, name));
+  const named = [];
+  for (const path of [...MODULES, ...pages]) {
+    const text = read(path);
+    for (const group of groups) {
+      if (new RegExp(`["'\`]${group}["'\`]|type=${group}\\b`).test(text)) named.push(`${shown(path)}: ${group}`);
+    }
+  }
+  assert.deepEqual(named, []);
+});
