@@ -6,7 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
-FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ"))
+# A fixture with a base/ tree is a review's (PRQ2xx: a base and a head): tests/test_review_rules.py runs those.
+FIXTURE_DIRS = sorted(
+    p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ") and not (p / "base").is_dir()
+)
+REVIEW_FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and (p / "base").is_dir())
 
 
 def found(result) -> set[tuple[str, str | None, int | None]]:

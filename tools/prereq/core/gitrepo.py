@@ -1,8 +1,9 @@
 """Git behind one small module (GitPython): history of the registry in one pass.
 
 One ``git log --name-status -z`` over the registry's item folder gives every
-commit that touched an item file; blob contents come from one persistent
-``git cat-file --batch`` process.  Never one git call per file.
+commit that touched an item file; one ``git ls-tree -r -z`` lists a folder at a
+commit; blob contents come from one persistent ``git cat-file --batch`` process.
+Never one git call per file.
 """
 
 from __future__ import annotations
@@ -64,12 +65,42 @@ class Repository:
     def relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix() or "."
 
-    def history(self, folder: Path) -> list[FileRevision]:
-        """Every revision of every file under ``folder`` on HEAD's history, newest first."""
+    def resolve(self, ref: str) -> str | None:
+        """The commit ``ref`` names (a branch, tag, remote branch or hash), or None when there is none."""
+        try:
+            return str(self._repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")).strip()
+        except git.GitCommandError:
+            return None
+
+    def merge_base(self, ref: str) -> str | None:
+        """The best common ancestor of HEAD and ``ref`` (both must resolve), or None when they share none."""
+        try:
+            return str(self._repo.git.merge_base("HEAD", ref)).strip() or None
+        except git.GitCommandError:
+            return None
+
+    def files_at(self, commit: str, folder: Path) -> dict[str, bytes]:
+        """Every file under ``folder`` as of ``commit``: path relative to the repository → content.
+        Links and submodules are left out: the registry refuses them (PRQ107)."""
+        rel = self.relative(folder)
+        raw = self._repo.git.ls_tree("-r", "-z", "--full-tree", commit, "--", rel)
+        files: dict[str, bytes] = {}
+        for entry in raw.split("\x00"):
+            meta, _, path = entry.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob" and parts[0] in ("100644", "100755"):
+                content = self._blob(parts[2], "")
+                if content is not None:
+                    files[path] = content
+        return files
+
+    def history(self, folder: Path, *, rev: str = "HEAD") -> list[FileRevision]:
+        """Every revision of every file under ``folder`` on the history of ``rev`` (HEAD by default),
+        newest first."""
         if self._head() is None:
             return []
         rel = self.relative(folder)
-        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z", "HEAD", "--", rel)
+        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z", rev, "--", rel)
         revisions: list[FileRevision] = []
         fields = raw.split("\x00")
         index, commit, date = 0, "", ""
@@ -89,8 +120,9 @@ class Repository:
         return revisions
 
     def _blob(self, commit: str, path: str) -> bytes | None:
+        """``commit:path`` (or the object ``commit`` itself when ``path`` is empty) from the one cat-file process."""
         try:
-            _, _, _, data = self._repo.git.get_object_data(f"{commit}:{path}")
+            _, _, _, data = self._repo.git.get_object_data(f"{commit}:{path}" if path else commit)
         except git.GitCommandError:
             return None
         return data

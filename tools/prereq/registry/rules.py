@@ -402,6 +402,73 @@ _RULES = [
         "{fix}",
         "`registry/owners.yaml` lists `users` (a list of names) and `teams` (team name: list of members).",
     ),
+    # Review of a pull request (prereq validate --base REF): the head compared with its base
+    Rule(
+        "PRQ200",
+        "version-not-bumped",
+        E,
+        "{name} changed ({keys}) but its version {version} is not higher than {base_version} on the base",
+        "set version: {suggestion} (or a higher minor or major version); a change only to description, "
+        "title, tags, homepage or deprecated needs no new version",
+        "A job that locked an item's version must keep getting what it locked, so a change to what an item "
+        "does is a new, higher version. Descriptive keys (`description`, `title`, `tags`, `homepage`, "
+        "`deprecated`) and comments change without one.",
+    ),
+    Rule(
+        "PRQ201",
+        "version-republished",
+        E,
+        "{name} {version} was published before (commit {commit}) with other content",
+        "choose a version never published, such as {suggestion}",
+        "A version that was ever published (on the base branch, at any point of its history) never reappears "
+        "with different content: jobs locked to it, and the index's copies of it, would disagree.",
+    ),
+    Rule(
+        "PRQ202",
+        "required-item-deleted",
+        E,
+        "{name} is deleted but still required by {dependents}",
+        "keep {name} and deprecate it (deprecated: with a reason and a replacement), then delete it once "
+        "nothing requires it",
+        "Deleting an item that other items or job templates require breaks them; deprecation tells their "
+        "owners to move first.",
+    ),
+    Rule(
+        "PRQ203",
+        "required-item-renamed",
+        E,
+        "{old} is renamed to {name} but still required as {old} by {dependents}",
+        "update their require to {name}, or keep {old} as a deprecated item with replacement: {name}",
+        "A rename is a deletion for everything that requires the old name.",
+    ),
+    Rule(
+        "PRQ204",
+        "deprecated-still-required",
+        W,
+        "{name} is deprecated here but still required by {dependents}",
+        "{fix}",
+        "Deprecating an item that items in use still require is allowed, and worth a second look: their "
+        "owners should move them to the replacement.",
+    ),
+    Rule(
+        "PRQ205",
+        "author-not-owner",
+        E,
+        "{author} is not among the owners of {name} ({owners}) on the base",
+        "ask an owner ({owners}) to make or approve this change, or to add you (or a team of yours) to "
+        "owners in a change of its own",
+        "With `--author`, every modified, renamed or deleted item must list the author, or a team of "
+        "`owners.yaml` the author belongs to, among its owners as the base has them (a pull request "
+        "cannot grant itself ownership). No live API is called.",
+    ),
+    Rule(
+        "PRQ206",
+        "new-item-without-author",
+        E,
+        "the new item {name} does not list its author {author} among its owners",
+        "add {author} to owners",
+        "With `--author`, a new item lists its author among its owners, so that someone owns it from the start.",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}

@@ -1,0 +1,97 @@
+"""``prereq validate --base REF [--author USER] [--report FILE]``: the pull-request review.
+
+``register`` runs after ``registry_commands`` and extends its ``validate`` parser with the review's
+options, so there is one ``validate`` command whose help tells both."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from prereq.core.files import write_atomic
+from prereq.core.gitrepo import Repository
+from prereq.registry.loader import find_registry
+from prereq.registry.reporters import REPORTERS, summary
+from prereq.review.markdown import impact_markdown
+from prereq.review.records import ReviewResult
+from prereq.review.review import review
+
+REVIEW_HELP = """
+
+reviewing a pull request (--base):
+  With --base REF, the working tree is also compared with the merge base of
+  HEAD and REF, as a pull request's check does: the added, modified, renamed
+  and deleted items and templates; a changed item needs a higher version
+  (changes only to description, title, tags, homepage or deprecated need
+  none); a version published anywhere on the base's history never comes
+  back with other content; nothing may still require a deleted or renamed
+  item; with --author, the author must own what they change (owners.yaml as
+  the base has it; no live API). Rules PRQ200-PRQ206, see 'prereq rules'.
+
+  --report FILE writes the impact report (Markdown): the changes, their
+  version bumps, every dependent with the range it uses and whether the new
+  version satisfies it, the templates using them, the problems with fixes,
+  and whether the change is trivially safe to merge. '-' prints it.
+
+  The history must be complete: in a shallow clone (GitHub's default
+  checkout) the review refuses to run (exit 2); fetch with
+  'git fetch --unshallow' or actions/checkout's 'fetch-depth: 0'.
+
+example:
+  prereq validate --base origin/main --author alice --report impact.md"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.choices["validate"]
+    parser.description = (parser.description or "") + REVIEW_HELP
+    parser.add_argument("--base", metavar="REF", help="also review the change against the merge base of REF")
+    parser.add_argument(
+        "--author", metavar="USER", help="with --base: the change's author (owners.yaml name or GitHub login)"
+    )
+    parser.add_argument(
+        "--report", metavar="FILE", help="with --base: write the impact report (Markdown) to FILE ('-': print it)"
+    )
+    plain: Callable[[argparse.Namespace], int] = parser.get_default("run")
+    parser.set_defaults(run=lambda args: run_review(args) if args.base is not None else _plain(args, plain))
+
+
+def _plain(args: argparse.Namespace, plain: Callable[[argparse.Namespace], int]) -> int:
+    if args.author is not None or args.report is not None:
+        print("prereq: error: --author and --report need --base REF", file=sys.stderr)
+        print("    hint: prereq validate --base origin/main --author USER --report impact.md", file=sys.stderr)
+        return 2
+    return plain(args)
+
+
+def _output(reviewed: ReviewResult, fmt: str, repo_root: Path) -> str:
+    if fmt == "json":
+        return json.dumps({"items": len(reviewed.result.items), **reviewed.as_dict()}, indent=2)
+    # Paths from the repository for annotations, from the current folder for people, as plain validate shows them.
+    text = REPORTERS[fmt](reviewed.result, repo_root if fmt == "github" else Path.cwd())
+    if fmt != "text":
+        return text
+    impact = reviewed.impact
+    verdict = "trivially safe" if impact.trivially_safe else "needs a review"
+    lines = [
+        text.removesuffix(summary(reviewed.result)).rstrip("\n"),
+        f"reviewed against {reviewed.ref} ({reviewed.base_commit[:10]}): {len(impact.changes)} changed, "
+        f"{len(impact.dependents)} dependent{'s' * (len(impact.dependents) != 1)}, {verdict}",
+        *[f"    note: {note}" for note in reviewed.notes],
+        summary(reviewed.result),
+    ]
+    return "\n".join(line for line in lines if line)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
+    reviewed = review(root, base=args.base, author=args.author)
+    repo = Repository.find(root)
+    print(_output(reviewed, args.format, repo.root if repo else Path.cwd()))
+    if args.report == "-":
+        print(impact_markdown(reviewed), end="")
+    elif args.report is not None:
+        write_atomic(Path(args.report), impact_markdown(reviewed))
+    return 1 if reviewed.failed(strict=args.strict) else 0

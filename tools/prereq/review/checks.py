@@ -1,0 +1,173 @@
+"""The review rules (PRQ2xx): what a change may do to versions, to what others require, and who may make it.
+
+Each check reads the changes, the base and the head, and yields problems positioned in the head's
+files (a deleted item has no file in the head: its problems name it instead).  ``REVIEW_RULES`` is the
+family, declared here as the registry's checks declare theirs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from prereq.core.versions import is_version, sort_versions
+from prereq.openpai import protocol
+from prereq.registry.loader import Owners, SourceItem
+from prereq.registry.rules import Problem, problem
+from prereq.review.base import Base, behaviour
+from prereq.review.records import Change, Kind
+
+REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206")
+
+
+@dataclass
+class Head:
+    """The registry as the pull request leaves it."""
+
+    items: dict[str, SourceItem]
+    templates: list[SourceItem]
+    owners: Owners
+
+
+def _at(item: SourceItem, path: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False, **details: Any) -> Problem:
+    line, column = item.position(path, key=on_key)
+    return problem(rule_id, file=item.rel, line=line, column=column, **details)
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def next_patch(name: str, version: str, base: Base) -> str:
+    """The patch version after both ``version`` and the highest version ``name`` ever published."""
+    seen = [v for (n, v) in base.published if n == name and is_version(v)]
+    highest = sort_versions([*seen, version] if is_version(version) else seen or ["0.0.0"])[-1]
+    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", highest)
+    major, minor, patch = (int(part) for part in match.groups()) if match else (0, 0, 0)
+    return f"{major}.{minor}.{patch + 1}"
+
+
+def requirers(name: str, head: Head) -> list[str]:
+    """The head's items and job templates that require ``name`` directly (templates as templates/NAME)."""
+    found = [other for other, item in head.items.items() if any(r.name == name for r in item.requires)]
+    for template in head.templates:
+        if any(n == name for _, _, n in protocol.role_references(template.data)):
+            found.append(template.rel.removesuffix(".yaml"))
+    return sorted(set(found))
+
+
+def check_versions(changes: list[Change], base: Base, head: Head) -> Iterator[Problem]:
+    """PRQ200 (a changed item needs a higher version) and PRQ201 (a published version never changes)."""
+    for change in changes:
+        item = head.items.get(change.name)
+        if item is None or change.kind is Kind.DELETED or change.version is None or not is_version(change.version):
+            continue  # a missing or invalid version is the schema's finding
+        earlier = base.published.get((change.name, change.version), [])
+        republished = earlier and all(p.content != behaviour(item.data) for p in earlier)
+        suggestion = next_patch(change.name, change.version, base)
+        if change.kind is Kind.MODIFIED and not change.docs_only and change.bump is None:
+            if republished and change.version != change.base_version:
+                yield _at(item, ("version",), "PRQ201", name=change.name, version=change.version,
+                          commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
+            else:
+                keys = ", ".join(change.changed_keys)
+                yield _at(item, ("version",), "PRQ200", name=change.name, keys=keys, version=change.version,
+                          base_version=change.base_version, suggestion=suggestion)  # fmt: skip
+        elif republished:
+            yield _at(item, ("version",), "PRQ201", name=change.name, version=change.version,
+                      commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
+
+
+def check_removals(changes: list[Change], head: Head) -> Iterator[Problem]:
+    """PRQ202 and PRQ203: nothing in the head may still require a deleted or renamed item."""
+    for change in changes:
+        if change.kind is Kind.DELETED:
+            dependents = requirers(change.name, head)
+            if dependents:
+                yield problem("PRQ202", file=None, name=change.name, dependents=_names(dependents))
+        elif change.kind is Kind.RENAMED and change.old_name is not None:
+            dependents = requirers(change.old_name, head)
+            if dependents:
+                item = head.items[change.name]
+                yield _at(item, ("name",), "PRQ203", old=change.old_name, name=change.name,
+                          dependents=_names(dependents))  # fmt: skip
+
+
+def check_deprecations(changes: list[Change], base: Base, head: Head) -> Iterator[Problem]:
+    """PRQ204: an item newly deprecated while items that are not deprecated still require it."""
+    for change in changes:
+        item = head.items.get(change.name)
+        before = base.items.get(change.old_name or change.name)
+        if item is None or not isinstance(item.data.get("deprecated"), dict):
+            continue
+        if before is not None and isinstance(before.data.get("deprecated"), dict):
+            continue  # deprecated already: its dependents were told then (and PRQ144 still tells them)
+        dependents = [n for n in requirers(change.name, head) if not _deprecated(n, head)]
+        if dependents:
+            replacement = item.data["deprecated"].get("replacement")
+            fix = (
+                f"move them to {replacement} before this is deleted"
+                if isinstance(replacement, str)
+                else "name a replacement (deprecated.replacement) and move them to it"
+            )
+            yield _at(
+                item, ("deprecated",), "PRQ204", on_key=True, name=change.name, dependents=_names(dependents), fix=fix
+            )
+
+
+def _deprecated(name: str, head: Head) -> bool:
+    item = head.items.get(name)
+    return item is not None and isinstance(item.data.get("deprecated"), dict)
+
+
+def identities(author: str, owners: Owners) -> set[str]:
+    """The owner names ``author`` goes by: the name itself, and every user whose GitHub handle it is."""
+    login = author.removeprefix("@").casefold()
+    names = {author.removeprefix("@")}
+    handles = getattr(owners, "github", {}) or {}
+    names |= {name for name, handle in handles.items() if str(handle).removeprefix("@").casefold() == login}
+    return names
+
+
+def owns(names: set[str], listed: Any, owners: Owners) -> bool:
+    """Whether one of ``names`` is among the ``listed`` owners, or a member of a team listed there."""
+    if not isinstance(listed, list):
+        return False
+    return any(owner in names or set(owners.teams.get(owner, [])) & names for owner in listed)
+
+
+def check_ownership(changes: list[Change], base: Base, head: Head, *, author: str) -> Iterator[Problem]:
+    """PRQ205 (changing what one does not own, as the base says who owns it) and PRQ206 (a new item
+    that does not list its author)."""
+    names = identities(author, base.registry.owners) | identities(author, head.owners)
+    base_names = identities(author, base.registry.owners)
+    for change in changes:
+        item = head.items.get(change.name)
+        if change.kind is Kind.ADDED:
+            listed = item.data.get("owners") if item else None
+            if item is not None and not (isinstance(listed, list) and names & set(listed)):
+                yield _at(item, ("owners",), "PRQ206", name=change.name, author=author)
+            continue
+        before = base.items.get(change.old_name or change.name)
+        if before is None:
+            continue
+        listed = before.data.get("owners")
+        if not owns(base_names, listed, base.registry.owners):
+            shown = ", ".join(str(o) for o in listed) if isinstance(listed, list) else "none"
+            if item is None:
+                yield problem("PRQ205", file=None, author=author, name=change.name, owners=shown)
+            else:
+                yield _at(item, ("owners",), "PRQ205", author=author, name=change.name, owners=shown)
+
+
+def review_problems(changes: list[Change], base: Base, head: Head, *, author: str | None) -> list[Problem]:
+    """Every review rule's findings over the item changes (job templates have no versions or owners)."""
+    changes = [c for c in changes if c.what == "item"]
+    found = [
+        *check_versions(changes, base, head),
+        *check_removals(changes, head),
+        *check_deprecations(changes, base, head),
+        *(check_ownership(changes, base, head, author=author) if author else ()),
+    ]
+    return sorted(set(found), key=Problem.sort_key)

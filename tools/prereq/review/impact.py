@@ -1,0 +1,126 @@
+"""What a change reaches: every item depending on a changed item, directly or through others, the job
+templates using any of them, and whether the change is *trivially safe* to merge.
+
+Trivially safe means: no problem at all, no item added, deleted or renamed, owners.yaml untouched,
+and every change either docs-only or a patch bump made by an owner (so ``--author`` is needed for a
+patch) that no dependent's range excludes.  A repository may auto-merge those."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from prereq.core.versions import satisfies
+from prereq.openpai import protocol
+from prereq.registry.rules import Problem
+from prereq.review.checks import Head
+from prereq.review.records import Change, Dependent, Impact, Kind
+
+
+def _requirers(head: Head) -> dict[str, list[tuple[str, str]]]:
+    """Required name -> [(requiring item, its range or '*')], the require graph read backwards."""
+    backwards: dict[str, list[tuple[str, str]]] = {}
+    for name, item in sorted(head.items.items()):
+        for requirement in item.requires:
+            backwards.setdefault(requirement.name, []).append((name, requirement.range or "*"))
+    return backwards
+
+
+def _version(head: Head, name: str) -> str | None:
+    item = head.items.get(name)
+    version = item.data.get("version") if item else None
+    return version if isinstance(version, str) else None
+
+
+def dependents_of(changed: str, head: Head, *, start: Iterable[str] = ()) -> list[Dependent]:
+    """Every item depending on ``changed`` (or, for a rename, on its old names ``start``), nearest first,
+    each once (at its shortest distance), breadth first so that a cycle cannot loop."""
+    backwards = _requirers(head)
+    found: list[Dependent] = []
+    seen = {changed, *start}
+    queue = deque((name, 1) for name in (changed, *start))
+    while queue:
+        through, distance = queue.popleft()
+        version = _version(head, through)
+        for name, spec in backwards.get(through, []):
+            if name in seen:
+                continue
+            seen.add(name)
+            satisfied = version is not None and satisfies(version, None if spec == "*" else spec)
+            deprecated = isinstance(head.items[name].data.get("deprecated"), dict)
+            found.append(Dependent(name, changed, through, spec, version, satisfied, distance, deprecated))
+            queue.append((name, distance + 1))
+    return found
+
+
+def templates_using(names: set[str], head: Head) -> dict[str, list[str]]:
+    """Job template name -> the ones of ``names`` its task roles use."""
+    used: dict[str, list[str]] = {}
+    for template in sorted(head.templates, key=lambda t: t.rel):
+        hits = sorted({n for _, _, n in protocol.role_references(template.data) if n in names})
+        if hits:
+            used[template.rel.removeprefix("templates/").removesuffix(".yaml")] = hits
+    return used
+
+
+def _change_reasons(change: Change, owner: bool | None, excluded: list[Dependent]) -> list[str]:
+    """Why this one change is not trivially safe; ``owner`` None: the author is unknown."""
+    label = f"{change.what} {change.name}"
+    if change.kind is not Kind.MODIFIED:
+        return [f"{label} is {change.kind.value}"]
+    if change.what == "template":
+        return [f"{label} changes a job template"]
+    if change.docs_only:
+        return []
+    reasons = []
+    if change.bump != "patch":
+        reasons.append(f"{label} is a {change.bump or 'missing'} version bump, not a patch")
+    if owner is None:
+        reasons.append(f"{label}: without --author, who made the change is unknown")
+    elif not owner:
+        reasons.append(f"{label} is not changed by one of its owners")
+    reasons += [f"{d.name} requires {d.through}@{d.range}, which {d.version} is outside" for d in excluded]
+    return reasons
+
+
+def verdict(
+    changes: list[Change],
+    dependents: list[Dependent],
+    problems: list[Problem],
+    *,
+    owned: set[str] | None,
+    owners_changed: bool,
+) -> list[str]:
+    """Why the change is not trivially safe; empty when it is.  ``owned``: the changed items the author
+    owns on the base (None without --author)."""
+    reasons: list[str] = []
+    if not changes and not owners_changed:
+        reasons.append("nothing in the registry changed (the verdict is about registry changes)")
+    if problems:
+        reasons.append(f"{len(problems)} problem{'s' * (len(problems) != 1)} found")
+    if owners_changed:
+        reasons.append("owners.yaml changes who owns what")
+    for change in changes:
+        excluded = [d for d in dependents if d.changed == change.name and d.direct and not d.satisfied]
+        reasons += _change_reasons(change, None if owned is None else change.name in owned, excluded)
+    return reasons
+
+
+def impact(
+    changes: list[Change], head: Head, problems: list[Problem], *, owned: set[str] | None, owners_changed: bool
+) -> Impact:
+    dependents: list[Dependent] = []
+    for change in changes:
+        if change.what == "item":
+            start = [change.old_name] if change.old_name else []
+            dependents += dependents_of(change.name, head, start=start)
+    names = {c.name for c in changes if c.what == "item"} | {d.name for d in dependents}
+    reasons = verdict(changes, dependents, problems, owned=owned, owners_changed=owners_changed)
+    return Impact(
+        changes=changes,
+        dependents=dependents,
+        templates=templates_using(names, head),
+        trivially_safe=not reasons,
+        reasons=reasons,
+        owners_changed=owners_changed,
+    )

@@ -1,0 +1,75 @@
+"""The review's library API: a registry folder and a base ref in, a ``ReviewResult`` out.
+
+The head is the working tree as ``prereq validate`` sees it (fully validated: a review adds to the
+validation, it never replaces it); the base is the merge base of HEAD and the ref."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from prereq.registry.loader import OWNERS_FILE
+from prereq.registry.rules import Problem, Severity
+from prereq.registry.validate import ValidationResult, validate
+from prereq.review.base import Base, open_base
+from prereq.review.changes import compare, templates_by_name
+from prereq.review.checks import Head, identities, owns, review_problems
+from prereq.review.impact import impact
+from prereq.review.records import Change, Kind, ReviewResult
+
+
+def _owners_text(root: Path) -> bytes | None:
+    path = root / OWNERS_FILE
+    if path.is_symlink() or not path.is_file():
+        return None  # the loader reports it (PRQ107, PRQ161)
+    return path.read_bytes()
+
+
+def _owned(changes: list[Change], base: Base, author: str | None) -> set[str] | None:
+    """The changed items the author owns as the base has them; None without an author."""
+    if author is None:
+        return None
+    names = identities(author, base.registry.owners)
+    owned = set()
+    for change in changes:
+        before = base.items.get(change.old_name or change.name)
+        if before is not None and owns(names, before.data.get("owners"), base.registry.owners):
+            owned.add(change.name)
+    return owned
+
+
+def changes_between(base: Base, result: ValidationResult) -> list[Change]:
+    """Item changes, then job template changes."""
+    items = compare("item", base.items, result.items, base_texts=base.texts)
+    base_templates = templates_by_name(base.registry.templates)
+    templates = compare("template", base_templates, templates_by_name(result.templates), base_texts=base.texts)
+    return items + templates
+
+
+def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
+    """Validate the registry folder ``root`` and review it against the merge base of ``base``.
+
+    Raises PrereqError (exit 2) when there is no such base here: not a git repository, a shallow
+    clone, an unknown ref, or no common history."""
+    root = root.resolve()
+    the_base = open_base(root, base)
+    validation = validate(root)
+    head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
+    changes = changes_between(the_base, validation)
+    found = review_problems(changes, the_base, head, author=author)
+    combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
+    # What keeps a change from being trivially safe: any error, and anything the review itself found.
+    gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
+    owners_changed = the_base.texts.get(OWNERS_FILE) != _owners_text(root)
+    notes = [] if author else ["ownership not checked: no --author given"]
+    if not any(c.kind is Kind.MODIFIED for c in changes) and not the_base.published:
+        notes.append("the base's history published no versions yet")
+    return ReviewResult(
+        result=combined,
+        review_problems=found,
+        ref=base,
+        base_commit=the_base.commit,
+        author=author,
+        impact=impact(changes, head, gate, owned=_owned(changes, the_base, author), owners_changed=owners_changed),
+        notes=notes,
+    )
