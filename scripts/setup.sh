@@ -30,6 +30,9 @@ fi
 stamp=".venv/.prereq-installed${extras}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing prereq${extras} into .venv" >&2
+  # Until 0.2 the distribution was named "prereq" (an unrelated PyPI project's name): drop that install.
+  .venv/bin/python -m pip uninstall -y -q prereq >/dev/null 2>&1 || true
+  rm -rf tools/prereq.egg-info
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
   touch "$stamp"
 fi

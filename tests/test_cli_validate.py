@@ -44,14 +44,25 @@ def test_clean_registry_exits_0(capsys) -> None:
     assert err == ""
 
 
-def test_problems_exit_1_and_are_printed_with_position_and_hint(capsys) -> None:
-    code, out, _ = run(capsys, str(RULE_FIXTURES / "PRQ142-require-range-unmet"))
+def test_problems_exit_1_and_are_printed_with_position_and_hint(capsys, monkeypatch) -> None:
+    monkeypatch.chdir(RULE_FIXTURES)
+    code, out, _ = run(capsys, "PRQ142-require-range-unmet")
     assert code == 1
     assert out.splitlines() == [
-        "prerequisites/user.yaml:8:5: PRQ142 error requires tools@>=2.0 <3.0 but tools is 1.0.0",
+        "PRQ142-require-range-unmet/prerequisites/user.yaml:8:5: PRQ142 error requires tools@>=2.0 <3.0 "
+        "but tools is 1.0.0",
         "    hint: widen the range or update tools",
         "3 items checked: 1 error, 0 warnings",
     ]
+
+
+def test_paths_are_shown_from_the_current_folder(capsys, monkeypatch) -> None:
+    """From the registry's repository root, inside it or elsewhere, a path a terminal or an editor opens."""
+    fixture = RULE_FIXTURES / "PRQ142-require-range-unmet"
+    monkeypatch.chdir(fixture / "prerequisites")
+    assert run(capsys, str(fixture))[1].startswith("user.yaml:8:5: PRQ142 ")
+    monkeypatch.chdir(fixture.parent.parent)
+    assert run(capsys, str(fixture))[1].startswith("rules/PRQ142-require-range-unmet/prerequisites/user.yaml:8:5:")
 
 
 @pytest.mark.parametrize("path", ["does-not-exist", "does/not/exist/registry"])
@@ -140,11 +151,11 @@ def test_json_output_shape(capsys) -> None:
             {
                 "rule": "PRQ143",
                 "severity": "error",
-                "file": None,
-                "line": None,
-                "column": None,
+                "file": "prerequisites/a.yaml",
+                "line": 6,
+                "column": 11,
                 "message": "dependency cycle: a -> b -> c -> a",
-                "hint": "remove one of these requirements",
+                "hint": "remove one of these requirements, such as this one (a -> b)",
             }
         ],
     }
@@ -187,7 +198,8 @@ def test_github_annotations_use_paths_relative_to_the_repository(capsys, make_re
     assert code == 1
     lines = out.splitlines()
     assert lines[:3] == [
-        "::error title=PRQ143::dependency cycle: a -> b -> a (hint: remove one of these requirements)",
+        "::error file=registry/prerequisites/a.yaml,line=6,col=11,title=PRQ143::"
+        "dependency cycle: a -> b -> a (hint: remove one of these requirements, such as this one (a -> b))",
         "::error file=registry/prerequisites/user.yaml,line=6,col=14,title=PRQ140::"
         "requires 'gone', which is not in the registry (hint: add the item to the registry, or fix the name)",
         "::warning file=registry/prerequisites/user.yaml,line=8,col=12,title=PRQ134::"
@@ -273,7 +285,7 @@ def test_installed_command_reports_broken_input_as_json(make_registry, tmp_path)
     assert root == tmp_path / "registry"
 
 
-def test_registry_text_is_shown_not_obeyed(make_registry, capsys) -> None:
+def test_registry_text_is_shown_not_obeyed(make_registry, capsys, monkeypatch) -> None:
     """Escape sequences and line breaks in a name reach the report as visible text, one line a problem."""
     import io
     import sys
@@ -281,6 +293,7 @@ def test_registry_text_is_shown_not_obeyed(make_registry, capsys) -> None:
     from prereq.core.terminal import VisibleStream, visible
 
     root = make_registry({"prerequisites/evil.yaml": 'name: "evil\\e[2J\\nfake: line"\nversion: 1.0.0\n'})
+    monkeypatch.chdir(root)
     assert cli.main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\u001b[2J\\u000afake: line" in out

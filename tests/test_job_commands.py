@@ -27,7 +27,12 @@ def test_index_source_is_chosen_in_one_place(tmp_path: Path, monkeypatch: pytest
     monkeypatch.delenv("PREREQ_INDEX", raising=False)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "jobs" / "site").mkdir(parents=True)
-    assert index_source(None) == "build/site"
+    assert index_source(None) == str(tmp_path / "build" / "site")
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "jobs").mkdir()
+    monkeypatch.chdir(tmp_path / "repo" / "jobs")
+    assert index_source(None) == str(tmp_path / "repo" / "build" / "site")  # the repository's, from anywhere in it
+    monkeypatch.chdir(tmp_path)
     assert index_source(None, recorded="site") == "site"  # not found anywhere: as recorded
     assert index_source(None, recorded="site", base_dir=tmp_path / "jobs") == str(tmp_path / "jobs" / "site")
     (tmp_path / "site").mkdir()

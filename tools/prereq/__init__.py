@@ -1,3 +1,3 @@
 """prereq: a registry, validator, index and marketplace for OpenPAI prerequisites."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"

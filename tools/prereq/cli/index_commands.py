@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from prereq.cli.defaults import output_folder, registry_folder
 from prereq.core.yamlload import dump_yaml
 from prereq.index.reader import Index, index_source
 from prereq.marketplace.publish import build
-from prereq.registry.loader import find_registry
 from prereq.registry.reporters import report
 
 BUILD_HELP = """\
@@ -20,7 +20,17 @@ failed build leaves the previous OUT untouched (everything is written to a
 temporary folder and moved into place at the end).
 
 Every version an item's file has carried in git history stays published, so
-jobs that pinned an older version still resolve.
+jobs that pinned an older version still resolve.  That needs the whole
+history: a shallow clone (GitHub's default checkout) is refused unless
+--allow-shallow says to publish only what it holds.
+
+The site is prereq's own, customised by the repository's prereq.yaml (title,
+address, extra pages, logo); a repository with its own mkdocs.yml at its root
+builds that one instead.
+
+examples:
+  prereq build                      # ./registry -> build/site of this repository
+  prereq build --no-site --out idx  # only the JSON index
 
 exit codes: 0 built, 1 the registry has errors, 2 usage error, 3 internal error"""
 
@@ -34,9 +44,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=BUILD_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
-    parser.add_argument("--out", type=Path, default=Path("build/site"), help="output folder (default: build/site)")
+    parser.add_argument(
+        "--registry", type=Path, help="registry folder (default: prereq.yaml's, else the repository's registry/)"
+    )
+    parser.add_argument("--out", type=Path, help="output folder (default: build/site at the repository root)")
     parser.add_argument("--no-site", action="store_true", help="write only the JSON index")
+    parser.add_argument(
+        "--allow-shallow", action="store_true", help="build from a shallow clone, publishing only the versions it holds"
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.set_defaults(run=run_build)
 
@@ -64,15 +79,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    registry = find_registry(args.registry or Path.cwd())
+    registry = registry_folder(args.registry)
 
     def progress(message: str) -> None:
         if not args.quiet:
             print(f"build: {message}", file=sys.stderr)
 
-    result = build(registry, args.out, with_site=not args.no_site, progress=progress)
+    result = build(
+        registry,
+        output_folder(args.out, registry),
+        with_site=not args.no_site,
+        allow_shallow=args.allow_shallow,
+        progress=progress,
+    )
     if result.problems and (not result.built or not args.quiet):
-        print(report(result.validation))
+        print(report(result.validation, base=Path.cwd()))
     if result.index is None:
         print("prereq: the registry has errors: nothing was published", file=sys.stderr)
         return 1

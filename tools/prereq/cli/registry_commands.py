@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from prereq.cli.defaults import registry_folder
 from prereq.core.gitrepo import Repository
-from prereq.registry.loader import find_registry
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
@@ -15,10 +15,12 @@ VALIDATE_HELP = """\
 Check every item in a registry and report every problem in one run.
 
 PATH is the registry folder (the one holding prerequisites/ and owners.yaml);
-by default the registry/ of the repository around the current directory.
+by default the one prereq.yaml names, else the registry/ of the repository
+around the current directory.
 
 output formats:
-  text    file:line:col: PRQnnn severity message, then an indented hint (default)
+  text    file:line:col: PRQnnn severity message, then an indented hint (default);
+          paths from the current directory
   json    {"items": N, "problems": [{"rule", "severity", "file", "line",
           "column", "message", "hint"}]}; paths relative to the registry,
           line and column 1-based, null where a problem has no single place
@@ -63,10 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
+    root = registry_folder(args.path)
     result = validate(root)
     repo = Repository.find(root) if args.format == "github" else None
-    print(report(result, format=args.format, repo_root=repo.root if repo else Path.cwd()))
+    print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0
 
 

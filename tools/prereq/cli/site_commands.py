@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from prereq.cli.defaults import registry_folder
 from prereq.marketplace.publish import serve
-from prereq.registry.loader import find_registry
 from prereq.registry.reporters import report
 
 SERVE_HELP = """\
@@ -26,7 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=SERVE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--registry", type=Path, help="registry folder (default: ./registry)")
+    parser.add_argument(
+        "--registry", type=Path, help="registry folder (default: prereq.yaml's, else the repository's registry/)"
+    )
+    parser.add_argument(
+        "--allow-shallow", action="store_true", help="serve from a shallow clone, showing only the versions it holds"
+    )
     parser.add_argument(
         "--dev-addr",
         default="127.0.0.1:8000",
@@ -37,12 +42,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    registry = find_registry(args.registry or Path.cwd())
+    registry = registry_folder(args.registry)
     result = serve(
-        registry, dev_addr=args.dev_addr, progress=lambda message: print(f"serve: {message}", file=sys.stderr)
+        registry,
+        dev_addr=args.dev_addr,
+        allow_shallow=args.allow_shallow,
+        progress=lambda message: print(f"serve: {message}", file=sys.stderr),
     )
     if not result.built:
-        print(report(result.validation))
+        print(report(result.validation, base=Path.cwd()))
         print("prereq: the registry has errors: nothing to serve", file=sys.stderr)
         return 1
     return 0

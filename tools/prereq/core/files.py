@@ -1,8 +1,9 @@
 """Files: where prereq's own are (its schemas and site sources), and those it writes.
 
-prereq runs from its checkout (installed editable), so its own files live in the project root
-beside ``tools/`` (``PROJECT_ROOT``, ``SCHEMA_DIR``).  What it writes replaces nothing it was not
-asked to replace:
+prereq's own files (``schema/``, the site's ``site/`` and ``mkdocs.yml``) are package data: an
+installed wheel carries them in ``prereq/data/`` (the build maps them there from the top of the
+repository); an editable install reads them from the checkout itself.  ``DATA_DIR`` is whichever
+holds them.  What prereq writes replaces nothing it was not asked to replace:
 
 A published folder carries a marker file; ``prereq build`` writes only into a missing or empty
 folder or one with that marker, never into the registry, the current folder, the repository or
@@ -17,6 +18,7 @@ May import: prereq.core.errors.
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
 import os
 import re
 import shutil
@@ -27,8 +29,19 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-SCHEMA_DIR = PROJECT_ROOT / "schema"
+
+def _data_dir() -> Path:
+    packaged = importlib.resources.files("prereq").joinpath("data")
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3]  # tools/prereq/core/files.py -> the repository
+    if (checkout / "schema").is_dir():
+        return checkout
+    raise RuntimeError(f"prereq's data files are missing: neither {packaged} nor {checkout}/schema exists")
+
+
+DATA_DIR = _data_dir()
+SCHEMA_DIR = DATA_DIR / "schema"
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")

@@ -25,6 +25,7 @@ from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocumen
 from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.registry import schemas
 from prereq.registry.rules import RULES
+from prereq.registry.settings import repository_root
 
 ROOT_FILE = "index.json"
 
@@ -47,7 +48,8 @@ def _api_base(source: str | Path) -> str:
 
 def index_source(explicit: str | None, *, recorded: str | None = None, base_dir: Path | None = None) -> str:
     """Which index to read: ``explicit`` (a --index), else $PREREQ_INDEX, else ``recorded`` (the one a job
-    records; a relative folder is looked for from the current folder, then from ``base_dir``), else build/site."""
+    records; a relative folder is looked for from the current folder, then from ``base_dir``), else the
+    build/site of the repository around the current folder, wherever in it prereq runs."""
     if explicit:
         return explicit
     if os.environ.get("PREREQ_INDEX"):
@@ -62,7 +64,7 @@ def index_source(explicit: str | None, *, recorded: str | None = None, base_dir:
         ):
             return str(base_dir / recorded)
         return recorded
-    return "build/site"
+    return str(repository_root(Path.cwd()) / "build" / "site")
 
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # an index file larger than this is not an index prereq wrote

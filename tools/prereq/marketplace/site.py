@@ -1,6 +1,8 @@
 """The marketplace site: MkDocs behind one small module.
 
-MkDocs runs as a library over ``mkdocs.yml`` and ``site/``; the ``prereq``
+MkDocs runs as a library over a ``mkdocs.yml`` and its ``site/``: the registry repository's own
+when it has one (full control), else the one packaged with prereq, customised by the repository's
+``prereq.yaml`` (title, address, pages, logo: ``registry.settings``).  The ``prereq``
 plugin (``plugin.py``) generates the item, tag and reference pages from the
 index already written in ``index_dir``, which this module hands it as the
 plugin's own option.  MkDocs empties its ``site_dir`` before
@@ -20,21 +22,34 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import PROJECT_ROOT
+from prereq.core.files import DATA_DIR
 from prereq.marketplace.plugin import PLUGIN_NAME
+from prereq.registry.settings import Settings
 
 CONFIG_NAME = "mkdocs.yml"
 
 
-def find_config(registry: Path) -> Path:
-    """The site's mkdocs.yml: beside the registry, else the one of prereq's own repository."""
-    for folder in (Path(registry).resolve().parent, PROJECT_ROOT):
+def find_config(registry: Path, settings: Settings) -> Path:
+    """The site's mkdocs.yml: the repository's own (at its root or beside the registry), else prereq's."""
+    for folder in (settings.root, Path(registry).resolve().parent, DATA_DIR):
         if (folder / CONFIG_NAME).is_file():
             return folder / CONFIG_NAME
     raise PrereqError(
-        f"no {CONFIG_NAME} beside {registry} or in {PROJECT_ROOT}",
-        hint="build with --no-site, or add the site sources (mkdocs.yml and site/)",
+        f"no {CONFIG_NAME} in {settings.root} or in prereq's data {DATA_DIR}",
+        hint="reinstall prereq (its wheel carries the site), or build with --no-site",
     )
+
+
+def _overrides(settings: Settings) -> dict[str, Any]:
+    """prereq.yaml's site settings as MkDocs configuration keys (only those it sets)."""
+    site = settings.site
+    keys = {
+        "site_name": site.name,
+        "site_url": site.url,
+        "repo_url": site.repo_url,
+        "site_description": site.description,
+    }
+    return {key: value for key, value in keys.items() if value is not None}
 
 
 class _Relay(logging.Handler):
@@ -54,7 +69,13 @@ class _Relay(logging.Handler):
 
 
 def build_site(
-    *, index_dir: Path, registry: Path, out: Path, progress: Callable[[str], None], config_file: Path | None = None
+    *,
+    index_dir: Path,
+    registry: Path,
+    out: Path,
+    settings: Settings,
+    progress: Callable[[str], None],
+    config_file: Path | None = None,
 ) -> list[str]:
     """Build the MkDocs site into ``out`` from the index already written in ``index_dir``.
 
@@ -64,7 +85,7 @@ def build_site(
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    config_file = Path(config_file) if config_file else find_config(registry)
+    config_file = Path(config_file) if config_file else find_config(registry, settings)
     out = Path(out).resolve()
     index_dir = Path(index_dir).resolve()
     logger = logging.getLogger("mkdocs")
@@ -80,7 +101,8 @@ def build_site(
             config = load_config(
                 str(config_file),
                 site_dir=str(target),
-                plugins=_plugins(config_file, index_dir=index_dir, copy_index=index_dir != out),
+                plugins=_plugins(config_file, settings, index_dir=index_dir, copy_index=index_dir != out),
+                **_overrides(settings),
             )
             build(config)
         except MkDocsException as exc:
@@ -104,19 +126,20 @@ def build_site(
     return relay.warnings
 
 
-def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
+def serve_site(*, index_dir: Path, registry: Path, settings: Settings, dev_addr: str) -> None:
     """Preview the site with MkDocs' live-reloading server (until interrupted)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.serve import serve
     from mkdocs.exceptions import MkDocsException
 
-    config_file = find_config(registry)
+    config_file = find_config(registry, settings)
     try:
         serve(
             config_file=str(config_file),
             dev_addr=dev_addr,
             livereload=True,
-            plugins=_plugins(config_file, index_dir=Path(index_dir).resolve(), copy_index=True),
+            plugins=_plugins(config_file, settings, index_dir=Path(index_dir).resolve(), copy_index=True),
+            **_overrides(settings),
         )
     except OSError as exc:  # the port is taken, or not ours to bind
         raise PrereqError(
@@ -126,13 +149,17 @@ def serve_site(*, index_dir: Path, registry: Path, dev_addr: str) -> None:
         raise PrereqError(f"the site cannot be served: {exc}", hint=f"fix {config_file}") from None
 
 
-def _plugins(config_file: Path, *, index_dir: Path, copy_index: bool) -> list[Any]:
+def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_index: bool) -> list[Any]:
     """mkdocs.yml's plugin list with the prereq plugin's options set for this build (added when missing)."""
     from mkdocs.utils.yaml import yaml_load
 
     with open(config_file, encoding="utf-8") as handle:
         listed = (yaml_load(handle) or {}).get("plugins") or ["search"]
-    options = {"index_dir": str(index_dir), "copy_index": copy_index}
+    options: dict[str, Any] = {"index_dir": str(index_dir), "copy_index": copy_index}
+    if settings.site.pages:
+        options["extra_pages"] = str(settings.site.pages)
+    if settings.site.logo:
+        options["logo"] = str(settings.site.logo)
     out: list[Any] = []
     for entry in listed if isinstance(listed, list) else [{k: v} for k, v in listed.items()]:
         name = entry if isinstance(entry, str) else next(iter(entry))

@@ -1,9 +1,10 @@
 """Problem reports, chosen by name: ``text``, ``json`` and ``github`` (workflow annotations).
 
-Every reporter has one signature, ``(result, repo_root) -> str``: the validation result
-carries the problems, the item count and the registry root; ``repo_root`` is where
-GitHub's annotation paths start (the repository around the registry).  Reporters only
-format: the CLI prints what they return.
+Every reporter has one signature, ``(result, base) -> str``: the validation result
+carries the problems, the item count and the registry root; ``base`` is where the paths
+shown start: the current folder for text (so a terminal or an editor opens them), the
+repository root for GitHub's annotations.  JSON paths stay relative to the registry.
+Reporters only format: the CLI prints what they return.
 
 May import: prereq.core, prereq.registry.rules and prereq.registry.validate.
 """
@@ -22,8 +23,8 @@ from prereq.registry.validate import ValidationResult
 Reporter = Callable[[ValidationResult, Path], str]
 
 
-def _position(problem: Problem) -> str:
-    parts = [problem.file or "(registry)"]
+def _position(problem: Problem, result: ValidationResult, base: Path) -> str:
+    parts = [_shown_path(result.root / problem.file, base) if problem.file else "(registry)"]
     if problem.line is not None:
         parts.append(str(problem.line))
         if problem.column is not None:
@@ -40,18 +41,25 @@ def summary(result: ValidationResult) -> str:
     )
 
 
-def report_text(result: ValidationResult, repo_root: Path) -> str:
+def _shown_path(path: Path, base: Path) -> str:
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows): no relative path exists
+        return str(path)
+
+
+def report_text(result: ValidationResult, base: Path) -> str:
     """A line a problem (and one for its hint): what the registry wrote is shown, never obeyed."""
     lines = []
     for p in result.problems:
-        lines.append(visible(f"{_position(p)}: {p.rule} {p.severity.value} {p.message}", keep=""))
+        lines.append(visible(f"{_position(p, result, base)}: {p.rule} {p.severity.value} {p.message}", keep=""))
         if p.hint:
             lines.append(visible(f"    hint: {p.hint}", keep=""))
     lines.append(summary(result))
     return "\n".join(lines)
 
 
-def report_json(result: ValidationResult, repo_root: Path) -> str:
+def report_json(result: ValidationResult, base: Path) -> str:
     return json.dumps({"items": len(result.items), "problems": [p.as_dict() for p in result.problems]}, indent=2)
 
 
@@ -63,14 +71,14 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def report_github(result: ValidationResult, repo_root: Path) -> str:
+def report_github(result: ValidationResult, base: Path) -> str:
     """``::error file=...,line=...::message`` lines, paths relative to the repository, then the summary."""
     lines = []
     for p in result.problems:
         level = "error" if p.severity is Severity.ERROR else "warning"
         props = []
         if p.file:
-            props.append("file=" + _escape_property(os.path.relpath(result.root / p.file, repo_root)))
+            props.append("file=" + _escape_property(_shown_path(result.root / p.file, base)))
         if p.line is not None:
             props.append(f"line={p.line}")
         if p.column is not None:
@@ -84,6 +92,6 @@ def report_github(result: ValidationResult, repo_root: Path) -> str:
 REPORTERS: dict[str, Reporter] = {"text": report_text, "json": report_json, "github": report_github}
 
 
-def report(result: ValidationResult, *, format: str = "text", repo_root: Path | None = None) -> str:
-    """The report of ``result`` in ``format`` (one of ``REPORTERS``)."""
-    return REPORTERS[format](result, repo_root or result.root)
+def report(result: ValidationResult, *, format: str = "text", base: Path | None = None) -> str:
+    """The report of ``result`` in ``format`` (one of ``REPORTERS``), paths from ``base`` (default: the registry)."""
+    return REPORTERS[format](result, base or result.root)

@@ -1,0 +1,143 @@
+"""A team's registry repository: prereq init and new, its prereq.yaml, and builds that need its history."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitrepo import ENV, GitRepo, item_yaml
+from prereq.core.errors import PrereqError
+from prereq.marketplace.publish import build
+from prereq.registry.settings import load_settings
+from prereq.registry.validate import validate
+from prereq.scaffold.starter import ITEM_TYPES, init_repository, new_item
+
+
+def _started(tmp_path: Path) -> Path:
+    repo = tmp_path / "team"
+    GitRepo(repo)
+    init_repository(repo, name="Team prerequisites", owner="alice")
+    return repo
+
+
+def _commit(repo: Path) -> None:
+    env = {**ENV, "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "start"], cwd=repo, check=True, env=env)
+
+
+def test_init_writes_a_registry_that_validates_and_new_adds_valid_items_of_every_type(tmp_path: Path) -> None:
+    repo = _started(tmp_path)
+    for kind in ITEM_TYPES:
+        written = new_item(repo / "registry", f"my-{kind}", kind=kind)
+        (path,) = written.files
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("# yaml-language-server: $schema=../../build/site/reference/prerequisite.schema.json\n")
+        assert written.todo and all("TODO" in line for _, _, line in written.todo)
+        assert "owners: [alice]" in text  # the only user of owners.yaml
+    result = validate(repo / "registry")
+    assert len(result.items) == 1 + len(ITEM_TYPES) and result.problems == []
+
+
+def test_nothing_is_replaced_and_nothing_half_written(tmp_path: Path) -> None:
+    repo = _started(tmp_path)
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    (repo / "README.md").write_text("ours\n", encoding="utf-8")
+    (repo / ".gitignore").unlink()
+    with pytest.raises(PrereqError, match=r"README\.md.* already exist.*nothing was written"):
+        init_repository(repo, owner="alice")
+    assert (repo / "README.md").read_text(encoding="utf-8") == "ours\n" and not (repo / ".gitignore").exists()
+    assert readme != "ours\n"
+    new_item(repo / "registry", "tool", kind="script")
+    with pytest.raises(PrereqError, match="already exists"):
+        new_item(repo / "registry", "tool", kind="data")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "owner", "message"),
+    [
+        ("bad name", "script", None, "not a valid name"),
+        ("x" * 64, "script", None, "not a valid name"),
+        ("ok", "widget", None, "unknown type widget"),
+        ("ok", "script", "mallory", "mallory is not a user or team"),
+    ],
+)
+def test_new_refuses_what_would_not_validate(
+    tmp_path: Path, name: str, kind: str, owner: str | None, message: str
+) -> None:
+    repo = _started(tmp_path)
+    with pytest.raises(PrereqError, match=message):
+        new_item(repo / "registry", name, kind=kind, owner=owner)
+    assert sorted(p.name for p in (repo / "registry" / "prerequisites").iterdir()) == ["hello-prereq.yaml"]
+
+
+def test_prereq_yaml_customises_the_site_without_copying_prereq_s_files(tmp_path: Path) -> None:
+    repo = _started(tmp_path)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "storage.md").write_text("# Our storage\n\nAsk the platform team.\n", encoding="utf-8")
+    (repo / "docs" / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n', encoding="utf-8")
+    (repo / "prereq.yaml").write_text(
+        "site:\n  name: Vision prerequisites\n  url: https://vision.example/prereq/\n"
+        "  pages: docs\n  logo: docs/logo.svg\n",
+        encoding="utf-8",
+    )
+    schema_line = new_item(repo / "registry", "vision-data", kind="data").files[0].read_text().splitlines()[0]
+    assert (
+        schema_line
+        == "# yaml-language-server: $schema=https://vision.example/prereq/reference/prerequisite.schema.json"
+    )
+    _commit(repo)
+    out = repo / "build" / "site"
+    result = build(repo / "registry", out)
+    assert result.built and not result.problems
+    home = (out / "index.html").read_text(encoding="utf-8")
+    assert "<title>Vision prerequisites</title>" in home and "assets/site-logo.svg" in home
+    assert "Our storage" in home  # the page is in the navigation
+    assert "Ask the platform team." in (out / "storage" / "index.html").read_text(encoding="utf-8")
+    schema = json.loads((out / "reference" / "prerequisite.schema.json").read_text(encoding="utf-8"))
+    assert schema["$id"] == "https://vision.example/prereq/reference/prerequisite.schema.json"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("site:\n  nmae: x\n", r"prereq\.yaml:2:3: unknown key 'nmae'"),
+        ("site:\n  pages: nowhere\n", r"prereq\.yaml:2:3: pages: nowhere does not exist"),
+        ("registry: [a]\n", r"prereq\.yaml:1:1: registry must be a text"),
+        ("site: [1]\n", r"prereq\.yaml:1:1: expected a mapping"),
+        ("site:\n  name: a\n  name: b\n", r"prereq\.yaml:3:3: duplicate key 'name'"),
+    ],
+)
+def test_a_wrong_prereq_yaml_is_named_with_its_line(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "prereq.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "registry" / "prerequisites").mkdir(parents=True)
+    with pytest.raises(PrereqError, match=message):
+        load_settings(tmp_path / "registry" / "prerequisites")  # found from anywhere in the repository
+
+
+def _history(tmp_path: Path) -> GitRepo:
+    origin = GitRepo(tmp_path / "origin")
+    origin.write("registry/owners.yaml", "users: [alice]\n")
+    origin.write("registry/prerequisites/tool.yaml", item_yaml("tool", "1.0.0"))
+    origin.commit("one", date="2026-01-01T00:00:00+00:00")
+    origin.write("registry/prerequisites/tool.yaml", item_yaml("tool", "1.1.0"))
+    origin.commit("two", date="2026-01-02T00:00:00+00:00")
+    return origin
+
+
+def test_a_shallow_clone_is_refused_unless_allowed_and_then_says_what_is_missing(tmp_path: Path) -> None:
+    origin = _history(tmp_path)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin.root}", str(clone)], check=True)
+    with pytest.raises(PrereqError, match="is a shallow clone") as refused:
+        build(clone / "registry", tmp_path / "out", with_site=False)
+    assert "fetch-depth: 0" in refused.value.hint and "--allow-shallow" in refused.value.hint
+    assert not (tmp_path / "out").exists()
+    result = build(clone / "registry", tmp_path / "out", with_site=False, allow_shallow=True)
+    assert result.built and any("shallow clone" in warning and "1 versions" in warning for warning in result.warnings)
+    assert result.index is not None and [v["version"] for v in result.index.items["tool"]["versions"]] == ["1.1.0"]
+    full = build(origin.root / "registry", tmp_path / "full", with_site=False)
+    assert full.index is not None and [v["version"] for v in full.index.items["tool"]["versions"]] == ["1.0.0", "1.1.0"]

@@ -1,0 +1,129 @@
+"""A registry repository's own settings: ``prereq.yaml`` at its root.
+
+A team's repository customises prereq here instead of copying prereq's files::
+
+    registry: registry                 # the folder of items (the default)
+    site:
+      name: Team prerequisites         # the site's title
+      url: https://team.example/prereq/   # where the site is published
+      repo_url: https://github.com/team/registry
+      description: Storage, datasets and tools for our jobs.
+      logo: docs/logo.svg              # a picture beside this file
+      pages: docs                      # Markdown pages added to the site (a page named as one of
+                                       # prereq's own replaces it)
+
+Every key is optional; a repository without the file gets prereq's defaults.  Paths are
+relative to the file.  The file is found at the repository root (the git work tree around the
+current folder), so every command reads the same settings wherever it runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prereq.core.errors import PrereqError
+from prereq.core.files import read_regular
+from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+
+SETTINGS_FILE = "prereq.yaml"
+SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages")
+_TOP_KEYS = ("registry", "site")
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    name: str | None = None
+    url: str | None = None
+    repo_url: str | None = None
+    description: str | None = None
+    logo: Path | None = None
+    pages: Path | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``prereq.yaml`` says, with paths made absolute; ``file`` is None when there is none."""
+
+    root: Path  # the repository root: where prereq.yaml is, or would be
+    file: Path | None = None
+    registry: Path | None = None
+    site: SiteSettings = field(default_factory=SiteSettings)
+
+
+def repository_root(start: Path) -> Path:
+    """The folder of ``prereq.yaml`` at or above ``start``, else the git work tree around it, else ``start``."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / SETTINGS_FILE).is_file() or (folder / ".git").exists():
+            return folder
+    return start
+
+
+def _fail(file: Path, loaded: LoadedYaml, path: tuple[Any, ...], message: str, hint: str) -> PrereqError:
+    line, column = loaded.position(path, key=True)
+    return PrereqError(f"{file}:{line}:{column}: {message}", hint=hint)
+
+
+def _text(file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, path: tuple[Any, ...]) -> str | None:
+    value = section.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(file, loaded, (*path, key), f"{key} must be a text", hint=f"write {key}: followed by a text")
+    return value
+
+
+def _path(file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, path: tuple[Any, ...]) -> Path | None:
+    text = _text(file, loaded, section, key, path)
+    if text is None:
+        return None
+    resolved = (file.parent / text).resolve()
+    if not resolved.exists():
+        raise _fail(
+            file, loaded, (*path, key), f"{key}: {text} does not exist", hint=f"{key} is relative to {file.name}"
+        )
+    return resolved
+
+
+def _mapping(
+    file: Path, loaded: LoadedYaml, value: Any, path: tuple[Any, ...], keys: tuple[str, ...]
+) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(file, loaded, path, "expected a mapping of keys", hint="see 'prereq init --help' for the format")
+    for key in value:
+        if key not in keys:
+            raise _fail(file, loaded, (*path, key), f"unknown key '{key}'", hint="allowed keys: " + ", ".join(keys))
+    return value
+
+
+def load_settings(start: Path) -> Settings:
+    """The settings of the repository around ``start`` (prereq's defaults when it has no prereq.yaml)."""
+    root = repository_root(start)
+    file = root / SETTINGS_FILE
+    if not file.is_file():
+        return Settings(root=root)
+    try:
+        loaded = load_yaml(read_regular(file, what="settings file"))
+    except YamlLoadError as exc:
+        issue = exc.issues[0]
+        raise PrereqError(f"{file}:{issue.line}:{issue.column}: {issue.message}", hint="fix the YAML") from None
+    top = _mapping(file, loaded, loaded.data, (), _TOP_KEYS)
+    site = _mapping(file, loaded, top.get("site"), ("site",), SITE_KEYS)
+    where = ("site",)
+    return Settings(
+        root=root,
+        file=file,
+        registry=_path(file, loaded, top, "registry", ()),
+        site=SiteSettings(
+            name=_text(file, loaded, site, "name", where),
+            url=_text(file, loaded, site, "url", where),
+            repo_url=_text(file, loaded, site, "repo_url", where),
+            description=_text(file, loaded, site, "description", where),
+            logo=_path(file, loaded, site, "logo", where),
+            pages=_path(file, loaded, site, "pages", where),
+        ),
+    )

@@ -1,0 +1,10 @@
+"""Starting points: a new registry repository (``prereq init``) and a new item (``prereq new``).
+
+- ``kit/``: the files written, with ``{{token}}`` blanks (package data, so an installed prereq
+  writes them without this repository);
+- ``starter``: deciding what to write where, refusing to replace anything, writing atomically.
+
+Both return what they wrote and what the author must fill in; the CLI prints it.
+
+May import: prereq.core and prereq.registry (owners, settings, the item schema).
+"""
