@@ -17,12 +17,19 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from prereq import __version__
-from prereq.cli import index_commands, job_commands, registry_commands, review_commands, site_commands
+from prereq.cli import (
+    index_commands,
+    job_commands,
+    registry_commands,
+    review_commands,
+    scaffold_commands,
+    site_commands,
+)
 from prereq.core.errors import PrereqError
 from prereq.core.terminal import VisibleStream
 
 # review_commands extends registry_commands' validate, so it comes after it.
-COMMAND_MODULES = (registry_commands, review_commands, index_commands, job_commands, site_commands)
+COMMAND_MODULES = (scaffold_commands, registry_commands, review_commands, index_commands, job_commands, site_commands)
 
 EPILOG = """\
 exit codes: 0 all is well, 1 problems found, 2 usage error or missing input,
