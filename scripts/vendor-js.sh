@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce site/assets/vendor/prereq-vendor.js, the one third-party bundle the job composer
 # (site/assets/composer/) loads: the `yaml` library (eemeli/yaml, ISC), which the model of the
-# runtime's round trip (roundtrip.js) and the JS tests parse with, and `semver` (npm/node-semver, ISC) for the same version ranges as the CLI
+# runtime's round trip (openpai/pyyaml/) and the JS tests parse with, and `semver` (npm/node-semver, ISC) for the same version ranges as the CLI
 # (which uses node-semver's Python port).  Fetched from the npm registry at pinned versions and
 # bundled by a pinned esbuild into one ES module, with both licenses at its top.
 #

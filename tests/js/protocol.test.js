@@ -1,4 +1,4 @@
-// The OpenPAI protocol cases (tests/cases/protocol/) against the composer's protocol.js.
+// The OpenPAI protocol cases (tests/cases/protocol/) against the composer's openpai/protocol.js.
 // Run from the repository: node --test tests/js/
 // Every expectation was made by the Python checks (tests/cases/protocol/regen.py); this port must
 // give the same problems, in the same order, word for word.

@@ -1,4 +1,4 @@
-// The index reader cases (tests/cases/reader/) against the composer's reader.js.
+// The index reader cases (tests/cases/reader/) against the composer's index/reader.js.
 // Run from the repository: node --test tests/js/
 // Every expectation was made by the Python reader (tests/cases/reader/regen.py).
 

@@ -1,4 +1,4 @@
-// The composer's digest.js and roundtrip.js against Python's answers in tests/cases/runtime/values.json
+// The composer's openpai/digest.js, pystr.js and runtime.js against Python's answers in tests/cases/runtime/values.json
 // (written by tests/cases/runtime/regen.py).  Run: node --test tests/js/
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

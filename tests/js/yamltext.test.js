@@ -1,5 +1,5 @@
 // The YAML-editing corpus (tests/cases/yamledit/*.json) against the JavaScript port
-// (site/assets/composer/yamltext.js, yamlload.js and the modules they use).  Every expectation there
+// (site/assets/composer/yaml/: yamltext.js, yamlload.js and the modules they use).  Every expectation there
 // was made by the Python engine (regen.py); the port must give the same texts byte for byte, the
 // same data, positions and errors.  Run: node --test tests/js/
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-"""The OpenPAI protocol cases against the Python checks; tests/js/protocol.test.js runs them against protocol.js."""
+"""The OpenPAI protocol cases against the Python checks; tests/js/protocol.test.js runs them against the JS port."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Each case changes the root file of ``indexes/tiny`` (``set`` keys, ``delete`` keys, or
 ``replace`` the whole document) and expects either the number of items read or the error and
 hint the reader gives, with the index's folder written ``BASE``.  The Python reader is the
-reference (``regen.py``); ``tests/js/reader.test.js`` runs the same files against reader.js.
+reference (``regen.py``); ``tests/js/reader.test.js`` runs the same files against the composer's index/reader.js.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every ``*.json`` here is one case.  An edit case runs ``ops`` on ``text`` with
 ``prereq.core.yamledit.YamlText``; a loader case (no ``ops``) loads ``text`` (or the
 bytes ``bytes_hex``) with ``prereq.core.yamlload.load_yaml``.  This script keeps each
 case's input (description, text, source, ops, queries) and rewrites its
-``expect``; the JavaScript port (site/assets/composer/yamltext.js, run by
+``expect``; the JavaScript port (site/assets/composer/yaml/yamltext.js, run by
 tests/js/yamltext.test.js) must give the same, byte for byte.
 
     .venv/bin/python tests/cases/yamledit/regen.py

@@ -5,7 +5,7 @@
   JSON Merge Patch, RFC 7386) and ``base.json`` references are inlined, so any draft-7 validator
   applies it;
 - jsonschema finds the errors; the messages are ours, values shown as JSON, so that the composer's
-  ``site/assets/composer/protocol.js`` gives the same problems word for word (the shared cases in
+  ``site/assets/composer/openpai/protocol.js`` gives the same problems word for word (the shared cases in
   ``tests/cases/protocol/`` hold both to that).
 
 May import: prereq.core.
@@ -119,7 +119,7 @@ def resolve_schema(protocol: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------- messages
 #
 # jsonschema finds the errors (its traversal, type checks and error order are kept); the words are
-# ours, written so that the composer's site/assets/composer/protocol.js gives the very same text:
+# ours, written so that the composer's site/assets/composer/openpai/protocol.js gives the very same text:
 # values are shown as JSON (``show``), never as Python reprs.  tests/cases/protocol/ holds both to it.
 
 # The keywords whose errors we word, those that only descend (their errors come from the schemas

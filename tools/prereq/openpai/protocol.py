@@ -8,7 +8,7 @@ Two parts, as in the rest-server:
   exists ("Prerequisite X does not exist."), a default deployment exists; and
   the webportal's rule for task role names (``^[a-z0-9]{1,63}$``).
 
-The composer's ``site/assets/composer/protocol.js`` gives the same problems word for word (the
+The composer's ``site/assets/composer/openpai/protocol.js`` gives the same problems word for word (the
 shared cases in ``tests/cases/protocol/`` hold both to that).
 
 May import: prereq.core and prereq.openpai.jobschema.
