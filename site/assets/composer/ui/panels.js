@@ -29,14 +29,14 @@ export function showMessages(ui, lines, warnings) {
   for (const line of warnings || []) ui.messages.appendChild(el("li", "prereq-composer__warning", "warning: " + line));
 }
 
-/* An error in the page's alert box (none: the box hidden).  `lead` says what kind of problem it is;
- * by default a PrereqError is the user's to fix and anything else a bug, which the console gets too. */
-export function showError(ui, error, lead = null) {
+/* An error in the page's alert box (none: the box hidden): a PrereqError is the user's to fix,
+ * anything else a bug, which the console gets too. */
+export function showError(ui, error) {
   ui.error.textContent = "";
   ui.error.hidden = !error;
   if (!error) return;
   const expected = error instanceof PrereqError;
-  ui.error.appendChild(el("strong", null, lead || (expected ? "Cannot do that: " : "Unexpected problem: ")));
+  ui.error.appendChild(el("strong", null, expected ? "Cannot do that: " : "Unexpected problem: "));
   ui.error.appendChild(document.createTextNode(error.message));
   if (error.hint) ui.error.appendChild(el("div", "prereq-composer__hint", "hint: " + error.hint));
   if (!expected) console.error(error); // eslint-disable-line no-console
