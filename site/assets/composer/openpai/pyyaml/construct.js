@@ -7,8 +7,8 @@
  * May import: vendor/.
  */
 
-import { PyDict, PyOther, YamlError } from "./python.js";
 import { MAP, SCALAR, SEQ, Y } from "./nodes.js";
+import { PyDict, PyOther, YamlError } from "./python.js";
 import { constructBinary, constructBool, constructFloat, constructInt, constructTimestamp } from "./scalars.js";
 
 const isHashable = (data) => !Array.isArray(data) && !(data instanceof PyDict) && data?.type !== "set";

@@ -15,8 +15,8 @@
  */
 
 import { construct } from "./construct.js";
-import { YamlError } from "./python.js";
 import { scalarNode, toNode } from "./nodes.js";
+import { YamlError } from "./python.js";
 import { checkScanner } from "./refusals.js";
 import { collapseDocumentEnds, parseLikePyYaml, topBlockEnd } from "./rewrite.js";
 

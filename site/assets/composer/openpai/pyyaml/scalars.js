@@ -8,8 +8,8 @@
  * May import: vendor/.
  */
 
-import { PyFloat, PyOther, YamlError, pyError } from "./python.js";
 import { END, SCALAR } from "./nodes.js";
+import { PyFloat, PyOther, YamlError, pyError } from "./python.js";
 
 const BOOLS = new Map([["yes", true], ["no", false], ["true", true], ["false", false], ["on", true], ["off", false]]);
 
