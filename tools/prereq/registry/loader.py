@@ -3,6 +3,7 @@ beyond "is this one YAML mapping"; the checks do the rest."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -12,7 +13,9 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement
-from prereq.core.yamlload import LoadedYaml, YamlLoadError, format_path, load_yaml
+from prereq.core.yamlload import MAX_DEPTH, LoadedYaml, YamlLoadError, format_path, load_yaml
+from prereq.registry.handles import read_handles
+from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
 from prereq.registry.rules import Problem, problem
 
 ITEMS_DIR = "prerequisites"
@@ -60,6 +63,7 @@ class Owners:
     users: set[str] = field(default_factory=set)
     teams: dict[str, list[str]] = field(default_factory=dict)
     loaded: bool = False
+    github: dict[str, str] = field(default_factory=dict)  # name -> @login or @org/team
 
     def known(self, name: str) -> bool:
         return name in self.users or name in self.teams
@@ -98,50 +102,129 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     )
 
 
-def entry_problem(path: Path, rel: str) -> Problem | None:
+def entry_problem(path: Path, rel: str, *, folder: bool = False) -> Problem | None:
     """PRQ107 for a registry entry that is not a regular file or folder (a link, a pipe...); None for
-    one that is, or that does not exist (whether it must is the caller's rule)."""
+    one that is, or that does not exist (whether it must is the caller's rule).  ``folder``: the
+    entry should be a folder, for the hint."""
+    kind = "folder" if folder else "file"
     try:
         mode = path.lstat().st_mode
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix="check its permissions")
+        fix = "check its permissions" if exc.errno in (errno.EACCES, errno.EPERM) else f"make it a regular {kind}"
+        return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix=fix)
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
-    if stat.S_ISLNK(mode):
-        detail = f"{rel} is a symbolic link (to {os.readlink(path)})"
-        fix = "commit the file itself instead of a link"
-    else:
-        kind = "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-        detail, fix = f"{rel} is {kind}, not a file", "replace it with a regular file, or remove it"
-    return problem("PRQ107", file=rel, detail=detail, fix=fix)
+    if not stat.S_ISLNK(mode):
+        what = "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        detail, fix = f"{rel} is {what}, not a {kind}", f"replace it with a regular {kind}, or remove it"
+        return problem("PRQ107", file=rel, detail=detail, fix=fix)
+    target = os.readlink(path)
+    try:
+        points_at = "folder" if stat.S_ISDIR(path.stat().st_mode) else "file"
+    except OSError as exc:  # the link loops, or points at nothing
+        why = "which loops back to itself" if exc.errno == errno.ELOOP else "which does not exist"
+        detail = f"{rel} is a symbolic link (to {target}, {why})"
+        return problem("PRQ107", file=rel, detail=detail, fix=f"replace the link with a regular {kind}, or remove it")
+    detail = f"{rel} is a symbolic link (to {target})"
+    return problem(
+        "PRQ107", file=rel, detail=detail, fix=f"replace the link with a copy of the {points_at} it points to"
+    )
 
 
-MAX_FILE_BYTES = 1 << 20
-MAX_LINE_CHARS = 10_000
+def _read_bytes(path: Path, rel: str) -> bytes | Problem:
+    """The file's bytes, opened without following a link or waiting on a pipe (whatever the entry
+    became since it was listed) and at most ``MAX_FILE_BYTES`` of them; else the problem."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        with os.fdopen(os.open(path, flags), "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return entry_problem(path, rel) or problem(
+                    "PRQ107", file=rel, detail=f"{rel} is not a regular file", fix="replace it with a regular file"
+                )
+            # Refused unread when it says it is too large; read no more than the limit when it does not.
+            raw = b"" if info.st_size > MAX_FILE_BYTES else file.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        refused = entry_problem(path, rel)
+        if refused is not None:
+            return refused
+        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="check its permissions") from None
+    if info.st_size > MAX_FILE_BYTES or len(raw) > MAX_FILE_BYTES:
+        detail = f"the file is {max(info.st_size, len(raw))} bytes (at most {MAX_FILE_BYTES})"
+        return problem("PRQ109", file=rel, line=1, column=1, detail=detail)
+    return raw
+
+
+def _yaml_fix(message: str) -> str:
+    """What fixes a YAML issue: most are syntax, some are limits the loader sets."""
+    if message.startswith("integers have at most"):
+        return "quote it if it is text, or shorten it"
+    if message.startswith("values are nested more than"):
+        return f"flatten it: values nest at most {MAX_DEPTH} levels deep"
+    if message.startswith("the document expands to more than"):
+        return "write the values out instead of repeating them through aliases (*name)"
+    if message.startswith("merge keys"):
+        return "write the keys out instead of merging them in with '<<'"
+    if "characters are not allowed" in message:
+        return "remove the character (in a double-quoted string, write a tab as \\t and a line break as \\n)"
+    return "fix the YAML syntax at this position"
 
 
 def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     """Load one YAML file strictly; YAML issues and the size limits become positioned problems."""
+    raw = _read_bytes(path, rel)
+    if isinstance(raw, Problem):
+        return None, [raw]
+    for number, text in enumerate(raw.split(b"\n"), start=1):
+        if len(text) > MAX_LINE_CHARS:  # bytes: at least as many as characters
+            detail = f"line {number} is {len(text)} bytes long (at most {MAX_LINE_CHARS})"
+            fix = "break the line: YAML folds a string written over several lines ('>-' keeps it one line)"
+            return None, [problem("PRQ109", file=rel, line=number, column=1, detail=detail, fix=fix)]
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            detail = f"the file is {size} bytes (at most {MAX_FILE_BYTES})"
-            return None, [problem("PRQ109", file=rel, line=1, column=1, detail=detail)]
-        raw = path.read_bytes()
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            if len(line) > MAX_LINE_CHARS:  # bytes: at least as many as characters
-                detail = f"line {number} is {len(line)} bytes long (at most {MAX_LINE_CHARS})"
-                return None, [problem("PRQ109", file=rel, line=number, column=1, detail=detail)]
-        return load_yaml(raw), []
+        loaded = load_yaml(raw)
     except YamlLoadError as exc:
         return None, [
-            problem(_YAML_RULES[issue.kind], file=rel, line=issue.line, column=issue.column, detail=issue.message)
+            problem(
+                _YAML_RULES[issue.kind],
+                file=rel,
+                line=issue.line,
+                column=issue.column,
+                detail=issue.message,
+                fix=_yaml_fix(issue.message),
+            )
             for issue in exc.issues
         ]
-    except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+    where = _past_expanded_limit(loaded.data)
+    if where is not None:
+        line, column = loaded.position(where)
+        detail = f"with its aliases expanded, the file holds more than {MAX_EXPANDED_CHARS} characters of text"
+        fix = "write the values out instead of repeating a long one through aliases (*name)"
+        return None, [problem("PRQ109", file=rel, line=line, column=column, detail=detail, fix=fix)]
+    return loaded, []
+
+
+def _past_expanded_limit(data: Any) -> tuple[Any, ...] | None:
+    """The path of the value at which the text of ``data``, every alias expanded, passes
+    ``MAX_EXPANDED_CHARS`` (in document order); None if it never does.  Iterative, and the loader
+    caps the number of values."""
+    total = 0
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            total += sum(len(key) for key in value if isinstance(key, str))
+            stack.extend(reversed([(child, (*path, key)) for key, child in value.items()]))
+        elif isinstance(value, list):
+            stack.extend(reversed([(child, (*path, index)) for index, child in enumerate(value)]))
+        elif isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, int):
+            total += value.bit_length() // 3 + 1  # about its digits
+        if total > MAX_EXPANDED_CHARS:
+            return path
+    return None
 
 
 def _non_string_keys(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -162,7 +245,17 @@ def _show_key(key: Any) -> str:
     return "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
 
 
-def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
+_OWNERS_FIX = "write users: [name, ...] and teams: {team: [member, ...]}"
+# What each kind of registry file looks like, for a file that is not a mapping at all.
+_SHAPES = {
+    ITEMS_DIR: "write the item as 'key: value' lines, starting with 'name:'",
+    TEMPLATES_DIR: "write the job template as an OpenPAI job: 'protocolVersion: 2', 'name:', 'taskRoles:'",
+    OWNERS_FILE: _OWNERS_FIX,
+}
+
+
+def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, list[Problem]]:
+    """One YAML mapping; ``shape`` is the key of ``_SHAPES`` saying what the file should hold."""
     loaded, problems = read_yaml_file(path, rel)
     if loaded is not None:
         for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
@@ -174,83 +267,95 @@ def load_mapping(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]
     if loaded is not None and not isinstance(loaded.data, dict):
         kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
         line, column = loaded.value_positions.get((), (1, 1))
-        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind))
+        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=_SHAPES[shape]))
         return None, problems
     return loaded, problems
 
 
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     path = root / OWNERS_FILE
-    fix = "write users: [name, ...] and teams: {team: [member, ...]}"
     refused = entry_problem(path, OWNERS_FILE)
     if refused is not None:
         return Owners(), [refused]
+    if path.is_dir():
+        detail = "owners.yaml is a folder, not the owners file"
+        return Owners(), [
+            problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="replace it with a file: " + _OWNERS_FIX)
+        ]
     if not path.is_file():
-        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail="owners.yaml is missing", fix="create it: " + fix)]
-    loaded, problems = load_mapping(path, OWNERS_FILE)
+        detail = "owners.yaml is missing"
+        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="create it: " + _OWNERS_FIX)]
+    loaded, problems = load_mapping(path, OWNERS_FILE, OWNERS_FILE)
     if loaded is None:
         return Owners(), problems
+    owners, found = _read_owners(loaded)
+    return owners, problems + found
+
+
+def _owners_problem(loaded: LoadedYaml, where: tuple[Any, ...], detail: str, fix: str = _OWNERS_FIX) -> Problem:
+    line, column = loaded.position(where, key=len(where) == 1 and where[0] not in ("users", "teams"))
+    return problem("PRQ161", file=OWNERS_FILE, line=line, column=column, detail=detail, fix=fix)
+
+
+def _read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
     data = loaded.data
     users, teams = data.get("users", []), data.get("teams", {})
+    problems = [
+        _owners_problem(loaded, (key,), f"unknown key {key!r}")
+        for key in sorted(set(data) - {"users", "teams", "github"})
+    ]
     trusted = True
-    unknown = sorted(set(data) - {"users", "teams"})
-    if unknown:
-        line, column = loaded.position((unknown[0],), key=True)
-        problems.append(
-            problem("PRQ161", file=OWNERS_FILE, line=line, column=column, detail=f"unknown key {unknown[0]!r}", fix=fix)
-        )
     if not isinstance(users, list) or not all(isinstance(u, str) for u in users):
-        line, column = loaded.position(("users",))
-        problems.append(
-            problem(
-                "PRQ161", file=OWNERS_FILE, line=line, column=column, detail="users must be a list of names", fix=fix
-            )
-        )
+        problems.append(_owners_problem(loaded, ("users",), "users must be a list of names"))
         users, trusted = [], False
     if not isinstance(teams, dict) or not all(
         isinstance(m, list) and all(isinstance(u, str) for u in m) for m in teams.values()
     ):
-        line, column = loaded.position(("teams",))
-        problems.append(
-            problem(
-                "PRQ161",
-                file=OWNERS_FILE,
-                line=line,
-                column=column,
-                detail="teams must map team names to lists of member names",
-                fix=fix,
-            )
-        )
+        problems.append(_owners_problem(loaded, ("teams",), "teams must map team names to lists of member names"))
         teams, trusted = {}, False
     # A malformed users or teams list is one problem here, not one on every item's owners.
     owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
     for team, members in owners.teams.items() if trusted else ():
         for index, member in enumerate(members):
             if member not in owners.users:
-                line, column = loaded.position(("teams", team, index))
-                problems.append(
-                    problem(
-                        "PRQ161",
-                        file=OWNERS_FILE,
-                        line=line,
-                        column=column,
-                        detail=f"team {team!r} lists {member!r}, who is not in users",
-                        fix=f"add {member} to users",
-                    )
-                )
-    return owners, problems
+                detail = f"team {team!r} lists {member!r}, who is not in users"
+                problems.append(_owners_problem(loaded, ("teams", team, index), detail, f"add {member} to users"))
+    return owners, problems + _handles(owners, loaded, trusted)
+
+
+def _handles(owners: Owners, loaded: LoadedYaml, trusted: bool) -> list[Problem]:
+    """Reads ``github:`` into ``owners`` (handles of a malformed owners file are not trusted either)."""
+    owners.github, found = read_handles(loaded, owners.users, set(owners.teams)) if trusted else ({}, [])
+    return found
+
+
+def _not_read_fix(path: Path, folder: str) -> str:
+    """What to do with an entry of ``folder`` that is not read: a folder, ``x.yml``, a backup, a README."""
+    if path.is_dir():
+        return f"move what is in it up into {folder}/"
+    if path.suffix.lower() in (".yml", ".yaml"):
+        target = path.with_name(path.stem + ".yaml")
+        if target.exists():
+            return f"remove it: {target.name} is the file that is read"
+        return f"rename it to {target.name}"
+    if ".yaml" in path.name.lower() or ".yml" in path.name.lower():  # x.yaml.bak, x.yaml~, x.yml.orig
+        return f"remove it, or move it out of {folder}/: only names ending in .yaml are read"
+    return f"move it out of {folder}/, or name it <name>.yaml if it is {_FOLDERS[folder]}"
 
 
 def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]]:
     """Every ``<name>/*.yaml`` mapping; anything else in the folder is a problem, never read or skipped
     silently (a link, a pipe, ``x.yml``, a folder)."""
     folder = root / name
-    refused = entry_problem(folder, name)
-    if refused is not None or not folder.is_dir():
-        return [], [refused] if refused else []
+    refused = entry_problem(folder, name, folder=True)
+    if refused is not None:
+        return [], [refused]
+    if folder.exists() and not folder.is_dir():
+        fix = f"make {name}/ a folder of <name>.yaml files"
+        return [], [problem("PRQ106", file=name, detail=name, what="the folder of job templates", fix=fix)]
     loaded_files: list[SourceItem] = []
     problems: list[Problem] = []
-    for path in sorted(folder.iterdir()):
+    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
         rel = path.relative_to(root).as_posix()
         refused = entry_problem(path, rel)
         if refused is not None:
@@ -258,10 +363,10 @@ def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]
             continue
         if path.suffix != ".yaml" or not path.is_file():
             if not path.name.startswith("."):
-                fix = f"move what is in it up into {name}/" if path.is_dir() else f"rename it to {path.stem}.yaml"
+                fix = _not_read_fix(path, name)
                 problems.append(problem("PRQ106", file=rel, detail=path.name, what=_FOLDERS[name], fix=fix))
             continue
-        loaded, found = load_mapping(path, rel)
+        loaded, found = load_mapping(path, rel, name)
         problems += found
         if loaded is not None:
             loaded_files.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))

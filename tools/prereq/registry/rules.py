@@ -6,7 +6,8 @@ with the details of each finding.
 
 Longer than usual: the table is data, one entry of a few lines per rule, and reads best whole.
 
-May import: the standard library only.
+May import: the standard library, and the limits some explanations quote (prereq.core.versions,
+prereq.registry.limits, which also gives the reference its list of limits).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from prereq.core.versions import MAX_RANGE_LENGTH
+from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS, limits_markdown
 
 
 class Severity(str, Enum):
@@ -29,6 +33,7 @@ class Rule:
     message: str
     hint: str
     explanation: str
+    default_fix: str = ""  # what {fix} in the hint says when the finding names no fix of its own
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,9 @@ _RULES = [
         "yaml-syntax",
         E,
         "invalid YAML: {detail}",
+        "{fix}",
+        "The file must parse as YAML, within the limits below (nesting, values, integer digits).",
         "fix the YAML syntax at this position",
-        "The file must parse as YAML.",
     ),
     Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8", "Registry files are UTF-8 text."),
     Rule(
@@ -92,8 +98,9 @@ _RULES = [
         "not-a-mapping",
         E,
         "the file holds {detail}, not a mapping of keys to values",
+        "{fix}",
+        "An item file, a job template and `owners.yaml` are each a YAML mapping.",
         "write the item as 'key: value' lines, starting with 'name:'",
-        "An item file is a YAML mapping.",
     ),
     Rule(
         "PRQ106",
@@ -121,7 +128,8 @@ _RULES = [
         "{fix}",
         "Registry entries are regular files and folders.  Symbolic links are refused, even ones that stay in "
         "the registry, so that what a pull request shows is what is validated and published (a link could "
-        "publish any file of the machine that builds); pipes, devices and sockets are never opened.",
+        "publish any file of the machine that builds); pipes, devices and sockets are never opened.  Files "
+        "are opened without following links, so an entry swapped for one while prereq reads is refused too.",
     ),
     # Schema
     Rule(
@@ -129,9 +137,11 @@ _RULES = [
         "file-too-large",
         E,
         "{detail}: more than a registry file may hold",
+        "{fix}",
+        f"Registry files are at most {MAX_FILE_BYTES >> 20} MiB, their lines at most {MAX_LINE_CHARS:,} bytes, "
+        f"and the text they hold, every alias expanded, at most {MAX_EXPANDED_CHARS:,} characters: an item is a "
+        "page of YAML, and the limits keep a hostile file from costing every pull request's check minutes.",
         "split it, or move large data out of the registry (an item points at its data with uri)",
-        "Registry files are at most 1 MiB, and their lines at most 10,000 characters: an item is a page of "
-        "YAML, and the limits keep a hostile file from costing every pull request's check minutes.",
     ),
     Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}", "The item must match `schema/prerequisite.schema.json`."),
     Rule(
@@ -260,7 +270,7 @@ _RULES = [
         E,
         "{requirement!r} has an invalid version range",
         "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3",
-        "Version ranges follow npm's semver syntax, in at most 256 characters.",
+        f"Version ranges follow npm's semver syntax, in at most {MAX_RANGE_LENGTH} characters.",
     ),
     Rule(
         "PRQ142",
@@ -275,8 +285,9 @@ _RULES = [
         "require-cycle",
         E,
         "dependency cycle: {cycle}",
-        "remove one of these requirements",
-        "Requirements must not form a cycle: no order could run them.",
+        "remove one of these requirements, such as this one ({edge})",
+        "Requirements must not form a cycle: no order could run them. Each cycle is reported once, at the "
+        "`require` entry of its first item (by name) that leads on around it.",
     ),
     Rule(
         "PRQ144",
@@ -469,6 +480,16 @@ _RULES = [
         "add {author} to owners",
         "With `--author`, a new item lists its author among its owners, so that someone owns it from the start.",
     ),
+    Rule(
+        "PRQ207",
+        "codeowners-outdated",
+        E,
+        "{path} is {state}",
+        "run 'prereq codeowners' and commit {path}",
+        "When `owners.yaml` gives GitHub handles (`github: {user: '@login', team: '@org/team'}`), the "
+        "repository's `.github/CODEOWNERS` is generated from them and the items' owners, so GitHub asks an "
+        "item's owners to review its changes; checked by `prereq validate --base` and `prereq codeowners --check`.",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
@@ -479,6 +500,8 @@ def problem(
 ) -> Problem:
     """Build a Problem from the table, filling message and hint with ``details``."""
     rule = RULES[rule_id]
+    if rule.default_fix:
+        details.setdefault("fix", rule.default_fix)
     return Problem(
         rule=rule.id,
         severity=rule.severity,
@@ -516,6 +539,6 @@ def rule_reference_markdown() -> str:
             "",
             f"Message: `{rule.message}`",
             "",
-            f"Fix: {rule.hint}",
+            f"Fix: {rule.hint.format(fix=rule.default_fix) if rule.default_fix else rule.hint}",
         ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + limits_markdown()

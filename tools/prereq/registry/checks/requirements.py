@@ -10,7 +10,7 @@ from prereq.core.graph import cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
 from prereq.registry.checks.base import Context, at, item_check, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 
 
 @item_check("PRQ140", "PRQ141", "PRQ142", "PRQ144")
@@ -62,8 +62,18 @@ def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 
 @registry_check("PRQ143")
 def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    """Each cycle once, named whole, at the ``require`` entry of its first item that leads on around it
+    (an item requiring itself included)."""
     for cycle in cycles(ctx.graph):
-        yield problem("PRQ143", file=None, cycle=" -> ".join(cycle))
+        first, following = ctx.items[cycle[0]], cycle[1]
+        require = first.data["require"]  # the graph's edges come from it
+        index = next(
+            index
+            for index, text in enumerate(require)
+            if isinstance(text, str) and Requirement.parse(text).name == following
+        )
+        edge = f"{cycle[0]} -> {following}"
+        yield at(first, ("require", index), "PRQ143", cycle=" -> ".join(cycle), edge=edge)
 
 
 CHECKS = (
