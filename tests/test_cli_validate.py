@@ -297,7 +297,9 @@ def test_registry_text_is_shown_not_obeyed(make_registry, capsys, monkeypatch) -
     assert cli.main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\u001b[2J\\u000afake: line" in out
-    assert all(line.startswith(("prerequisites/", "    hint:", "owners.yaml", "1 item checked")) for line in out.splitlines())
+    assert all(
+        line.startswith(("prerequisites/", "    hint:", "owners.yaml", "1 item checked")) for line in out.splitlines()
+    )
     assert visible("a\x9bb\u202ec", keep="") == "a\\u009bb\\u202ec"
 
     class Terminal(io.StringIO):

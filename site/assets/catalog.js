@@ -8,7 +8,7 @@
  * most recent first.
  * The filters live in the URL's query string (history.replaceState), so a view can be shared:
  *   ?q=words&type=GROUP&tag=a&tag=b&owner=team&sort=updated&deprecated=1&show=favorites|recent
- * The type groups (GROUP: a key of the index's type_groups; the page draws one radio button per
+ * The type groups (GROUP: the name of one of the index's type_groups; the page draws one radio button per
  * group), the search and the facet filters are window.prereq's (prereq.js), shared with the job
  * composer.
  * Index text is inserted with textContent only, never as HTML.

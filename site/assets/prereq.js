@@ -186,9 +186,10 @@
   function useIndex(root) {
     var groups = {};
     var labels = {};
-    Object.keys(root.type_groups || {}).forEach(function (group) {
-      groups[group] = Object.freeze((root.type_groups[group].types || []).slice());
-      labels[group] = String(root.type_groups[group].label || group);
+    // A list in display order; the object keeps that order (its keys are not integers).
+    (root.type_groups || []).forEach(function (group) {
+      groups[group.name] = Object.freeze((group.types || []).slice());
+      labels[group.name] = String(group.label || group.name);
     });
     TYPE_GROUPS = Object.freeze(groups);
     GROUP_LABELS = Object.freeze(labels);

@@ -26,6 +26,7 @@ from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, protocol, runtime
 from prereq.registry import schemas
 from prereq.registry.loader import ITEMS_DIR
+from prereq.registry.rules import RULES
 from prereq.registry.validate import ValidationResult
 
 API_DIR = Path("api") / "v1"
@@ -241,6 +242,8 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "key_orders": {part: list(keys) for part, keys in forms.KEY_ORDERS.items()},
         "type_groups": facets.TYPE_GROUPS,
         "type_labels": facets.TYPE_LABELS,
+        "lifted_keys": list(runtime.LIFTED_KEYS),
+        "range_hint": RULES["PRQ141"].hint,
         "job_schema": {"path": JOB_SCHEMA, "sha256": hashlib.sha256(job_schema.encode("utf-8")).hexdigest()},
         "templates": template_entries,
         "commit": state.commit if state else None,

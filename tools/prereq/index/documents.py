@@ -72,6 +72,7 @@ class PublishedFile(TypedDict):
 
 
 class TypeGroup(TypedDict):
+    name: str  # as in the catalog's address (?type=NAME)
     label: str
     types: list[str]
 
@@ -82,8 +83,10 @@ class Root(TypedDict):
     format: str
     job_load_line: str
     key_orders: dict[str, list[str]]
-    type_groups: dict[str, TypeGroup]
+    type_groups: list[TypeGroup]  # in display order
     type_labels: dict[str, str]
+    lifted_keys: list[str]  # what the runtime takes out of a prerequisite; every other key is a parameter
+    range_hint: str  # how to write a version range (rule PRQ141's hint)
     job_schema: PublishedFile
     templates: list[TemplateEntry]
     commit: str | None

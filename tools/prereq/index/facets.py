@@ -9,11 +9,11 @@ from __future__ import annotations
 from prereq.index.documents import TypeGroup
 
 # Catalog facets: what users look for, and the OpenPAI types behind each (in display order).
-TYPE_GROUPS: dict[str, TypeGroup] = {
-    "datasets": {"label": "Datasets", "types": ["data"]},
-    "widgets": {"label": "Widgets", "types": ["script", "output"]},
-    "images": {"label": "Images", "types": ["dockerimage"]},
-}
+TYPE_GROUPS: list[TypeGroup] = [
+    {"name": "datasets", "label": "Datasets", "types": ["data"]},
+    {"name": "widgets", "label": "Widgets", "types": ["script", "output"]},
+    {"name": "images", "label": "Images", "types": ["dockerimage"]},
+]
 TYPE_LABELS = {
     "data": "Dataset",
     "script": "Widget · script",

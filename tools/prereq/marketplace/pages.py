@@ -78,7 +78,7 @@ class SiteData:
 
     def counts(self) -> dict[str, int]:
         by_type = Counter(entry["type"] for entry in self.entries.values())
-        return {group: sum(by_type[t] for t in spec["types"]) for group, spec in self.root["type_groups"].items()}
+        return {group["name"]: sum(by_type[t] for t in group["types"]) for group in self.root["type_groups"]}
 
     def recently_updated(self, count: int = 8) -> list[RootEntry]:
         dated = [e for e in self.entries.values() if e.get("updated") and not e.get("deprecated")]
@@ -270,7 +270,7 @@ def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
 
 def render_counts(data: SiteData, href: Href) -> Markup:
     counts = data.counts()
-    rows = [(group, spec["label"], counts[group]) for group, spec in data.root["type_groups"].items()]
+    rows = [(group["name"], group["label"], counts[group["name"]]) for group in data.root["type_groups"]]
     return Markup(_COUNTS.render(counts=rows, total=len(data.entries), catalog_href=href("catalog/")))
 
 

@@ -15,7 +15,6 @@ import { foldName, isRange, parseRequirement, sortVersions } from "../core/versi
 
 const ROOT_FILE = "index.json";
 const FORMAT = "prereq-index/2";
-export const RANGE_HINT = "use an npm semver range: ^1.2, ~1.2.3, >=1.0 <2.0 or 1.2.3"; // rules PRQ141
 
 function hex(buffer) {
   return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -39,7 +38,7 @@ export class Index {
       throw new PrereqError(`${base}/${ROOT_FILE} is in format ${shown}; this prereq reads ${FORMAT}`,
         { hint: "rebuild the index with this prereq's 'prereq build', or use the prereq that built it" });
     }
-    const missing = ["items", "job_load_line", "key_orders", "job_schema"].find((key) => !root[key]);
+    const missing = ["items", "job_load_line", "key_orders", "lifted_keys", "range_hint", "job_schema"].find((key) => !root[key]);
     if (missing || !Array.isArray(root.items)) {
       throw new PrereqError(`${base}/${ROOT_FILE} is not a valid prereq index file` + (missing ? `: it has no ${missing}` : ""),
         { hint: `rebuild it with 'prereq build' (format ${FORMAT})` });
@@ -124,7 +123,7 @@ export class Index {
     const requests = selections.map(parseRequirement);
     for (const request of requests) {
       if (request.range && !isRange(request.range)) {
-        throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, { hint: RANGE_HINT });
+        throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, { hint: this.root.range_hint });
       }
     }
     const choice = chooseVersions(requests, {

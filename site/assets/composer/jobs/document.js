@@ -13,7 +13,6 @@ import { PrereqError } from "../core/errors.js";
 import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "../openpai/protocol.js";
 import * as placeholders from "../core/placeholders.js";
 import { JobState, STATE_PATH } from "./records.js";
-import { RANGE_HINT } from "../index/reader.js";
 import { PyDict, PyFloat, floatRepr } from "../yaml/pyvalues.js";
 import { YamlText } from "../yaml/yamltext.js";
 import { isRange, parseRequirement } from "../core/versions.js";
@@ -154,8 +153,9 @@ export class JobDocument {
     });
   }
 
-  /* extras.prereq, checked: every problem names its line and how to fix it. */
-  state() {
+  /* extras.prereq, checked: every problem names its line and how to fix it (a bad range with the
+     index's `rangeHint`). */
+  state(rangeHint) {
     const typed = this.doc.loaded.typed;
     const extras = typedGet(typed, "extras");
     if (extras !== undefined && extras !== null && !(extras instanceof PyDict)) {
@@ -171,12 +171,12 @@ export class JobDocument {
     }
     return new JobState({
       index: index || null,
-      selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict())),
+      selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict()), rangeHint),
       lock: this.lock(orDefault(typedGet(raw, "lock"), new PyDict())),
     });
   }
 
-  selected(selected) {
+  selected(selected, rangeHint) {
     if (!(selected instanceof PyDict)) {
       throw this.error([...STATE_PATH, "selected"], "extras.prereq.selected must map task roles to lists", { hint: STATE_HINT });
     }
@@ -197,7 +197,7 @@ export class JobDocument {
           throw this.error([...path, position], `'${text}' in extras.prereq.selected.${role} is not NAME or NAME@RANGE`, { hint: STATE_HINT });
         }
         if (requirement.range && !isRange(requirement.range)) {
-          throw this.error([...path, position], `${text} in extras.prereq.selected.${role} has an invalid version range`, { hint: RANGE_HINT });
+          throw this.error([...path, position], `${text} in extras.prereq.selected.${role} has an invalid version range`, { hint: rangeHint });
         }
       });
       out.set(role, [...names]);

@@ -42,7 +42,7 @@ function pickRoles(job, taskRole) {
 
 export async function addToText(text, names, { index, indexSource = null, taskRole = null, source = "<job>" }) {
   const job = new JobDocument(text, source);
-  const old = job.state();
+  const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
   // As the CLI: an index given (--index; the composer's site) is recorded, else the job's own stays.
   const next = old.copy({ index: indexSource || old.index || index.base });
@@ -102,7 +102,7 @@ function unselect(job, old, names, taskRole) {
 
 export async function removeFromText(text, names, { index, taskRole = null, source = "<job>" }) {
   const job = new JobDocument(text, source);
-  const old = job.state();
+  const old = job.state(index.root.range_hint);
   if (taskRole !== null && taskRole !== undefined) job.requireRole(taskRole);
   const next = unselect(job, old, names, taskRole);
   await loadFor(index, job, old);
@@ -121,7 +121,7 @@ export async function removeFromText(text, names, { index, taskRole = null, sour
 
 export async function lockText(text, { index, indexSource = null, upgradeAll = false, upgrade = [], source = "<job>" }) {
   const job = new JobDocument(text, source);
-  const old = job.state();
+  const old = job.state(index.root.range_hint);
   const unknown = upgrade.filter((name) => !old.lock.has(name));
   if (unknown.length) {
     throw new PrereqError(`${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not locked in this job`,

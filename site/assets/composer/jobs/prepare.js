@@ -127,7 +127,7 @@ function expressionWhere(job, key, path) {
   return job.source;
 }
 
-function renderExpressions(job, values) {
+function renderExpressions(job, values, liftedKeys) {
   const missing = new Map();
   const renders = [];
   for (const [path, value] of placeholders.strings(job.data)) {
@@ -148,10 +148,10 @@ function renderExpressions(job, values) {
     });
   }
   const isPlugin = (item) => item && typeof item === "object" && !Array.isArray(item) && "plugin" in item;
-  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, survivesRoundTrip(runtimeParameters(item))]] : [])));
+  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, survivesRoundTrip(runtimeParameters(item, liftedKeys))]] : [])));
   for (const [path, rendered] of renders) job.doc.set(path, rendered);
   (job.data.prerequisites || []).forEach((item, position) => {
-    if (!before.has(position) || survivesRoundTrip(runtimeParameters(item))) return;
+    if (!before.has(position) || survivesRoundTrip(runtimeParameters(item, liftedKeys))) return;
     const message = `${job.whereItem(item.name)}: ${item.name} would reach its runtime plugin changed or broken ` +
       "(the runtime re-reads plugin parameters from their Python repr)";
     if (before.get(position)) {
@@ -165,16 +165,16 @@ function renderExpressions(job, values) {
 /* The job ready for OpenPAI: {text, data, changes, warnings}; `expressions` is the user's values. */
 export async function prepareText(text, { index, indexSource = null, expressions = {}, source = "<job>" }) {
   const job = new JobDocument(text, source);
-  let state = job.state();
+  let state = job.state(index.root.range_hint);
   let changes = [];
   await loadFor(index, job, state);
   const missing = referencedOnly(job);
   if (missing.size) {
     changes = fillIn(job, state, index, missing, indexSource);
-    state = job.state();
+    state = job.state(index.root.range_hint);
   }
   checkLock(job, state, index);
-  renderExpressions(job, expressions);
+  renderExpressions(job, expressions, index.root.lifted_keys);
   const problems = validateJob(job.data, index.jobSchema);
   if (problems.length) {
     const lines = problems.map((p) => `${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);

@@ -10,7 +10,6 @@ import { byCodePoint } from "../core/order.js";
 export { digest } from "./digest.js";
 
 const CMD_PLUGIN = "com.microsoft.pai.runtimeplugin.cmd";
-const LIFTED_KEYS = ["type", "failurePolicy", "plugin"]; // the runtime takes these out; the rest are parameters
 
 function ordered(mapping, first) {
   const out = {};
@@ -36,7 +35,7 @@ export function isCmd(form) {
   return isMapping(form) && form.plugin === CMD_PLUGIN;
 }
 
-/* What the runtime hands the plugin: the form minus the lifted keys. */
-export function runtimeParameters(form) {
-  return Object.fromEntries(Object.entries(form).filter(([key]) => !LIFTED_KEYS.includes(key)));
+/* What the runtime hands the plugin: the form minus the `liftedKeys` (the index's lifted_keys). */
+export function runtimeParameters(form, liftedKeys) {
+  return Object.fromEntries(Object.entries(form).filter(([key]) => !liftedKeys.includes(key)));
 }

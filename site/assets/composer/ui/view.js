@@ -12,7 +12,7 @@ import { parseRequirement } from "../core/versions.js";
 
 export async function analyse(index, text, role) {
   const job = new JobDocument(text, "job");
-  const state = job.state();
+  const state = job.state(index.root.range_hint);
   await loadFor(index, job, state);
   const roles = job.roleOrder();
   if (!roles.includes(role)) role = roles[0];
