@@ -4,7 +4,8 @@
 A review fixture (``tests/fixtures/rules/PRQ2xx-*``) holds two trees: the head at its top (what the
 pull request leaves: ``owners.yaml``, ``prerequisites/``) and the base in ``base/``; an optional
 ``earlier/`` tree is committed on main before the base (history the base has since changed), and an
-optional ``author`` file names the author.  ``expected.json`` lists the review's own findings."""
+optional ``author`` file names the author; an optional ``repository/`` tree goes at the repository's
+root in the head (``.github/CODEOWNERS``).  ``expected.json`` lists the review's own findings."""
 
 from __future__ import annotations
 
@@ -81,8 +82,10 @@ def fixture_repo(fixture: Path, root: Path) -> GitRepo:
     shutil.rmtree(repo.root / "registry")
     (repo.root / "registry").mkdir()
     for rel, text in _tree(fixture).items():
-        if not rel.startswith(("base/", "earlier/")):
+        if not rel.startswith(("base/", "earlier/", "repository/")):
             _write(repo, {rel: text})
+    if (fixture / "repository").is_dir():
+        shutil.copytree(fixture / "repository", repo.root, dirs_exist_ok=True)
     repo.commit("the pull request", date="2026-02-01T00:00:00+00:00")
     return repo
 

@@ -34,7 +34,7 @@ def test_review_fixture_reports_exactly_the_expected_problems(fixture: Path, tmp
         assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
         assert (p.line is None) == (p.column is None)
         if p.file is not None:
-            assert (fixture / p.file).exists(), "paths are relative to the registry root"
+            assert (repo.root / "registry" / p.file).exists(), "paths are relative to the registry root"
         assert p in reviewed.result.problems, "the review's findings are among the result's"
 
 

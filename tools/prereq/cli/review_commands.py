@@ -15,6 +15,8 @@ from prereq.core.files import write_atomic
 from prereq.core.gitrepo import Repository
 from prereq.registry.loader import find_registry
 from prereq.registry.reporters import REPORTERS, summary
+from prereq.registry.validate import validate
+from prereq.review.codeowners import codeowners
 from prereq.review.markdown import impact_markdown
 from prereq.review.records import ReviewResult
 from prereq.review.review import review
@@ -55,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--report", metavar="FILE", help="with --base: write the impact report (Markdown) to FILE ('-': print it)"
     )
     plain: Callable[[argparse.Namespace], int] = parser.get_default("run")
+    _register_codeowners(subparsers)
     parser.set_defaults(run=lambda args: run_review(args) if args.base is not None else _plain(args, plain))
 
 
@@ -95,3 +98,54 @@ def run_review(args: argparse.Namespace) -> int:
     elif args.report is not None:
         write_atomic(Path(args.report), impact_markdown(reviewed))
     return 1 if reviewed.failed(strict=args.strict) else 0
+
+
+CODEOWNERS_HELP = """\
+Write .github/CODEOWNERS from the items' owners and the GitHub handles that
+registry/owners.yaml gives them, so that GitHub asks an item's owners to
+review every pull request changing it:
+
+  github:
+    alice: "@alice-gh"
+    data-team: "@openpai/data-team"
+
+Owners without a handle are left out. 'prereq validate --base' fails
+(PRQ207) while the file is out of date.
+
+exit codes: 0 written (or, with --check, up to date), 1 out of date
+(--check) or the registry has errors, 2 no registry or no repository
+
+example:
+  prereq codeowners && git add .github/CODEOWNERS"""
+
+
+def _register_codeowners(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "codeowners",
+        help="write .github/CODEOWNERS from the items' owners",
+        description=CODEOWNERS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", nargs="?", type=Path, help="registry folder (default: as for validate)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file is out of date")
+    parser.set_defaults(run=run_codeowners)
+
+
+def run_codeowners(args: argparse.Namespace) -> int:
+    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
+    result = validate(root)
+    if result.errors:
+        print(f"prereq: error: the registry has errors ({summary(result)}); run 'prereq validate'", file=sys.stderr)
+        return 1
+    found = codeowners(root, result.items, result.owners)
+    if found is None:
+        print("prereq: error: no GitHub handles in owners.yaml, or not in a git repository", file=sys.stderr)
+        print("    hint: give handles under github: in owners.yaml (see --help)", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{found.path}: {'up to date' if found.up_to_date else 'out of date: run prereq codeowners'}")
+        return 0 if found.up_to_date else 1
+    found.path.parent.mkdir(exist_ok=True)
+    write_atomic(found.path, found.text)
+    print(f"wrote {found.path}")
+    return 0

@@ -14,6 +14,7 @@ from prereq.registry.validate import ValidationResult, validate
 from prereq.review.base import Base, open_base
 from prereq.review.changes import compare, templates_by_name
 from prereq.review.checks import Head, identities, owns, review_problems
+from prereq.review.codeowners import codeowners_problem
 from prereq.review.impact import impact
 from prereq.review.records import Change, Kind, ReviewResult
 
@@ -57,6 +58,8 @@ def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)
+    outdated = codeowners_problem(root, validation.items, validation.owners)
+    found += [outdated] if outdated else []
     combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
     # What keeps a change from being trivially safe: any error, and anything the review itself found.
     gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
