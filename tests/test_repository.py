@@ -141,3 +141,19 @@ def test_a_shallow_clone_is_refused_unless_allowed_and_then_says_what_is_missing
     assert result.index is not None and [v["version"] for v in result.index.items["tool"]["versions"]] == ["1.1.0"]
     full = build(origin.root / "registry", tmp_path / "full", with_site=False)
     assert full.index is not None and [v["version"] for v in full.index.items["tool"]["versions"]] == ["1.0.0", "1.1.0"]
+
+
+def test_the_packaged_pages_name_nothing_of_prereq_s_own_checkout() -> None:
+    """Every registry repository publishes these pages: they must not send its contributors to prereq's
+    development scripts, virtualenv or sources."""
+    from prereq.core.files import DATA_DIR
+
+    pages = sorted((DATA_DIR / "site").glob("*.md"))
+    assert pages
+    named = [
+        f"{p.name}: {word}"
+        for p in pages
+        for word in (".venv/", "scripts/", "tools/prereq", "tests/")
+        if word in p.read_text(encoding="utf-8")
+    ]
+    assert named == []
