@@ -29,7 +29,10 @@ def test_cycle_is_reported_once_as_the_whole_path(make_registry) -> None:
     )
     cycles = [p for p in validate(root).problems if p.rule == "PRQ143"]
     assert [p.message for p in cycles] == ["dependency cycle: a -> b -> c -> a", "dependency cycle: d -> d"]
-    assert all(p.file is None and p.line is None and p.column is None for p in cycles)
+    assert [(p.file, p.line, p.column) for p in cycles] == [
+        ("prerequisites/a.yaml", 6, 11),
+        ("prerequisites/d.yaml", 6, 11),
+    ]
 
 
 def test_event_synonyms_say_what_they_become() -> None:
@@ -93,3 +96,11 @@ def test_type_errors_read_naturally(make_registry) -> None:
         "require: is empty, expected a list",
         "tags: 'vision' is a string, expected a list",
     ]
+
+
+def test_a_long_value_is_cut_short_in_messages(make_registry) -> None:
+    """A schema problem quotes the value, but never a whole megabyte of it."""
+    root = make_registry({"prerequisites/a.yaml": item("a", head="homepage: [" + "9" * 4000 + "]\n")})
+    problems = validate(root).problems
+    (message,) = [p.message for p in problems if p.rule == "PRQ110"] or [str(problems)]
+    assert len(message) < 200 and message.count("9") < 100 and "…" in message

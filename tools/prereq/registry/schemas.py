@@ -94,8 +94,24 @@ def _runnable_keys() -> set[str]:
     return keys - set(defs["dockerimage"]["properties"])
 
 
+class _Shown:
+    """A value as a message shows it: its repr, cut to ``SHOWN_CHARACTERS`` (a file may hold a 1 MB string)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 1] + "…"
+
+    __str__ = __repr__
+
+
+SHOWN_CHARACTERS = 80
+
+
 def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
-    value = error.instance
+    value = _Shown(error.instance)
     expected_value: Any = error.validator_value  # its type depends on the keyword
     custom_message = error.schema.get("x-message") if isinstance(error.schema, dict) else None
     custom_hint = error.schema.get("x-hint", "") if isinstance(error.schema, dict) else ""
@@ -106,9 +122,9 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
             names: list[str] = expected_value if isinstance(expected_value, list) else [expected_value]
             expected = " or ".join(_TYPE_NAMES.get(name) or name for name in names)
             hint = custom_hint or f"write {expected}"
-            if value is None:  # 'key:' with nothing after it
+            if error.instance is None:  # 'key:' with nothing after it
                 return f"is empty, expected {expected}", hint
-            return f"{value!r} is a {_json_type(value)}, expected {expected}", hint
+            return f"{value!r} is a {_json_type(error.instance)}, expected {expected}", hint
         case "enum":
             options = ", ".join(str(v) for v in expected_value)
             return f"{value!r} is not one of {options}", custom_hint or f"use one of: {options}"
