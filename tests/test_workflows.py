@@ -1,0 +1,122 @@
+"""The GitHub kit in .github/: the workflows pass GitHub's workflow schema and zizmor, and keep the
+promises CONTRIBUTING.md makes (pinned actions, read-only review, no kept credentials, full history,
+the official Pages actions); the pre-commit hooks run commands prereq has."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from prereq.cli import build_parser
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+REUSABLE = {"prereq-review.yml", "prereq-publish.yml"}
+
+
+def _tool(name: str) -> str:
+    found = Path(sys.executable).with_name(name)
+    path = str(found) if found.exists() else shutil.which(name)
+    assert path, f"{name} is missing: it is in the test extra (./scripts/setup.sh --test installs it)"
+    return path
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
+    return data
+
+
+def _steps(workflow: dict[Any, Any]) -> list[dict[str, Any]]:
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_the_workflows_match_githubs_workflow_schema() -> None:
+    run = subprocess.run(
+        [_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_zizmor_finds_nothing() -> None:
+    run = subprocess.run(
+        [_tool("zizmor"), "--offline", "--no-progress", str(REPO / ".github" / "workflows")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_actions_are_pinned_and_checkouts_keep_no_credentials(path: Path) -> None:
+    workflow = _load(path)
+    assert workflow.get("permissions") == {}, "nothing by default; each job asks for what it needs"
+    text = path.read_text(encoding="utf-8")
+    for step in _steps(workflow):
+        uses = step.get("uses")
+        if uses and not uses.startswith("./"):
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), uses
+            assert re.search(re.escape(uses) + r" # v\d+\.\d+\.\d+", text), f"{uses}: say which release"
+        if uses and uses.startswith("actions/checkout@"):
+            assert step["with"]["persist-credentials"] is False
+            assert step["with"]["fetch-depth"] == 0, "the review and the index need the whole history"
+    assert "pull_request_target" not in workflow["on"]
+
+
+def test_the_review_reads_only_and_reports_into_the_summary() -> None:
+    workflow = _load(REPO / ".github" / "workflows" / "prereq-review.yml")
+    assert set(workflow["on"]) == {"workflow_call"}
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read"}
+    runs = " ".join(step.get("run", "") for step in job["steps"])
+    assert "--format github" in runs and "--base" in runs and "--report" in runs
+    assert "GITHUB_STEP_SUMMARY" in runs
+    assert "${{" not in runs, "no expression inside a script: values reach it through env"
+    caller = _load(REPO / ".github" / "workflows" / "pull-request.yml")
+    assert set(caller["on"]) == {"pull_request"}
+    assert caller["jobs"]["review"]["uses"] == "./.github/workflows/prereq-review.yml"
+
+
+def test_the_publish_builds_on_main_and_deploys_with_the_official_pages_actions() -> None:
+    workflow = _load(REPO / ".github" / "workflows" / "prereq-publish.yml")
+    assert set(workflow["on"]) == {"workflow_call"}
+    uses = [step.get("uses", "").split("@")[0] for step in _steps(workflow)]
+    assert "actions/upload-pages-artifact" in uses and "actions/deploy-pages" in uses
+    assert workflow["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    caller = _load(REPO / ".github" / "workflows" / "publish.yml")
+    assert caller["on"]["push"] == {"branches": ["main"]}
+
+
+def test_the_pre_commit_hooks_run_prereq_commands() -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert {hook["id"] for hook in hooks} == {"prereq-validate", "prereq-review", "prereq-codeowners"}
+    parser = build_parser()
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["pass_filenames"] is False
+        command = shlex.split(hook["entry"])
+        assert command[0] == "prereq"
+        parser.parse_args(command[1:])  # exits 2 for an option prereq does not have
+
+
+def test_contributors_are_told_the_flow() -> None:
+    contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    template = (REPO / ".github" / "pull_request_template.md").read_text(encoding="utf-8")
+    for text in (contributing, template):
+        assert "prereq validate --base origin/main --author" in text
+    for rule in ("PRQ200", "PRQ201", "PRQ202", "PRQ205", "PRQ207"):
+        assert rule in contributing
+    assert "prereq new" in contributing and "prereq codeowners" in contributing
