@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from prereq.cli.defaults import registry_folder
 from prereq.core.files import write_atomic
 from prereq.core.gitrepo import Repository
-from prereq.registry.loader import find_registry
 from prereq.registry.reporters import REPORTERS, summary
 from prereq.registry.validate import validate
 from prereq.review.codeowners import codeowners
@@ -89,7 +89,7 @@ def _output(reviewed: ReviewResult, fmt: str, repo_root: Path) -> str:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
+    root = registry_folder(args.path)
     reviewed = review(root, base=args.base, author=args.author)
     repo = Repository.find(root)
     print(_output(reviewed, args.format, repo.root if repo else Path.cwd()))
@@ -132,7 +132,7 @@ def _register_codeowners(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_codeowners(args: argparse.Namespace) -> int:
-    root = find_registry(args.path, search_parents=False) if args.path else find_registry(Path.cwd())
+    root = registry_folder(args.path)
     result = validate(root)
     if result.errors:
         print(f"prereq: error: the registry has errors ({summary(result)}); run 'prereq validate'", file=sys.stderr)
