@@ -120,3 +120,32 @@ def test_contributors_are_told_the_flow() -> None:
     for rule in ("PRQ200", "PRQ201", "PRQ202", "PRQ205", "PRQ207"):
         assert rule in contributing
     assert "prereq new" in contributing and "prereq codeowners" in contributing
+
+
+def test_prereq_init_writes_the_kit_and_it_passes_the_same_checks(tmp_path: Path) -> None:
+    """A new registry repository gets the reusable workflows as prereq ships them and callers pinned to
+    this prereq's version; GitHub's schema and zizmor accept them as they accept this repository's."""
+    from prereq import __version__
+    from prereq.scaffold.starter import init_repository
+
+    init_repository(tmp_path, owner="alice")
+    written = tmp_path / ".github" / "workflows"
+    assert sorted(p.name for p in written.glob("*.yml")) == sorted(REUSABLE | {"pull-request.yml", "publish.yml"})
+    for name in REUSABLE:
+        assert (written / name).read_bytes() == (REPO / ".github" / "workflows" / name).read_bytes()
+    callers = [_load(written / name) for name in ("pull-request.yml", "publish.yml")]
+    assert [job["with"]["prereq"] for c in callers for job in c["jobs"].values()] == [
+        f"openpai-prereq=={__version__}",
+        f"openpai-prereq[site]=={__version__}",
+    ]
+    schema = subprocess.run(
+        [_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, written.glob("*.yml"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+    zizmor = subprocess.run(
+        [_tool("zizmor"), "--offline", "--no-progress", str(written)], capture_output=True, text=True, timeout=120
+    )
+    assert zizmor.returncode == 0, zizmor.stdout + zizmor.stderr

@@ -15,7 +15,8 @@ Make DIR (default: the current folder) a registry repository that works at once:
   prereq.yaml                  the site's name and address, where the registry is
   registry/owners.yaml         who may own items (you, and a team of you)
   registry/prerequisites/      one finished example item, hello-prereq
-  .github/workflows/validate.yml   validation on pull requests, the build on main
+  .github/workflows/           pull requests validated and reviewed against their
+                               base; the main branch built and deployed to Pages
   .pre-commit-config.yaml      the validator before each commit
   .gitignore, README.md        for contributors
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from prereq import __version__
 from prereq.core.errors import PrereqError
-from prereq.core.files import write_atomic
+from prereq.core.files import DATA_DIR, write_atomic
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, Owners, load_registry
 from prereq.registry.schemas import load_schema
 from prereq.registry.settings import SETTINGS_FILE, load_settings
@@ -23,6 +23,7 @@ KIT = Path(__file__).with_name("kit")
 ITEM_TYPES = ("script", "data", "output", "dockerimage")
 _BLANK = re.compile(r"\{\{(\w+)\}\}")
 _TODO = re.compile(r"\bTODO\b")
+KIT_WORKFLOWS = ("prereq-review.yml", "prereq-publish.yml")  # reusable, called by the repository's own
 SCHEMA_PATH = "reference/prerequisite.schema.json"  # where every prereq site publishes the item schema
 
 
@@ -86,12 +87,20 @@ def init_repository(folder: Path, *, name: str | None = None, owner: str | None 
         registry / ITEMS_DIR / f"{example}.yaml": _item_text(
             example, "script", owner=owner, schema=_schema_ref(registry, folder, None)
         ),
-        folder / ".github" / "workflows" / "validate.yml": _fill("validate.yml", blanks),
+        **_github_kit(folder, blanks),
         folder / ".pre-commit-config.yaml": _fill("pre-commit-config.yaml", blanks),
         folder / ".gitignore": _fill("gitignore", blanks),
         folder / "README.md": _fill("README.md", blanks),
     }
     return _write_all(planned)
+
+
+def _github_kit(folder: Path, blanks: dict[str, str]) -> dict[Path, str]:
+    """The kit's reusable workflows as prereq ships them, and this repository's two callers."""
+    workflows = folder / ".github" / "workflows"
+    shipped = DATA_DIR / ".github" / "workflows"
+    kit = {workflows / name: (shipped / name).read_text(encoding="utf-8") for name in KIT_WORKFLOWS}
+    return kit | {workflows / name: _fill(name, blanks) for name in ("pull-request.yml", "publish.yml")}
 
 
 def _check_name(name: str, *, what: str) -> None:
