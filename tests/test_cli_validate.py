@@ -311,3 +311,16 @@ def test_registry_text_is_shown_not_obeyed(make_registry, capsys, monkeypatch) -
     stream.write("title \x1b]0;owned\x07 kept\ttab\r\n")
     assert terminal.getvalue() == "title \\u001b]0;owned\\u0007 kept\ttab\r\n"
     assert sys.stdout is not stream  # main() wraps only real terminals
+
+
+def test_the_markdown_report_is_a_table_nothing_in_it_obeyed(make_registry, capsys, monkeypatch) -> None:
+    """For a job summary: every problem a row, its cells escaped (no HTML, no table break, no @mention)."""
+    root = make_registry({"prerequisites/evil.yaml": 'name: "<b>|@alice"\nversion: 1.0.0\n'})
+    monkeypatch.chdir(root)
+    assert cli.main(["validate", "--format", "markdown", str(root)]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "## prereq validate" and "| rule | severity | where | problem | fix |" in lines
+    rows = [line for line in lines if line.startswith("| PRQ")]
+    assert rows and all(row.count(" | ") == 4 for row in rows)  # five cells: nothing broke out of its cell
+    assert "<b>" not in out and "@alice" not in out and "&lt;b&gt;\\|&#64;alice" in out

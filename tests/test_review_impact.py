@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prereq.review.markdown import cell, impact_markdown
+from prereq.registry.reporters import markdown_cell as cell
+from prereq.review.markdown import impact_markdown
 from prereq.review.review import review
 from review_helpers import OWNERS, item, make_pr
 

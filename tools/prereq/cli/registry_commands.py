@@ -26,6 +26,8 @@ output formats:
           line and column 1-based, null where a problem has no single place
   github  workflow annotations (::error file=...), paths relative to the
           repository root, for pull-request checks
+  markdown  a table for a job summary ($GITHUB_STEP_SUMMARY); with --base,
+          the review's impact report
 
 exit codes:
   0  no errors (and, with --strict, no warnings)

@@ -72,6 +72,8 @@ def _plain(args: argparse.Namespace, plain: Callable[[argparse.Namespace], int])
 def _output(reviewed: ReviewResult, fmt: str, repo_root: Path) -> str:
     if fmt == "json":
         return json.dumps({"items": len(reviewed.result.items), **reviewed.as_dict()}, indent=2)
+    if fmt == "markdown":  # the review's report is the Markdown one
+        return impact_markdown(reviewed).rstrip("\n")
     # Paths from the repository for annotations, from the current folder for people, as plain validate shows them.
     text = REPORTERS[fmt](reviewed.result, repo_root if fmt == "github" else Path.cwd())
     if fmt != "text":

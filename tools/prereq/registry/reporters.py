@@ -1,4 +1,6 @@
-"""Problem reports, chosen by name: ``text``, ``json`` and ``github`` (workflow annotations).
+"""Problem reports, chosen by name: ``text``, ``json``, ``github`` (workflow annotations) and
+``markdown`` (a table for a job summary or a pull request's comment; with ``--base`` the review's
+impact report takes its place, built from the same cells and tables).
 
 Every reporter has one signature, ``(result, base) -> str``: the validation result
 carries the problems, the item count and the registry root; ``base`` is where the paths
@@ -89,7 +91,49 @@ def report_github(result: ValidationResult, base: Path) -> str:
     return "\n".join(lines)
 
 
-REPORTERS: dict[str, Reporter] = {"text": report_text, "json": report_json, "github": report_github}
+MAX_ROWS = 200  # per Markdown table, so a huge change still fits GitHub's 1 MiB job summary
+_ESCAPES = {"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "\\`", "*": "\\*", "_": "\\_"}
+
+
+def markdown_cell(text: object) -> str:
+    """``text`` as one Markdown table cell: one line, nothing in it read as markup or as a mention."""
+    shown = visible(" ".join(str(text).split()), keep="")
+    return "".join(_ESCAPES.get(ch, ch) for ch in shown)
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """The lines of a table of ``rows`` (cells already escaped), cut at ``MAX_ROWS`` with a count of the rest."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[:MAX_ROWS]]
+    if len(rows) > MAX_ROWS:
+        lines.append(f"\n… and {len(rows) - MAX_ROWS} more")
+    return lines
+
+
+def markdown_problems(problems: list[Problem], base: Path, root: Path) -> list[str]:
+    """The problems as a table: rule, severity, where (from ``base``), the problem and its fix."""
+    rows = []
+    for p in problems:
+        where = _shown_path(root / p.file, base) if p.file else "(registry)"
+        where += f":{p.line}" if p.line is not None else ""
+        rows.append([p.rule, p.severity.value, markdown_cell(where), markdown_cell(p.message), markdown_cell(p.hint)])
+    return markdown_table(["rule", "severity", "where", "problem", "fix"], rows)
+
+
+def report_markdown(result: ValidationResult, base: Path) -> str:
+    """A heading, the summary, and the problems as a table (paths from ``base``)."""
+    lines = ["## prereq validate", "", markdown_cell(summary(result))]
+    if result.problems:
+        lines += ["", *markdown_problems(result.problems, base, result.root)]
+    return "\n".join(lines) + "\n"
+
+
+REPORTERS: dict[str, Reporter] = {
+    "text": report_text,
+    "json": report_json,
+    "github": report_github,
+    "markdown": report_markdown,
+}
 
 
 def report(result: ValidationResult, *, format: str = "text", base: Path | None = None) -> str:
