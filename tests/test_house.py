@@ -85,6 +85,7 @@ LIBRARIES = {
     "markupsafe": {"marketplace/pages.py", "marketplace/render.py", "marketplace/diagram.py"},
     "pygments": {"marketplace/render.py"},
     "markdown": {"marketplace/render.py"},
+    "detect_secrets": {"registry/secrets.py"},
 }
 
 

@@ -396,6 +396,35 @@ _RULES = [
         "A job template, with the prerequisites it names added as `prereq job resolve` adds them, must pass "
         "the OpenPAI rest-server's schema and checks.",
     ),
+    # Secrets: nothing merged may carry a credential, since every version is published forever
+    Rule(
+        "PRQ190",
+        "secret",
+        E,
+        "{where} holds {kinds}",
+        "never write a credential into the registry: write <% $secrets.KEY %> and let each job carry the "
+        "secret, and rotate this one (it stays readable in the repository's history)",
+        "No string of an item or job template may hold a credential: everything merged is published, every "
+        "version of it, forever. Strings are scanned line by line with detect-secrets' plugins (private keys; "
+        "AWS, Azure storage, GitHub, GitLab, Slack, npm, PyPI, OpenAI, Stripe, SendGrid and Discord keys and "
+        "tokens; JSON Web Tokens) and prereq's own rules: `password=`, `AccountKey=`, "
+        "`SharedAccessSignature=`, `*_PASSWORD=`, `*_TOKEN=`, `*_ACCESS_KEY=` options and `--password VALUE`, "
+        "parameters named like credentials, `user:password@` in URLs (not at example hosts), Azure SAS "
+        "signatures, Hugging Face tokens, a job template's own `secrets:`. Secret references "
+        "(`<% $secrets.KEY %>`), shell variables, placeholders such as `<password>`, checksums and UUIDs "
+        "never count. The message names the kind of credential, never its value.",
+    ),
+    Rule(
+        "PRQ191",
+        "credential-not-secret-reference",
+        E,
+        "{where} gives {name} a value that is not a secret reference",
+        "write <% $secrets.KEY %>: a parameter, a per-user value or a job parameter is written into the "
+        "job in plain text",
+        "A credential option, a credential-named parameter or a URL's password takes its value from "
+        "`<% $secrets.KEY %>` (or a shell variable), never from `<% this.* %>`, `<% expression.* %>` or "
+        "`<% $parameters.* %>`, whose values are written into the job as plain text.",
+    ),
     # Owners
     Rule(
         "PRQ160",

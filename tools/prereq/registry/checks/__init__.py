@@ -1,20 +1,27 @@
 """The checks, by rule family: small functions that turn a loaded registry into problems.
 
 ``items`` (schema, names, plugins, owners), ``requirements`` (the require graph),
-``commands`` (placeholders, shell variables, the runtime round trip) and
-``job_templates``; ``base`` holds the context they share and the declaration of ids.
+``commands`` (placeholders, shell variables, the runtime round trip), ``job_templates``
+and ``secrets`` (credentials in any string); ``base`` holds the context they share and the
+declaration of ids.
 
-May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas.
+May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/secrets.
 """
 
 from __future__ import annotations
 
-from prereq.registry.checks import commands, items, job_templates, requirements
+from prereq.registry.checks import commands, items, job_templates, requirements, secrets
 from prereq.registry.checks.base import Check, Context, make_context
 from prereq.registry.loader import LoadedRegistry
 from prereq.registry.rules import Problem
 
-CHECKS: tuple[Check, ...] = (*items.CHECKS, *requirements.CHECKS, *commands.CHECKS, *job_templates.CHECKS)
+CHECKS: tuple[Check, ...] = (
+    *items.CHECKS,
+    *requirements.CHECKS,
+    *commands.CHECKS,
+    *job_templates.CHECKS,
+    *secrets.CHECKS,
+)
 
 
 def _declared(check: Check, found: list[Problem]) -> list[Problem]:
