@@ -157,3 +157,50 @@ def test_the_packaged_pages_name_nothing_of_prereq_s_own_checkout() -> None:
         if word in p.read_text(encoding="utf-8")
     ]
     assert named == []
+
+
+JOBS = Path(__file__).resolve().parent / "fixtures" / "jobs"
+
+
+@pytest.mark.parametrize(
+    ("job", "name"),
+    [
+        ("mnist-commented.yaml", "my-image"),
+        ("mnist-commented.yaml", "my-setup"),
+        ("handwritten-clash.yaml", "nfs-storage-1"),
+        ("two-roles.yaml", "image"),
+    ],
+)
+def test_a_hand_written_prerequisite_is_shared_as_an_item_that_validates(tmp_path: Path, job: str, name: str) -> None:
+    from prereq.core.yamlload import load_yaml
+    from prereq.scaffold.share import share
+
+    repo = _started(tmp_path)
+    shared = share(JOBS / job, name, registry=repo / "registry", as_name="shared-item")
+    assert shared.validation.problems == [] and validate(repo / "registry").problems == []
+    (path,) = shared.written.files
+    item = load_yaml(path.read_bytes()).data
+    entry = next(e for e in load_yaml((JOBS / job).read_bytes()).data["prerequisites"] if e["name"] == name)
+    assert item["name"] == "shared-item" and item["version"] == "1.0.0" and item["owners"] == ["alice"]
+    assert all(item[key] == value for key, value in entry.items() if key != "name")  # as written in the job
+    assert {line.split(":")[0].strip() for _, _, line in shared.written.todo} >= {"title"}
+
+
+def test_what_a_shared_item_still_lacks_is_said_and_nothing_is_replaced(tmp_path: Path) -> None:
+    from prereq.scaffold.share import share
+
+    repo = _started(tmp_path)
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "prerequisites:\n  - name: odd\n    type: script\n    plugin: com.microsoft.pai.runtimeplugin.cmd\n"
+        "    colour: blue\n    callbacks:\n      - event: taskStarts\n        commands: [echo hi]\n",
+        encoding="utf-8",
+    )
+    shared = share(job, "odd", registry=repo / "registry")
+    assert [p.rule for p in shared.validation.errors] == ["PRQ111"]  # the unknown key, at its line
+    assert shared.validation.errors[0].line == 14  # two header lines, then the item
+    with pytest.raises(PrereqError, match="already exists"):
+        share(job, "odd", registry=repo / "registry")
+    with pytest.raises(PrereqError, match="has no prerequisite named nope") as missing:
+        share(job, "nope", registry=repo / "registry")
+    assert missing.value.hint == "its prerequisites: odd"

@@ -1,4 +1,4 @@
-"""``prereq init`` and ``prereq new``."""
+"""``prereq init``, ``prereq new`` and ``prereq share``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
+from prereq.registry.reporters import report_text
+from prereq.scaffold.share import share
 from prereq.scaffold.starter import ITEM_TYPES, Written, init_repository, new_item
 
 INIT_HELP = """\
@@ -42,6 +44,20 @@ example:
   prereq new imagenet-mirror --type data --owner vision-team"""
 
 
+SHARE_HELP = """\
+Save a prerequisite written by hand in JOB as a registry item, so others can
+use it: registry/prerequisites/NAME.yaml gets the entry's type, plugin,
+failure policy, callbacks, uri and parameters as written, version 1.0.0, you
+as its owner, and TODO marks where the job says nothing (title, description,
+tags, a dataset's licence).  The new file is validated at once: the problems
+left are printed (exit 1) for you to fix before the pull request.
+
+example:
+  prereq share job.yaml my-setup --as team-setup
+  prereq validate && git add registry && git commit -m "Share team-setup"
+"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     init = subparsers.add_parser(
         "init",
@@ -66,6 +82,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--registry", type=Path, help="registry folder (default: the repository's)")
     new.set_defaults(run=run_new)
 
+    shared = subparsers.add_parser(
+        "share",
+        help="save a job's hand-written prerequisite as an item",
+        description=SHARE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    shared.add_argument("job", type=Path, help="the job file (JOB.yaml)")
+    shared.add_argument("name", help="the name of the prerequisite in the job")
+    shared.add_argument("--as", dest="as_name", metavar="NAME", help="the item's name in the registry (default: NAME)")
+    shared.add_argument("--owner", help="a user or team of owners.yaml (default: you, or your first team)")
+    shared.add_argument("--registry", type=Path, help="registry folder (default: the repository's)")
+    shared.set_defaults(run=run_share)
+
 
 def _show(written: Written) -> None:
     for path in written.files:
@@ -88,3 +117,15 @@ def run_new(args: argparse.Namespace) -> int:
     _show(written)
     print("\nthen: prereq validate")
     return 0
+
+
+def run_share(args: argparse.Namespace) -> int:
+    registry = registry_folder(args.registry)
+    result = share(args.job, args.name, registry=registry, owner=args.owner, as_name=args.as_name)
+    _show(result.written)
+    if not result.validation.problems:
+        print("\nit validates: open a pull request with it")
+        return 0
+    print("\nleft to fix:")
+    print(report_text(result.validation, Path.cwd()))
+    return 1 if result.validation.errors else 0

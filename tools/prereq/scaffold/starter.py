@@ -40,7 +40,7 @@ def _fill(kit_file: str, blanks: dict[str, str]) -> str:
     return _BLANK.sub(lambda m: blanks[m.group(1)], text)
 
 
-def _write_all(planned: dict[Path, str]) -> Written:
+def write_all(planned: dict[Path, str]) -> Written:
     existing = [path for path in planned if path.exists() or path.is_symlink()]
     if existing:
         shown = ", ".join(str(p) for p in existing)
@@ -72,7 +72,7 @@ def init_repository(folder: Path, *, name: str | None = None, owner: str | None 
     """A registry repository in ``folder``: settings, owners, one example item, CI, pre-commit, README."""
     folder = Path(os.path.abspath(folder))
     owner = owner or _login()
-    _check_name(owner, what="owner")
+    check_name(owner, what="owner")
     blanks = {
         "name": name or f"{folder.name} prerequisites",
         "owner": owner,
@@ -85,14 +85,14 @@ def init_repository(folder: Path, *, name: str | None = None, owner: str | None 
         folder / SETTINGS_FILE: _fill("prereq.yaml", blanks),
         registry / OWNERS_FILE: _fill("owners.yaml", blanks),
         registry / ITEMS_DIR / f"{example}.yaml": _item_text(
-            example, "script", owner=owner, schema=_schema_ref(registry, folder, None)
+            example, "script", owner=owner, schema=schema_ref(registry, folder, None)
         ),
         **_github_kit(folder, blanks),
         folder / ".pre-commit-config.yaml": _fill("pre-commit-config.yaml", blanks),
         folder / ".gitignore": _fill("gitignore", blanks),
         folder / "README.md": _fill("README.md", blanks),
     }
-    return _write_all(planned)
+    return write_all(planned)
 
 
 def _github_kit(folder: Path, blanks: dict[str, str]) -> dict[Path, str]:
@@ -103,13 +103,13 @@ def _github_kit(folder: Path, blanks: dict[str, str]) -> dict[Path, str]:
     return kit | {workflows / name: _fill(name, blanks) for name in ("pull-request.yml", "publish.yml")}
 
 
-def _check_name(name: str, *, what: str) -> None:
+def check_name(name: str, *, what: str) -> None:
     pattern = load_schema("prerequisite.schema.json")["properties"]["name"]["pattern"]
     if not re.fullmatch(pattern.strip("^$"), name) or len(name) > 63:
         raise PrereqError(f"{what} {name} is not a valid name", hint="use at most 63 letters, digits, '-' and '_'")
 
 
-def _schema_ref(registry: Path, item_folder: Path, site_url: str | None) -> str:
+def schema_ref(registry: Path, item_folder: Path, site_url: str | None) -> str:
     """The item schema's address for editors: the published site's, else the local build's."""
     if site_url:
         return site_url.rstrip("/") + "/" + SCHEMA_PATH
@@ -150,11 +150,8 @@ def _default_owner(owners: Owners) -> str:
     )
 
 
-def new_item(registry: Path, name: str, *, kind: str, owner: str | None = None) -> Written:
-    """``registry/prerequisites/NAME.yaml``: a valid starting item of ``kind``, its blanks marked TODO."""
-    if kind not in ITEM_TYPES:
-        raise PrereqError(f"unknown type {kind}", hint="use one of: " + ", ".join(ITEM_TYPES))
-    _check_name(name, what="name")
+def owner_for(registry: Path, owner: str | None) -> str:
+    """``owner`` when owners.yaml lists it, else the default owner; an error naming the file otherwise."""
     loaded = load_registry(registry)
     owners = loaded.owners
     if any(problem.file == OWNERS_FILE for problem in loaded.problems):
@@ -165,7 +162,16 @@ def new_item(registry: Path, name: str, *, kind: str, owner: str | None = None) 
             f"{owner} is not a user or team in {registry / OWNERS_FILE}",
             hint="pass --owner with a name listed there, or add it there first",
         )
+    return owner
+
+
+def new_item(registry: Path, name: str, *, kind: str, owner: str | None = None) -> Written:
+    """``registry/prerequisites/NAME.yaml``: a valid starting item of ``kind``, its blanks marked TODO."""
+    if kind not in ITEM_TYPES:
+        raise PrereqError(f"unknown type {kind}", hint="use one of: " + ", ".join(ITEM_TYPES))
+    check_name(name, what="name")
+    owner = owner_for(registry, owner)
     folder = registry / ITEMS_DIR
     site_url = load_settings(registry).site.url
-    text = _item_text(name, kind, owner=owner, schema=_schema_ref(registry, folder, site_url))
-    return _write_all({folder / f"{name}.yaml": text})
+    text = _item_text(name, kind, owner=owner, schema=schema_ref(registry, folder, site_url))
+    return write_all({folder / f"{name}.yaml": text})
