@@ -1,8 +1,10 @@
-"""Starting points: a new registry repository (``prereq init``) and a new item (``prereq new``).
+"""Starting points: a new registry repository (``prereq init``), a new item (``prereq new``), and an
+item from a prerequisite written by hand in a job (``prereq share``).
 
 - ``kit/``: the files written, with ``{{token}}`` blanks (package data, so an installed prereq
   writes them without this repository);
-- ``starter``: deciding what to write where, refusing to replace anything, writing atomically.
+- ``starter``: deciding what to write where, refusing to replace anything, writing atomically;
+- ``share``: a job's prerequisite entry turned into an item, then validated.
 
 Both return what they wrote and what the author must fill in; the CLI prints it.
 
