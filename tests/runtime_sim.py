@@ -95,8 +95,10 @@ class RunResult:
         return "\n".join(lines)
 
 
-def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any], role: str) -> str:
-    """``<% $parameters.x %>``, ``$secrets``, ``$data/$script/$output`` as the runtime renders them."""
+def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any] | None, role: str) -> str:
+    """``<% $parameters.x %>``, ``$secrets``, ``$data/$script/$output`` as the runtime renders them, failing
+    as it fails: KeyError for a key the job lacks, TypeError when it has no secrets (``None``) at all,
+    StopIteration when the task role binds no prerequisite of that type."""
     config = copy.deepcopy(job)
     config["secrets"] = secrets
 
@@ -174,8 +176,11 @@ def _prepare_sandbox(sandbox: Path, fakes: dict[str, str]) -> None:
         fake.chmod(0o755)
 
 
+RENDER_ERRORS = (KeyError, TypeError, StopIteration, IndexError)  # how the runtime's rendering of a reference fails
+
+
 def _write_plugin_scripts(
-    job: dict[str, Any], role: str, secrets: dict[str, Any], runtime_dir: Path, result: RunResult
+    job: dict[str, Any], role: str, secrets: dict[str, Any] | None, runtime_dir: Path, result: RunResult
 ) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]] | None:
     """Step 1 and 2: the ``plugin_pre<i>.sh`` scripts in run order and the ``plugin_post<i>.sh`` ones in
     reverse order, as (prerequisite name, path); None when an init container died (recorded in ``result``)."""
@@ -195,6 +200,9 @@ def _write_plugin_scripts(
             parameters = yaml.safe_load(_replace_refs(str(config), job, secrets, role))
         except yaml.YAMLError as error:
             result.steps.append(Step("init", name, 1, "", f"init container died: {error}"))
+            return None
+        except RENDER_ERRORS as error:
+            result.steps.append(Step("init", name, 1, "", f"init container died: {type(error).__name__}: {error}"))
             return None
         if plugin[len(PLUGIN_PREFIX) :] != "cmd":
             continue  # ssh, git, tensorboard: not simulated
@@ -241,7 +249,8 @@ def run_job(
     """Run ``role`` (the first task role by default) of ``job`` as the runtime would.
 
     ``fakes`` maps a command name to a bash script body put first on PATH
-    (``{"mount": "exit 0"}``).  ``env`` adds variables to the clean environment.
+    (``{"mount": "exit 0"}``).  ``env`` adds variables to the clean environment.  ``secrets`` are the
+    job's own ``secrets`` unless given (the rest-server hands them on; None when the job has none).
     """
     sandbox = Path(sandbox or tempfile.mkdtemp(prefix="prereq-runtime-"))
     role = role or next(iter(job["taskRoles"]))
@@ -254,7 +263,7 @@ def run_job(
     def run(kind: str, name: str, path: Path) -> bool:
         return _run_script(result, environment, timeout, kind, name, path)
 
-    scripts = _write_plugin_scripts(job, role, secrets or {}, runtime_dir, result)
+    scripts = _write_plugin_scripts(job, role, job.get("secrets") if secrets is None else secrets, runtime_dir, result)
     if scripts is None:
         return result
     pre_scripts, post_scripts = scripts
@@ -282,3 +291,13 @@ def make_job(
         "prerequisites": forms,
         "taskRoles": {role: {"instances": 1, "prerequisites": [form["name"] for form in forms], "commands": commands}},
     }
+
+
+def init_failure(job: dict[str, Any], *, role: str, secrets: dict[str, Any] | None = None) -> Step | None:
+    """The init step that would die rendering task role ``role``'s plugin parameters, or None when they
+    render and parse (nothing is run)."""
+    with tempfile.TemporaryDirectory(prefix="prereq-runtime-init-") as folder:
+        result = RunResult(sandbox=Path(folder), env_file=Path(folder) / "env.sh")
+        chosen = job.get("secrets") if secrets is None else secrets
+        _write_plugin_scripts(job, role, chosen, Path(folder), result)
+        return result.step("init")

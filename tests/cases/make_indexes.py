@@ -51,6 +51,7 @@ FIXTURES = (
     Fixture("tiny-old", "tiny", 1),
     Fixture("tiny", "tiny", 3),
     Fixture("story", "story", 2),
+    Fixture("needs", "needs", 1),
 )
 
 

@@ -23,7 +23,7 @@ from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.index import facets
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
-from prereq.openpai import forms, protocol, runtime
+from prereq.openpai import forms, needs, protocol, runtime
 from prereq.registry import schemas
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.rules import RULES
@@ -159,6 +159,7 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
         "openpai": form,
         "digest": forms.digest(form),
         "exports": forms.exports(record.data),
+        "needs": needs.form_needs(form),
         "requires": requires,
         "closure": [{"name": name, "version": resolution.versions[name]} for name in resolution.order],
     }

@@ -30,6 +30,7 @@ class VersionDocument(TypedDict):
     openpai: dict[str, Any]  # its OpenPAI form, placeholders rendered
     digest: str
     exports: list[str]
+    needs: dict[str, list[str]]  # what the form reads from the job (openpai.needs.form_needs)
     requires: list[RequiredVersion]
     closure: list[ClosureNode]  # requirements first, the item last
 

@@ -13,7 +13,7 @@ import os
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from prereq.core.files import read_regular
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
+from prereq.openpai.needs import form_needs
 from prereq.registry import schemas
 from prereq.registry.rules import RULES
 from prereq.registry.settings import repository_root
@@ -117,6 +118,7 @@ class ClosureItem:
     required_by: tuple[str, ...]  # the selected-or-required items that pulled it in
     selected: bool
     deprecated: dict[str, Any] | None = None
+    needs: dict[str, list[str]] = field(default_factory=dict)  # what it reads from the job (openpai.needs)
 
 
 def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
@@ -231,6 +233,7 @@ class Index:
                     required_by=tuple(resolution.pulled_by(name)),
                     selected=name in selected,
                     deprecated=document["item"].get("deprecated"),
+                    needs=document.get("needs") or form_needs(document["openpai"]),  # an index from before needs
                 )
             )
         return resolved

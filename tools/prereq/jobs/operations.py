@@ -52,7 +52,7 @@ def _edited(
         before=text,
         after=job.text,
         changes=plan.changes if changes is None else changes,
-        warnings=[*notes, *plan.warnings],
+        warnings=[*notes, *plan.warnings, *plan.needs],
     )
 
 

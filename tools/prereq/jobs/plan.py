@@ -28,13 +28,14 @@ May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.records/docum
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.graph import transitive_requirements
 from prereq.core.versions import Requirement
 from prereq.index.reader import ClosureItem, Index
+from prereq.jobs import needs
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
 from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Locked
@@ -52,6 +53,7 @@ class Plan:
     warnings: list[str]
     closure: dict[str, ClosureItem]  # every item prereq keeps in the job, requirements first
     references: dict[str, str]  # prereq's items that the user's own text names, and where
+    needs: list[str] = field(default_factory=list)  # what the user must still supply (resolve checks it itself)
 
 
 @dataclass
@@ -307,4 +309,7 @@ def plan_edit(
         _plan_role(work, role, old, wanted)
         _plan_load_line(work, job, role, wanted, warnings, load_line=index.root["job_load_line"])
     _plan_record(work, new, wanted)
-    return Plan(work.edits, changes, warnings, wanted.versions, wanted.references)
+    notes = needs.add_notes(
+        job.data, work.data, lambda name: wanted.versions[name].needs if name in wanted.versions else None
+    )
+    return Plan(work.edits, changes, warnings, wanted.versions, wanted.references, notes)

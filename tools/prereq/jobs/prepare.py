@@ -21,6 +21,7 @@ from prereq.core.versions import Requirement
 from prereq.index.reader import Index
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
+from prereq.jobs.needs import refuse_missing
 from prereq.jobs.operations import IndexChoice, open_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
@@ -212,6 +213,7 @@ def prepare_text(
             exit_code=1,
             hint="fix the job; the OpenPAI rest-server checks the same",
         )
+    refuse_missing(job)
     return PreparedJob(text=job.text, data=job.data, warnings=job.warnings, changes=changes)
 
 

@@ -136,7 +136,7 @@ export class Index {
       const document = this.version(name, choice.versions.get(name));
       return {
         name, version: choice.versions.get(name), openpai: document.openpai, digest: document.digest,
-        requiredBy: pulledBy(choice, name), selected: selected.has(name),
+        requiredBy: pulledBy(choice, name), selected: selected.has(name), needs: document.needs || null,
       };
     });
   }

@@ -15,6 +15,8 @@ import { TASK_ROLE_FIELDS, roleNames, topEntries, topNames } from "./document.js
 import { byCodePoint } from "../core/order.js";
 import { STATE_KEY, STATE_PATH } from "./records.js";
 import { WorkingCopy } from "./apply.js";
+import { addNotes } from "./needs.js";
+import { formNeeds } from "../openpai/needs.js";
 import { parseRequirement } from "../core/versions.js";
 
 // Top-level keys that come after `prerequisites` in an OpenPAI job.
@@ -233,5 +235,9 @@ export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = 
     planLoadLine(work, job, role, wanted, index, warnings);
   }
   planRecord(work, next, wanted);
-  return { edits: work.edits, changes, warnings, closure: wanted.versions, references: wanted.references };
+  // An index from before needs were published: read them from the form, as the Python reader does.
+  const needsOf = (name) => (wanted.versions.has(name) ?
+    wanted.versions.get(name).needs || formNeeds(wanted.versions.get(name).openpai) : null);
+  const needs = addNotes(job.data, work.data, job.roleOrder(), needsOf);
+  return { edits: work.edits, changes, warnings, closure: wanted.versions, references: wanted.references, needs };
 }

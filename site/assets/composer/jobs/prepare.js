@@ -15,6 +15,7 @@ import { formatPath } from "../yaml/yamlload.js";
 import { loadFor } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
+import { refuseMissing } from "./needs.js";
 import { validateJob } from "../openpai/protocol.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
@@ -181,5 +182,6 @@ export async function prepareText(text, { index, indexSource = null, expressions
     throw new PrereqError("OpenPAI would refuse the job:\n    " + lines.join("\n    "),
       { exitCode: 1, hint: "fix the job; the OpenPAI rest-server checks the same" });
   }
+  refuseMissing(job);
   return { text: job.text, data: job.data, changes, warnings: job.warnings };
 }

@@ -1,0 +1,72 @@
+"""Jobs that really start: every job the corpus's ``resolve`` steps accept renders in the runtime
+simulation (tests/runtime_sim.py) as the real runtime renders ``$secrets``, ``$parameters`` and
+``$data``/``$script``/``$output``; jobs that miss what their items read fail there, as they fail there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from corpus import JOBS, case_folders, load_case, read_text
+from engine_py import run_case
+
+from runtime_sim import init_failure, make_job, run_job
+
+
+def _accepted(folder: Path) -> list[dict[str, Any]]:
+    """The jobs the case's resolve steps accept."""
+    case = load_case(folder)
+    outcomes = run_case(case.index, case.job_text, [step.as_data() for step in case.steps])
+    return [
+        yaml.safe_load(outcome["text"])
+        for step, outcome in zip(case.steps, outcomes, strict=True)
+        if step.action == "resolve" and "error" not in outcome
+    ]
+
+
+@pytest.mark.parametrize("folder", case_folders(), ids=lambda folder: folder.name)
+def test_every_resolved_job_renders_in_the_runtime(folder: Path) -> None:
+    for job in _accepted(folder):
+        for role in job["taskRoles"]:
+            assert init_failure(job, role=role) is None, f"{folder.name}: task role {role}"
+
+
+def _step_job(case: str, number: int) -> dict[str, Any]:
+    return yaml.safe_load(read_text(JOBS / case / f"step-{number}.yaml"))
+
+
+def _failure(job: dict[str, Any], role: str) -> str:
+    step = init_failure(job, role=role)
+    assert step is not None
+    return step.stderr
+
+
+def test_what_resolve_refuses_fails_in_the_runtime() -> None:
+    # 015 after add: no secrets at all (TypeError); 078: a secret the job lacks (KeyError).
+    assert "TypeError" in _failure(_step_job("015-add-needs-secrets", 1), "train")
+    assert "KeyError: 'apiKey'" in _failure(
+        yaml.safe_load(read_text(JOBS / "078-resolve-own-item-needs-a-secret" / "job.yaml")), "train"
+    )
+    # 016 after the second add: task role train reads $data and binds none.
+    assert "init container died" in _failure(_step_job("016-add-needs-binding", 2), "train")
+    assert init_failure(_step_job("016-add-needs-binding", 2), role="eval") is None
+
+
+def test_data_without_a_data_prerequisite_is_stop_iteration() -> None:
+    reader = {
+        "name": "reader",
+        "type": "script",
+        "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+        "callbacks": [{"event": "taskStarts", "commands": ["echo <% $data.uri[0] %>"]}],
+    }
+    assert "StopIteration" in _failure(make_job([reader], ["true"]), "main")
+
+
+def test_a_satisfied_job_runs_with_its_values(tmp_path: Path) -> None:
+    (job,) = _accepted(JOBS / "077-resolve-needs-satisfied")
+    result = run_job(job, role="train", sandbox=tmp_path, fakes={"python": "exit 0"})
+    assert result.ok, result.describe()
+    assert "rate 0.1" in result.describe() and "reading /data/dataset" in result.describe()
