@@ -63,6 +63,9 @@ class MarketplaceConfig(Config):
     # prereq's packaged pages rather than copied over them.
     extra_pages = config_options.Optional(config_options.Type(str))
     logo = config_options.Optional(config_options.Type(str))
+    # What a job composed on the site records as its index (prereq.yaml's site.index_url); by default
+    # the address the site is read from.
+    index_url = config_options.Optional(config_options.Type(str))
 
 
 LOGO_URI = "assets/site-logo"  # + the logo file's suffix
@@ -105,6 +108,8 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             raise PluginError(f"{exc}" + (f" ({exc.hint})" if exc.hint else "")) from None
         if self.config.logo:
             config.theme["logo"] = LOGO_URI + Path(self.config.logo).suffix
+        if self.config.index_url:
+            config.extra["prereq_index_url"] = self.config.index_url  # main.html's meta prereq:index
         if self.config.extra_pages and config.nav is not None:
             listed = _nav_paths(config.nav)
             config.nav.extend(uri for uri in _extra_pages(Path(self.config.extra_pages)) if uri not in listed)

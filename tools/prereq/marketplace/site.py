@@ -160,6 +160,8 @@ def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_ind
         options["extra_pages"] = str(settings.site.pages)
     if settings.site.logo:
         options["logo"] = str(settings.site.logo)
+    if settings.site.index_url:
+        options["index_url"] = settings.site.index_url
     out: list[Any] = []
     for entry in listed if isinstance(listed, list) else [{k: v} for k, v in listed.items()]:
         name = entry if isinstance(entry, str) else next(iter(entry))

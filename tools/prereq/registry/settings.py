@@ -11,6 +11,8 @@ A team's repository customises prereq here instead of copying prereq's files::
       logo: docs/logo.svg              # a picture beside this file
       pages: docs                      # Markdown pages added to the site (a page named as one of
                                        # prereq's own replaces it)
+      index_url: https://team.example/prereq/   # what jobs composed on the site record as their
+                                       # index (default: the address the site is read from)
 
 Every key is optional; a repository without the file gets prereq's defaults.  Paths are
 relative to the file.  The file is found at the repository root (the git work tree around the
@@ -28,7 +30,7 @@ from prereq.core.files import read_regular
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
 
 SETTINGS_FILE = "prereq.yaml"
-SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages")
+SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages", "index_url")
 _TOP_KEYS = ("registry", "site")
 
 
@@ -40,6 +42,7 @@ class SiteSettings:
     description: str | None = None
     logo: Path | None = None
     pages: Path | None = None
+    index_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,5 +128,6 @@ def load_settings(start: Path) -> Settings:
             description=_text(file, loaded, site, "description", where),
             logo=_path(file, loaded, site, "logo", where),
             pages=_path(file, loaded, site, "pages", where),
+            index_url=_text(file, loaded, site, "index_url", where),
         ),
     )

@@ -58,7 +58,9 @@ function elements() {
 }
 
 function siteRoot() {
-  return window.prereq.siteUrl("").replace(/\/+$/, "");
+  const configured = document.querySelector('meta[name="prereq:index"]'); // prereq.yaml's site.index_url
+  const root = configured ? configured.getAttribute("content") : window.prereq.siteUrl("");
+  return root.replace(/\/+$/, "");
 }
 
 /* What `prereq job add/remove` is given here: this site's index, recorded as the site's address. */
