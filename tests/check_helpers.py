@@ -8,9 +8,16 @@ from pathlib import Path
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 # A fixture with a base/ tree is a review's (PRQ2xx: a base and a head): tests/test_review_rules.py runs those.
 FIXTURE_DIRS = sorted(
-    p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ") and not (p / "base").is_dir()
+    p
+    for p in RULE_FIXTURES.iterdir()
+    if p.is_dir() and p.name.startswith("PRQ") and not (p / "base").is_dir() and not (p / "earlier").is_dir()
 )
 REVIEW_FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and (p / "base").is_dir())
+# A fixture with earlier/ and no base/ is a history's (PRQ192): earlier/ committed, then the head on top;
+# tests/test_secrets_history.py runs those.
+HISTORY_FIXTURE_DIRS = sorted(
+    p for p in RULE_FIXTURES.iterdir() if p.is_dir() and (p / "earlier").is_dir() and not (p / "base").is_dir()
+)
 
 
 def found(result) -> set[tuple[str, str | None, int | None]]:

@@ -115,7 +115,7 @@ def test_usage_error_exits_2(capsys) -> None:
 
 
 def test_internal_error_exits_3_with_a_short_report(capsys, monkeypatch) -> None:
-    def explode(root):
+    def explode(root, **options):
         raise RuntimeError("boom")
 
     monkeypatch.delenv("PREREQ_DEBUG", raising=False)

@@ -68,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
-    result = validate(root)
+    result = validate(root, history=True)
     repo = Repository.find(root) if args.format == "github" else None
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0

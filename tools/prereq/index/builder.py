@@ -24,7 +24,7 @@ from prereq.index import facets
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
-from prereq.registry import schemas
+from prereq.registry import schemas, secrets
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.rules import RULES
 from prereq.registry.validate import ValidationResult
@@ -73,6 +73,7 @@ def collect_versions(
     if history is None:
         warnings.append("not in a git repository: only the current files are published")
         return published
+    withheld: set[tuple[str, str]] = set()  # versions whose last content holds a credential
     for revision in history:
         if revision.content is None or not revision.path.endswith(".yaml"):
             continue
@@ -85,10 +86,16 @@ def collect_versions(
         if not isinstance(data, dict) or data.get("name") != stem:
             continue
         version = data.get("version")
-        if not isinstance(version, str) or version in published.get(stem, {}):
+        if not isinstance(version, str) or version in published.get(stem, {}) or (stem, version) in withheld:
             continue
         if schemas.check_item(data):
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")
+            continue
+        leaks = [leak for _, leak in secrets.scan_document(data) if leak.literal]
+        if leaks:  # never published, not even an older content of the same version (validate: PRQ192)
+            withheld.add((stem, version))
+            held = secrets.kinds(leaks)
+            warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) holds {held}, left out (PRQ192)")
             continue
         published.setdefault(stem, {})[version] = PublishedVersion(stem, version, data, revision.commit)
     return published

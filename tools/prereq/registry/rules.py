@@ -425,6 +425,19 @@ _RULES = [
         "`<% $secrets.KEY %>` (or a shell variable), never from `<% this.* %>`, `<% expression.* %>` or "
         "`<% $parameters.* %>`, whose values are written into the job as plain text.",
     ),
+    Rule(
+        "PRQ192",
+        "secret-in-history",
+        E,
+        "{name}{version} held {kinds} at line {at} in commit {commit}: that version is never published",
+        "rotate the credential now: it stays readable in the repository's history; once it is rotated, "
+        "add PRQ192 to the item's suppress list",
+        "Every version an item ever had is published from the registry's git history, and a credential a "
+        "later commit removed is still in the repository. `prereq validate` scans every revision of every "
+        "item and job template (as PRQ190 does) and reports each version that held a credential once, with "
+        "the first commit that held it; `prereq build` leaves such versions out of the index and the site, "
+        "and says so. (A revision the working tree still holds is PRQ190's.)",
+    ),
     # Owners
     Rule(
         "PRQ160",

@@ -17,49 +17,44 @@ May import: the standard library, detect-secrets, prereq.core.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.base import BasePlugin
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.stripe import StripeDetector
+from typing import TYPE_CHECKING, Any
 
 from prereq.core import placeholders
+from prereq.core.yamlload import LoadedYaml
 
-# detect-secrets' plugins that name a credential by its own shape, with how we name each kind.  Left
-# out: the entropy and keyword heuristics (checksums and prose set them off; our option rules below
-# say more), public IPs (no secret), and the services whose patterns match ordinary identifiers.
-_DETECTORS: tuple[tuple[type[BasePlugin], str], ...] = (
-    (PrivateKeyDetector, "a private key"),
-    (AWSKeyDetector, "an AWS access key"),
-    (AzureStorageKeyDetector, "an Azure storage account key"),
-    (GitHubTokenDetector, "a GitHub token"),
-    (GitLabTokenDetector, "a GitLab token"),
-    (SlackDetector, "a Slack token"),
-    (JwtTokenDetector, "a JSON Web Token"),
-    (NpmDetector, "an npm token"),
-    (PypiTokenDetector, "a PyPI token"),
-    (OpenAIDetector, "an OpenAI API key"),
-    (StripeDetector, "a Stripe key"),
-    (SendGridDetector, "a SendGrid key"),
-    (DiscordBotTokenDetector, "a Discord bot token"),
-    (BasicAuthDetector, "a password in a URL (user:password@host)"),
+if TYPE_CHECKING:
+    from detect_secrets.plugins.base import BasePlugin
+
+# detect-secrets' plugins that name a credential by its own shape (module, class), with how we name
+# each kind.  Left out: the entropy and keyword heuristics (checksums and prose set them off; our
+# option rules below say more), public IPs (no secret), basic auth (our URL rule knows example hosts
+# and templates), and the services whose patterns match ordinary identifiers.
+_DETECTORS = (
+    ("private_key", "PrivateKeyDetector", "a private key"),
+    ("aws", "AWSKeyDetector", "an AWS access key"),
+    ("azure_storage_key", "AzureStorageKeyDetector", "an Azure storage account key"),
+    ("github_token", "GitHubTokenDetector", "a GitHub token"),
+    ("gitlab_token", "GitLabTokenDetector", "a GitLab token"),
+    ("slack", "SlackDetector", "a Slack token"),
+    ("jwt", "JwtTokenDetector", "a JSON Web Token"),
+    ("npm", "NpmDetector", "an npm token"),
+    ("pypi_token", "PypiTokenDetector", "a PyPI token"),
+    ("openai", "OpenAIDetector", "an OpenAI API key"),
+    ("stripe", "StripeDetector", "a Stripe key"),
+    ("sendgrid", "SendGridDetector", "a SendGrid key"),
+    ("discord", "DiscordBotTokenDetector", "a Discord bot token"),
 )
-_URL_PASSWORD = _DETECTORS[-1][1]
+# What a line holds before any of those plugins can match (their patterns' fixed parts): detect-secrets
+# (which imports requests, 0.2 s) is loaded and run only for such lines, which a clean registry rarely has.
+_DETECTOR_HINT = re.compile(
+    r"BEGIN|PuTTY|A3T|ABIA|ACCA|AKIA|ASIA|(?i:aws.{0,20}?(?:key|pw|pass|token))|AccountKey|gh[pousr]_|GR1348941"
+    r"|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|xox|eyJ|npm_|_authToken|pypi-AgE|T3BlbkFJ|_live_|SG\."
+    r"|[MNO][\w-]{23,25}\.[\w-]{6}\."
+)
+_URL_PASSWORD = "a password in a URL (user:password@host)"
 # Our own shapes: an Azure SAS signature in a URL, Hugging Face tokens, GitHub's fine-grained tokens.
 _SHAPES = (
     (re.compile(r"[?&]sig=[A-Za-z0-9%+/=]{20,}"), "an Azure shared access signature"),
@@ -96,7 +91,13 @@ class Leak:
 
 @lru_cache(maxsize=1)
 def _plugins() -> tuple[tuple[BasePlugin, str], ...]:
-    return tuple((plugin(), kind) for plugin, kind in _DETECTORS)
+    """The plugins, made once (imported here, not at the top: see ``_DETECTOR_HINT``)."""
+    from importlib import import_module
+
+    import detect_secrets.plugins
+
+    package = detect_secrets.plugins.__name__
+    return tuple((getattr(import_module(f"{package}.{module}"), name)(), kind) for module, name, kind in _DETECTORS)
 
 
 def _is_secret_reference(value: str) -> bool:
@@ -138,13 +139,9 @@ def _url_passwords(line: str) -> Iterator[tuple[str, bool]]:
 
 
 def _detected(line: str) -> Iterator[str]:
-    for plugin, kind in _plugins():
-        for found in plugin.analyze_string(line):
-            if kind == _URL_PASSWORD:
-                continue  # our own URL rule below knows example hosts and templates
-            if not _PLACEHOLDER.match(found):
-                yield kind
-                break
+    for plugin, kind in _plugins() if _DETECTOR_HINT.search(line) else ():
+        if any(not _PLACEHOLDER.match(found) for found in plugin.analyze_string(line)):
+            yield kind
     for pattern, kind in _SHAPES:
         if pattern.search(line):
             yield kind
@@ -206,3 +203,35 @@ def kinds(leaks: Iterable[Leak]) -> str:
     """The kinds of ``leaks``, for one message ("an AWS access key and a GitHub token")."""
     names = list(dict.fromkeys(leak.kind for leak in leaks))
     return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class Located:
+    """The credentials of one line of a file: where, in which string, and which (never their values)."""
+
+    path: tuple[Any, ...]
+    line: int
+    column: int
+    leaks: tuple[Leak, ...]
+
+
+def locate(loaded: LoadedYaml, *, skip: Callable[[tuple[Any, ...]], bool] = lambda path: False) -> Iterator[Located]:
+    """``scan_document`` of a loaded file, each line's credentials at that line of the file.  A string of
+    several lines is almost always a block scalar (``|``), whose text starts on the line after its
+    indicator; a string of one line is where its value starts."""
+    found: dict[tuple[tuple[Any, ...], int], list[Leak]] = {}
+    for path, leak in scan_document(loaded.data):
+        if not skip(path):
+            found.setdefault((path, leak.line), []).append(leak)
+    for (path, offset), leaks in found.items():
+        line, column = loaded.position(path)
+        value = _value_at(loaded.data, path)
+        if "\n" in value.rstrip("\n"):
+            line, column = line + 1 + offset, 1
+        yield Located(path, line, column, tuple(leaks))
+
+
+def _value_at(data: Any, path: tuple[Any, ...]) -> str:
+    for key in path:
+        data = data[key]
+    return str(data)

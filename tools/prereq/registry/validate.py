@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prereq.registry.checks import run_checks
+from prereq.registry.history import history_problems
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 
@@ -37,6 +38,11 @@ def validate_loaded(registry: LoadedRegistry) -> ValidationResult:
     )
 
 
-def validate(root: Path) -> ValidationResult:
-    """Check every file under the registry folder ``root``; never raises for bad content."""
-    return validate_loaded(load_registry(root))
+def validate(root: Path, *, history: bool = False) -> ValidationResult:
+    """Check every file under the registry folder ``root``; never raises for bad content.  With
+    ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
+    for it, the build does not (it leaves such versions out instead of failing)."""
+    result = validate_loaded(load_registry(root))
+    if history:
+        result.problems = sorted(set(result.problems) | set(history_problems(root)), key=Problem.sort_key)
+    return result
