@@ -1,0 +1,202 @@
+"""Every figure of the performance issue, measured side by side with its floor in one run.
+
+Each figure is a ratio of two commands run as separate processes, interleaved (A B A B …) and
+taken as medians, so the shared machine's noise hits both sides alike.  Registries come from
+``bench/generate.py`` (all valid, with a git history of bumps).  Nothing here asserts a time.
+
+    .venv/bin/python bench/figures.py                       # sizes 1,000 and 10,000
+    .venv/bin/python bench/figures.py --small 1000 --large 10000 --huge 100000 --repeat 3
+
+Figures (target in brackets, from the issue):
+  validate  wall and CPU vs parsing the same files with CSafeLoader in one process   [≤ 1.5×]
+  validate  large / small, and huge / large with --huge                            [≤ 11× for 10×]
+  build     large / small                                                          [≤ 11×]
+  build     peak memory at the large size                                          [≤ 1 GB]
+  site      bytes per item at each size                                            [≤ 20 KB]
+  job add   5 items on the large index vs json-loading its root + a YAML round trip [≤ 3×]
+  index     root api/v1/index.json gzipped, bytes per item                         [≤ 100 B]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import itertools
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate
+
+PYTHON = sys.executable
+PREREQ = [PYTHON, "-c", "import sys; from prereq.cli import main; sys.exit(main(sys.argv[1:]))"]
+
+# The floor of validation: read every item file and parse it with libyaml, in one process.
+PARSE_FLOOR = """
+import sys, yaml
+from pathlib import Path
+for path in sorted(Path(sys.argv[1]).glob("prerequisites/*.yaml")):
+    yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
+"""
+# The floor of `job add`: json-load the same root index and round-trip the same job with PyYAML.
+JOB_FLOOR = """
+import json, sys, yaml
+from pathlib import Path
+json.loads(Path(sys.argv[1], "api", "v1", "index.json").read_text())
+yaml.safe_dump(yaml.safe_load(Path(sys.argv[2]).read_text()))
+"""
+JOB = """\
+protocolVersion: 2
+name: bench
+type: job
+taskRoles:
+  train:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
+    commands:
+      - python train.py
+prerequisites:
+  - name: image
+    type: dockerimage
+    uri: ubuntu:22.04
+"""
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    peak_rss: int  # bytes
+
+
+def run(command: list[str], *, cwd: Path | None = None) -> Run:
+    """One process: wall time, CPU time and peak resident memory (os.wait4's own accounting)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command[-3:])} failed ({process.returncode}):\n{err.decode()[-2000:]}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
+
+
+def interleaved(a: list[str], b: list[str], *, repeat: int, cwd: Path | None = None) -> tuple[Run, Run]:
+    """Medians of ``repeat`` runs of each, alternating."""
+    runs: tuple[list[Run], list[Run]] = ([], [])
+    for _ in range(repeat):
+        runs[0].append(run(a, cwd=cwd))
+        runs[1].append(run(b, cwd=cwd))
+    return tuple(  # type: ignore[return-value]
+        Run(
+            statistics.median(r.wall for r in side),
+            statistics.median(r.cpu for r in side),
+            max(r.peak_rss for r in side),
+        )
+        for side in runs
+    )
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _registry(work: Path, count: int) -> Path:
+    repo = work / f"registry-{count}"
+    if not repo.exists():
+        started = time.perf_counter()
+        generate(count, repo)
+        print(f"  (generated {count:,} items in {time.perf_counter() - started:.0f} s)", flush=True)
+    return repo / "registry"
+
+
+def validation_figures(registries: dict[int, Path], *, repeat: int) -> list[str]:
+    lines, walls = [], {}
+    for n, registry in registries.items():
+        ours, floor = interleaved(
+            [*PREREQ, "validate", str(registry)], [PYTHON, "-c", PARSE_FLOOR, str(registry)], repeat=repeat
+        )
+        walls[n] = ours.wall
+        lines.append(
+            f"validate {n:,}: {ours.wall:.1f} s wall, {ours.wall / floor.wall:.1f}× the parse floor "
+            f"(CPU {ours.cpu / floor.cpu:.1f}×), peak {ours.peak_rss / 2**20:,.0f} MB   [target ≤ 1.5×]"
+        )
+        print(lines[-1], flush=True)
+    for a, b in itertools.pairwise(sorted(walls)):
+        lines.append(f"validate {b:,} / {a:,}: {walls[b] / walls[a]:.1f}×   [target ≤ {1.1 * b / a:.0f}×]")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def build_figures(registries: dict[int, Path], *, small: int, large: int, work: Path) -> list[str]:
+    lines, builds = [], {}
+    for n in (small, large):
+        out = work / f"site-{n}"
+        builds[n] = run([*PREREQ, "build", "-q", "--registry", str(registries[n]), "--out", str(out)])
+        root = (out / "api" / "v1" / "index.json").read_bytes()
+        lines.append(
+            f"build {n:,}: {builds[n].wall:.0f} s, peak {builds[n].peak_rss / 2**20:,.0f} MB, "
+            f"site {_size(out) / n / 1024:,.0f} KB per item [≤ 20 KB], root index "
+            f"{len(gzip.compress(root)) / n:.0f} B gzipped per item [≤ 100 B]"
+        )
+        print(lines[-1], flush=True)
+    lines.append(
+        f"build {large:,} / {small:,}: {builds[large].wall / builds[small].wall:.1f}×   "
+        f"[target ≤ {1.1 * large / small:.0f}×]; peak at {large:,}: {builds[large].peak_rss / 2**30:.2f} GB [≤ 1 GB]"
+    )
+    print(lines[-1], flush=True)
+    return lines
+
+
+def job_figure(index: Path, *, items: int, repeat: int, work: Path) -> str:
+    job = work / "job.yaml"
+    names = [f"item-{i:06d}" for i in range(items - 5 * 9, items, 9)][:5]  # late in the chains: big closures
+    add_times, floor_times = [], []
+    for _ in range(repeat):
+        job.write_text(JOB, encoding="utf-8")
+        add_times.append(run([*PREREQ, "job", "add", str(job), *names, "--index", str(index)]).wall)
+        floor_times.append(run([PYTHON, "-c", JOB_FLOOR, str(index), str(job)]).wall)
+    add, floor = statistics.median(add_times), statistics.median(floor_times)
+    line = f"job add of 5 items on the {items:,} index: {add:.1f} s, {add / floor:.1f}× the floor   [target ≤ 3×]"
+    print(line, flush=True)
+    return line
+
+
+def figures(*, small: int, large: int, huge: int | None, repeat: int, work: Path) -> list[str]:
+    registries = {n: _registry(work, n) for n in (small, large, *([huge] if huge else []))}
+    lines = validation_figures(registries, repeat=repeat)
+    lines += build_figures(registries, small=small, large=large, work=work)
+    return [*lines, job_figure(work / f"site-{large}", items=large, repeat=repeat, work=work)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--small", type=int, default=1000)
+    parser.add_argument("--large", type=int, default=10000)
+    parser.add_argument("--huge", type=int, help="also validate this many items (100000 for the issue's figure)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side, interleaved (medians)")
+    parser.add_argument("--work", type=Path, help="keep generated registries and builds here (default: a temp dir)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="prereq-bench-") as tmp:
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        print(
+            f"prereq figures: {args.small:,} / {args.large:,}{f' / {args.huge:,}' if args.huge else ''} items, "
+            f"{args.repeat} interleaved runs, {os.cpu_count()} CPUs",
+            flush=True,
+        )
+        figures(small=args.small, large=args.large, huge=args.huge, repeat=args.repeat, work=work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""A realistic synthetic registry for the benchmarks: every item type, require chains, callbacks,
+parameters, owners and teams, and a git history of version bumps (every version stays published).
+
+All items validate.  The shape follows the bundled registry: about a fifth storage and datasets
+(data), half setup scripts, a tenth uploaders (output), a tenth docker images; each non-image item
+requires up to three earlier items (chains about ten deep), a tenth define a `mountPoint`
+parameter that their dependents read with `<% this.mountPoint %>`.
+
+Usage: .venv/bin/python bench/generate.py N OUT   (OUT must not exist; prints what it made)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.org",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.org",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+TEAMS = 20
+USERS = 60
+KINDS = ["data"] * 2 + ["script"] * 5 + ["output"] + ["dockerimage"]  # the bundled registry's mix
+
+
+def _name(i: int) -> str:
+    return f"item-{i:06d}"
+
+
+def _kind(i: int) -> str:
+    return KINDS[i % len(KINDS)]
+
+
+def _requires(i: int, rng: random.Random) -> list[int]:
+    """Up to three earlier non-image items, mostly near ones, so chains run about ten deep."""
+    if i == 0 or _kind(i) == "dockerimage":
+        return []
+    picks = {max(0, i - rng.randint(1, 12)) for _ in range(rng.randint(0, 3))}
+    return sorted(p for p in picks if _kind(p) != "dockerimage" and p < i)
+
+
+def item_text(i: int, version: str, rng: random.Random) -> str:
+    name, kind = _name(i), _kind(i)
+    lines = [
+        f"name: {name}",
+        f"version: {version}",
+        f"type: {kind}",
+        f"title: Generated {kind} item number {i}",
+        "description: |",
+        f"  A generated {kind} item for the benchmarks, shaped like the bundled ones.",
+        "",
+        "  It exists to be validated, indexed and published at scale.",
+        f"tags: [bench, {kind}, group-{i % 37}]",
+        f"owners: [team-{i % TEAMS}, user-{i % USERS}]",
+    ]
+    if kind == "data":
+        lines.append("license: CC-BY-4.0")
+    if kind == "dockerimage":
+        return "\n".join([*lines, f"uri: example.org/bench/image-{i}:{version}"]) + "\n"
+    requires = _requires(i, rng)
+    if requires:
+        lines.append("require:")
+        lines += [f"  - {_name(r)}@^1.0" for r in requires]
+    if i % 10 == 0:
+        lines += ["parameters:", f"  mountPoint: /mnt/bench/{i}"]
+    # Read from the item itself or from its only requirement: never two definitions at one distance.
+    reads_mount = i % 10 == 0 or (len(requires) == 1 and requires[0] % 10 == 0)
+    mount = "<% this.mountPoint %>" if reads_mount else "/tmp"
+    event = "taskSucceeds" if kind == "output" else "taskStarts"
+    lines += [
+        "plugin: com.microsoft.pai.runtimeplugin.cmd",
+        "failurePolicy: fail",
+        "callbacks:",
+        f"  - event: {event}",
+        "    commands:",
+        f"      - export ITEM_{i}_DIR={mount}/{name}",
+        f'      - mkdir -p "$ITEM_{i}_DIR"',
+        f'      - echo "{name} {version} ready in $ITEM_{i}_DIR"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _owners() -> str:
+    users = [f"user-{u}" for u in range(USERS)]
+    teams = {f"team-{t}": [users[(t * 3 + k) % USERS] for k in range(3)] for t in range(TEAMS)}
+    return f"users: [{', '.join(users)}]\nteams:\n" + "".join(f"  {t}: [{', '.join(m)}]\n" for t, m in teams.items())
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+def generate(count: int, out: Path) -> dict[str, int]:
+    """Write the registry under ``out/registry`` in three commits: every item at 1.0.0, then a tenth at
+    1.1.0, then a twentieth at 1.2.0.  Returns counts of what was made."""
+    items = out / "registry" / "prerequisites"
+    items.mkdir(parents=True)
+    (out / "registry" / "owners.yaml").write_text(_owners(), encoding="utf-8")
+    _git(out, "init", "-q", "-b", "main")
+    versions = 0
+    for step, (version, every) in enumerate([("1.0.0", 1), ("1.1.0", 10), ("1.2.0", 20)], start=1):
+        for i in range(0, count, every):
+            # Seeded by the item's number: every version of an item has the same shape.
+            (items / f"{_name(i)}.yaml").write_text(item_text(i, version, random.Random(i)), encoding="utf-8")
+            versions += 1
+        _git(out, "add", "-A")
+        date = f"2026-01-0{step}T00:00:00+00:00"
+        _git(out, "-c", f"user.date={date}", "commit", "-q", "-m", f"version {version}", f"--date={date}")
+    return {"items": count, "versions": versions, "commits": 3}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("count", type=int, help="how many items")
+    parser.add_argument("out", type=Path, help="a folder to create")
+    args = parser.parse_args()
+    if args.out.exists():
+        print(f"generate: {args.out} exists; pass a new folder", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    made = generate(args.count, args.out)
+    print(
+        f"generated {made['items']} items, {made['versions']} versions in {made['commits']} commits "
+        f"under {args.out} ({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
