@@ -10,8 +10,9 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import {
-  PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_FIELDS, TASK_ROLE_NAME, patternRegExp, schemaProblems, show, unsupportedKeywords, validateJob,
+  PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_FIELDS, TASK_ROLE_NAME, patternRegExp, schemaProblems, show, unsupportedKeywords,
 } from "../../site/assets/composer/openpai/protocol.js";
+import { validateJob } from "../../site/assets/composer/openpai/restserver.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases", "protocol");
 const CASE_NAME = /^[0-9]{3}-[a-z0-9]+(?:-[a-z0-9]+)*\.json$/;

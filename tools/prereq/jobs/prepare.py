@@ -204,7 +204,13 @@ def prepare_text(
             index_error = exc
     _check_lock(job, state, loaded, index_error)
     _render_expressions(job, expressions)
-    problems = protocol.validate_job(job.data)
+    found = protocol.validate_job(job.data)
+    problems = protocol.refusals(found)
+    job.warnings += [
+        f"{job.where(problem.path)}: {problem.where()}: {problem.message}"
+        for problem in found
+        if problem not in problems
+    ]
     if problems:
         # Lines of the file the user wrote (the nearest value the path shares with it).
         lines = [f"{job.where(problem.path)}: {problem.where()}: {problem.message}" for problem in problems]

@@ -6,10 +6,13 @@ Two parts, as in the rest-server:
 - its own checks after the schema: unique prerequisite names per type
   ("Duplicate script prerequisites X."), every prerequisite a task role names
   exists ("Prerequisite X does not exist."), a default deployment exists; and
-  the webportal's rule for task role names (``^[a-z0-9]{1,63}$``).
+  the webportal's rule for task role names (``^[a-z0-9]{1,63}$``), stricter than the
+  rest-server's (``^[a-zA-Z_][a-zA-Z0-9_]*$``, in its schema): only its submission form
+  refuses ``Worker`` or ``valid_name``, so that problem (source ``webportal``) is a warning.
 
-The composer's ``site/assets/composer/openpai/protocol.js`` gives the same problems word for word (the
-shared cases in ``tests/cases/protocol/`` hold both to that).
+The composer's ``site/assets/composer/openpai/protocol.js`` (the schema) and ``restserver.js`` (the
+rest) give the same problems word for word (the shared cases in ``tests/cases/protocol/`` hold both
+to that).
 
 May import: prereq.core and prereq.openpai.jobschema.
 """
@@ -38,6 +41,7 @@ __all__ = [
     "TASK_ROLE_NAME",
     "JobProblem",
     "load_protocol",
+    "refusals",
     "resolve_schema",
     "rest_server_problems",
     "role_references",
@@ -65,7 +69,20 @@ def role_references(job: Any) -> list[tuple[str, tuple[Any, ...], str]]:
     return found
 
 
-TASK_ROLE_NAME = re.compile(r"^[a-z0-9]{1,63}$")
+TASK_ROLE_NAME = re.compile(r"^[a-z0-9]{1,63}$")  # the webportal's form
+REST_SERVER_ROLE_NAME = re.compile(
+    r"^[a-zA-Z_][a-zA-Z0-9_]*$"
+)  # its schema's; a name it refuses is the schema's problem
+WARNING_SOURCES = ("webportal",)
+_WEBPORTAL_ROLE_NAME = (
+    "task role name {} is accepted by the rest-server, but the webportal's submission form allows only "
+    "^[a-z0-9]{{1,63}}$ (lower-case letters and digits)"
+)  # problems that do not stop the rest-server
+
+
+def refusals(problems: list[JobProblem]) -> list[JobProblem]:
+    """The problems for which the rest-server refuses the job (the others are warnings)."""
+    return [problem for problem in problems if problem.source not in WARNING_SOURCES]
 
 
 def rest_server_problems(job: Any) -> list[JobProblem]:
@@ -87,14 +104,8 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
     every = set().union(*by_type.values())
     roles = as_dict(job.get("taskRoles"))
     for role, spec in roles.items():
-        if not TASK_ROLE_NAME.match(str(role)):
-            problems.append(
-                JobProblem(
-                    ("taskRoles", role),
-                    f"task role name {show(role)} must match ^[a-z0-9]{{1,63}}$ (lower-case letters and digits)",
-                    "webportal",
-                )
-            )
+        if REST_SERVER_ROLE_NAME.match(str(role)) and not TASK_ROLE_NAME.match(str(role)):
+            problems.append(JobProblem(("taskRoles", role), _WEBPORTAL_ROLE_NAME.format(show(role)), "webportal"))
         if not isinstance(spec, dict):
             continue
         for field, kind in TASK_ROLE_FIELDS.items():

@@ -16,7 +16,7 @@ import { loadFor } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
-import { validateJob } from "../openpai/protocol.js";
+import { refusals, validateJob } from "../openpai/restserver.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { survivesRoundTrip } from "../openpai/runtime.js";
@@ -176,7 +176,11 @@ export async function prepareText(text, { index, indexSource = null, expressions
   }
   checkLock(job, state, index);
   renderExpressions(job, expressions, index.root.lifted_keys);
-  const problems = validateJob(job.data, index.jobSchema);
+  const found = validateJob(job.data, index.jobSchema);
+  const problems = refusals(found);
+  for (const p of found) {
+    if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
+  }
   if (problems.length) {
     const lines = problems.map((p) => `${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
     throw new PrereqError("OpenPAI would refuse the job:\n    " + lines.join("\n    "),

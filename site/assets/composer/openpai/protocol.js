@@ -1,7 +1,8 @@
 /* Check a job the way the OpenPAI rest-server does: a port of prereq.openpai.protocol.
  *
- * validateJob(job, schema) gives the same problems as the CLI's validate_job, in the same order
- * and word for word: {path, message, source}, source "schema", "rest-server" or "webportal".
+ * schemaProblems(job, schema) gives the same problems as the CLI's schema_problems, in the same order
+ * and word for word: {path, message, source}, source "schema" (restserver.js adds the rest-server's
+ * own checks, and validateJob, the whole of the CLI's validate_job).
  * `schema` is the resolved protocol schema (plain draft 7, $merge applied, as the published index
  * serves it); this module does not resolve $merge or $ref.
  *
@@ -336,64 +337,4 @@ export function schemaProblems(job, schema) {
   const errors = descend(job, schema);
   errors.sort((a, b) => comparePaths(a.path, b.path)); // a stable sort, as Python's sorted
   return errors.map((found) => ({ path: found.path, message: found.message, source: "schema" }));
-}
-
-// ------------------------------------------------------------------------------------------ the rest-server
-
-const problem = (path, message, source = "rest-server") => ({ path, message, source });
-
-/* The rest-server's checks after the schema, and the webportal's task role names. */
-export function restServerProblems(job) {
-  if (!isObject(job)) return [];
-  const problems = [];
-  const byType = new Map(PREREQUISITE_TYPES.map((kind) => [kind, new Set()]));
-  const prerequisites = own(job, "prerequisites");
-  (Array.isArray(prerequisites) ? prerequisites : []).forEach((item, position) => {
-    const kind = own(item, "type");
-    const name = own(item, "name");
-    if (typeof kind !== "string" || !byType.has(kind) || typeof name !== "string") return;
-    if (byType.get(kind).has(name)) problems.push(problem(["prerequisites", position], `Duplicate ${kind} prerequisites ${name}.`));
-    byType.get(kind).add(name);
-  });
-  const every = new Set([...byType.values()].flatMap((names) => [...names]));
-  const roles = own(job, "taskRoles");
-  for (const role of isObject(roles) ? Object.keys(roles) : []) {
-    const spec = roles[role];
-    if (!TASK_ROLE_NAME.test(role)) {
-      problems.push(problem(["taskRoles", role],
-        `task role name ${show(role)} must match ^[a-z0-9]{1,63}$ (lower-case letters and digits)`, "webportal"));
-    }
-    if (!isObject(spec)) continue;
-    for (const [field, kind] of Object.entries(TASK_ROLE_FIELD_TYPES)) {
-      const name = own(spec, field);
-      if (typeof name === "string" && !byType.get(kind).has(name)) {
-        problems.push(problem(["taskRoles", role, field], `Prerequisite ${name} does not exist.`));
-      }
-    }
-    const names = own(spec, "prerequisites");
-    (Array.isArray(names) ? names : []).forEach((name, position) => {
-      if (typeof name === "string" && !every.has(name)) {
-        problems.push(problem(["taskRoles", role, "prerequisites", position], `Prerequisite ${name} does not exist.`));
-      }
-    });
-  }
-  const deployments = own(job, "deployments");
-  const seen = new Set();
-  (Array.isArray(deployments) ? deployments : []).forEach((deployment, position) => {
-    const name = own(deployment, "name");
-    if (typeof name !== "string") return; // the protocol schema requires a string name
-    if (seen.has(name)) problems.push(problem(["deployments", position], `Duplicate deployments ${name}.`));
-    seen.add(name);
-  });
-  const defaults = own(job, "defaults");
-  const deployment = own(defaults, "deployment");
-  if (typeof deployment === "string" && !seen.has(deployment)) {
-    problems.push(problem(["defaults", "deployment"], `Default deployment ${deployment} does not exist.`));
-  }
-  return problems;
-}
-
-/* Every reason OpenPAI would refuse `job` (schema first, then the rest-server's checks). */
-export function validateJob(job, schema) {
-  return [...schemaProblems(job, schema), ...restServerProblems(job)];
 }

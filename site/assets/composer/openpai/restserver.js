@@ -1,0 +1,80 @@
+/* The rest-server's own checks of a job after its schema (tools/prereq/openpai/protocol.py's
+ * rest_server_problems), and validateJob, the schema's problems then these, as the CLI's validate_job:
+ * {path, message, source}, source "schema", "rest-server" or "webportal" (a warning: only the
+ * webportal's submission form refuses such a job).
+ *
+ * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
+ * rest-server's checks of a job, the runtime's round trip of a parameter.
+ * May import: core/, yaml/, vendor/.
+ */
+
+import { PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_NAME, schemaProblems, show } from "./protocol.js";
+
+// The rest-server's own rule for task role names (its schema's): a name it refuses is the schema's problem.
+const REST_SERVER_ROLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const WARNING_SOURCES = ["webportal"]; // problems that do not stop the rest-server
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+const own = (object, key) => (isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined);
+
+/* The problems for which the rest-server refuses the job (the others are warnings). */
+export function refusals(problems) {
+  return problems.filter((problem) => !WARNING_SOURCES.includes(problem.source));
+}
+
+const problem = (path, message, source = "rest-server") => ({ path, message, source });
+
+/* The rest-server's checks after the schema, and the webportal's task role names. */
+export function restServerProblems(job) {
+  if (!isObject(job)) return [];
+  const problems = [];
+  const byType = new Map(PREREQUISITE_TYPES.map((kind) => [kind, new Set()]));
+  const prerequisites = own(job, "prerequisites");
+  (Array.isArray(prerequisites) ? prerequisites : []).forEach((item, position) => {
+    const kind = own(item, "type");
+    const name = own(item, "name");
+    if (typeof kind !== "string" || !byType.has(kind) || typeof name !== "string") return;
+    if (byType.get(kind).has(name)) problems.push(problem(["prerequisites", position], `Duplicate ${kind} prerequisites ${name}.`));
+    byType.get(kind).add(name);
+  });
+  const every = new Set([...byType.values()].flatMap((names) => [...names]));
+  const roles = own(job, "taskRoles");
+  for (const role of isObject(roles) ? Object.keys(roles) : []) {
+    const spec = roles[role];
+    if (REST_SERVER_ROLE_NAME.test(role) && !TASK_ROLE_NAME.test(role)) {
+      problems.push(problem(["taskRoles", role], `task role name ${show(role)} is accepted by the rest-server, but the ` +
+        "webportal's submission form allows only ^[a-z0-9]{1,63}$ (lower-case letters and digits)", "webportal"));
+    }
+    if (!isObject(spec)) continue;
+    for (const [field, kind] of Object.entries(TASK_ROLE_FIELD_TYPES)) {
+      const name = own(spec, field);
+      if (typeof name === "string" && !byType.get(kind).has(name)) {
+        problems.push(problem(["taskRoles", role, field], `Prerequisite ${name} does not exist.`));
+      }
+    }
+    const names = own(spec, "prerequisites");
+    (Array.isArray(names) ? names : []).forEach((name, position) => {
+      if (typeof name === "string" && !every.has(name)) {
+        problems.push(problem(["taskRoles", role, "prerequisites", position], `Prerequisite ${name} does not exist.`));
+      }
+    });
+  }
+  const deployments = own(job, "deployments");
+  const seen = new Set();
+  (Array.isArray(deployments) ? deployments : []).forEach((deployment, position) => {
+    const name = own(deployment, "name");
+    if (typeof name !== "string") return; // the protocol schema requires a string name
+    if (seen.has(name)) problems.push(problem(["deployments", position], `Duplicate deployments ${name}.`));
+    seen.add(name);
+  });
+  const defaults = own(job, "defaults");
+  const deployment = own(defaults, "deployment");
+  if (typeof deployment === "string" && !seen.has(deployment)) {
+    problems.push(problem(["defaults", "deployment"], `Default deployment ${deployment} does not exist.`));
+  }
+  return problems;
+}
+
+/* Every reason OpenPAI would refuse `job` (schema first, then the rest-server's checks). */
+export function validateJob(job, schema) {
+  return [...schemaProblems(job, schema), ...restServerProblems(job)];
+}
