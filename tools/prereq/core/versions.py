@@ -38,12 +38,7 @@ MAX_RANGE_LENGTH = 256  # characters; node-semver's parser backtracks for second
 
 
 def is_range(text: str) -> bool:
-    if len(text) > MAX_RANGE_LENGTH:
-        return False
-    try:
-        return nodesemver.valid_range(text, loose=False) is not None
-    except (ValueError, TypeError):
-        return False
+    return _parsed_range(text) is not None
 
 
 @lru_cache(maxsize=4096)
