@@ -6,11 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
+# The execution catalog's (PRQ3xx) need prereq.execution on top of the registry's validation:
+# tests/test_execution_rules.py runs those.
+EXECUTION_FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ3"))
 # A fixture with a base/ tree is a review's (PRQ2xx: a base and a head): tests/test_review_rules.py runs those.
 FIXTURE_DIRS = sorted(
     p
     for p in RULE_FIXTURES.iterdir()
-    if p.is_dir() and p.name.startswith("PRQ") and not (p / "base").is_dir() and not (p / "earlier").is_dir()
+    if p.is_dir()
+    and p.name.startswith("PRQ")
+    and not (p / "base").is_dir()
+    and not (p / "earlier").is_dir()
+    and p not in EXECUTION_FIXTURE_DIRS
 )
 REVIEW_FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and (p / "base").is_dir())
 # A fixture with earlier/ and no base/ is a history's (PRQ192): earlier/ committed, then the head on top;

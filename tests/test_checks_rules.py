@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from check_helpers import FIXTURE_DIRS, HISTORY_FIXTURE_DIRS, REVIEW_FIXTURE_DIRS, RULE_FIXTURES, found
+from check_helpers import (
+    EXECUTION_FIXTURE_DIRS,
+    FIXTURE_DIRS,
+    HISTORY_FIXTURE_DIRS,
+    REVIEW_FIXTURE_DIRS,
+    RULE_FIXTURES,
+    found,
+)
 from prereq.registry.rules import RULES, rule_reference_markdown
 from prereq.registry.validate import validate
 
@@ -35,10 +42,11 @@ def test_rule_fixture_reports_exactly_the_expected_problems(fixture: Path) -> No
 
 
 def test_every_rule_has_a_fixture() -> None:
-    fixture_ids = {p.name.split("-")[0] for p in FIXTURE_DIRS + REVIEW_FIXTURE_DIRS + HISTORY_FIXTURE_DIRS}
+    every = FIXTURE_DIRS + REVIEW_FIXTURE_DIRS + HISTORY_FIXTURE_DIRS + EXECUTION_FIXTURE_DIRS
+    fixture_ids = {p.name.split("-")[0] for p in every}
     assert set(RULES) - fixture_ids == set()
     assert fixture_ids - set(RULES) == set(), "no fixture for a rule that no longer exists"
-    for folder in FIXTURE_DIRS + REVIEW_FIXTURE_DIRS + HISTORY_FIXTURE_DIRS:
+    for folder in every:
         rule = RULES[folder.name.split("-")[0]]
         assert folder.name == f"{rule.id}-{rule.name}"
         assert (folder / "owners.yaml").is_file() and (folder / "prerequisites").is_dir()
@@ -86,13 +94,15 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one() -> None:
 
 
 def test_every_rule_is_declared_by_exactly_one_place_and_emitted_only_there() -> None:
+    from prereq.execution.validate import EXECUTION_RULES
     from prereq.registry.checks import CHECKS
     from prereq.registry.history import HISTORY_RULES
     from prereq.registry.loader import LOADER_RULES
     from prereq.registry.rules import RULES
     from prereq.review.checks import REVIEW_RULES
 
-    declared = [rule for check in CHECKS for rule in check.ids] + [*LOADER_RULES, *REVIEW_RULES, *HISTORY_RULES]
+    declared = [rule for check in CHECKS for rule in check.ids]
+    declared += [*LOADER_RULES, *REVIEW_RULES, *HISTORY_RULES, *EXECUTION_RULES]
     assert set(declared) == set(RULES)
     # PRQ170 (unset variables) is checked in items and in job templates alike.
     assert sorted(r for r in set(declared) if declared.count(r) > 1) == ["PRQ170"]

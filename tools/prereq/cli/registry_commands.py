@@ -7,6 +7,7 @@ from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
 from prereq.core.gitrepo import Repository
+from prereq.execution.validate import with_catalog
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
@@ -68,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
-    result = validate(root, history=True)
+    result = with_catalog(validate(root, history=True))
     repo = Repository.find(root) if args.format == "github" else None
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0

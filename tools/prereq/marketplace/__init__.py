@@ -5,5 +5,5 @@
 - ``pages`` (with ``templates/``): item, tag and template pages; ``reference``: the format reference;
 - ``diagram``: the dependency SVG; ``render``: the sanitiser for contributor text.
 
-May import: prereq.core, prereq.openpai, prereq.registry, prereq.index, prereq.jobs, and mkdocs.
+May import: prereq.core, prereq.openpai, prereq.registry, prereq.index, prereq.execution, prereq.jobs, and mkdocs.
 """

@@ -4,7 +4,7 @@ Everything is written to a temporary folder beside the output and moved into
 place only when complete, so a failed build leaves the previous output as it was
 (``core.files`` says which folders a build may replace).
 
-May import: prereq.core, prereq.registry, prereq.index and the rest of prereq.marketplace.
+May import: prereq.core, prereq.registry, prereq.index, prereq.execution and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from prereq.core import files
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
+from prereq.execution.validate import with_catalog
 from prereq.index.builder import IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
 from prereq.registry.settings import Settings, load_settings
@@ -57,7 +58,7 @@ def build(
     A shallow clone is refused (the index would lack every version published before its first
     commit) unless ``allow_shallow``, which then warns what is missing."""
     progress("validating the registry")
-    result = validate(registry)
+    result = with_catalog(validate(registry))  # the execution catalog's problems stop a build too
     if result.errors:
         return BuildResult(out=out, validation=result)
     repo = Repository.find(result.root)

@@ -255,7 +255,8 @@ _SHAPES = {
 
 
 def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, list[Problem]]:
-    """One YAML mapping; ``shape`` is the key of ``_SHAPES`` saying what the file should hold."""
+    """One YAML mapping; ``shape`` is the key of ``_SHAPES`` saying what the file should hold, or, for
+    files other packages read through here (the execution catalog), that advice itself."""
     loaded, problems = read_yaml_file(path, rel)
     if loaded is not None:
         for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
@@ -267,7 +268,8 @@ def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, l
     if loaded is not None and not isinstance(loaded.data, dict):
         kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
         line, column = loaded.value_positions.get((), (1, 1))
-        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=_SHAPES[shape]))
+        fix = _SHAPES.get(shape, shape)
+        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=fix))
         return None, problems
     return loaded, problems
 

@@ -532,6 +532,151 @@ _RULES = [
         "repository's `.github/CODEOWNERS` is generated from them and the items' owners, so GitHub asks an "
         "item's owners to review its changes; checked by `prereq validate --base` and `prereq codeowners --check`.",
     ),
+    # The execution catalog (prereq.execution): environments, queues, libraries and queue rights
+    Rule(
+        "PRQ300",
+        "catalog-schema",
+        E,
+        "{path}: {detail}",
+        "{fix}",
+        "Each catalog file matches its part of `schema/execution-catalog.schema.json`: an environment "
+        "(`environments/<name>/<version>.yaml`), a queue (`queues/<name>.yaml`), a library "
+        "(`libraries/<name>/<version>.yaml`) or the rights (`rights.yaml`). Keys outside the format are refused.",
+        "see the execution catalog's format in schema/execution-catalog.schema.json",
+    ),
+    Rule(
+        "PRQ301",
+        "catalog-name-mismatch",
+        E,
+        "{key} {value!r} differs from {expected!r}, which the file's path gives",
+        "{fix}",
+        "A catalog file's path says what it holds: `environments/python/1.0.0.yaml` holds name `python` and "
+        "version `1.0.0`, `queues/gpu-1d.yaml` holds name `gpu-1d`, so a reference is found without opening "
+        "every file.",
+    ),
+    Rule(
+        "PRQ302",
+        "not-a-catalog-file",
+        E,
+        "{detail} is not read as {what}",
+        "{fix}",
+        "The catalog's folders hold only `<name>/<version>.yaml` files (environments, libraries) or "
+        "`<name>.yaml` files (queues); anything else there would be silently ignored.",
+    ),
+    Rule(
+        "PRQ303",
+        "catalog-reference-missing",
+        E,
+        "{what} {name!r} is not {where}",
+        "{fix}",
+        "Every reference resolves: a queue's and a library's environments, a library's dependencies and its "
+        "install prerequisite, an environment's docker image (a `dockerimage` item), the queues and groups of "
+        "the rights, the users of a group, and every owner.",
+    ),
+    Rule(
+        "PRQ304",
+        "library-cycle",
+        E,
+        "library dependency cycle: {cycle}",
+        "remove one of these dependencies, such as this one ({edge})",
+        "Library dependencies must not form a cycle: nothing could be installed first. The whole cycle is "
+        "named, once, at the dependency of its first library (by name) that leads on around it.",
+    ),
+    Rule(
+        "PRQ305",
+        "library-language-mismatch",
+        E,
+        "{library} is {language}, but {target} is {other}",
+        "{fix}",
+        "Languages agree along dependencies: a library uses only libraries of its own language, and lists "
+        "only environments that have its language.",
+    ),
+    Rule(
+        "PRQ306",
+        "library-no-environment",
+        E,
+        "{library} works in no environment: {culprit} ({chain}) leaves none of {remaining}",
+        "{fix}",
+        "A library works in the environments of its own list that everything it depends on (directly or "
+        "not) also works in. When that leaves none, the library of the chain that removed the last "
+        "environment is named, with the chain that leads to it.",
+    ),
+    Rule(
+        "PRQ307",
+        "limit-not-positive",
+        E,
+        "{key} is {value}; it must be at least {minimum}",
+        "{fix}",
+        "A queue's memory, time limit, cores per slot, slots per machine and total slots are positive "
+        "(GPUs per slot may be 0); a right gives at least one slot and a priority of 0 or more.",
+    ),
+    Rule(
+        "PRQ308",
+        "slots-per-machine-over-total",
+        E,
+        "{per_machine} slots per machine, but the queue has {total} in total",
+        "lower slots_per_machine to at most {total}, or raise total_slots",
+        "A block runs on one machine, so a queue cannot have more slots on one machine than in total.",
+    ),
+    Rule(
+        "PRQ309",
+        "rights-duplicate",
+        E,
+        "queue {queue!r} and group {group!r} already have a row (line {first})",
+        "keep one row per queue and group: merge the two",
+        "Rights rows are unique per queue and group: with two, which one holds would depend on their order.",
+    ),
+    Rule(
+        "PRQ310",
+        "rights-over-total",
+        E,
+        "group {group!r} gets {slots} slots on {queue}, which has {total} in total",
+        "give at most {total} slots, or raise the queue's total_slots",
+        "A right cannot give more slots than the queue has.",
+    ),
+    Rule(
+        "PRQ311",
+        "gpu-queue-environment",
+        E,
+        "GPU queue {queue} serves {environment}, which lacks the gpu capability",
+        "serve a GPU-capable environment here (capabilities: [gpu]), or move {environment} to a CPU queue",
+        "A queue with GPUs per slot serves only environments whose capabilities include `gpu`: a block in "
+        "another would hold GPUs it cannot use.",
+    ),
+    Rule(
+        "PRQ312",
+        "queue-unused",
+        W,
+        "no group has rights on queue {queue}",
+        "add a row for {queue} to rights.yaml, or remove the queue",
+        "A queue no group may use offers nothing to anyone.",
+    ),
+    Rule(
+        "PRQ313",
+        "environment-unserved",
+        W,
+        "no queue serves environment {environment}",
+        "add {environment} to the environments of a queue, or remove it",
+        "An environment no queue serves cannot run any block.",
+    ),
+    Rule(
+        "PRQ314",
+        "catalog-version-changed",
+        E,
+        "{kind} {ref} was published (commit {commit}) with other content",
+        "keep {ref} as it was and put the change into a new version: {suggestion}",
+        "A published version of an environment or a library never changes: experiments name it exactly, and "
+        "what they computed must stay reproducible. Any content in the git history of the file "
+        "(`<name>/<version>.yaml`) other than today's is reported; the description may change.",
+    ),
+    Rule(
+        "PRQ315",
+        "group-redefined",
+        E,
+        "group {group!r} is also a team of owners.yaml",
+        "rename the group, or remove it and add its members to the team",
+        "Groups come from owners.yaml's teams and from rights.yaml's groups; one name means one set of users.",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}

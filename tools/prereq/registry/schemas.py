@@ -240,3 +240,45 @@ def _unknown_keys(
         where = f" for type {item.get('type')}" if item.get("type") == "dockerimage" else f" for plugin {plugin}"
         fix = f"did you mean {close[0]!r}?" if close else "remove it; allowed keys: " + ", ".join(sorted(allowed))
         yield SchemaIssue((key,), "unknown-key", where, fix, key=str(key))
+
+
+def document_issues(name: str, document: Any, *, definition: str | None = None) -> list[SchemaIssue]:
+    """Every issue of ``document`` against the schema file ``name`` (or its ``$defs`` entry
+    ``definition``), one per path and kind, with the item schema's messages: for the other files the
+    registry holds (the execution catalog's).  Such schemas close their mappings with
+    ``additionalProperties: false``: each key they refuse is an "unknown-key" issue at that key."""
+    validator = _validator_for_def(name, definition) if definition else _validator(name)
+    issues: list[SchemaIssue] = []
+    seen: set[tuple[Any, ...]] = set()
+    for top in validator.iter_errors(document):
+        for error in _explained_errors(top):
+            path = tuple(error.absolute_path)
+            if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+                known = sorted(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
+                for key in error.instance:
+                    if key not in known and (path, "unknown", key) not in seen:
+                        seen.add((path, "unknown", key))
+                        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                        fix = f"did you mean {close[0]!r}?" if close else "remove it; allowed keys: " + ", ".join(known)
+                        issues.append(SchemaIssue((*path, key), "unknown-key", "", fix, key=str(key)))
+            elif error.validator == "required":
+                required: list[str] = error.validator_value  # type: ignore[assignment]
+                for key in required:
+                    if isinstance(error.instance, dict) and key not in error.instance and (path, key) not in seen:
+                        seen.add((path, key))
+                        issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
+            elif (path, str(error.validator)) not in seen:
+                seen.add((path, str(error.validator)))
+                message, hint = _describe(error)
+                issues.append(SchemaIssue(path, "invalid", message, hint))
+    return issues
+
+
+def _explained_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.ValidationError]:
+    """Like ``_leaf_errors``, but a subschema with its own ``x-message`` speaks for its branches (a
+    ``oneOf`` of two shapes says what it wants once, not why each shape failed)."""
+    if error.context and not (isinstance(error.schema, dict) and "x-message" in error.schema):
+        for sub in error.context:
+            yield from _explained_errors(sub)
+    else:
+        yield error

@@ -1,0 +1,104 @@
+"""The execution catalog's rules (PRQ3xx): one fixture registry per rule, run as ``prereq validate`` runs
+them (the registry's validation with the catalog's problems added), and the catalog's loading."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from check_helpers import EXECUTION_FIXTURE_DIRS, found
+from gitrepo import GitRepo
+from prereq import cli
+from prereq.execution.validate import check_catalog, with_catalog
+from prereq.registry.rules import RULES, rule_reference_markdown
+from prereq.registry.validate import validate
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _registry(fixture: Path, tmp_path: Path) -> Path:
+    """The fixture as a registry; one with a published/ tree gets it committed first, then itself on top."""
+    if not (fixture / "published").is_dir():
+        return fixture
+    repo = GitRepo(tmp_path / "repo")
+    shutil.copytree(fixture / "published", repo.root / "registry")
+    repo.commit("published")
+    ignore = shutil.ignore_patterns("published", "expected.json")
+    shutil.copytree(fixture, repo.root / "registry", dirs_exist_ok=True, ignore=ignore)
+    return repo.root / "registry"
+
+
+@pytest.mark.parametrize("fixture", EXECUTION_FIXTURE_DIRS, ids=[p.name for p in EXECUTION_FIXTURE_DIRS])
+def test_rule_fixture_reports_exactly_the_expected_problems(fixture: Path, tmp_path: Path) -> None:
+    rule_id = fixture.name.split("-")[0]
+    expected = json.loads((fixture / "expected.json").read_text(encoding="utf-8"))
+    assert expected and all(entry["rule"] == rule_id for entry in expected), "a fixture shows its own rule only"
+    root = _registry(fixture, tmp_path)
+
+    result = with_catalog(validate(root))
+
+    assert found(result) == {(e["rule"], e["file"], e["line"]) for e in expected}
+    columns = {(e["rule"], e["file"], e["line"], e["column"]) for e in expected if "column" in e}
+    assert columns <= {(p.rule, p.file, p.line, p.column) for p in result.problems}
+    for p in result.problems:
+        assert p.severity is RULES[p.rule].severity
+        assert p.message and p.hint, p
+        assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
+        assert (root / p.file).exists(), "paths are relative to the registry root"
+
+
+def test_the_bundled_catalog_is_clean_and_realistic() -> None:
+    result = validate(REPO / "registry")
+    checked = check_catalog(result.root, owners=result.owners, items=result.items)
+    assert checked.problems == []
+    catalog = checked.catalog
+    assert {ref.name for ref in catalog.environments} >= {"python", "pytorch-gpu", "cpp"}
+    assert any(env.gpu for env in catalog.environments.values())
+    assert "3 hours/4G on Python" in {queue.title for queue in catalog.queues.values()}
+    assert any(lib.depends and catalog.libraries[lib.depends[0]].depends for lib in catalog.libraries.values())
+    assert {row.group for row in catalog.rights} >= set(result.owners.teams) - {"data-team"} | {"everyone"}
+
+
+def test_a_registry_without_a_catalog_has_no_catalog_problems() -> None:
+    result = validate(REPO / "tests" / "fixtures" / "rules" / "clean")
+    assert with_catalog(result) is result
+
+
+def test_the_rule_reference_documents_every_catalog_rule() -> None:
+    reference = rule_reference_markdown()
+    for fixture in EXECUTION_FIXTURE_DIRS:
+        assert f"## {fixture.name.split('-')[0]}" in reference
+
+
+def test_prereq_validate_reports_the_catalog(capsys, monkeypatch) -> None:
+    monkeypatch.chdir(EXECUTION_FIXTURE_DIRS[0].parent)
+    code = cli.main(["validate", "PRQ308-slots-per-machine-over-total", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert [(p["rule"], p["file"], p["line"]) for p in report["problems"]] == [("PRQ308", "queues/q1.yaml", 6)]
+
+
+def test_prereq_build_refuses_a_catalog_with_errors(tmp_path: Path) -> None:
+    from prereq.marketplace.publish import build
+
+    fixture = next(p for p in EXECUTION_FIXTURE_DIRS if p.name.startswith("PRQ304"))
+    result = build(fixture, tmp_path / "out", with_site=False)
+    assert not result.built
+    assert {p.rule for p in result.problems} == {"PRQ304"}
+
+
+def test_a_link_in_the_catalog_is_refused_as_in_the_registry(tmp_path: Path) -> None:
+    fixture = next(p for p in EXECUTION_FIXTURE_DIRS if p.name.startswith("PRQ312"))
+    root = tmp_path / "registry"
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns("expected.json"))
+    (root / "queues" / "q2.yaml").unlink()
+    (root / "queues" / "q2.yaml").symlink_to(root / "queues" / "q1.yaml")
+    (root / "environments" / "py" / "0.9.0.yaml").write_text("- a list\n")
+    result = with_catalog(validate(root))
+    assert found(result) == {("PRQ107", "queues/q2.yaml", None), ("PRQ105", "environments/py/0.9.0.yaml", 1)}
+    hint = next(p.hint for p in result.problems if p.rule == "PRQ105")
+    assert hint.startswith("write the environment as 'key: value' lines")
