@@ -119,6 +119,7 @@ class ClosureItem:
     selected: bool
     deprecated: dict[str, Any] | None = None
     needs: dict[str, list[str]] = field(default_factory=dict)  # what it reads from the job (openpai.needs)
+    conflicts: tuple[str, ...] = ()  # items and runtime plugins it must not run beside, as its author wrote
 
 
 def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
@@ -234,6 +235,7 @@ class Index:
                     selected=name in selected,
                     deprecated=document["item"].get("deprecated"),
                     needs=document.get("needs") or form_needs(document["openpai"]),  # an index from before needs
+                    conflicts=tuple(document["item"].get("conflicts") or ()),
                 )
             )
         return resolved

@@ -35,7 +35,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.graph import transitive_requirements
 from prereq.core.versions import Requirement
 from prereq.index.reader import ClosureItem, Index
-from prereq.jobs import needs
+from prereq.jobs import conflicts, needs
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
 from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Locked
@@ -167,6 +167,16 @@ def _refuse_conflicts(job: JobDocument, old: JobState, wanted: _Closures) -> Non
                 f"task role {role} already uses dockerImage '{current}'; {images[0]} is another image",
                 hint=f"remove its dockerImage line to use {images[0]}, or do not select {images[0]}",
             )
+
+
+def _refuse_item_conflicts(job: JobDocument, wanted: _Closures) -> None:
+    for role, names in wanted.roles.items():
+        items = [
+            conflicts.Runner(n, n, wanted.versions[n].openpai.get("plugin"), wanted.versions[n].conflicts)
+            for n in names
+        ]
+        new = set(names) - set(job.roles[role].get("prerequisites") or [])
+        conflicts.refuse_conflicts(job, role, items, new, conflicts.own_runners(job, role, wanted.versions))
 
 
 def _plan_top(work: WorkingCopy, job: JobDocument, old: JobState, wanted: _Closures, warnings: list[str]) -> None:
@@ -301,6 +311,7 @@ def plan_edit(
     Locked versions are kept while they fit, except for the ``upgrade`` names (or all, with ``upgrade_all``)."""
     wanted = _closures(job, old, new, index, upgrade_all=upgrade_all, upgrade=upgrade)
     _refuse_conflicts(job, old, wanted)
+    _refuse_item_conflicts(job, wanted)
     changes = item_changes(old, wanted.versions, set(job.top_names()))
     warnings: list[str] = []
     work = WorkingCopy(job.data)

@@ -32,6 +32,7 @@ ITEM_KEYS = (
     "homepage",
     "deprecated",
     "require",
+    "conflicts",
     "parameters",
     "plugin",
     "failurePolicy",

@@ -305,6 +305,23 @@ _RULES = [
         "name an existing item, or remove replacement",
         "A deprecation's replacement must exist.",
     ),
+    Rule(
+        "PRQ146",
+        "conflict-unknown",
+        W,
+        "conflicts with {name!r}, which is neither an item of the registry nor a runtime plugin",
+        "{fix}",
+        "`conflicts` names items, or runtime plugins as `com.microsoft.pai.runtimeplugin.NAME`; `prereq job add` "
+        "refuses to put an item into a task role that runs one of them. A name nothing has is likely a typo.",
+    ),
+    Rule(
+        "PRQ147",
+        "conflict-required",
+        E,
+        "conflicts with {name!r}, which {why}",
+        "remove {name!r} from conflicts, or stop requiring it",
+        "An item cannot conflict with itself or with what it requires: no job could select it.",
+    ),
     # Templates
     Rule(
         "PRQ150",

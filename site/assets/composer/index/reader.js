@@ -137,6 +137,7 @@ export class Index {
       return {
         name, version: choice.versions.get(name), openpai: document.openpai, digest: document.digest,
         requiredBy: pulledBy(choice, name), selected: selected.has(name), needs: document.needs || null,
+        conflicts: document.item.conflicts || [],
       };
     });
   }

@@ -16,6 +16,7 @@ import { byCodePoint } from "../core/order.js";
 import { STATE_KEY, STATE_PATH } from "./records.js";
 import { WorkingCopy } from "./apply.js";
 import { addNotes } from "./needs.js";
+import { ownRunners, refuseItemConflicts, runner } from "./conflicts.js";
 import { formNeeds } from "../openpai/needs.js";
 import { parseRequirement } from "../core/versions.js";
 
@@ -111,6 +112,14 @@ function refuseConflicts(job, old, wanted) {
         `task role ${role} already uses dockerImage '${current}'; ${images[0]} is another image`,
         { hint: `remove its dockerImage line to use ${images[0]}, or do not select ${images[0]}` });
     }
+  }
+}
+
+function refuseRoleConflicts(job, wanted) {
+  for (const [role, names] of wanted.roles) {
+    const items = names.map((n) => runner(n, n, wanted.versions.get(n).openpai.plugin, { conflicts: wanted.versions.get(n).conflicts }));
+    const listed = new Set(job.roles[role].prerequisites || []);
+    refuseItemConflicts(job, role, items, new Set(names.filter((n) => !listed.has(n))), ownRunners(job, role, wanted.versions));
   }
 }
 
@@ -226,6 +235,7 @@ export function itemChanges(old, versions, present) {
 export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = new Set() } = {}) {
   const wanted = wantedClosures(job, old, next, index, { upgradeAll, upgrade });
   refuseConflicts(job, old, wanted);
+  refuseRoleConflicts(job, wanted);
   const changes = itemChanges(old, wanted.versions, new Set(job.topNames()));
   const warnings = [];
   const work = new WorkingCopy(job.data);

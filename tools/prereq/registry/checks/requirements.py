@@ -1,6 +1,6 @@
-"""The require graph: references, ranges, replacements and cycles (PRQ14x).
+"""The require graph: references, ranges, replacements, cycles and conflicts (PRQ14x).
 
-May import: prereq.core, prereq.registry."""
+May import: prereq.core, prereq.openpai.runtime (the plugin prefix), prereq.registry."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from prereq.core.graph import cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
+from prereq.openpai.runtime import PLUGIN_PREFIX
 from prereq.registry.checks.base import Context, at, item_check, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
@@ -60,6 +61,28 @@ def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, ("deprecated", "replacement"), "PRQ145", name=replacement)
 
 
+@item_check("PRQ146", "PRQ147")
+def check_conflicts(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    conflicts = item.data.get("conflicts")
+    required: set[str] = set()
+    queue = ctx.requires_of(item.name)
+    while queue:  # everything it requires, transitively (a cycle is PRQ143's)
+        name = queue.pop()
+        if name not in required:
+            required.add(name)
+            queue += ctx.requires_of(name)
+    for index, name in enumerate(conflicts if isinstance(conflicts, list) else []):
+        if not isinstance(name, str) or name.startswith(PLUGIN_PREFIX):
+            continue
+        if name == item.name or name in required:
+            why = "is this item" if name == item.name else "it requires"
+            yield at(item, ("conflicts", index), "PRQ147", name=name, why=why)
+        elif name not in ctx.items:
+            near = [other for other in ctx.items if fold_name(other) == fold_name(name)]
+            fix = f"did you mean {near[0]!r}?" if near else "fix the name, or write a plugin in full"
+            yield at(item, ("conflicts", index), "PRQ146", name=name, fix=fix)
+
+
 @registry_check("PRQ143")
 def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     """Each cycle once, named whole, at the ``require`` entry of its first item that leads on around it
@@ -79,5 +102,6 @@ def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
 CHECKS = (
     check_require,
     check_replacement,
+    check_conflicts,
     check_cycles,
 )

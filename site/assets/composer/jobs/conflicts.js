@@ -1,0 +1,63 @@
+/* Conflicts (tools/prereq/jobs/conflicts.py, whose docstring says what a task role runs and when an
+ * edit is refused): items that must not run in the same task role as others, as their `conflicts` say.
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare.
+ * May import: core/, yaml/, openpai/, index/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+
+const PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin.";
+const EXTRAS_PLUGINS = "com.microsoft.pai.runtimeplugin"; // the key of extras that lists admin-style plugins
+
+const isMapping = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/* Something a task role runs: an index item (with its conflicts), the user's own entry, an extras plugin. */
+export function runner(label, name, plugin, { conflicts = [], path = null } = {}) {
+  return { label, name, plugin: typeof plugin === "string" ? plugin : null, conflicts, path };
+}
+
+/* What of `other` the runner `one` declares a conflict with (its name or its plugin), or null. */
+function clashes(one, other) {
+  return one.conflicts.find((c) => c === other.name || c === other.plugin) ?? null;
+}
+
+function extrasPlugins(data, role) {
+  const entries = isMapping(data.extras) ? data.extras[EXTRAS_PLUGINS] : null;
+  return (Array.isArray(entries) ? entries : []).flatMap((entry, position) => {
+    const short = isMapping(entry) ? entry.plugin : undefined;
+    const roles = isMapping(entry) ? entry.taskroles : undefined;
+    if (typeof short !== "string" || (Array.isArray(roles) && !roles.includes(role))) return [];
+    return [runner(`the ${short} plugin of extras.${EXTRAS_PLUGINS}`, null, PLUGIN_PREFIX + short,
+      { path: ["extras", EXTRAS_PLUGINS, position] })];
+  });
+}
+
+/* The user's own prerequisites that task role `role` lists (not index items, `managed`), with their plugins. */
+export function ownRunners(job, role, managed) {
+  const plugins = new Map();
+  for (const item of job.data.prerequisites || []) {
+    if (isMapping(item) && item.type !== "dockerimage" && !plugins.has(item.name)) plugins.set(item.name, item.plugin);
+  }
+  return (job.roles[role].prerequisites || []).flatMap((name, position) => (managed.has(name) ? [] :
+    [runner(`the job's own ${name}`, name, plugins.get(name), { path: ["taskRoles", role, "prerequisites", position] })]));
+}
+
+/* Refuse the first conflict in task role `role` that involves one of the `fresh` index items. */
+export function refuseItemConflicts(job, role, items, fresh, own) {
+  const others = [...items, ...own, ...extrasPlugins(job.data, role)];
+  for (const item of items) {
+    if (!fresh.has(item.name)) continue;
+    for (const other of others) {
+      if (other === item) continue;
+      const mine = clashes(item, other);
+      const [declarer, what] = mine !== null ? [item, mine] : [other, clashes(other, item)];
+      if (what === null) continue;
+      const message = `task role ${role} cannot run both ${item.label} and ${other.label}: ${declarer.label} conflicts with ${what}`;
+      const hint = other.name === null ? `remove ${other.label} from the job, or do not select ${item.label}` : "select only one of them";
+      if (other.path !== null) throw job.error(other.path, message, { hint });
+      throw new PrereqError(message, { hint });
+    }
+  }
+}
