@@ -76,25 +76,20 @@ def test_templates_folder_is_checked_like_prerequisites(make_registry) -> None:
 
 
 def test_a_parameter_used_many_times_by_itself_is_reported_at_once(make_registry) -> None:
-    """300 bytes that used to grow k^8 over the rendering rounds and hang validation."""
-    import time
-
+    """300 bytes that used to grow k^8 over the rendering rounds and hang validation (how fast,
+    relative to a plain registry, is measured by tests/hostile)."""
     uses = "".join(["<% this.a %>"] * 10)
     root = make_registry(
         {"prerequisites/good.yaml": item("good", head=f"parameters:\n  a: '{uses}'\n", commands=("echo <% this.a %>",))}
     )
-    started = time.monotonic()
     result = validate(root)
-    assert time.monotonic() - started < 30  # generous: it takes milliseconds
     assert [(p.rule, p.line) for p in result.problems] == [("PRQ154", 7)]
 
 
-def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None:
+def test_hostile_sizes_are_clean_problems(make_registry) -> None:
     """A 9 KB range (regex backtracking; 30 KB would cross the line limit), 3,000 nested '(' and
-    2,000 nested '$(' in a command
-    (the stack), and a chain of 1,000 requirements all give problems or pass, quickly."""
-    import time
-
+    2,000 nested '$(' in a command (the stack), and a chain of 1,000 requirements all give clean
+    problems or pass.  How fast, relative to a plain registry, is measured by tests/hostile."""
     files = {
         "prerequisites/ranged.yaml": item("ranged", head="require: ['base@" + "1.0.0 || " * 1000 + "']\n"),
         "prerequisites/base.yaml": item("base"),
@@ -104,10 +99,12 @@ def test_hostile_sizes_are_clean_problems_in_bounded_time(make_registry) -> None
         files[f"prerequisites/c{index}.yaml"] = item(
             f"c{index}", head=f"require: [c{index + 1}]\n" if index < 999 else ""
         )
-    started = time.monotonic()
     result = validate(make_registry(files))
-    assert time.monotonic() - started < 120  # generous: a few seconds on a loaded machine
-    assert {(p.rule, p.file) for p in result.errors} == {("PRQ141", "prerequisites/ranged.yaml")}
+    # The nested parentheses are no bash either: the runtime's bash would refuse them (PRQ172).
+    assert {(p.rule, p.file) for p in result.errors} == {
+        ("PRQ141", "prerequisites/ranged.yaml"),
+        ("PRQ172", "prerequisites/nested.yaml"),
+    }
 
 
 def test_two_files_claiming_one_name_are_each_checked_as_written(make_registry) -> None:

@@ -195,7 +195,7 @@ def test_an_index_server_that_drips_or_never_ends_is_an_error_not_a_hang(monkeyp
         started = time.monotonic()
         with pytest.raises(PrereqError, match=r"took more than 1 s"):
             Index.load(f"http://127.0.0.1:{server.server_port}/api/v1")
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 100 * 0.2 / 2  # gave up long before the server's drip ended
         monkeypatch.setattr(reader, "DEADLINE_SECONDS", 60.0)
         monkeypatch.setattr(reader, "MAX_FILE_BYTES", 10)
         with pytest.raises(PrereqError, match=r"is larger than"):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import git
+if TYPE_CHECKING:  # GitPython costs a twentieth of a second to import; job editing never needs it
+    import git
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class Repository:
 
     @classmethod
     def find(cls, path: Path) -> Repository | None:
+        import git
+
         try:
             return cls(git.Repo(path, search_parent_directories=True))
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -67,6 +71,8 @@ class Repository:
 
     def resolve(self, ref: str) -> str | None:
         """The commit ``ref`` names (a branch, tag, remote branch or hash), or None when there is none."""
+        import git
+
         try:
             return str(self._repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")).strip()
         except git.GitCommandError:
@@ -74,6 +80,8 @@ class Repository:
 
     def merge_base(self, ref: str) -> str | None:
         """The best common ancestor of HEAD and ``ref`` (both must resolve), or None when they share none."""
+        import git
+
         try:
             return str(self._repo.git.merge_base("HEAD", ref)).strip() or None
         except git.GitCommandError:
@@ -121,6 +129,8 @@ class Repository:
 
     def _blob(self, commit: str, path: str) -> bytes | None:
         """``commit:path`` (or the object ``commit`` itself when ``path`` is empty) from the one cat-file process."""
+        import git
+
         try:
             _, _, _, data = self._repo.git.get_object_data(f"{commit}:{path}" if path else commit)
         except git.GitCommandError:

@@ -9,17 +9,20 @@ May import: the standard library and networkx.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx costs a tenth of a second to import: only validation needs it
+    import networkx as nx
 
-Graph = nx.DiGraph  # the require graph's type, for modules that hold one without using networkx
+    Graph = nx.DiGraph  # the require graph's type, for modules that hold one without using networkx
 
 Node = TypeVar("Node", bound=Hashable)
 
 
 def build_graph(requires: Mapping[str, Iterable[str]]) -> nx.DiGraph:
     """Edges from each item to the items it requires (only those that exist)."""
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(requires)
     for name, required in requires.items():
@@ -31,6 +34,8 @@ def build_graph(requires: Mapping[str, Iterable[str]]) -> nx.DiGraph:
 
 def cycles(graph: nx.DiGraph) -> list[list[str]]:
     """One cycle per strongly connected component, as a path that ends where it starts."""
+    import networkx as nx
+
     found = []
     for component in nx.strongly_connected_components(graph):
         start = min(component)
@@ -81,6 +86,8 @@ def reachable_union(graph: nx.DiGraph, own: Mapping[str, Iterable[str]]) -> dict
     """For each node, the union of ``own[n]`` over every node ``n`` reachable from its successors
     (the node itself only through a cycle).  Shared work over the graph's strongly connected
     components, so it stays linear in the graph (plus the size of the unions)."""
+    import networkx as nx
+
     condensed = nx.condensation(graph)
     members: dict[int, list[str]] = {c: data["members"] for c, data in condensed.nodes(data=True)}
     below: dict[int, frozenset[str]] = {}  # each component's own values and everything under it

@@ -12,14 +12,16 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
 
 from prereq.core.files import SCHEMA_DIR
 from prereq.core.yamlload import format_path
 from prereq.openpai.runtime import DEFAULT_PLUGIN, PLUGIN_PREFIX
+
+if TYPE_CHECKING:  # jsonschema costs a tenth of a second to import; it only explains invalid documents
+    import jsonschema
 
 KNOWN_PLUGINS = ("cmd", "ssh", "git", "tensorboard")
 
@@ -44,6 +46,8 @@ INDEX_FORMAT: str = load_schema("index.schema.json")["$defs"]["root"]["propertie
 
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:  # the draft the schema names
+    import jsonschema
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -57,19 +61,34 @@ def _fast_validator(name: str) -> jsonschema_rs.Validator:
 
 def index_problems(document: Any, kind: str) -> list[str]:
     """Why ``document`` is not a valid index file of ``kind`` ("root" or "item"), as
-    ``path: message`` lines (empty when valid)."""
+    ``path: message`` lines (empty when valid).  The compiled validator answers for a valid file
+    (every file a job edit reads); jsonschema explains an invalid one."""
+    if _fast_validator_for_def("index.schema.json", kind).is_valid(document):
+        return []
     validator = _validator_for_def("index.schema.json", kind)
-    return [
+    found = [
         f"{format_path(tuple(e.absolute_path), empty='(file)')}: {e.message}" for e in validator.iter_errors(document)
     ]
+    return found or ["(file): the compiled validator refuses it"]  # a disagreement is never a pass
+
+
+def _definition_schema(name: str, definition: str) -> dict[str, Any]:
+    whole = load_schema(name)
+    one = {key: value for key, value in whole.items() if key != "oneOf"}
+    one["$ref"] = f"#/$defs/{definition}"
+    return one
+
+
+@cache
+def _fast_validator_for_def(name: str, definition: str) -> jsonschema_rs.Validator:
+    return jsonschema_rs.validator_for(_definition_schema(name, definition))
 
 
 @cache
 def _validator_for_def(name: str, definition: str) -> jsonschema.protocols.Validator:
-    whole = load_schema(name)
-    one = {key: value for key, value in whole.items() if key != "oneOf"}
-    one["$ref"] = f"#/$defs/{definition}"
-    return jsonschema.validators.validator_for(whole)(one)
+    import jsonschema
+
+    return jsonschema.validators.validator_for(load_schema(name))(_definition_schema(name, definition))
 
 
 def item_keys(item: dict[str, Any]) -> set[str] | None:

@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from prereq.core.graph import Graph, build_graph, lookup_parameter, reachable_union
+from prereq.core.graph import build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
 from prereq.registry.rules import Problem, problem
+
+if TYPE_CHECKING:
+    from prereq.core.graph import Graph
 
 
 @dataclass
