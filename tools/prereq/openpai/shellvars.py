@@ -8,7 +8,8 @@ A static reading of bash, good enough for warnings, never a reason to reject:
   (``X=...``, ``X+=...``, ``X=(...)``), ``export``/``declare``/``local``/
   ``readonly``, ``for X in``, ``select X``, ``read X``, ``getopts ... X``,
   ``mapfile X``, ``printf -v X``, ``${X:=...}``, arithmetic ``((X=1))``, and
-  what well-known files set when sourced (``. /etc/os-release``: ``ID``...).
+  what well-known files set when sourced (``. /etc/os-release``: ``ID``...), and what activating
+  an environment sets (``conda activate``, ``. venv/bin/activate``: ``CONDA_PREFIX``, ``VIRTUAL_ENV``...).
 - ``used_variables``: ``$NAME`` and ``${NAME...}`` uses that need a
   definition: not the ``${X:-...}`` / ``${X-...}`` / ``${X:=...}`` /
   ``${X=...}`` / ``${X:+...}`` / ``${X+...}`` family (nor ``$X`` inside the
@@ -50,6 +51,9 @@ SOURCED_FILES = {
     "/etc/lsb-release": ("DISTRIB_ID", "DISTRIB_RELEASE", "DISTRIB_CODENAME", "DISTRIB_DESCRIPTION"),
 }
 _MAPFILE_ARG_OPTIONS = set("dnOsuCc")
+# What activating an environment sets: ``conda activate ENV`` (and conda's own ``source activate``),
+# a virtualenv's ``. bin/activate``.
+ACTIVATED = ("CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_PROMPT_MODIFIER", "CONDA_SHLVL", "CONDA_EXE", "VIRTUAL_ENV")
 
 Commands = str | Iterable[str]
 
@@ -76,11 +80,20 @@ class _Scanner(Scanner):
             if args and args[0].value in SOURCED_FILES:
                 for variable in SOURCED_FILES[args[0].value]:
                     self.define(args[0].end, variable)
+            elif args and (args[0].raw == "activate" or args[0].raw.endswith("/activate")):
+                self.activated(args[0].end)
+        elif words[0].raw.rsplit("/", 1)[-1] in ("conda", "mamba", "micromamba"):
+            if args and args[0].value == "activate":
+                self.activated(args[0].end)
         elif name == "let":
             for arg in args:
                 match = ASSIGNMENT.match(arg.value or arg.raw)
                 if match:
                     self.define(arg.end, match[1])
+
+    def activated(self, offset: int) -> None:
+        for variable in ACTIVATED:
+            self.define(offset, variable)
 
     def declaration(self, command: str, args: list[Word]) -> None:
         flags: set[str] = set()

@@ -395,6 +395,66 @@ _RULES = [
         "The runtime re-parses plugin parameters with `yaml.safe_load(str(parameters))`; prereq encodes "
         "commands so they survive, but other values (git options, paths, URIs) must survive as written.",
     ),
+    # Commands as the shell reads them
+    Rule(
+        "PRQ172",
+        "shell-syntax",
+        E,
+        "{event} commands are not valid bash: {detail}",
+        "fix the shell syntax at this line: the runtime writes one event's commands into one script, one "
+        "command a line, and bash reads the script whole",
+        "The cmd plugin writes an item's commands of one event into one file, one command a line after "
+        "`set -o errexit` and prereq's two lines, and runs it with `/bin/bash`. `bash -n` of exactly that "
+        "file must pass; a construct left open in one command (a quote, an `if`) swallows the next ones.",
+    ),
+    Rule(
+        "PRQ173",
+        "shellcheck",
+        W,
+        "ShellCheck SC{code}: {detail}",
+        "see https://www.shellcheck.net/wiki/SC{code}",
+        "ShellCheck's errors and warnings on an item's commands (read as one bash script per event), at the "
+        "line of the command. Left out: SC2164 (`cd` without `|| exit`: the runtime runs under errexit), "
+        "SC2154 (variables other items export: PRQ170 knows them), SC1090/SC1091 (files sourced in the "
+        "container) and parse errors (PRQ172). ShellCheck's own `# shellcheck disable=SCnnnn` works in a "
+        "command too.",
+    ),
+    Rule(
+        "PRQ174",
+        "download-into-missing-folder",
+        W,
+        "{tool} writes into {folder}, which nothing creates before",
+        "create it first (mkdir -p {folder}), in this item or one it requires",
+        "A download (`wget -O`/`-P`, `curl -o` without `--create-dirs`) into a folder that neither the "
+        "image (`/tmp`, `/root`, `/opt`, `/usr/...`, `/mnt`, `/var`...), nor an earlier command of this item "
+        "or of the items it requires (`mkdir`, `git clone`, `mktemp -d`, `cd`) creates fails on the cluster.",
+    ),
+    Rule(
+        "PRQ175",
+        "pipe-to-shell-over-http",
+        W,
+        "{tool} pipes a script fetched over plain http into {shell}",
+        "fetch it over https, and better, download it and check its checksum before running it",
+        "`curl http://... | sh` runs whatever anyone on the network path sends, as root, on every node.",
+    ),
+    Rule(
+        "PRQ176",
+        "cd-into-missing-folder",
+        W,
+        "cd {folder}: nothing creates that folder before",
+        "create it first (mkdir -p {folder}), in this item or one it requires",
+        "`cd` into a folder that neither the image nor an earlier command of this item or of the items it "
+        "requires creates ends the item under the runtime's errexit (or runs the rest elsewhere without it).",
+    ),
+    Rule(
+        "PRQ177",
+        "rm-rf-empty-variable",
+        W,
+        "rm -r on {arg}, which means {means} when ${name} is empty",
+        "write ${{{name}:?}} so that the command fails instead when {name} is empty or unset",
+        "`rm -rf \"$DIR\"/` with `DIR` empty removes `/`; a variable set by another item, or by nothing, may "
+        "well be empty. A variable this item set to a value before is not reported.",
+    ),
     # Job templates
     Rule(
         "PRQ180",

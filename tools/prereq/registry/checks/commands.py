@@ -1,4 +1,5 @@
-"""What items run: placeholders, shell variables and the runtime round trip (PRQ15x, PRQ170, PRQ171).
+"""What items run: placeholders, shell variables, the runtime round trip, shell syntax, ShellCheck and
+data-pipeline hints (PRQ15x, PRQ170-PRQ177).
 
 May import: prereq.core, prereq.openpai, prereq.registry."""
 
@@ -6,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.graph import lookup_parameter
-from prereq.openpai import forms, runtime, shellvars
-from prereq.registry.checks.base import Context, at, item_check
-from prereq.registry.loader import SourceItem
-from prereq.registry.rules import Problem
+from prereq.core.graph import lookup_parameter, reachable_union
+from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
+from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.loader import LoadedRegistry, SourceItem
+from prereq.registry.rules import Problem, problem
 
 
 @item_check("PRQ150", "PRQ151", "PRQ152", "PRQ153")
@@ -77,9 +79,114 @@ def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=broken)
 
 
+def command_line(item: SourceItem, path: tuple[Any, ...], command: str, offset: int) -> tuple[int, int]:
+    """The file line of line ``offset`` of the command at ``path``: a command of several lines is a
+    block scalar (``|``), whose text starts on the line after its indicator."""
+    line, column = item.position(path)
+    lines = command.rstrip("\n").count("\n")
+    return (line + 1 + min(offset, lines), 1) if lines else (line, column)
+
+
+@registry_check("PRQ172", "PRQ173")
+def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    """Every cmd item's commands of each event: bash's syntax errors, then ShellCheck's findings on the
+    ones bash reads (all scripts of the registry in one ShellCheck run)."""
+    blocks = [
+        (item, event, entries)
+        for item in ctx.items.values()
+        if _shell_readable(item, ctx)
+        for event, entries in forms.command_blocks(_with_parameters(item, ctx)).items()
+        if entries
+    ]
+    policy = {item.rel: str(item.data.get("failurePolicy", "fail")) for item, _, _ in blocks}
+    run = [shelllint.runtime_script([c for _, c in e], policy=policy[item.rel]) for item, _, e in blocks]
+    lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries in blocks]
+    syntax, linted = shelllint.check_scripts([s.text for s in run], [s.text for s in lint])
+    for (item, event, entries), script, errors, lint_script, findings in zip(
+        blocks, run, syntax, lint, linted, strict=True
+    ):
+        for issue in errors:
+            yield _shell_problem(item, entries, script, issue, "PRQ172", event=event)
+        for issue in findings if not errors else ():
+            yield _shell_problem(item, entries, lint_script, issue, "PRQ173", code=issue.code)
+
+
+def _shell_readable(item: SourceItem, ctx: Context) -> bool:
+    """A valid cmd item whose commands' templates are all closed (PRQ153 says where one is not)."""
+    if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN or ctx.schema_issues(item):
+        return False
+    blocks = forms.command_blocks(item.data).values()
+    return not any(placeholders.unclosed(command) for entries in blocks for _, command in entries)
+
+
+def _with_parameters(item: SourceItem, ctx: Context) -> dict[str, Any]:
+    """The item with its ``<% this.KEY %>`` filled in, one level deep, as the shell will see them
+    (``for s in <% this.splits %>`` is a loop over several words)."""
+
+    def lookup(key: str) -> str | None:
+        found = lookup_parameter(item.name, key, ctx.parameters, ctx.requires_of)
+        return str(found[1]) if isinstance(found, tuple) else None
+
+    rendered = placeholders.render(item.data, "this", lookup)
+    return rendered if isinstance(rendered, dict) else item.data
+
+
+def _shell_problem(
+    item: SourceItem,
+    entries: list[tuple[tuple[Any, ...], str]],
+    script: shelllint.Script,
+    issue: shelllint.ShellIssue,
+    rule: str,
+    **details: Any,
+) -> Problem:
+    found = script.locate(issue.line) or (0, 0)  # a line of prereq's own: the first command
+    path, command = entries[found[0]]
+    line, column = command_line(item, path, command, found[1])
+    return problem(rule, file=item.rel, line=line, column=column, detail=issue.message, **details)
+
+
+@registry_check("PRQ174", "PRQ175", "PRQ176", "PRQ177")
+def check_pipeline(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    """Downloads and ``cd`` into folders nothing created, ``curl | sh`` over http, ``rm -r $EMPTY/``.
+    The folders each item creates are gathered once for the whole graph (per item, following every
+    require chain would be quadratic in their length)."""
+    blocks = {
+        name: forms.command_blocks(_with_parameters(item, ctx))
+        for name, item in ctx.items.items()
+        if _shell_readable(item, ctx)
+    }
+    texts = {
+        name: {event: "\n".join(shelllint.as_shell(c) for _, c in entries) for event, entries in events.items()}
+        for name, events in blocks.items()
+    }
+    made = {name: shellhints.created_folders(events[runtime.START]) for name, events in texts.items()}
+    below = reachable_union(ctx.graph, made)
+    for name, events in blocks.items():
+        item, created = ctx.items[name], set(below.get(name, ()))
+        for event, entries in events.items():  # start first: the succeed commands see what it made
+            for hint in shellhints.hints(texts[name][event], created=created):
+                index, offset = _command_at(entries, hint.offset)
+                line, column = command_line(item, entries[index][0], entries[index][1], offset)
+                yield problem(hint.rule, file=item.rel, line=line, column=column, **dict(hint.details))
+            created.update(made[name])
+
+
+def _command_at(entries: list[tuple[tuple[Any, ...], str]], offset: int) -> tuple[int, int]:
+    """The command holding ``offset`` of the commands joined by newlines, and the line within it."""
+    start = 0
+    for index, (_, command) in enumerate(entries):
+        text = shelllint.as_shell(command)
+        if offset <= start + len(text):
+            return index, text.count("\n", 0, max(offset - start, 0))
+        start += len(text) + 1
+    return len(entries) - 1, 0
+
+
 CHECKS = (
     check_templates,
     check_placeholder_graph,
     check_variables,
     check_round_trip,
+    check_shell,
+    check_pipeline,
 )

@@ -1,0 +1,136 @@
+"""Commands checked as the shell will read them (PRQ172-PRQ177): the script bash reads is the one the
+runtime writes, ShellCheck runs once for many scripts, the data-pipeline hints, and what activating an
+environment defines (PRQ170)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from check_helpers import found, item
+from prereq.openpai import runtime, shellhints, shelllint
+from prereq.openpai.shellvars import used_variables
+from prereq.registry.validate import validate
+
+
+def test_the_syntax_checked_is_the_script_the_runtime_writes() -> None:
+    script = shelllint.runtime_script(["echo one", "if true; then\n  echo two\nfi"])
+    assert (
+        script.text
+        == "".join(
+            line + "\n"
+            for line in ("set -o errexit", runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, "echo one", "if true; then")
+        )
+        + "  echo two\nfi\n"
+    )
+    assert script.starts == (4, 5) and script.locate(6) == (1, 1) and script.locate(2) is None
+    ignored = shelllint.runtime_script(["false"], policy="ignore").text
+    assert ignored.startswith("set +o errexit\n") and ignored.endswith("false\nset -o errexit\n")
+    # bash runs it: prereq's own lines are valid bash, and the item's commands run after them.
+    run = subprocess.run(["bash", "-c", script.text], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and run.stdout == "one\ntwo\n"
+
+
+def test_templates_are_words_for_the_shell() -> None:
+    assert shelllint.as_shell("cp <% $secrets.KEY %> <% this.dir %>/x") == "cp PRQ_TEMPLATE PRQ_TEMPLATE/x"
+
+
+def test_an_open_construct_is_reported_at_the_line_bash_names_in_a_block(make_registry) -> None:
+    block = "|\n        for f in /tmp/*; do\n          echo $f\n        don"
+    root = make_registry({"prerequisites/loop.yaml": item("loop", commands=("echo start", block))})
+    result = validate(root)
+    assert found(result) == {("PRQ172", "prerequisites/loop.yaml", 13)}  # bash names the last line
+    assert result.problems[0].message.startswith("taskStarts commands are not valid bash: ")
+
+
+def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counting(command: list[str], **options: object) -> subprocess.CompletedProcess[str]:
+        calls.append(command)
+        return real(command, **options)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(shelllint.subprocess, "run", counting)
+    scripts = [shelllint.lint_script([f"export N{i}=$(date +%s)"]).text for i in range(40)]
+    _, linted = shelllint.check_scripts([], scripts)
+    assert [len(issues) for issues in linted] == [1] * 40
+    assert all(issues[0].code == 2155 for issues in linted)
+    assert sum(1 for command in calls if "json1" in command) == 1
+    calls.clear()
+    shelllint.check_scripts([], scripts)  # the same texts again: cached by content
+    assert calls == []
+
+
+def test_a_suppressed_shellcheck_code_in_the_command_is_honoured(make_registry) -> None:
+    block = "|\n        # shellcheck disable=SC2155\n        export STAMP=$(date +%s)"
+    root = make_registry({"prerequisites/stamp.yaml": item("stamp", commands=(block, "export LATE=$(date)"))})
+    assert found(validate(root)) == {("PRQ173", "prerequisites/stamp.yaml", 12)}
+
+
+def test_downloads_and_cd_know_what_earlier_commands_and_required_items_made() -> None:
+    text = "\n".join(
+        (
+            "wget -q -O /data/a/x.gz https://h/x",  # nothing made /data/a
+            "mkdir -p /data/b/c",
+            "curl -o /data/b/y https://h/y",  # /data/b exists: mkdir -p made it
+            "wget -P /models/raw https://h/m",  # wget -P makes its folder
+            "cd /models/raw",
+            "curl --create-dirs -o /other/z https://h/z",
+            "cd /shared/work",  # made by a required item
+            'cd "$HOME"/x',  # not a path written out: not judged
+            "cd /tmp",
+        )
+    )
+    hints = shellhints.hints(text, created=["/shared/work"])
+    assert [(h.rule, dict(h.details)) for h in hints] == [("PRQ174", {"tool": "wget", "folder": "/data/a"})]
+    assert shellhints.created_folders("git clone https://g/r.git /src/r && mkdir -p /a /b") == ["/src/r", "/a", "/b"]
+
+
+@pytest.mark.parametrize(
+    ("command", "fires"),
+    [
+        ("curl -fsSL http://get.example.org/install.sh | sh", True),
+        ("wget -qO- http://get.example.org/install.sh | sudo -E bash", True),
+        ("curl -fsSL https://get.example.org/install.sh | sh", False),
+        ("curl -fsSL http://mirror.local/data.csv | grep x", False),
+    ],
+)
+def test_pipe_to_shell_over_plain_http(command: str, fires: bool) -> None:
+    assert bool(shellhints.hints(command)) is fires
+
+
+@pytest.mark.parametrize(
+    ("command", "means"),
+    [
+        ('rm -rf "$CACHE"/*', "/*"),
+        ("rm -fr ${BUILD}/out", "/out"),
+        ('rm -r "${DATA:-}"/tmp', "/tmp"),
+        ('rm -rf "${DATA:?}"/tmp', None),
+        ('rm -rf "${DATA:-/scratch}"/tmp', None),
+        ('rm -f "$CACHE"/lock', None),
+        ('D=/tmp/d; rm -rf "$D"/*', None),
+    ],
+)
+def test_rm_r_through_a_variable_that_may_be_empty(command: str, means: str | None) -> None:
+    hints = shellhints.hints(command)
+    assert [dict(h.details)["means"] for h in hints] == ([means] if means else [])
+
+
+def test_activating_an_environment_defines_its_variables() -> None:
+    assert (
+        used_variables(["source /opt/conda/etc/profile.d/conda.sh", "conda activate base", "echo $CONDA_PREFIX"]) == []
+    )
+    assert used_variables(["$CONDA_DIR/bin/conda activate x", "ls $CONDA_PREFIX"], known=["CONDA_DIR"]) == []
+    assert used_variables([". /venv/bin/activate", "pip install -t $VIRTUAL_ENV/x y"]) == []
+    assert used_variables(["echo $CONDA_PREFIX"]) == ["CONDA_PREFIX"]
+
+
+def test_the_bundled_registry_is_clean_of_command_findings() -> None:
+    from conftest import REPO
+
+    result = validate(REPO / "registry")
+    assert not [p for p in result.problems if p.rule in {f"PRQ17{i}" for i in range(2, 8)}]
