@@ -28,7 +28,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
   var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated"), typeBox = $("prereq-facet-type");
-  var statusLine = $("prereq-status"), results = $("prereq-results"), more = $("prereq-more");
+  var statusLine = $("prereq-status"), suggestLine = $("prereq-suggest"), results = $("prereq-results"), more = $("prereq-more");
 
   var entries = [];
   var state = emptyState();
@@ -79,11 +79,14 @@
     return record;
   }
 
+  /* The search runs over every entry (search.js: the tier of each match, and a correction when the
+   * words match nothing at all); the facets then filter its hits, each facet's counts leaving that
+   * facet out. */
   function apply() {
-    var query = find.searchWords(state.q);
+    var result = window.prereqSearch.search(entries, state.q);
     var marks = find.marks();
     var filters = {
-      words: query, type: state.type, tags: state.tags, owner: state.owner, show: state.show, marks: marks,
+      type: state.type, tags: state.tags, owner: state.owner, show: state.show, marks: marks,
       deprecated: state.deprecated
     };
     var passes = function (record, skip) { return find.passes(record, filters, skip); };
@@ -92,8 +95,8 @@
     Object.keys(find.typeGroups()).forEach(function (group) { typeCounts[group] = 0; });
     var tagCounts = {};
     var ownerCounts = {};
-    entries.forEach(function (record) {
-      var entry = record.entry;
+    result.hits.forEach(function (hit) {
+      var record = hit.record, entry = record.entry;
       if (passes(record, "type")) {
         Object.keys(find.typeGroups()).forEach(function (group) {
           if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
@@ -105,7 +108,7 @@
       if (passes(record, "owner")) {
         (entry.owners || []).forEach(function (owner) { ownerCounts[owner] = (ownerCounts[owner] || 0) + 1; });
       }
-      if (passes(record, null)) found.push({ record: record, rank: find.nameRank(record, query) });
+      if (passes(record, null)) found.push({ record: record, rank: hit.tier });
     });
     var recency = state.show === "recent" ? marks.recent : null;
     found.sort(function (a, b) {
@@ -117,7 +120,7 @@
       return a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0;
     });
     renderFacets(typeCounts, tagCounts, ownerCounts, marks);
-    renderResults(found, query);
+    renderResults(found, result);
     writeUrl();
   }
 
@@ -177,7 +180,7 @@
     return item;
   }
 
-  function renderResults(found, query) {
+  function renderResults(found, result) {
     results.textContent = "";
     var shown = found.slice(0, limit);
     shown.forEach(function (hit) { results.appendChild(card(hit.record.entry)); });
@@ -186,7 +189,7 @@
     var text = hasFilters() ? found.length + " of " + (entries.length - hidden) + " items" : found.length + " items";
     if (hidden) text += " (" + hidden + " deprecated hidden)";
     if (!found.length) {
-      text = "No item matches" + (query.length ? " “" + state.q + "”" : "") + " with these filters.";
+      text = "No item matches" + (result.words.length ? " “" + state.q + "”" : "") + " with these filters.";
       if (state.show === "favorites" && !window.prereq.favorites().length) {
         text = "No favorites yet: star items (☆) to keep them at hand.";
       } else if (state.show === "recent" && !window.prereq.recent().length) {
@@ -194,7 +197,26 @@
       }
     }
     statusLine.textContent = text;
+    renderSuggestion(result);
     root.setAttribute("data-state", "ready");
+  }
+
+  /* "No item matches “mnsit”: showing “mnist”." with the correction as a button that searches it. */
+  function renderSuggestion(result) {
+    suggestLine.textContent = "";
+    suggestLine.hidden = !result.corrected;
+    if (!result.corrected) return;
+    var fixed = result.corrected.join(" ");
+    suggestLine.appendChild(document.createTextNode("No item matches “" + state.q + "”. Did you mean "));
+    var button = el("button", "prereq-suggest", fixed);
+    button.type = "button";
+    button.addEventListener("click", function () {
+      input.value = fixed;
+      update(function () { state.q = fixed; });
+      input.focus();
+    });
+    suggestLine.appendChild(button);
+    suggestLine.appendChild(document.createTextNode("? Showing its results."));
   }
 
   function hasFilters() {
@@ -329,14 +351,8 @@
 
   state = readUrl();
   input.value = state.q;
-  fetch(window.prereq.siteUrl("api/v1/index.json"), { credentials: "same-origin" })
-    .then(function (response) {
-      if (!response.ok) throw new Error("HTTP " + response.status);
-      return response.json();
-    })
+  window.prereq.loadIndex()
     .then(function (index) {
-      if (!index || index.format !== "prereq-index/2" || !Array.isArray(index.items)) throw new Error("not a prereq index");
-      find.useIndex(index);
       renderTypeFacet();
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);

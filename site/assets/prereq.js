@@ -11,8 +11,9 @@
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
  * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer/ui/):
- * the type groups and labels, the text search (every word in the name, title, summary or tags; name
- * matches rank first) and the facet filters (type, tags, owner, favorites, recently used,
+ * the type groups and labels, the text search (assets/search.js, which also serves the header's
+ * search box: name matches first, then words of the title, tags, type, owners and summary) and the
+ * facet filters (type, tags, owner, favorites, recently used,
  * deprecated items hidden unless asked).
  *
  * Security: everything that comes from the index (names, titles, summaries...) is written into
@@ -223,25 +224,46 @@
     return TYPE_GROUPS.hasOwnProperty(group) && TYPE_GROUPS[group].indexOf(type) !== -1;
   }
 
-  /* An index entry with what the search looks at, lower-cased once: {entry, name, haystack}. */
+  /* The group a type belongs to, by its label ("Datasets"), or "". */
+  function groupLabelOf(type) {
+    for (var group in TYPE_GROUPS) if (inTypeGroup(group, type)) return typeGroupLabel(group);
+    return "";
+  }
+
+  /* An index entry with what the search looks at (assets/search.js): its words and those of its
+   * type, the type's label and its group's label, so "storage" or "dataset" finds by type too. */
   function searchRecord(entry) {
-    return {
-      entry: entry,
-      name: entry.name.toLowerCase(),
-      haystack: [entry.name, entry.title, entry.summary, (entry.tags || []).join(" ")].join("\n").toLowerCase()
-    };
+    return window.prereqSearch.record(entry, [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
   }
 
   /* The words of a search box, lower-cased. */
   function searchWords(text) {
-    return String(text || "").toLowerCase().split(/\s+/).filter(Boolean);
+    return window.prereqSearch.words(text);
   }
 
-  /* 0: the name is the query; 1: every word is in the name; 2: the rest (and everything without a query). */
+  /* How well a record matches the words, lower is better (search.js's tiers; 6 without words). */
   function nameRank(record, words) {
-    if (!words.length) return 2;
-    if (record.name === words.join(" ")) return 0;
-    return words.every(function (word) { return record.name.indexOf(word) !== -1; }) ? 1 : 2;
+    return window.prereqSearch.tier(record, words);
+  }
+
+  /* The published index's root (api/v1/index.json), fetched once per page and shared by the header's
+   * search and the page's own script; useIndex() has been called on it. */
+  var indexPromise = null;
+  function loadIndex() {
+    if (!indexPromise) {
+      indexPromise = fetch(siteUrl("api/v1/index.json"), { credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(function (root) {
+          if (!root || root.format !== "prereq-index/2" || !Array.isArray(root.items)) throw new Error("not a prereq index");
+          useIndex(root);
+          return root;
+        });
+      indexPromise.catch(function () { indexPromise = null; }); // a later call tries again
+    }
+    return indexPromise;
   }
 
   function positions(list) {
@@ -256,7 +278,7 @@
   }
 
   /* Does a searchRecord pass the filters, leaving out the facet `skip` ("type", "tags", "owner", "show")?
-   *   words       searchWords(query): every one in the name, title, summary or tags
+   *   words       searchWords(query): every one somewhere in the record (search.js)
    *   type        a TYPE_GROUPS key, or "" (an unknown group does not filter)
    *   tags        the entry carries every one
    *   owner       the entry lists this owner, or ""
@@ -267,9 +289,7 @@
     var deprecated = typeof filters.deprecated === "function" ? filters.deprecated(entry) : filters.deprecated;
     if (entry.deprecated && !deprecated) return false;
     var words = filters.words || [];
-    for (var i = 0; i < words.length; i++) {
-      if (record.haystack.indexOf(words[i]) === -1) return false;
-    }
+    if (words.length && window.prereqSearch.tier(record, words) === -1) return false;
     if (skip !== "type" && filters.type && TYPE_GROUPS.hasOwnProperty(filters.type) &&
         !inTypeGroup(filters.type, entry.type)) return false;
     if (skip !== "tags") {
@@ -304,6 +324,7 @@
     searchRecord: searchRecord,
     searchWords: searchWords,
     nameRank: nameRank,
+    loadIndex: loadIndex,
     marks: marks,
     passes: passes
   };

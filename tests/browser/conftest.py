@@ -93,16 +93,46 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return result.out
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: Path):
+def _serve(built: Path):
     """The site under a sub-path (/out/), as on a shared static host: every link must be relative."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site.parent))
+    handler = functools.partial(_QuietHandler, directory=str(built.parent))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/{built_site.name}/"
+    yield f"http://127.0.0.1:{server.server_address[1]}/{built.name}/"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    yield from _serve(built_site)
+
+
+@pytest.fixture(scope="session")
+def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the registry this repository ships (50 items with real names: mnist-data beside
+    fashion-mnist), committed to a temporary repository as a team's registry would be."""
+    from prereq.marketplace.publish import build
+
+    root = tmp_path_factory.mktemp("bundled-repo")
+    shutil.copytree(REPO / "registry", root / "registry")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "site", root / "site")
+    for rel, text in PLACEHOLDERS.items():
+        if not (root / rel).exists():
+            (root / rel).write_text(text, encoding="utf-8")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "the bundled registry")
+    result = build(root / "registry", root / "out")
+    assert result.built, result.problems
+    return result.out
+
+
+@pytest.fixture(scope="session")
+def bundled_url(bundled_site: Path):
+    yield from _serve(bundled_site)
 
 
 @pytest.fixture(scope="session")
@@ -117,13 +147,18 @@ def browser():
         browser.close()
 
 
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+
 class Visit:
     """One browser context (fresh localStorage) and the requests and dialogs its pages made."""
 
-    def __init__(self, browser, site_url: str) -> None:
+    def __init__(self, browser, site_url: str, size: dict | None = None, scheme: str = "light") -> None:
         self.site_url = site_url
         self.origin = "/".join(site_url.split("/")[:3])
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = browser.new_context(**(size or DESKTOP), color_scheme=scheme)
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
         self.requests: list[str] = []
         self.dialogs: list[str] = []
@@ -153,6 +188,23 @@ def visit(browser, site_url: str):
     yield session
     outside = session.outside_requests()
     session.context.close()
+    assert not outside, f"requests left the site: {outside}"
+
+
+@pytest.fixture()
+def visits(browser):
+    """Visit(site_url, size, scheme) as often as a test needs, each checked as ``visit`` is."""
+    opened: list[Visit] = []
+
+    def make(site_url: str, size: str = "desktop", scheme: str = "light") -> Visit:
+        session = Visit(browser, site_url, SIZES[size], scheme)
+        opened.append(session)
+        return session
+
+    yield make
+    outside = [url for session in opened for url in session.outside_requests()]
+    for session in opened:
+        session.context.close()
     assert not outside, f"requests left the site: {outside}"
 
 
