@@ -86,6 +86,7 @@ LIBRARIES = {
     "pygments": {"marketplace/render.py"},
     "markdown": {"marketplace/render.py"},
     "detect_secrets": {"registry/secrets.py"},
+    "resolvelib": {"index/resolver.py"},
 }
 
 

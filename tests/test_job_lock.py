@@ -21,7 +21,9 @@ def test_conflicting_ranges_are_an_error_naming_both(tmp_path: Path, tiny: dict[
     with pytest.raises(PrereqError) as caught:
         jobs.add(path, ["beta"], task_role="worker", index=tiny["new"])
     assert caught.value.message == (
-        "no version of store meets both alpha 1.0.0 (store@^1.0) and beta 1.0.0 (store@^2.0)"
+        "no version of store meets both alpha 1.0.0 (store@^1.0) and beta 1.0.0 (store@^2.0), and no other "
+        "versions fit: your selection -> alpha@^1.0 -> alpha 1.0.0 -> store@^1.0; "
+        "your selection -> beta@* -> beta 1.0.0 -> store@^2.0"
     )
     assert path.read_bytes() == before
     with pytest.raises(PrereqError, match="invalid version range"):

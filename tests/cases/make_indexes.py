@@ -52,6 +52,7 @@ FIXTURES = (
     Fixture("tiny", "tiny", 3),
     Fixture("story", "story", 2),
     Fixture("needs", "needs", 1),
+    Fixture("solver", "solver", 2),
 )
 
 

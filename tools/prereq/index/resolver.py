@@ -5,17 +5,31 @@ job's selections), so both put the same versions in the same order: a
 requirement shared by several items gets the highest version that meets every
 range (npm semantics), a lock keeps a version while it still fits, and the
 order is depth-first post-order following each ``require`` list as written.
+
+That plain choice needs no search and settles almost every case.  When it finds
+no version meeting two ranges, older versions of the items asking for them may
+still fit (A 1.0 and B 1.0 both take C@^1 where B 1.1 takes C@^2), and every
+version stays published forever, so resolvelib searches with backtracking: items
+in a fixed order (the requests first, as given, then the others by name), each
+version newest first (the lock first).  The composer's index/resolver.js
+searches the same way.  Only when no choice at all fits is the plain choice's
+conflict reported, with the chain of ranges that led to each side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import resolvelib
 
 from prereq.core.graph import post_order
 from prereq.core.versions import Requirement, satisfies
 
 SELECTION = "your selection"
+MAX_ROUNDS = 10_000  # resolvelib's rounds (one pin each) before a search counts as too deep
+Constraints = dict[str, list[tuple[str | None, str]]]  # name -> (range, who asks), in the order they were met
 
 
 class NoVersionFits(Exception):
@@ -25,6 +39,7 @@ class NoVersionFits(Exception):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.sides: list[tuple[str, str | None, str]] = []  # (name, range, who asks) of each range in conflict
 
 
 @dataclass(frozen=True)
@@ -51,10 +66,31 @@ def choose_versions(
     requires_of: Callable[[str, str], list[Requirement]],
     locked: Mapping[str, str] | None = None,
 ) -> VersionChoice:
-    """Pick one version per item reachable from ``requests``.
+    """Pick one version per item reachable from ``requests``: the plain choice, else a backtracking search.
 
     ``versions_of(name)`` lists published versions in ascending order;
     ``requires_of(name, version)`` gives that version's requirements."""
+    try:
+        chosen = _plain(requests, versions_of, requires_of, locked or {})
+    except _Conflict as conflict:
+        if all(by == SELECTION for _, _, by in conflict.error.sides):
+            raise conflict.error from None  # ranges the selection itself asks for: no other version helps
+        chosen = _search(requests, versions_of, requires_of, locked or {}, conflict)
+
+    def required(name: str) -> list[Requirement]:
+        return requires_of(name, chosen[name]) if name in chosen else []
+
+    order = post_order([r.name for r in requests], lambda n: [r.name for r in required(n)])
+    return VersionChoice(order=order, versions={n: chosen[n] for n in order}, requires={n: required(n) for n in order})
+
+
+def _plain(
+    requests: list[Requirement],
+    versions_of: Callable[[str], list[str]],
+    requires_of: Callable[[str, str], list[Requirement]],
+    locked: Mapping[str, str],
+) -> dict[str, str]:
+    """The highest version meeting every range of the versions chosen so far, until nothing moves."""
     chosen: dict[str, str] = {}
 
     def required(name: str) -> list[Requirement]:
@@ -67,15 +103,25 @@ def choose_versions(
         for name in post_order([r.name for r in requests], lambda n: [r.name for r in required(n)]):
             for requirement in required(name):
                 constraints.setdefault(requirement.name, []).append((requirement.range, f"{name} {chosen[name]}"))
-        picked = {
-            name: _pick(name, ranges, versions_of(name), (locked or {}).get(name))
-            for name, ranges in constraints.items()
-        }
+        picked = {}
+        for name, ranges in constraints.items():
+            try:
+                picked[name] = _pick(name, ranges, versions_of(name), locked.get(name))
+            except NoVersionFits as exc:
+                raise _Conflict(exc, constraints) from None
         if picked == chosen:
             break
         chosen = picked
-    order = post_order([r.name for r in requests], lambda n: [r.name for r in required(n)])
-    return VersionChoice(order=order, versions={n: chosen[n] for n in order}, requires={n: required(n) for n in order})
+    return chosen
+
+
+class _Conflict(Exception):
+    """The plain choice's failure: what it would report, and the ranges it had met (for the chains)."""
+
+    def __init__(self, error: NoVersionFits, constraints: Constraints) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.constraints = constraints
 
 
 def _pick(name: str, ranges: list[tuple[str | None, str]], versions: list[str], locked: str | None) -> str:
@@ -87,13 +133,112 @@ def _pick(name: str, ranges: list[tuple[str | None, str]], versions: list[str], 
     for index, (first, first_by) in enumerate(ranges):
         for second, second_by in ranges[index + 1 :]:
             if not any(satisfies(v, first) and satisfies(v, second) for v in versions):
-                raise NoVersionFits(
+                error = NoVersionFits(
                     f"no version of {name} meets both {first_by} ({name}@{first or '*'}) and "
                     f"{second_by} ({name}@{second or '*'})",
                     hint=f"published versions of {name}: {', '.join(versions)}; relax one of the ranges",
                 )
+                error.sides = [(name, first, first_by), (name, second, second_by)]
+                raise error
     spec, by = ranges[0]
-    raise NoVersionFits(
+    error = NoVersionFits(
         f"no published version of {name} meets {name}@{spec or '*'} ({by})",
         hint=f"published versions: {', '.join(versions) or 'none'}",
     )
+    error.sides = [(name, spec, by)]
+    raise error
+
+
+def chain(constraints: Constraints, name: str, spec: str | None, by: str) -> str:
+    """How the plain choice came to ask for ``name@spec``: ``your selection -> A@* -> A 1.0 -> C@^1``."""
+    steps = [f"{name}@{spec or '*'}"]
+    seen = {name}
+    while by != SELECTION:
+        parent, version = by.rsplit(" ", 1)
+        if parent not in constraints:
+            break
+        steps[:0] = [f"{parent}@{constraints[parent][0][0] or '*'}", f"{parent} {version}"]
+        if parent in seen:
+            break  # a cycle: the chain has said enough
+        seen.add(parent)
+        by = constraints[parent][0][1]
+    return " -> ".join([SELECTION, *steps])
+
+
+@dataclass(frozen=True)
+class _Need:
+    """A range of an item, and who asks for it (resolvelib's requirement)."""
+
+    name: str
+    range: str | None
+
+
+class _Provider(resolvelib.AbstractProvider):
+    """resolvelib's questions, answered from the index: items in a fixed order, versions newest first."""
+
+    def __init__(
+        self,
+        requests: Sequence[Requirement],
+        versions_of: Callable[[str], list[str]],
+        requires_of: Callable[[str, str], list[Requirement]],
+        locked: Mapping[str, str],
+    ) -> None:
+        self.order = {r.name: i for i, r in reversed(list(enumerate(requests)))}
+        self.versions_of, self.requires_of, self.locked = versions_of, requires_of, locked
+
+    def identify(self, requirement_or_candidate: Any) -> str:
+        return str(
+            requirement_or_candidate[0]
+            if isinstance(requirement_or_candidate, tuple)
+            else requirement_or_candidate.name
+        )
+
+    def get_preference(self, identifier: str, *_: Any, **__: Any) -> tuple[int, int, str]:
+        return (0, self.order[identifier], "") if identifier in self.order else (1, 0, identifier)
+
+    def find_matches(
+        self,
+        identifier: str,
+        requirements: Mapping[str, Iterator[_Need]],
+        incompatibilities: Mapping[str, Iterator[Any]],
+    ) -> list[tuple[str, str]]:
+        ranges = [need.range for need in requirements[identifier]]
+        refused = {candidate[1] for candidate in incompatibilities[identifier]}
+        fitting = [v for v in reversed(self.versions_of(identifier)) if v not in refused]
+        fitting = [v for v in fitting if all(satisfies(v, spec) for spec in ranges)]
+        lock = self.locked.get(identifier)
+        if lock in fitting:
+            fitting.remove(lock)
+            fitting.insert(0, lock)
+        return [(identifier, v) for v in fitting]
+
+    def is_satisfied_by(self, requirement: _Need, candidate: tuple[str, str]) -> bool:
+        return satisfies(candidate[1], requirement.range)
+
+    def get_dependencies(self, candidate: tuple[str, str]) -> Iterable[_Need]:
+        return [_Need(r.name, r.range) for r in self.requires_of(*candidate)]
+
+
+def _search(
+    requests: list[Requirement],
+    versions_of: Callable[[str], list[str]],
+    requires_of: Callable[[str, str], list[Requirement]],
+    locked: Mapping[str, str],
+    conflict: _Conflict,
+) -> dict[str, str]:
+    """resolvelib's backtracking search; when nothing fits, the plain choice's conflict with its chains."""
+    provider = _Provider(requests, versions_of, requires_of, locked)
+    try:
+        result = resolvelib.Resolver(provider, resolvelib.BaseReporter()).resolve(
+            [_Need(r.name, r.range) for r in requests], max_rounds=MAX_ROUNDS
+        )
+    except resolvelib.ResolutionTooDeep:
+        raise NoVersionFits(
+            conflict.error.message + f" (no other choice found within {MAX_ROUNDS} steps)", hint=conflict.error.hint
+        ) from None
+    except resolvelib.ResolutionImpossible:
+        chains = [chain(conflict.constraints, *side) for side in conflict.error.sides]
+        raise NoVersionFits(
+            conflict.error.message + ", and no other versions fit: " + "; ".join(chains), hint=conflict.error.hint
+        ) from None
+    return {name: candidate[1] for name, candidate in result.mapping.items()}
