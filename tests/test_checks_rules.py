@@ -99,10 +99,11 @@ def test_every_rule_is_declared_by_exactly_one_place_and_emitted_only_there() ->
     from prereq.registry.history import HISTORY_RULES
     from prereq.registry.loader import LOADER_RULES
     from prereq.registry.rules import RULES
+    from prereq.registry.suppress import SUPPRESS_RULES
     from prereq.review.checks import REVIEW_RULES
 
     declared = [rule for check in CHECKS for rule in check.ids]
-    declared += [*LOADER_RULES, *REVIEW_RULES, *HISTORY_RULES, *EXECUTION_RULES]
+    declared += [*LOADER_RULES, *REVIEW_RULES, *HISTORY_RULES, *EXECUTION_RULES, *SUPPRESS_RULES]
     assert set(declared) == set(RULES)
     # PRQ170 (unset variables) is checked in items and in job templates alike.
     assert sorted(r for r in set(declared) if declared.count(r) > 1) == ["PRQ170"]

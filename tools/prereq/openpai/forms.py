@@ -33,6 +33,7 @@ ITEM_KEYS = (
     "deprecated",
     "require",
     "conflicts",
+    "suppress",
     "parameters",
     "plugin",
     "failurePolicy",

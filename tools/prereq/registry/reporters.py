@@ -37,9 +37,10 @@ def _position(problem: Problem, result: ValidationResult, base: Path) -> str:
 def summary(result: ValidationResult) -> str:
     """``N items checked: E errors, W warnings``."""
     items, errors, warnings = len(result.items), len(result.errors), len(result.warnings)
+    silenced = f", {len(result.suppressed)} suppressed" if result.suppressed else ""
     return (
         f"{items} item{'s' * (items != 1)} checked: {errors} error{'s' * (errors != 1)}, "
-        f"{warnings} warning{'s' * (warnings != 1)}"
+        f"{warnings} warning{'s' * (warnings != 1)}{silenced}"
     )
 
 
@@ -57,12 +58,18 @@ def report_text(result: ValidationResult, base: Path) -> str:
         lines.append(visible(f"{_position(p, result, base)}: {p.rule} {p.severity.value} {p.message}", keep=""))
         if p.hint:
             lines.append(visible(f"    hint: {p.hint}", keep=""))
+    for silenced in result.suppressed:  # shown, so that nothing is silenced out of sight
+        p, by = silenced.problem, silenced.suppression.by
+        lines.append(visible(f"{_position(p, result, base)}: {p.rule} suppressed ({by}) {p.message}", keep=""))
     lines.append(summary(result))
     return "\n".join(lines)
 
 
 def report_json(result: ValidationResult, base: Path) -> str:
-    return json.dumps({"items": len(result.items), "problems": [p.as_dict() for p in result.problems]}, indent=2)
+    report: dict[str, object] = {"items": len(result.items), "problems": [p.as_dict() for p in result.problems]}
+    if result.suppressed:
+        report["suppressed"] = [silenced.as_dict() for silenced in result.suppressed]
+    return json.dumps(report, indent=2)
 
 
 def _escape_data(text: str) -> str:

@@ -452,8 +452,30 @@ _RULES = [
         W,
         "rm -r on {arg}, which means {means} when ${name} is empty",
         "write ${{{name}:?}} so that the command fails instead when {name} is empty or unset",
-        "`rm -rf \"$DIR\"/` with `DIR` empty removes `/`; a variable set by another item, or by nothing, may "
+        '`rm -rf "$DIR"/` with `DIR` empty removes `/`; a variable set by another item, or by nothing, may '
         "well be empty. A variable this item set to a value before is not reported.",
+    ),
+    # Suppressions
+    Rule(
+        "PRQ178",
+        "suppression-unused",
+        W,
+        "the suppression of {silenced} silences nothing here",
+        "remove it: a suppression that is not needed hides the next real problem",
+        "A suppression names the rules it silences: `# prereq: disable=PRQ170` (several ids "
+        "comma-separated, a reason after ` -- `) on the line of the problem, or alone on the line above "
+        "it (a YAML comment, or a shell comment in a block of commands); or an item's `suppress: [PRQ170]` "
+        "for the whole file. Suppressed problems are still listed in every report, as suppressed. A "
+        "suppression that silences nothing is this warning.",
+    ),
+    Rule(
+        "PRQ179",
+        "suppression-malformed",
+        E,
+        "{detail}",
+        "write # prereq: disable=PRQnnn, naming the rules to silence ('prereq rules' lists them)",
+        "A suppression must name at least one rule, and only rules that exist (PRQ178 and PRQ179 "
+        "themselves cannot be suppressed).",
     ),
     # Job templates
     Rule(

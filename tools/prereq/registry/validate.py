@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from prereq.registry.checks import run_checks
-from prereq.registry.history import history_problems
-from prereq.registry.loader import LoadedRegistry, Owners, SourceItem, load_registry
+from prereq.registry import suppress
+from prereq.registry.checks import CHECKS, run_checks
+from prereq.registry.history import HISTORY_RULES, history_problems
+from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 
 
@@ -18,6 +19,7 @@ class ValidationResult:
     owners: Owners
     problems: list[Problem]
     templates: list[SourceItem]
+    suppressed: list[suppress.Suppressed] = field(default_factory=list)  # shown, not counted
 
     @property
     def errors(self) -> list[Problem]:
@@ -31,10 +33,24 @@ class ValidationResult:
         return bool(self.errors or (strict and self.warnings))
 
 
-def validate_loaded(registry: LoadedRegistry) -> ValidationResult:
+def validate_loaded(registry: LoadedRegistry, *, history: bool = False) -> ValidationResult:
+    """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied."""
     ctx, problems = run_checks(registry)
+    if history:
+        problems = problems + history_problems(registry.root)
+    # A suppression is judged unused only for the rules this run checks (not the review's, nor the
+    # history's without ``history``).
+    judged = {rule for check in CHECKS for rule in check.ids} | set(LOADER_RULES)
+    judged |= set(HISTORY_RULES) if history else set()
+    sources = [*registry.items, *registry.templates]
+    kept, suppressed = suppress.apply(registry.root, sources, problems, judged=judged)
     return ValidationResult(
-        root=registry.root, items=ctx.items, owners=registry.owners, problems=problems, templates=registry.templates
+        root=registry.root,
+        items=ctx.items,
+        owners=registry.owners,
+        problems=kept,
+        templates=registry.templates,
+        suppressed=suppressed,
     )
 
 
@@ -42,7 +58,4 @@ def validate(root: Path, *, history: bool = False) -> ValidationResult:
     """Check every file under the registry folder ``root``; never raises for bad content.  With
     ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
     for it, the build does not (it leaves such versions out instead of failing)."""
-    result = validate_loaded(load_registry(root))
-    if history:
-        result.problems = sorted(set(result.problems) | set(history_problems(root)), key=Problem.sort_key)
-    return result
+    return validate_loaded(load_registry(root), history=history)

@@ -46,8 +46,11 @@ def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         entries = blocks[event]
         for name in shellvars.used_variables([command for _, command in entries], known=known_here):
             pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
-            path = next((p for p, command in entries if pattern.search(command)), entries[0][0])
-            yield at(item, path, "PRQ170", name=name, event=event)
+            path, command = next((entry for entry in entries if pattern.search(entry[1])), entries[0])
+            use = pattern.search(command)
+            offset = command.count("\n", 0, use.start()) if use else 0
+            line, column = command_line(item, path, command, offset)  # the line of the use, in a block
+            yield problem("PRQ170", file=item.rel, line=line, column=column, name=name, event=event)
 
 
 @item_check("PRQ154", "PRQ155")

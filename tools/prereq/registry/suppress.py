@@ -1,0 +1,143 @@
+"""Suppressions, in the style of yamllint and ShellCheck (PRQ178, PRQ179).
+
+A comment ``# prereq: disable=PRQ170`` (several ids comma-separated) silences those rules on its own
+line, and on the next line too when the comment stands alone on its line: a YAML comment after a
+value or above a list entry, or a shell comment inside a block of commands.  An item's ``suppress:
+[PRQ170]`` silences the rules for the whole file.  Each suppression names its rules; a suppressed
+problem is still shown (as suppressed) in every report, a suppression that silences nothing is a
+warning, and one that names no rule or an unknown rule is an error.
+
+May import: the standard library, prereq.registry.limits/loader/rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from prereq.registry.limits import MAX_FILE_BYTES
+from prereq.registry.loader import ITEMS_DIR, SourceItem
+from prereq.registry.rules import RULES, Problem, problem
+
+KEY = "suppress"  # the item-level list
+SUPPRESS_RULES = ("PRQ178", "PRQ179")  # reported here (a test holds each rule to one place)
+_DIRECTIVE = re.compile(r"#\s*prereq\s*:\s*disable\b(?P<rest>[^#\n]*)")
+_IDS = re.compile(r"^\s*=\s*(?P<ids>[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)\s*(?:(?:--|:).*)?$")
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """One rule silenced in one file: on ``lines`` (a comment's), or everywhere (``lines`` empty: the
+    item's ``suppress:`` list).  ``line`` is where the suppression itself is written."""
+
+    file: str
+    line: int
+    column: int
+    rule: str
+    lines: tuple[int, ...]
+
+    @property
+    def by(self) -> str:
+        return f"# prereq: disable at line {self.line}" if self.lines else f"suppress: at line {self.line}"
+
+    def covers(self, found: Problem) -> bool:
+        if found.file != self.file or found.rule != self.rule:
+            return False
+        return not self.lines or found.line in self.lines
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    problem: Problem
+    suppression: Suppression
+
+    def as_dict(self) -> dict[str, object]:
+        return {**self.problem.as_dict(), "suppressed_by": self.suppression.by}
+
+
+def _read(path: Path) -> str:
+    """The file's text (the loader read it already; a file it refused has no suppressions)."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return ""
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[Problem]]:
+    match = _IDS.match(text)
+    if match is None:
+        detail = "'# prereq: disable' names no rule"
+        return [], [problem("PRQ179", file=file, line=line, column=column, detail=detail)]
+    ids, bad = [], []
+    for rule in re.split(r"\s*,\s*", match["ids"]):
+        if rule in RULES and rule not in SUPPRESS_RULES:
+            ids.append(rule)
+        else:
+            detail = f"{rule} is not a rule that can be suppressed"
+            bad.append(problem("PRQ179", file=file, line=line, column=column, detail=detail))
+    return ids, bad
+
+
+def comment_suppressions(file: str, text: str) -> tuple[list[Suppression], list[Problem]]:
+    found: list[Suppression] = []
+    malformed: list[Problem] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "prereq" not in line:
+            continue
+        for match in _DIRECTIVE.finditer(line):
+            ids, bad = _ids(file, number, match.start() + 1, match["rest"])
+            malformed += bad
+            alone = not line[: match.start()].strip()
+            lines = (number, number + 1) if alone else (number,)
+            found += [Suppression(file, number, match.start() + 1, rule, lines) for rule in ids]
+    return found, malformed
+
+
+def item_suppressions(item: SourceItem) -> tuple[list[Suppression], list[Problem]]:
+    entries = item.data.get(KEY)
+    found: list[Suppression] = []
+    malformed: list[Problem] = []
+    for index, rule in enumerate(entries if isinstance(entries, list) else []):
+        line, column = item.position((KEY, index))
+        if not isinstance(rule, str):
+            continue  # the schema says what a suppress entry is (PRQ110)
+        ids, bad = _ids(item.rel, line, column, f"={rule}")
+        malformed += bad
+        found += [Suppression(item.rel, line, column, rule, ()) for rule in ids]
+    return found, malformed
+
+
+def apply(
+    root: Path, sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str]
+) -> tuple[list[Problem], list[Suppressed]]:
+    """The problems left once every suppression of the files of ``sources`` is applied, with PRQ178 for
+    each suppression of a ``judged`` rule (one this validation checks) that silenced nothing and PRQ179
+    for malformed ones; and the problems suppressed, each with what suppressed it."""
+    suppressions: list[Suppression] = []
+    left: list[Problem] = []
+    for source in sources:
+        for written, malformed in (
+            comment_suppressions(source.rel, _read(root / source.rel)),
+            item_suppressions(source) if source.rel.startswith(ITEMS_DIR + "/") else ([], []),
+        ):
+            suppressions += written
+            left += malformed
+    suppressed: list[Suppressed] = []
+    used: set[Suppression] = set()
+    for found in problems:
+        by = next((s for s in suppressions if s.covers(found)), None)
+        if by is None:
+            left.append(found)
+        else:
+            suppressed.append(Suppressed(found, by))
+            used.add(by)
+    for unused in suppressions:
+        if unused not in used and unused.rule in judged:
+            left.append(
+                problem("PRQ178", file=unused.file, line=unused.line, column=unused.column, silenced=unused.rule)
+            )
+    return sorted(set(left), key=Problem.sort_key), suppressed
