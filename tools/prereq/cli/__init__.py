@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from prereq import __version__
 from prereq.cli import (
+    execution_commands,
     index_commands,
     job_commands,
     registry_commands,
@@ -29,7 +30,15 @@ from prereq.core.errors import PrereqError
 from prereq.core.terminal import VisibleStream
 
 # review_commands extends registry_commands' validate, so it comes after it.
-COMMAND_MODULES = (scaffold_commands, registry_commands, review_commands, index_commands, job_commands, site_commands)
+COMMAND_MODULES = (
+    scaffold_commands,
+    registry_commands,
+    review_commands,
+    index_commands,
+    job_commands,
+    site_commands,
+    execution_commands,
+)
 
 EPILOG = """\
 exit codes: 0 all is well, 1 problems found, 2 usage error or missing input,

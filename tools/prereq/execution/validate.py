@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from prereq.core.errors import PrereqError
 from prereq.execution import checks, checks_queues
 from prereq.execution.load import LOAD_RULES, load_catalog
 from prereq.execution.published import published_problems
 from prereq.execution.records import Catalog
-from prereq.registry.loader import Owners, SourceItem
+from prereq.registry.loader import Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult
 
@@ -53,3 +54,27 @@ def with_catalog(result: ValidationResult, *, history: bool = True) -> Validatio
     if not found.problems:
         return result
     return replace(result, problems=sorted(set(result.problems) | set(found.problems), key=Problem.sort_key))
+
+
+def open_catalog(root: Path) -> tuple[Catalog, Owners]:
+    """The catalog of the registry folder ``root`` and its owners, for computing with: refused (exit 1)
+    while it has errors, which ``prereq validate`` lists."""
+    registry = load_registry(root)
+    items: dict[str, SourceItem] = {}
+    for item in registry.items:
+        items.setdefault(item.name, item)
+    checked = check_catalog(registry.root, owners=registry.owners, items=items, history=False)
+    if checked.errors:
+        first = checked.errors[0]
+        raise PrereqError(
+            f"the execution catalog of {root} has {len(checked.errors)} error(s), the first at {first.file}"
+            f"{f':{first.line}' if first.line else ''}: {first.message}",
+            hint=f"run 'prereq validate {root}' for all of them, with their fixes",
+            exit_code=1,
+        )
+    if checked.catalog.empty:
+        raise PrereqError(
+            f"{root} has no execution catalog",
+            hint="add queues/, environments/, libraries/ and rights.yaml to the registry ('prereq rules' lists PRQ3xx)",
+        )
+    return checked.catalog, registry.owners
