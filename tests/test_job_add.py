@@ -90,7 +90,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path, bundled: Path)
     assert "+      - output-dir\n" in result.diff()
     cli = prereq_cli("job", "add", str(path), "output-dir", "--index", str(bundled), "--dry-run")
     assert cli.returncode == 0 and cli.stdout.startswith("--- ") and "+      - output-dir" in cli.stdout
-    assert "added output-dir" in cli.stderr and path.read_bytes() == before
+    assert "would add output-dir" in cli.stderr and "added" not in cli.stderr and path.read_bytes() == before
 
 
 def test_a_hand_written_prerequisite_with_a_registry_name_is_not_overwritten(tmp_path: Path, bundled: Path) -> None:

@@ -132,7 +132,7 @@ def _register_expression(subparsers: argparse._SubParsersAction) -> None:
 def _report(result: jobs.JobEdit, dry_run: bool) -> int:
     out = sys.stderr if dry_run else sys.stdout
     for change in result.changes:
-        print(change.describe(), file=out)
+        print(change.describe(dry_run=dry_run), file=out)
     for warning in result.warnings:
         print(f"prereq: warning: {warning}", file=sys.stderr)
     if not result.changed:

@@ -73,6 +73,7 @@ class JobDocument:
         self.doc = YamlText(text, source=source)
         self.initial = self.doc.loaded  # positions in the file as the user wrote it
         self.warnings: list[str] = []  # what preparing the job noticed, in order
+        self.final_line_end = text == "" or text.endswith("\n")  # a file without one keeps having none
         self._check_shape()
 
     @property
@@ -81,7 +82,10 @@ class JobDocument:
 
     @property
     def text(self) -> str:
-        return self.doc.text
+        text = self.doc.text
+        if self.final_line_end:
+            return text
+        return text.removesuffix("\r\n") if text.endswith("\r\n") else text.removesuffix("\n")
 
     @property
     def roles(self) -> dict[str, dict[str, Any]]:

@@ -297,6 +297,31 @@ def item_changes(old: JobState, versions: Mapping[str, ClosureItem], present: se
     return out
 
 
+def role_changes(job: JobDocument, new: JobState, wanted: _Closures, changes: Sequence[ItemChange]) -> list[ItemChange]:
+    """Items already in the job that a task role now runs too (another task role's ``add``): each once."""
+    added = {change.name for change in changes if change.action == "added"}
+    out = []
+    for role, names in wanted.roles.items():
+        listed = set(job.roles[role].get("prerequisites") or [])
+        chosen = {Requirement.parse(text).name for text in new.selected.get(role, [])}
+        for name in names:
+            if name in listed or name in added:
+                continue
+            required_by = tuple(n for n in wanted.versions[name].required_by if n in names)
+            version = wanted.versions[name].version
+            out.append(
+                ItemChange(
+                    "added",
+                    name,
+                    version,
+                    required_by=required_by,
+                    selected=name in chosen,
+                    reason=f"to task role {role}",
+                )
+            )
+    return out
+
+
 def plan_edit(
     job: JobDocument,
     old: JobState,
@@ -313,6 +338,7 @@ def plan_edit(
     _refuse_conflicts(job, old, wanted)
     _refuse_item_conflicts(job, wanted)
     changes = item_changes(old, wanted.versions, set(job.top_names()))
+    changes += role_changes(job, new, wanted, changes)
     warnings: list[str] = []
     work = WorkingCopy(job.data)
     _plan_top(work, job, old, wanted, warnings)

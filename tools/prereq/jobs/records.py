@@ -12,6 +12,7 @@ from typing import Any
 
 STATE_KEY = "prereq"
 STATE_PATH = ("extras", STATE_KEY)
+PLANNED = {"added": "add", "removed": "remove", "updated": "update", "kept": "keep"}  # a dry run's verbs
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,13 @@ class ItemChange:
     selected: bool = False
     reason: str = ""
 
-    def describe(self) -> str:
+    def describe(self, *, dry_run: bool = False) -> str:
+        """The line ``prereq job`` prints; with ``dry_run``, what it would do (``would add X 1.0``)."""
+        verb = f"would {PLANNED[self.action]}" if dry_run else self.action
         if self.action == "updated":
-            text = f"updated {self.name} {self.previous} -> {self.version}"
+            text = f"{verb} {self.name} {self.previous} -> {self.version}"
         else:
-            text = f"{self.action} {self.name} {self.version}"
+            text = f"{verb} {self.name} {self.version}"
         if self.required_by:
             text += ", required by " + ", ".join(self.required_by)
         elif self.selected and self.action == "added":

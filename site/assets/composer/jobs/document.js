@@ -71,6 +71,7 @@ export class JobDocument {
     this.doc = new YamlText(text, { source });
     this.initial = this.doc.loaded; // positions in the file as the user wrote it
     this.warnings = []; // what preparing the job noticed, in order
+    this.finalLineEnd = text === "" || text.endsWith("\n"); // a file without one keeps having none
     this.checkShape(this.initial.typed);
   }
 
@@ -79,7 +80,9 @@ export class JobDocument {
   }
 
   get text() {
-    return this.doc.text;
+    const text = this.doc.text;
+    if (this.finalLineEnd) return text;
+    return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
   }
 
   get roles() {

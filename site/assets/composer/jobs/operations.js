@@ -19,7 +19,7 @@ import { parseRequirement } from "../core/versions.js";
 /* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
 function edited(job, text, plan, { changes = plan.changes, notes = [] } = {}) {
   applyEdits(job.doc, plan.edits);
-  return { before: text, after: job.text, changes: changes.map(describeChange), warnings: [...notes, ...plan.warnings, ...plan.needs] };
+  return { before: text, after: job.text, changes: changes.map((change) => describeChange(change)), warnings: [...notes, ...plan.warnings, ...plan.needs] };
 }
 
 /* Every name the plan may look up: selected, locked, named by the task roles, and `extra`. */

@@ -230,6 +230,23 @@ export function itemChanges(old, versions, present) {
   return out;
 }
 
+/* Items already in the job that a task role now runs too (another task role's `add`): each once. */
+export function roleChanges(job, next, wanted, changes) {
+  const added = new Set(changes.filter((change) => change.action === "added").map((change) => change.name));
+  const out = [];
+  for (const [role, names] of wanted.roles) {
+    const listed = new Set(job.roles[role].prerequisites || []);
+    const chosen = new Set((next.selected.get(role) || []).map((text) => parseRequirement(text).name));
+    for (const name of names) {
+      if (listed.has(name) || added.has(name)) continue;
+      const r = wanted.versions.get(name);
+      out.push({ action: "added", name, version: r.version, requiredBy: r.requiredBy.filter((n) => names.includes(n)),
+        selected: chosen.has(name), reason: `to task role ${role}` });
+    }
+  }
+  return out;
+}
+
 /* {edits, changes, warnings, closure, references}: what makes `job` carry exactly what `next` selects.
  * Locked versions stay while they fit, except the `upgrade` names (or all, with `upgradeAll`). */
 export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = new Set() } = {}) {
@@ -237,6 +254,7 @@ export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = 
   refuseConflicts(job, old, wanted);
   refuseRoleConflicts(job, wanted);
   const changes = itemChanges(old, wanted.versions, new Set(job.topNames()));
+  changes.push(...roleChanges(job, next, wanted, changes));
   const warnings = [];
   const work = new WorkingCopy(job.data);
   planTop(work, job, old, wanted, index, warnings);

@@ -87,7 +87,7 @@ function fillIn(job, state, index, missing, indexSource) {
   const plan = planEdit(job, state, next, index);
   applyEdits(job.doc, plan.edits);
   job.warnings.push(...plan.warnings);
-  return plan.changes.map(describeChange);
+  return plan.changes.map((change) => describeChange(change));
 }
 
 function checkLock(job, state, index) {

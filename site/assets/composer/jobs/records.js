@@ -44,9 +44,14 @@ export class JobState {
   }
 }
 
-/* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe). */
-export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" }) {
-  let text = action === "updated" ? `updated ${name} ${previous} -> ${version}` : `${action} ${name} ${version}`;
+const PLANNED = { added: "add", removed: "remove", updated: "update", kept: "keep" }; // a dry run's verbs
+
+/* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe); with
+ * `dryRun`, what it would do ("would add X 1.0"). */
+export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" },
+  { dryRun = false } = {}) {
+  const verb = dryRun ? `would ${PLANNED[action]}` : action;
+  let text = action === "updated" ? `${verb} ${name} ${previous} -> ${version}` : `${verb} ${name} ${version}`;
   if (requiredBy.length) text += ", required by " + requiredBy.join(", ");
   else if (selected && action === "added") text += ", selected";
   if (reason) text += ` (${reason})`;
