@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from execution_helpers import environment, queue
 from gitrepo import GitRepo, item_yaml
 from prereq.core.errors import PrereqError
 from prereq.marketplace.publish import build
@@ -27,6 +28,13 @@ def history(tmp_path: Path) -> GitRepo:
     repo.write(reg + "base.yaml", item_yaml("base", "1.0.0", type_="data", parameters={"mountPoint": "/mnt/one"}))
     repo.write(reg + "gone.yaml", item_yaml("gone", "0.1.0"))
     repo.write(reg + "fixed.yaml", "name: fixed\nversion: one\ntype: script\ntitle: t\nowners: [alice]\n")
+    # An execution catalog, published beside the items (api/v1/execution/catalog.json)
+    repo.write("registry/environments/py/1.0.0.yaml", environment(image="{uri: 'python:3.11-slim'}"))
+    repo.write("registry/queues/q1.yaml", queue())
+    repo.write(
+        "registry/rights.yaml",
+        "groups: {everyone: '*'}\nrights:\n  - {queue: q1, group: everyone, slots: 2, priority: 0}\n",
+    )
     repo.commit("first", date="2026-01-01T00:00:00+00:00")
     repo.write(reg + "base.yaml", item_yaml("base", "1.1.0", type_="data", parameters={"mountPoint": "/mnt/two"}))
     repo.write(
@@ -207,7 +215,7 @@ def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: P
     assert schema == load_schema("index.schema.json")
     validator = jsonschema.Draft202012Validator(schema)
     files = [p for p in (out / "api" / "v1").rglob("*.json") if not p.name.endswith(".schema.json")]
-    assert len(files) == 7  # the root and six items
+    assert len(files) == 8  # the root, six items and the execution catalog
     for path in files:
         errors = list(validator.iter_errors(json.loads(path.read_text())))
         assert errors == [], (path, errors[0].message if errors else "")

@@ -19,6 +19,7 @@ from pathlib import Path
 from prereq.core import files
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
+from prereq.execution.publish import write_catalog_index
 from prereq.execution.validate import with_catalog
 from prereq.index.builder import IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
@@ -81,6 +82,7 @@ def build(
     site_warnings: list[str] = []
     try:
         write_index(index, staging)
+        write_catalog_index(result.root, staging)  # api/v1/execution/, when the registry has a catalog
         if with_site:
             build_site = _site_builder()
             progress("building the marketplace site")

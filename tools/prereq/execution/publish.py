@@ -1,0 +1,126 @@
+"""The catalog's index file, ``api/v1/execution/catalog.json``: what the site and programs read.
+
+One file, since a page answering "which queues do I get" needs the queues, the rights and the groups
+together; ``schema/index.schema.json`` describes it (``$defs/execution``).  Deterministic like the
+rest of the index: sorted, no clock.  Written only for a registry that has a catalog."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from prereq.execution.checks import effective_environments
+from prereq.execution.records import Catalog, Environment, Library, Queue
+from prereq.execution.rights import library_closure
+from prereq.execution.validate import open_catalog
+from prereq.registry.loader import Owners
+
+CATALOG_FILE = Path("api") / "v1" / "execution" / "catalog.json"
+CATALOG_FORMAT = "prereq-execution/1"
+
+
+def _summary(data: dict[str, Any]) -> str:
+    description = data.get("description") or ""
+    paragraph = re.split(r"\n\s*\n", description.strip(), maxsplit=1)[0]
+    return " ".join(paragraph.split()) or data["title"]
+
+
+def _environment(env: Environment, catalog: Catalog) -> dict[str, Any]:
+    return {
+        "name": env.ref.name,
+        "version": env.ref.version,
+        "title": env.title,
+        "summary": _summary(env.data),
+        "description": env.data.get("description") or "",
+        "os": dict(env.data["os"]),
+        "languages": list(env.languages),
+        "capabilities": list(env.capabilities),
+        "packages": dict(sorted(env.packages.items())),
+        "image": dict(env.data["image"]),
+        "owners": list(env.owners),
+        "queues": sorted(q.name for q in catalog.queues.values() if env.ref in q.environments),
+        "libraries": sorted(
+            str(lib.ref)
+            for lib in catalog.libraries.values()
+            if env.ref in effective_environments(lib, catalog.libraries).environments
+        ),
+    }
+
+
+def _queue(queue: Queue, catalog: Catalog) -> dict[str, Any]:
+    return {
+        "name": queue.name,
+        "title": queue.title,
+        "summary": _summary(queue.data),
+        "memory_mb": queue.memory_mb,
+        "time_limit_minutes": queue.time_limit_minutes,
+        "cores_per_slot": queue.cores_per_slot,
+        "gpus_per_slot": queue.gpus_per_slot,
+        "slots_per_machine": queue.slots_per_machine,
+        "total_slots": queue.total_slots,
+        "machines": queue.machines,
+        "environments": [str(ref) for ref in queue.environments],
+        "virtual_cluster": queue.virtual_cluster,
+        "owners": list(queue.owners),
+        "rights": [
+            {"group": row.group, "slots": row.slots, "priority": row.priority}
+            for row in sorted(catalog.rights, key=lambda row: row.group)
+            if row.queue == queue.name
+        ],
+    }
+
+
+def _library(library: Library, catalog: Catalog) -> dict[str, Any]:
+    return {
+        "name": library.ref.name,
+        "version": library.ref.version,
+        "title": library.title,
+        "summary": _summary(library.data),
+        "language": library.language,
+        "environments": [str(ref) for ref in library.environments],
+        "effective_environments": sorted(
+            str(ref) for ref in effective_environments(library, catalog.libraries).environments
+        ),
+        "depends": [str(ref) for ref in library.depends],
+        "closure": [str(ref) for ref in library_closure(catalog, [library.ref])],
+        "install": dict(library.data["install"]),
+        "owners": list(library.owners),
+    }
+
+
+def catalog_document(catalog: Catalog, owners: Owners) -> dict[str, Any]:
+    """The whole catalog as the index publishes it."""
+    groups: dict[str, dict[str, Any]] = {
+        team: {"members": sorted(members), "everyone": False, "from": "owners.yaml"}
+        for team, members in owners.teams.items()
+    }
+    for name, members in catalog.groups.items():
+        everyone = members is None
+        shown = sorted(owners.users) if members is None else sorted(members)
+        groups.setdefault(name, {"members": shown, "everyone": everyone, "from": "rights.yaml"})
+    return {
+        "format": CATALOG_FORMAT,
+        "environments": [_environment(catalog.environments[ref], catalog) for ref in sorted(catalog.environments)],
+        "queues": [_queue(catalog.queues[name], catalog) for name in sorted(catalog.queues)],
+        "libraries": [_library(catalog.libraries[ref], catalog) for ref in sorted(catalog.libraries)],
+        "groups": dict(sorted(groups.items())),
+        "rights": [
+            {"queue": row.queue, "group": row.group, "slots": row.slots, "priority": row.priority}
+            for row in sorted(catalog.rights, key=lambda row: (row.queue, row.group))
+        ],
+    }
+
+
+def write_catalog_index(registry: Path, out: Path) -> Path | None:
+    """Write the catalog's index file under ``out`` (a build's staging folder); None when the registry
+    has no catalog.  The registry was validated: a catalog with errors never gets here."""
+    if not any((registry / part).exists() for part in ("environments", "queues", "libraries", "rights.yaml")):
+        return None
+    catalog, owners = open_catalog(registry)
+    path = out / CATALOG_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(catalog_document(catalog, owners), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
