@@ -71,24 +71,37 @@ def with_reputation(slots: int, reputation: int, total: int) -> int:
     return max(1, min(slots * reputation // FULL_REPUTATION, total))
 
 
+def combine(
+    rows: Iterable[tuple[str, str, int, int]], groups: Iterable[str]
+) -> dict[str, tuple[int, int, tuple[str, ...]]]:
+    """Over the rows ``(queue, group, slots, priority)`` of ``groups``: for each queue, the most slots,
+    separately the highest priority, and the groups with a row there (the site reads the rows from the
+    published index, the commands from the catalog: one rule for both)."""
+    chosen = set(groups)
+    found: dict[str, tuple[int, int, tuple[str, ...]]] = {}
+    for queue, group, slots, priority in rows:
+        if group not in chosen:
+            continue
+        most, highest, given = found.get(queue, (0, 0, ()))
+        found[queue] = (max(most, slots), max(highest, priority), tuple(sorted({*given, group})))
+    return dict(sorted(found.items()))
+
+
 def user_rights(catalog: Catalog, groups: Iterable[str], *, reputation: int = FULL_REPUTATION) -> list[QueueRight]:
     """The rights of a user in ``groups`` on every queue they have a slot on, by queue name."""
     if reputation < 0:
         raise PrereqError(f"reputation {reputation} is negative", hint="give a percentage: 100 is x1, 200 is x2")
     chosen = set(groups)
-    known = {row.group for row in catalog.rights}
+    rows = [(row.queue, row.group, row.slots, row.priority) for row in catalog.rights]
     rights: list[QueueRight] = []
-    for name in sorted({row.queue for row in catalog.rights if row.group in chosen}):
-        rows = [row for row in catalog.rights if row.queue == name and row.group in chosen]
+    for name, (most, priority, given) in combine(rows, chosen).items():
         queue = catalog.queues.get(name)
         if queue is None:
             continue  # a row naming no queue is the catalog's problem (PRQ303)
-        most = max(row.slots for row in rows)
         slots = with_reputation(most, reputation, queue.total_slots)
         if slots >= 1:
-            priority = max(row.priority for row in rows)
-            rights.append(QueueRight(name, slots, priority, most, tuple(sorted({row.group for row in rows}))))
-    unknown = sorted(chosen - known - set(catalog.groups))
+            rights.append(QueueRight(name, slots, priority, most, given))
+    unknown = sorted(chosen - {row.group for row in catalog.rights} - set(catalog.groups))
     if unknown and not rights:
         raise PrereqError(
             f"no rights for the groups {', '.join(unknown)}: rights.yaml names none of them",

@@ -14,7 +14,7 @@ rendered by ``prereq.marketplace.pages`` — contributor text never goes through
 the site's own Markdown, which allows raw HTML.
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
-reference pages) and the rest of prereq.marketplace.
+reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from prereq.core.errors import PrereqError
-from prereq.marketplace import pages, reference
+from prereq.marketplace import execution_pages, pages, reference
 from prereq.registry import rules, schemas
 
 log = logging.getLogger("mkdocs.plugins.prereq")
@@ -106,6 +106,10 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             self.data = pages.SiteData(index_dir)
         except PrereqError as exc:
             raise PluginError(f"{exc}" + (f" ({exc.hint})" if exc.hint else "")) from None
+        if config.nav is not None and execution_pages.catalog(self.data.api) is not None:
+            config.nav.append(
+                {"Where jobs run": [{t: execution_pages.PAGES[k]} for k, t in execution_pages.TITLES.items()]}
+            )
         if self.config.logo:
             config.theme["logo"] = LOGO_URI + Path(self.config.logo).suffix
         if self.config.index_url:
@@ -150,6 +154,14 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             in_nav=True,
             kind="templates",
         )
+        if execution_pages.catalog(data.api) is not None:  # the execution catalog's pages (nav: on_config)
+            for kind, uri in execution_pages.PAGES.items():
+                add(
+                    uri,
+                    _stub(execution_pages.TITLES[kind]) + f"# {execution_pages.TITLES[kind]}\n",
+                    in_nav=True,
+                    kind=kind,
+                )
         add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
         item_schema = schemas.load_schema("prerequisite.schema.json")
         add(
@@ -205,6 +217,8 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             return html + str(pages.render_tag_index(data, href))
         if kind == "templates":
             return html + str(pages.render_templates(data, href))
+        if kind in execution_pages.PAGES:
+            return html + execution_pages.render(data.api, kind, href)
         if page.file.src_uri == "index.md":
             html = html.replace(HOME_MARKERS[0], str(pages.render_counts(data, href)))
             html = html.replace(HOME_MARKERS[1], str(pages.render_recent(data, href)))
