@@ -56,12 +56,12 @@ def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(shelllint.subprocess, "run", counting)
     scripts = [shelllint.lint_script([f"export N{i}=$(date +%s)"]).text for i in range(40)]
-    _, linted = shelllint.check_scripts([], scripts)
+    _, linted = shelllint.check_scripts([("true", script) for script in scripts])
     assert [len(issues) for issues in linted] == [1] * 40
     assert all(issues[0].code == 2155 for issues in linted)
     assert sum(1 for command in calls if "json1" in command) == 1
     calls.clear()
-    shelllint.check_scripts([], scripts)  # the same texts again: cached by content
+    shelllint.check_scripts([("true", script) for script in scripts])  # the same again: cached by content
     assert calls == []
 
 
@@ -134,3 +134,12 @@ def test_the_bundled_registry_is_clean_of_command_findings() -> None:
 
     result = validate(REPO / "registry")
     assert not [p for p in result.problems if p.rule in {f"PRQ17{i}" for i in range(2, 8)}]
+
+
+def test_batched_syntax_checks_report_each_broken_script_alone() -> None:
+    """Scripts go to bash -n in batches; two broken scripts that close each other's quote in a batch
+    are still each reported, and a broken one does not taint the valid ones beside it."""
+    texts = [f'echo "ok {i}"' for i in range(250)] + ['echo "open', 'close"', "if true; then"]
+    pairs = [(shelllint.runtime_script([text]).text, shelllint.lint_script([text]).text) for text in texts]
+    syntax, _ = shelllint.check_scripts(pairs)
+    assert [index for index, errors in enumerate(syntax) if errors] == [250, 251, 252]

