@@ -38,7 +38,7 @@ def test_add_puts_the_closure_in_order_and_touches_no_written_line(tmp_path: Pat
     state = job_data["extras"]["prereq"]
     assert state["selected"] == {"train": ["mnist-data", "output-dir@^1.0"]}
     assert sorted(state["lock"]) == sorted(closure) and state["lock"]["nfs-storage-1"]["version"] == nfs
-    assert state["index"] == str(bundled) and job_data["extras"]["note"] == "keep me"
+    assert "index" not in state and job_data["extras"]["note"] == "keep me"  # a local folder is not recorded
     assert_openpai_accepts(job_data)
 
     again = jobs.add(path, ["mnist-data"], index=bundled)

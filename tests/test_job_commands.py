@@ -13,7 +13,13 @@ from prereq import jobs
 def test_index_source_order(tmp_path: Path, tiny: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     path = copy_job(tmp_path, "mnist-commented.yaml")
     monkeypatch.setenv("PREREQ_INDEX", str(tiny["old"]))
-    jobs.add(path, ["alpha"])  # from $PREREQ_INDEX
+    added = jobs.add(path, ["alpha"])  # from $PREREQ_INDEX
+    # A local folder means nothing on another machine: not recorded, and add says so.
+    assert "index" not in data(path)["extras"]["prereq"]
+    assert any("is a local folder, so the job does not record it" in note for note in added.notes)
+    # A job that records one (an older prereq recorded folders too) is read from there.
+    recorded = path.read_text().replace("  prereq:\n", f"  prereq:\n    index: {tiny['old']}\n", 1)
+    path.write_text(recorded)
     assert data(path)["extras"]["prereq"]["index"] == str(tiny["old"])
     monkeypatch.delenv("PREREQ_INDEX")
     monkeypatch.chdir(tmp_path)

@@ -81,3 +81,14 @@ for (const name of caseNames()) {
     }
   });
 }
+
+test("a local index is not recorded in the job and the edit says so; a URL is recorded", async () => {
+  const index = await openIndex("tiny");
+  const job = text(join(CASES, "jobs", "001-add-one-item", "job.yaml"));
+  const local = await addToText(job, ["alpha"], { index, source: SOURCE });
+  assert.ok(!local.after.includes("index: indexes/"), "no local folder in extras.prereq");
+  assert.deepEqual(local.notes, ["the index indexes/tiny/api/v1 is a local folder, so the job does not record it; " +
+    "later commands take it from --index, $PREREQ_INDEX or build/site"]);
+  const site = await addToText(job, ["alpha"], { index, indexSource: "https://prereq.example.org/api/v1", source: SOURCE });
+  assert.ok(site.after.includes("    index: https://prereq.example.org/api/v1\n") && site.notes.length === 0);
+});

@@ -135,6 +135,8 @@ def _report(result: jobs.JobEdit, dry_run: bool) -> int:
         print(change.describe(dry_run=dry_run), file=out)
     for warning in result.warnings:
         print(f"prereq: warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"prereq: note: {note}", file=sys.stderr)
     if not result.changed:
         print(f"{result.path}: nothing to change", file=out)
     elif dry_run:

@@ -32,6 +32,20 @@ def open_index(index: IndexChoice, state: JobState, job_dir: Path | None) -> tup
     return Index.load(source), source
 
 
+def recorded_index(recorded: str | None, used: str) -> tuple[str | None, list[str]]:
+    """What the job records as its index, and a note (``JobEdit.notes``) when nothing is: a URL means the
+    same on every machine and is recorded; a local folder is not (another machine has another), and a
+    recorded index stays when ``used`` is one."""
+    if used.startswith(("http://", "https://")) or used == recorded:
+        return used, []
+    if recorded:
+        return recorded, []
+    return None, [
+        f"the index {used} is a local folder, so the job does not record it; "
+        "later commands take it from --index, $PREREQ_INDEX or build/site"
+    ]
+
+
 def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
     roles = list(job.roles)
     if task_role is not None:
@@ -44,7 +58,13 @@ def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
 
 
 def _edited(
-    job: JobDocument, text: str, plan: Plan, *, changes: list[ItemChange] | None = None, notes: Sequence[str] = ()
+    job: JobDocument,
+    text: str,
+    plan: Plan,
+    *,
+    changes: list[ItemChange] | None = None,
+    notes: Sequence[str] = (),
+    told: Sequence[str] = (),
 ) -> JobEdit:
     apply_edits(job.doc, plan.edits)
     return JobEdit(
@@ -53,6 +73,7 @@ def _edited(
         after=job.text,
         changes=plan.changes if changes is None else changes,
         warnings=[*notes, *plan.warnings, *plan.needs],
+        notes=list(told),
     )
 
 
@@ -70,7 +91,8 @@ def add_to_text(
     old = job.state()
     loaded, used = open_index(index, old, job_dir)
     roles = _pick_roles(job, task_role)
-    new = old.copy(index=used)
+    recorded, told = recorded_index(old.index, used)
+    new = old.copy(index=recorded)
     notes: list[str] = []
     for text_name in names:
         requirement = Requirement.parse(text_name)
@@ -88,7 +110,7 @@ def add_to_text(
             chosen[same[0]] = text_name
             for extra in reversed(same[1:]):
                 del chosen[extra]
-    return _edited(job, text, plan_edit(job, old, new, loaded), notes=notes)
+    return _edited(job, text, plan_edit(job, old, new, loaded), notes=notes, told=told)
 
 
 def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | None) -> PrereqError:
@@ -184,8 +206,10 @@ def lock_text(
             hint="locked: " + (", ".join(sorted(old.lock)) or "nothing"),
         )
     loaded, used = open_index(index, old, job_dir)
-    new = old.copy(index=old.index or used)
-    return _edited(job, text, plan_edit(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade)))
+    recorded, told = recorded_index(old.index, old.index or used)
+    new = old.copy(index=recorded)
+    plan = plan_edit(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade))
+    return _edited(job, text, plan, told=told)
 
 
 def _edit_file(job: str | Path, dry_run: bool, run: Callable[[str, str, Path], JobEdit]) -> JobEdit:

@@ -22,7 +22,7 @@ from prereq.index.reader import Index
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.needs import refuse_missing
-from prereq.jobs.operations import IndexChoice, open_index
+from prereq.jobs.operations import IndexChoice, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
 from prereq.openpai import forms, protocol, runtime
@@ -50,7 +50,7 @@ def _fill_in(
     job: JobDocument, state: JobState, index: Index, used: str, missing: dict[str, list[str]]
 ) -> list[ItemChange]:
     """Select, in their task roles, the index items that the task roles name but the job does not define."""
-    new = state.copy(index=state.index or used)
+    new = state.copy(index=recorded_index(state.index, state.index or used)[0])
     for role, names in missing.items():
         spec = job.roles[role]
         for name in names:

@@ -90,6 +90,7 @@ class JobEdit:
     changes: list[ItemChange] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     written: bool = False
+    notes: list[str] = field(default_factory=list)  # what the user should know that is not a problem
 
     @property
     def changed(self) -> bool:

@@ -17,9 +17,12 @@ import { describeChange } from "./records.js";
 import { parseRequirement } from "../core/versions.js";
 
 /* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
-function edited(job, text, plan, { changes = plan.changes, notes = [] } = {}) {
+function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
   applyEdits(job.doc, plan.edits);
-  return { before: text, after: job.text, changes: changes.map((change) => describeChange(change)), warnings: [...notes, ...plan.warnings, ...plan.needs] };
+  return {
+    before: text, after: job.text, changes: changes.map((change) => describeChange(change)),
+    warnings: [...notes, ...plan.warnings, ...plan.needs], notes: told,
+  };
 }
 
 /* Every name the plan may look up: selected, locked, named by the task roles, and `extra`. */
@@ -30,6 +33,15 @@ export async function loadFor(index, job, state, extra = []) {
     for (const value of Object.values(spec)) if (typeof value === "string") names.push(value);
   }
   await index.ensure(names);
+}
+
+/* [what the job records as its index, notes when nothing is] (operations.py's recorded_index): a URL
+ * means the same on every machine and is recorded; a local folder is not, and a recorded index stays. */
+export function recordedIndex(recorded, used) {
+  if (used.startsWith("http://") || used.startsWith("https://") || used === recorded) return [used, []];
+  if (recorded) return [recorded, []];
+  return [null, [`the index ${used} is a local folder, so the job does not record it; ` +
+    "later commands take it from --index, $PREREQ_INDEX or build/site"]];
 }
 
 function pickRoles(job, taskRole) {
@@ -45,7 +57,8 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
   const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
   // As the CLI: an index given (--index; the composer's site) is recorded, else the job's own stays.
-  const next = old.copy({ index: indexSource || old.index || index.base });
+  const [recorded, told] = recordedIndex(old.index, indexSource || old.index || index.base);
+  const next = old.copy({ index: recorded });
   const notes = [];
   await loadFor(index, job, old, names.map((n) => parseRequirement(n).name));
   for (const textName of names) {
@@ -65,7 +78,7 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
       for (const extra of same.slice(1).reverse()) chosen.splice(extra, 1);
     }
   }
-  return edited(job, text, planEdit(job, old, next, index), { notes });
+  return edited(job, text, planEdit(job, old, next, index), { notes, told });
 }
 
 function notSelected(job, state, name, taskRole) {
@@ -127,7 +140,8 @@ export async function lockText(text, { index, indexSource = null, upgradeAll = f
     throw new PrereqError(`${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not locked in this job`,
       { hint: "locked: " + ([...old.lock.keys()].sort(byCodePoint).join(", ") || "nothing") });
   }
-  const next = old.copy({ index: old.index || indexSource || index.base });
+  const [recorded, told] = recordedIndex(old.index, old.index || indexSource || index.base);
+  const next = old.copy({ index: recorded });
   await loadFor(index, job, old);
-  return edited(job, text, planEdit(job, old, next, index, { upgradeAll, upgrade: new Set(upgrade) }));
+  return edited(job, text, planEdit(job, old, next, index, { upgradeAll, upgrade: new Set(upgrade) }), { told });
 }

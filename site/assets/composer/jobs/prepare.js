@@ -12,7 +12,7 @@ import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
 import { PrereqError } from "../core/errors.js";
 import { digest, runtimeParameters } from "../openpai/forms.js";
 import { formatPath } from "../yaml/yamlload.js";
-import { loadFor } from "./operations.js";
+import { loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
@@ -68,7 +68,7 @@ function suggest(index, name) {
 }
 
 function fillIn(job, state, index, missing, indexSource) {
-  const next = state.copy({ index: state.index || indexSource || index.base });
+  const next = state.copy({ index: recordedIndex(state.index, state.index || indexSource || index.base)[0] });
   for (const [role, names] of missing) {
     const spec = job.roles[role];
     for (const name of names) {
