@@ -25,6 +25,15 @@ if [ "${1:-}" = "--test" ]; then
   extras="[test]"
   need node nodejs "Node.js for the composer engine's tests"
   need chromium chromium "Debian's chromium for the browser tests"
+  need npm npm "npm for axe-core, the browser tests' accessibility checker"
+  # axe-core, pinned, into .venv/npm (not the repository): tests/browser/test_access.py injects it.
+  AXE_VERSION=4.14.1
+  if [ "$(cat .venv/npm/.axe-core 2>/dev/null)" != "$AXE_VERSION" ]; then
+    echo "setup: installing axe-core $AXE_VERSION into .venv/npm" >&2
+    mkdir -p .venv/npm
+    npm install --prefix .venv/npm --no-save --no-audit --no-fund --loglevel=error "axe-core@$AXE_VERSION" >/dev/null
+    echo "$AXE_VERSION" > .venv/npm/.axe-core
+  fi
 fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=".venv/.prereq-installed${extras}"

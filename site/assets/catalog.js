@@ -1,17 +1,21 @@
 /* prereq marketplace: the catalog page.
  *
- * Loads api/v1/index.json (relative to the site's root, so the site works under any sub-path)
- * and filters it in the browser: text search over name, title, summary and tags (every word
- * must match; name matches rank first), facets for type, tags and owner, deprecated items hidden
+ * Loads api/v1/index.json (window.prereq.loadIndex(), shared with the header's search box) and
+ * filters it in the browser: the site's one search (search.js: name matches first, a typo corrected
+ * with "did you mean"), facets for type, tags and owner, deprecated items hidden
  * unless asked, favorites and recently used (see prereq.js for the localStorage contract).
  * Facets combine with AND (several tags: items carrying all of them); "recently used" lists the
  * most recent first.
- * The filters live in the URL's query string (history.replaceState), so a view can be shared:
+ * The filters live in the URL's query string, so a view can be shared, and each one set is a step
+ * that Back undoes (pushState; typing replaces the current step):
  *   ?q=words&type=GROUP&tag=a&tag=b&owner=team&sort=updated&deprecated=1&show=favorites|recent
+ *   &requires=NAME (the items that require NAME) or &required_by=NAME (the items NAME requires)
  * The type groups (GROUP: the name of one of the index's type_groups; the page draws one radio button per
  * group), the search and the facet filters are window.prereq's (prereq.js), shared with the job
  * composer.
- * Index text is inserted with textContent only, never as HTML.
+ * Index text is inserted with textContent only, never as HTML.  The lists are drawn again after
+ * each change; the focused control gets the focus back (window.prereq.keepFocus).  On a phone the
+ * facets fold into a "Filters" panel so that the results start on the first screen.
  *
  * Longer than usual: the script is one function, its own scope (a classic script: nothing leaks
  * into the page); the functions inside it are short.
@@ -28,7 +32,8 @@
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
   var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated"), typeBox = $("prereq-facet-type");
-  var statusLine = $("prereq-status"), suggestLine = $("prereq-suggest"), results = $("prereq-results"), more = $("prereq-more");
+  var filtersPanel = $("prereq-filters"), activeCount = $("prereq-filters-active"), resultsSection = $("prereq-results-section");
+  var relationLine = $("prereq-relation"), statusLine = $("prereq-status"), suggestLine = $("prereq-suggest"), results = $("prereq-results"), more = $("prereq-more");
 
   var entries = [];
   var state = emptyState();
@@ -37,7 +42,7 @@
   var typeCountNodes = {}; // group -> the <span> showing its count, once drawn from the index
 
   function emptyState() {
-    return { q: "", type: "", tags: [], owner: "", sort: "name", deprecated: false, show: "" };
+    return { q: "", type: "", tags: [], owner: "", sort: "name", deprecated: false, show: "", requires: "", required_by: "" };
   }
 
   /* --- the URL ---------------------------------------------------------------------------- */
@@ -52,10 +57,13 @@
     next.sort = params.get("sort") === "updated" ? "updated" : "name";
     next.deprecated = params.get("deprecated") === "1";
     next.show = ["favorites", "recent"].indexOf(params.get("show")) !== -1 ? params.get("show") : "";
+    next.requires = params.get("requires") || "";
+    next.required_by = next.requires ? "" : params.get("required_by") || "";
     return next;
   }
 
-  function writeUrl() {
+  /* Each filter the user sets is a step Back undoes (pushState); typing replaces the current step. */
+  function writeUrl(push) {
     var params = new URLSearchParams();
     if (state.q) params.set("q", state.q);
     if (state.type) params.set("type", state.type);
@@ -64,10 +72,13 @@
     if (state.sort !== "name") params.set("sort", state.sort);
     if (state.deprecated) params.set("deprecated", "1");
     if (state.show) params.set("show", state.show);
+    if (state.requires) params.set("requires", state.requires);
+    if (state.required_by) params.set("required_by", state.required_by);
     var query = params.toString();
     var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
     if (url !== window.location.pathname + window.location.search + window.location.hash) {
-      window.history.replaceState(null, "", url);
+      if (push) window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
     }
   }
 
@@ -82,7 +93,12 @@
   /* The search runs over every entry (search.js: the tier of each match, and a correction when the
    * words match nothing at all); the facets then filter its hits, each facet's counts leaving that
    * facet out. */
-  function apply() {
+  function apply(push) {
+    if (!relationReady()) {
+      statusLine.textContent = "Loading the items related to " + (state.requires || state.required_by) + "…";
+      writeUrl(push);
+      return;
+    }
     var result = window.prereqSearch.search(entries, state.q);
     var marks = find.marks();
     var filters = {
@@ -97,6 +113,7 @@
     var ownerCounts = {};
     result.hits.forEach(function (hit) {
       var record = hit.record, entry = record.entry;
+      if (relation.names && !relation.names.has(entry.name)) return;
       if (passes(record, "type")) {
         Object.keys(find.typeGroups()).forEach(function (group) {
           if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
@@ -119,65 +136,19 @@
       }
       return a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0;
     });
-    renderFacets(typeCounts, tagCounts, ownerCounts, marks);
-    renderResults(found, result);
-    writeUrl();
+    window.prereq.keepFocus(root, function () {
+      renderFacets(typeCounts, tagCounts, ownerCounts, marks);
+      renderResults(found, result);
+    }, resultsSection);
+    writeUrl(push);
   }
 
-  /* --- rendering (text only) -------------------------------------------------------------- */
+  /* --- rendering (text only): the cards are catalog-cards.js's ----------------------------- */
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
-  /* Summary text where `backticks` become <code>, built node by node. */
-  function summaryNode(text) {
-    var paragraph = el("p", "prereq-card__summary");
-    var parts = String(text || "").split("`");
-    parts.forEach(function (part, index) {
-      if (index % 2 === 1 && index < parts.length - 1) paragraph.appendChild(el("code", null, part));
-      else paragraph.appendChild(document.createTextNode(index % 2 === 1 ? "`" + part : part));
-    });
-    return paragraph;
-  }
-
-  function itemUrl(name) {
-    return window.prereq.siteUrl("items/" + encodeURIComponent(name) + "/");
-  }
+  var el = window.prereqCards.el;
 
   function card(entry) {
-    var item = el("li", "prereq-card" + (entry.deprecated ? " prereq-card--deprecated" : ""));
-    item.setAttribute("data-name", entry.name);
-    var head = el("div", "prereq-card__head");
-    head.appendChild(window.prereq.makeStar(entry.name));
-    var link = el("a", "prereq-card__name", entry.name);
-    link.setAttribute("href", itemUrl(entry.name));
-    head.appendChild(link);
-    head.appendChild(find.typeBadge(entry.type));
-    head.appendChild(el("span", "prereq-card__version", entry.version));
-    if (entry.deprecated) head.appendChild(el("span", "prereq-badge prereq-badge--deprecated", "deprecated"));
-    item.appendChild(head);
-    item.appendChild(el("div", "prereq-card__title", entry.title));
-    if (entry.summary && entry.summary !== entry.title) item.appendChild(summaryNode(entry.summary));
-    var meta = el("div", "prereq-card__meta");
-    (entry.tags || []).forEach(function (tag) {
-      var button = el("button", "prereq-tag" + (state.tags.indexOf(tag) !== -1 ? " prereq-tag--on" : ""), tag);
-      button.type = "button";
-      button.setAttribute("title", "Filter by the tag " + tag);
-      button.addEventListener("click", function () { toggleTag(tag); });
-      meta.appendChild(button);
-    });
-    if ((entry.owners || []).length) meta.appendChild(el("span", "prereq-card__owners", "by " + entry.owners.join(", ")));
-    if (entry.updated) {
-      var time = el("time", "prereq-card__updated", "updated " + entry.updated.slice(0, 10));
-      time.setAttribute("datetime", entry.updated);
-      meta.appendChild(time);
-    }
-    item.appendChild(meta);
-    return item;
+    return window.prereqCards.card(entry, state.tags, toggleTag);
   }
 
   function renderResults(found, result) {
@@ -198,6 +169,7 @@
     }
     statusLine.textContent = text;
     renderSuggestion(result);
+    renderRelation();
     root.setAttribute("data-state", "ready");
   }
 
@@ -212,7 +184,7 @@
     button.type = "button";
     button.addEventListener("click", function () {
       input.value = fixed;
-      update(function () { state.q = fixed; });
+      update(function () { state.q = fixed; }, true);
       input.focus();
     });
     suggestLine.appendChild(button);
@@ -220,7 +192,44 @@
   }
 
   function hasFilters() {
-    return Boolean(state.q || state.type || state.tags.length || state.owner || state.show);
+    return Boolean(state.q || state.type || state.tags.length || state.owner || state.show || relation.key);
+  }
+
+  /* ?requires=NAME (the items that require NAME) and ?required_by=NAME (the items NAME requires): the
+   * names come from NAME's own file, loaded once; until then nothing is drawn. */
+  var relation = { key: "", names: null };
+  function relationReady() {
+    var name = state.requires || state.required_by;
+    var key = name ? (state.requires ? "requires:" : "required_by:") + name : "";
+    if (key !== relation.key) {
+      relation = { key: key, names: null };
+      var record = entries.filter(function (r) { return r.entry.name === name; })[0];
+      if (!key) return true;
+      if (!record) relation.names = new Set();
+      else {
+        window.prereqCards.related(record.entry, state.requires ? "requires" : "required_by").then(function (names) {
+          if (relation.key === key) { relation.names = names; apply(); }
+        }, function () {
+          if (relation.key === key) { relation.names = new Set(); apply(); }
+        });
+      }
+    }
+    return !relation.key || relation.names !== null;
+  }
+
+  function renderRelation() {
+    relationLine.textContent = "";
+    relationLine.hidden = !relation.key;
+    if (!relation.key) return;
+    var name = state.requires || state.required_by;
+    relationLine.appendChild(document.createTextNode(state.requires ? "Items that require " : "Items that " + name + " requires"));
+    if (state.requires) relationLine.appendChild(el("code", null, name));
+    relationLine.appendChild(document.createTextNode(" (" + relation.names.size + ") "));
+    var clear = el("button", "prereq-relation__clear", "show every item");
+    clear.type = "button";
+    clear.setAttribute("data-focus-key", "relation-clear");
+    clear.addEventListener("click", function () { update(function () { state.requires = ""; state.required_by = ""; }); });
+    relationLine.appendChild(clear);
   }
 
   /* One radio button per type group of the index, after the "all types" one the page holds. */
@@ -284,6 +293,7 @@
       button.type = "button";
       button.setAttribute("aria-pressed", on ? "true" : "false");
       button.setAttribute("data-tag", tag);
+      button.setAttribute("data-focus-key", "tag:" + tag);
       button.appendChild(document.createTextNode(tag + " "));
       button.appendChild(el("span", "prereq-tag__count", tagCounts[tag] || 0));
       button.addEventListener("click", function () { toggleTag(tag); });
@@ -292,6 +302,7 @@
     if (tags.length > TAGS_SHOWN) {
       var toggle = el("button", "prereq-facet__more", allTags ? "fewer tags" : "all " + tags.length + " tags");
       toggle.type = "button";
+      toggle.setAttribute("data-focus-key", "tags-toggle");
       toggle.addEventListener("click", function () { allTags = !allTags; apply(); });
       tagBox.appendChild(toggle);
     }
@@ -299,11 +310,24 @@
 
   /* --- events --------------------------------------------------------------------------- */
 
-  function update(change) {
+  /* A change of filters (`typing`: of the search text, which does not add a step to Back). */
+  function update(change, typing) {
     change();
     limit = PAGE;
-    apply();
+    apply(!typing);
+    renderActiveCount();
   }
+
+  /* On a phone the filters fold into a panel; its summary says how many are set. */
+  function renderActiveCount() {
+    var count = (state.type ? 1 : 0) + state.tags.length + (state.owner ? 1 : 0) + (state.show ? 1 : 0) + (state.deprecated ? 1 : 0);
+    activeCount.textContent = count ? "(" + count + " set)" : "";
+  }
+
+  var narrow = window.matchMedia("(max-width: 45em)");
+  function fold() { filtersPanel.open = !narrow.matches; }
+  fold();
+  if (narrow.addEventListener) narrow.addEventListener("change", fold);
 
   function toggleTag(tag) {
     update(function () {
@@ -313,7 +337,7 @@
   }
 
   root.querySelector("form").addEventListener("submit", function (event) { event.preventDefault(); });
-  input.addEventListener("input", function () { update(function () { state.q = input.value.trim(); }); });
+  input.addEventListener("input", function () { update(function () { state.q = input.value.trim(); }, true); });
   sortSelect.addEventListener("change", function () { update(function () { state.sort = sortSelect.value; }); });
   ownerSelect.addEventListener("change", function () { update(function () { state.owner = ownerSelect.value; }); });
   deprecatedBox.addEventListener("change", function () { update(function () { state.deprecated = deprecatedBox.checked; }); });
@@ -324,11 +348,18 @@
   root.querySelectorAll('input[name="show"]').forEach(function (radio) {
     radio.addEventListener("change", function () { update(function () { state.show = radio.value; }); });
   });
-  $("prereq-clear").addEventListener("click", function () {
+  $("prereq-clear").addEventListener("click", function () {  // the relation too: every filter
     update(function () { state = emptyState(); input.value = ""; });
   });
   more.addEventListener("click", function () { limit += PAGE; apply(); });
-  window.addEventListener("popstate", function () { state = readUrl(); input.value = state.q; apply(); });
+  window.addEventListener("popstate", function () {
+    if (!entries.length) return;
+    state = readUrl();
+    input.value = state.q;
+    limit = PAGE;
+    apply();
+    renderActiveCount();
+  });
   /* A star changed: the favorites filter and counts follow (re-render only when it matters). */
   document.addEventListener("prereq:storage", function () {
     if (!entries.length) return;
@@ -361,6 +392,7 @@
         (record.entry.owners || []).forEach(function (owner) { ownerTotals[owner] = true; });
       });
       apply();
+      renderActiveCount();
     })
     .catch(function (error) {
       statusLine.textContent = "The index could not be loaded (" + error.message + ").";

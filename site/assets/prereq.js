@@ -100,7 +100,9 @@
     var on = isFavorite(name);
     button.setAttribute("aria-pressed", on ? "true" : "false");
     button.setAttribute("title", on ? "Remove from favorites" : "Add to favorites");
-    button.setAttribute("aria-label", (on ? "Remove " : "Add ") + name + (on ? " from favorites" : " to favorites"));
+    // A star with a visible word ("Favorite") is named by it, with aria-pressed for its state.
+    if (button.querySelector(".prereq-star__label")) button.removeAttribute("aria-label");
+    else button.setAttribute("aria-label", (on ? "Remove " : "Add ") + name + (on ? " from favorites" : " to favorites"));
     var icon = button.querySelector("[aria-hidden]");
     if (icon) icon.textContent = on ? "★" : "☆";
     button.classList.toggle("prereq-star--on", on);
@@ -304,7 +306,26 @@
     return true;
   }
 
+  /* --- keeping the focus where it was across a redraw ---------------------------------------
+   * Lists are drawn again after each change (a tag, a star, a check): a control that was focused
+   * carries data-focus-key="KEY" and its new copy takes the focus back, so keyboard and screen
+   * reader users stay where they were.  `fallback` (an element with tabindex) takes it when the
+   * control is gone (an unstarred item under the favorites filter). */
+  function keepFocus(container, redraw, fallback, key) {
+    var active = document.activeElement;
+    if (!key && active && container.contains(active)) key = active.getAttribute("data-focus-key") || "";
+    redraw();
+    if (!key) return;
+    var again = container.querySelector('[data-focus-key="' + window.CSS.escape(key) + '"]');
+    if (again && !again.disabled) {
+      if (again !== document.activeElement) again.focus({ preventScroll: true });
+    } else if (fallback) {
+      fallback.focus({ preventScroll: true });
+    }
+  }
+
   window.prereq = {
+    keepFocus: keepFocus,
     favorites: favorites,
     isFavorite: isFavorite,
     setFavorite: setFavorite,

@@ -47,6 +47,7 @@ def _nodes(
     versions: dict[str, str],
     required_by: list[str],
     href: Callable[[str], str],
+    more_href: str | None = None,
 ) -> tuple[dict[str, _Node], list[str], list[tuple[str, str]]]:
     """The boxes (the item, its closure, the first dependents) in columns, their order and the links."""
     nodes: dict[str, _Node] = {name: _Node(name, f"{name} {version}", None, "self", f"{name} {version}")}
@@ -65,7 +66,7 @@ def _nodes(
         nodes["\0" + dependent] = _Node("\0" + dependent, dependent, href(dependent), "dependent", dependent)
     if len(required_by) > len(shown):
         more = len(required_by) - len(shown)
-        nodes["\0more"] = _Node("\0more", f"+{more} more", None, "more", f"{more} more items require {name}")
+        nodes["\0more"] = _Node("\0more", f"+{more} more", more_href, "more", f"{more} more items require {name}")
     offset = 1 if required_by else 0
     for key, node in nodes.items():
         node.column = 0 if node.kind in ("dependent", "more") else depth[key] + offset
@@ -155,14 +156,17 @@ def dependency_svg(
     versions: dict[str, str],
     required_by: list[str],
     href: Callable[[str], str],
+    more_href: str | None = None,
 ) -> Markup:
     """``edges``: item name → names it directly requires, for the item and its whole closure;
-    ``versions``: name → the version in the closure; ``href(name)``: the link to an item page."""
-    nodes, _, links = _nodes(name, version, edges, versions, required_by, href)
+    ``versions``: name → the version in the closure; ``href(name)``: the link to an item page;
+    ``more_href``: where the "+N more" box leads (every item that requires this one)."""
+    nodes, _, links = _nodes(name, version, edges, versions, required_by, href, more_href)
     geometry = _Geometry.of(nodes, _rows(nodes, links), links)
+    # role="group", not "img": the boxes are links, and links inside an image are hidden from screen readers.
     parts = [
         Markup(
-            '<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="img" '
+            '<svg class="prereq-graph" xmlns="http://www.w3.org/2000/svg" role="group" '
             'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" aria-labelledby="prereq-graph-title">'
             '<title id="prereq-graph-title">{title}</title>'
             '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '

@@ -42,6 +42,9 @@ EVENTS = {
     "containerExit": "after the job's commands succeed (OpenPAI's older name)",
 }
 Href = Callable[[str], str]  # a site-root-relative URL -> the URL relative to the page being rendered
+# An item page lists this many of the items that require it (an item 2,000 items require must stay a
+# page, not 70,000 px of links); the catalog's ?requires=NAME filter has them all.
+DEPENDENTS_SHOWN = 20
 
 
 class SiteData:
@@ -106,7 +109,10 @@ def job_block(data: SiteData, version: VersionDocument) -> Markup:
     body = Markup("").join(
         data.form_html(*node) if node else highlight_fragment(text, "yaml") for text, node in _job_parts(data, version)
     )
-    return code_block_html(body, "yaml", element_id="prereq-yaml", copy=False)
+    # The block is long (runtime wrappers): it scrolls in a box that keyboard users can focus and scroll.
+    return Markup(
+        '<div class="prereq-job-yaml" tabindex="0" role="region" aria-label="The YAML for your job">{}</div>'
+    ).format(code_block_html(body, "yaml", element_id="prereq-yaml", copy=False))
 
 
 # --- templates ------------------------------------------------------------------------
@@ -170,6 +176,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
         for node in version["closure"]
     }
     closure_versions = {node["name"]: node["version"] for node in version["closure"]}
+    dependents_href = href("catalog/") + "?" + urlencode({"requires": name})
     graph = dependency_svg(
         name,
         version["version"],
@@ -177,6 +184,7 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
         versions=closure_versions,
         required_by=document["required_by"],
         href=links["item_href"],
+        more_href=dependents_href,
     )
 
     callbacks = _callbacks(item)
@@ -205,6 +213,9 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
             replacement_href=links["item_href"](replacement) if replacement in data.entries else None,
             homepage=homepage,
             composer_href=href("composer/") + "?" + urlencode({"add": name}),
+            dependents_href=dependents_href,
+            dependents_shown=DEPENDENTS_SHOWN,
+            requirements_href=href("catalog/") + "?" + urlencode({"required_by": name}),
             yaml_block=job_block(data, version),
             graph=graph,
             callbacks=callbacks,

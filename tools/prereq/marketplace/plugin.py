@@ -47,7 +47,7 @@ PLUGIN_NAME = "prereq"
 # engine is ES modules (shared with the tests that run it under Node), which a classic script imports
 # so that a module that fails to load is shown in the page (ui/start.js says how).
 PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
-    "catalog.md": [{"src": "assets/catalog.js", "module": False}],
+    "catalog.md": [{"src": "assets/catalog-cards.js", "module": False}, {"src": "assets/catalog.js", "module": False}],
     "composer.md": [{"src": "assets/composer/ui/start.js", "module": False}],
 }
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")

@@ -10,6 +10,9 @@
 import { el } from "./panels.js";
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+// The box whose change redraws the list: it is disabled until the edit is done, which drops the
+// focus to the page, so the redrawn list gives it back (keyboard users stay on their row).
+let refocus = "";
 
 function showMode(ctx) {
   const checked = ctx.root.querySelector('input[name="prereq-composer-show"]:checked');
@@ -50,6 +53,7 @@ function row(ctx, entry) {
   box.type = "checkbox";
   box.id = "prereq-composer-item-" + entry.name;
   box.className = "prereq-composer__check";
+  box.setAttribute("data-focus-key", box.id);
   box.checked = !!resolved;
   let reason = "";
   if (!ctx.view) reason = "fix the job first";
@@ -57,6 +61,7 @@ function row(ctx, entry) {
   else if (ctx.view.handTop.has(entry.name)) reason = "the job defines its own " + entry.name;
   box.disabled = !ctx.view || requiredBy.length > 0 || (!resolved && ctx.view.handTop.has(entry.name));
   box.addEventListener("change", () => {
+    refocus = box.id;
     box.disabled = true; // until the edit is done; the list is drawn again from the job
     ctx.check(entry.name, box.checked);
   });
@@ -70,7 +75,9 @@ function row(ctx, entry) {
   const head = el("div", "prereq-composer__head");
   head.appendChild(box);
   head.appendChild(label);
-  head.appendChild(window.prereq.makeStar(entry.name));
+  const star = window.prereq.makeStar(entry.name);
+  star.setAttribute("data-focus-key", "star:" + entry.name);
+  head.appendChild(star);
   if (SAFE_NAME.test(entry.name)) {
     const link = el("a", "prereq-composer__more", "details");
     link.setAttribute("href", window.prereq.siteUrl("items/" + encodeURIComponent(entry.name) + "/"));
@@ -93,8 +100,12 @@ function row(ctx, entry) {
 export function renderList(ctx) {
   if (!ctx.index) return;
   const found = filtered(ctx);
-  ctx.ui.list.textContent = "";
-  found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
+  const lost = !document.activeElement || document.activeElement === document.body;
+  window.prereq.keepFocus(ctx.ui.list, () => {
+    ctx.ui.list.textContent = "";
+    found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
+  }, null, lost ? refocus : "");
+  if (lost && document.activeElement !== document.body) refocus = "";
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;
   ctx.ui.count.textContent = found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`;

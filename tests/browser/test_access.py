@@ -1,0 +1,139 @@
+"""Keyboards and screen readers: axe-core finds nothing serious on any kind of page in either colour
+scheme; focus stays on the control after each check, star and tag; every control shows its focus;
+the catalog has a skip link to its results.
+
+axe-core is the npm package, installed (pinned) by ./scripts/setup.sh --test into .venv/npm rather
+than committed: 650 KB of third-party code the site never serves.  It is injected as an init script
+(the DevTools protocol's, which a Content-Security-Policy does not block)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from site_pages import PAGES, open_page
+
+from conftest import REPO
+
+AXE = REPO / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+RUN_AXE = """async () => {
+  const result = await axe.run(document, { resultTypes: ["violations"] });
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) =>
+    v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}: ` +
+      (n.failureSummary || "").split("\\n").slice(1).join(" ")));
+}"""
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> Path:
+    if not AXE.is_file():
+        pytest.skip(f"{AXE} is missing: ./scripts/setup.sh --test installs axe-core")
+    return AXE
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_axe_finds_nothing_serious(visits, bundled_url, axe_source, kind, scheme):
+    visit = visits(bundled_url, "desktop", scheme)
+    visit.context.add_init_script(path=str(axe_source))
+    page = open_page(visit, kind)
+    serious(page)
+
+
+def test_axe_on_a_phone_and_on_the_open_search(visits, bundled_url, axe_source):
+    visit = visits(bundled_url, "phone")
+    visit.context.add_init_script(path=str(axe_source))
+    page = open_page(visit, "catalog")
+    page.locator("#prereq-filters > summary").tap()
+    serious(page)
+    page = open_page(visits(bundled_url), "home")
+    page.add_init_script(path=str(axe_source))
+    page = open_page(visit, "home")
+    page.locator('.md-header label.md-header__button[for="__search"]').click()
+    page.keyboard.type("mnist")
+    expect(page.locator("#prereq-search-list a").first).to_be_visible()
+    serious(page)
+
+
+def serious(page) -> None:
+    found = page.evaluate(RUN_AXE)
+    assert not found, f"{page.url}:\n" + "\n".join(found)
+
+
+def focused(page) -> str:
+    """The focused element's data-focus-key, else its id."""
+    return page.evaluate("(e => e && (e.getAttribute('data-focus-key') || e.id))(document.activeElement)")
+
+
+def test_focus_stays_on_the_catalogs_tags_and_stars(visits, bundled_url):
+    page = open_page(visits(bundled_url), "catalog")
+    tag = page.locator('#prereq-tags button[data-tag="vision"]')
+    tag.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator('#prereq-tags button[data-tag="vision"]')).to_have_attribute("aria-pressed", "true")
+    assert focused(page) == "tag:vision"
+    page.keyboard.press("Space")
+    expect(page.locator('#prereq-tags button[data-tag="vision"]')).to_have_attribute("aria-pressed", "false")
+    assert focused(page) == "tag:vision"
+    # A tag on a card.
+    card_tag = page.locator('#prereq-results > li[data-name="mnist-data"] .prereq-card__meta button', has_text="vision")
+    card_tag.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#prereq-q")).to_have_value("")
+    assert focused(page) == "card:mnist-data:tag:vision"
+    # A star, under the favorites filter (the list is drawn again), and when its card goes away.
+    page.locator('#prereq-results > li[data-name="mnist-data"] [data-prereq-star]').focus()
+    page.keyboard.press("Enter")
+    page.locator('input[name="show"][value="favorites"]').check()
+    star = page.locator('#prereq-results > li[data-name="mnist-data"] [data-prereq-star]')
+    star.focus()
+    page.keyboard.press("Space")
+    expect(page.locator("#prereq-results > li")).to_have_count(0)
+    assert focused(page) == "prereq-results-section"
+
+
+def test_focus_stays_on_the_composers_boxes_and_stars(visits, bundled_url):
+    page = open_page(visits(bundled_url), "composer")
+    page.locator("#prereq-composer-q").fill("mnist")
+    box = page.locator("#prereq-composer-item-mnist-data")
+    box.focus()
+    page.keyboard.press("Space")
+    expect(page.locator("#prereq-composer-item-mnist-data")).to_be_checked()
+    page.evaluate("window.prereqComposer.idle()")
+    expect(page.locator("#prereq-composer-item-mnist-data")).to_be_focused()
+    page.keyboard.press("Space")
+    expect(page.locator("#prereq-composer-item-mnist-data")).not_to_be_checked()
+    page.evaluate("window.prereqComposer.idle()")
+    expect(page.locator("#prereq-composer-item-mnist-data")).to_be_focused()
+    star = page.locator('#prereq-composer-items > li[data-name="mnist-data"] [data-prereq-star]')
+    star.focus()
+    page.keyboard.press("Enter")
+    expect(star).to_have_attribute("aria-pressed", "true")
+    assert focused(page) == "star:mnist-data"
+
+
+def test_every_control_shows_its_focus_and_a_skip_link_leads_to_the_results(visits, bundled_url):
+    page = open_page(visits(bundled_url), "catalog")
+    for selector in (
+        'input[name="type"]',
+        "#prereq-deprecated",
+        "#prereq-owner",
+        "#prereq-tags button",
+        "#prereq-results [data-prereq-star]",
+        "#prereq-q",
+    ):
+        control = page.locator(selector).first
+        control.focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")  # focus by keyboard: :focus-visible applies
+        width = control.evaluate("(e) => e === document.activeElement ? getComputedStyle(e).outlineWidth : 'none'")
+        assert width not in ("0px", "none"), selector
+    page.locator("#prereq-q").focus()
+    page.keyboard.press("Tab")  # the sort order, which belongs with the search
+    page.keyboard.press("Tab")
+    expect(page.locator(".prereq-skip")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#prereq-results-section")).to_be_focused()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#prereq-results') !== null")

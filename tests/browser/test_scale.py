@@ -1,0 +1,78 @@
+"""Pages that scale: on a registry of 3,000 items, the page of the item 2,000 others require stays a
+page (under 200 KB), says how many require it and leads to all of them through the catalog's
+?requires= filter, as the graph's "+N more" does."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import PLACEHOLDERS, REPO, _serve
+from gitrepo import GitRepo, item_yaml
+
+ITEMS = 3000
+DEPENDENTS = 2000
+LIMIT = 200 * 1024
+
+
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from prereq.marketplace.publish import build
+
+    root = tmp_path_factory.mktemp("big-repo")
+    repo = GitRepo(root)
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    repo.write("registry/prerequisites/hub-tool.yaml", item_yaml("hub-tool", "1.0.0"))
+    for i in range(ITEMS - 1):
+        name = f"item-{i:05d}"
+        require = ["hub-tool@^1.0"] if i < DEPENDENTS else None
+        repo.write(f"registry/prerequisites/{name}.yaml", item_yaml(name, "1.0.0", require=require))
+    repo.commit("3,000 items")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "site", root / "site")
+    for rel, text in PLACEHOLDERS.items():
+        if not (root / rel).exists():
+            (root / rel).write_text(text, encoding="utf-8")
+    result = build(root / "registry", root / "out")
+    assert result.built, result.problems
+    return result.out
+
+
+@pytest.fixture(scope="module")
+def big_url(big_site: Path):
+    yield from _serve(big_site)
+
+
+def test_the_most_required_item_page_stays_small(big_site):
+    page = big_site / "items" / "hub-tool" / "index.html"
+    assert page.stat().st_size < LIMIT, f"{page.stat().st_size} bytes"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_its_dependents_are_reachable_through_the_catalog(visits, big_url, screenshots, size):
+    visit = visits(big_url, size)
+    page = visit.open("items/hub-tool/")
+    expect(page.locator(".prereq-count-badge")).to_have_text(str(DEPENDENTS))
+    expect(page.locator("ul.prereq-required-by > li")).to_have_count(20)
+    more = page.locator(".prereq-graph a", has_text="more")
+    assert more.get_attribute("href") == "../../catalog/?requires=hub-tool"
+    page.screenshot(path=str(screenshots / f"item-3000-{size}.png"))
+    page.get_by_role("link", name=f"All {DEPENDENTS} items that require hub-tool in the catalog").click()
+    expect(page).to_have_url(big_url + "catalog/?requires=hub-tool")
+    expect(page.locator("#prereq-catalog")).to_have_attribute("data-state", "ready")
+    expect(page.locator("#prereq-relation")).to_contain_text(f"Items that require hub-tool ({DEPENDENTS})")
+    expect(page.locator("#prereq-status")).to_contain_text(f"{DEPENDENTS} of {ITEMS} items")
+    # The filter combines with the search, and goes away with one press.
+    page.locator("#prereq-q").fill("item-00042")
+    expect(page.locator("#prereq-results > li")).to_have_count(1)
+    page.locator("#prereq-q").fill("item-02042")
+    expect(page.locator("#prereq-results > li")).to_have_count(0)
+    page.locator("#prereq-relation button").click()
+    expect(page.locator("#prereq-results > li")).to_have_count(1)
+    # What an item requires, the other way.
+    page = visit.open("catalog/?required_by=item-00001")
+    expect(page.locator("#prereq-relation")).to_contain_text("Items that item-00001 requires (1)")
+    assert page.locator("#prereq-results > li").evaluate_all("(i) => i.map(x => x.dataset.name)") == ["hub-tool"]
