@@ -236,6 +236,18 @@ def _run_script(
     return proc.returncode == 0
 
 
+def user_commands(job: dict[str, Any], role: str) -> list[str]:
+    """What ``user.sh`` runs: the default deployment's preCommands for the task role, its commands, then
+    the deployment's postCommands (the rest-server joins them so)."""
+    commands = list(job["taskRoles"][role].get("commands") or [])
+    default = (job.get("defaults") or {}).get("deployment")
+    for deployment in job.get("deployments") or []:
+        if deployment.get("name") == default:
+            spec = (deployment.get("taskRoles") or {}).get(role) or {}
+            return [*(spec.get("preCommands") or []), *commands, *(spec.get("postCommands") or [])]
+    return commands
+
+
 def run_job(
     job: dict[str, Any],
     *,
@@ -254,7 +266,6 @@ def run_job(
     """
     sandbox = Path(sandbox or tempfile.mkdtemp(prefix="prereq-runtime-"))
     role = role or next(iter(job["taskRoles"]))
-    task_role = job["taskRoles"][role]
     _prepare_sandbox(sandbox, fakes or {})
     environment = sandbox_env(sandbox, job, role, env)
     result = RunResult(sandbox=sandbox, env_file=Path(environment["PREREQ_ENV_FILE"]))
@@ -271,7 +282,7 @@ def run_job(
         if not run("start", name, path):
             return result
     user = runtime_dir / "user.sh"
-    user.write_text(USER_HEADER + "\n" + "\n".join(task_role.get("commands") or []) + "\n", encoding="utf-8")
+    user.write_text(USER_HEADER + "\n" + "\n".join(user_commands(job, role)) + "\n", encoding="utf-8")
     if not run("job", "job", user):
         return result
     for name, path in post_scripts:

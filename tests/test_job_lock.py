@@ -71,7 +71,9 @@ def test_lock_upgrade_flags(tmp_path: Path, tiny: dict[str, Path]) -> None:
     everything = jobs.lock(path, upgrade_all=True, index=tiny["new"], dry_run=True)
     assert {c.name for c in everything.changes} == {"store", "alpha"}
     cli = prereq_cli("job", "lock", str(path), "--upgrade", "store", "--dry-run", "--index", str(tiny["new"]))
-    assert cli.returncode == 0 and "would update store 1.0.0 -> 1.1.0" in cli.stderr and "update alpha" not in cli.stderr
+    assert (
+        cli.returncode == 0 and "would update store 1.0.0 -> 1.1.0" in cli.stderr and "update alpha" not in cli.stderr
+    )
 
 
 def test_job_state_copy_is_independent() -> None:

@@ -70,3 +70,10 @@ def test_a_satisfied_job_runs_with_its_values(tmp_path: Path) -> None:
     result = run_job(job, role="train", sandbox=tmp_path, fakes={"python": "exit 0"})
     assert result.ok, result.describe()
     assert "rate 0.1" in result.describe() and "reading /data/dataset" in result.describe()
+
+
+def test_a_deployments_precommands_see_exported_variables(tmp_path: Path) -> None:
+    (job,) = _accepted(JOBS / "155-deployment-precommands-load-first")
+    result = run_job(job, role="train", sandbox=tmp_path, fakes={"ls": "exit 0"})
+    assert result.ok, result.describe()
+    assert result.job is not None and "store at /mnt/store2" in result.job.stdout

@@ -10,6 +10,7 @@ May import: prereq.core, prereq.openpai (placeholders and task role fields), pre
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,13 @@ from prereq.openpai import protocol
 from prereq.registry.rules import RULES
 
 TASK_ROLE_FIELDS = tuple(protocol.TASK_ROLE_FIELDS)
+# A YAML 1.1 timestamp (PyYAML's and js-yaml's pattern): the rest-server's js-yaml reads such a plain
+# scalar as a date, where prereq's YAML 1.2 reading keeps the string, so OpenPAI refuses what prereq reads.
+TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}"
+    r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
+)
+FREE_FORM = ("extras", "parameters", "secrets")  # keys whose values the rest-server's schema does not type
 _STATE_HINT = (
     "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, lock: {NAME: {version, digest}}}"
 )
@@ -73,6 +81,7 @@ class JobDocument:
         self.doc = YamlText(text, source=source)
         self.initial = self.doc.loaded  # positions in the file as the user wrote it
         self.warnings: list[str] = []  # what preparing the job noticed, in order
+        self.initial_lines = re.split(r"\r\n|\n|\r", text)  # YAML's line breaks (what positions count)
         self.final_line_end = text == "" or text.endswith("\n")  # a file without one keeps having none
         self._check_shape()
 
@@ -114,6 +123,19 @@ class JobDocument:
             if needle in value:
                 return self.where(path)
         return None
+
+    def plain_timestamps(self) -> list[tuple[tuple[Any, ...], str]]:
+        """(path, text) of the user's plain (unquoted) scalars that are YAML 1.1 timestamps, outside the
+        free-form keys: the rest-server reads each as a date where its schema wants a string or number."""
+        found = []
+        for path, value in placeholders.strings(self.initial.data):
+            if (path and path[0] in FREE_FORM) or not TIMESTAMP.fullmatch(value):
+                continue
+            line, column = self.initial.position(path)
+            text = self.initial_lines[line - 1] if 0 < line <= len(self.initial_lines) else ""
+            if text[column - 1 : column] not in ("'", '"'):
+                found.append((path, value))
+        return found
 
     def error(
         self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1, key: bool = False

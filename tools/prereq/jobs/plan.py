@@ -245,15 +245,25 @@ def _plan_load_line(
     work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str], *, load_line: str
 ) -> None:
     needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions)
+    # A deployment's preCommands run before the task role's commands, in the same shell: load there too.
+    deployments = work.get(("deployments",))
+    for position in range(len(deployments) if isinstance(deployments, list) else 0):
+        pre = ("deployments", position, "taskRoles", role, "preCommands")
+        if isinstance(work.get(pre), list):
+            _place_load_line(work, pre, needed, load_line)
     path = ("taskRoles", role, "commands")
+    if isinstance(work.get(path), list):
+        _place_load_line(work, path, needed, load_line)
+    elif needed:
+        warnings.append(
+            f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
+            "variables exported by prerequisites will not reach it"
+        )
+
+
+def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, load_line: str) -> None:
+    """The load line first in the list at ``path`` when ``needed``, else none (the list keeps one entry)."""
     commands = work.get(path)
-    if not isinstance(commands, list):
-        if needed:
-            warnings.append(
-                f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
-                "variables exported by prerequisites will not reach it"
-            )
-        return
     present = [i for i, command in enumerate(commands) if is_load_line(command, load_line)]
     if needed and not present:
         if commands:

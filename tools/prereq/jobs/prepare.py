@@ -204,7 +204,13 @@ def prepare_text(
             index_error = exc
     _check_lock(job, state, loaded, index_error)
     _render_expressions(job, expressions)
-    found = protocol.validate_job(job.data)
+    dates = [
+        protocol.JobProblem(
+            path, f"{value} is a date to the rest-server (a YAML 1.1 timestamp): quote it", "rest-server"
+        )
+        for path, value in job.plain_timestamps()
+    ]
+    found = dates + protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
     problems = protocol.refusals(found)
     job.warnings += [
         f"{job.where(problem.path)}: {problem.where()}: {problem.message}"

@@ -40,6 +40,7 @@ __all__ = [
     "TASK_ROLE_FIELDS",
     "TASK_ROLE_NAME",
     "JobProblem",
+    "image_name_problems",
     "load_protocol",
     "refusals",
     "resolve_schema",
@@ -138,6 +139,26 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
         problems.append(
             JobProblem(("defaults", "deployment"), f"Default deployment {default} does not exist.", "rest-server")
         )
+    return problems
+
+
+def image_name_problems(job: Any) -> list[JobProblem]:
+    """A task role's dockerImage whose name another prerequisite shares: the rest-server accepts it (names
+    are unique per type), but the runtime's image check looks prerequisites up by name alone and fails."""
+    items = as_list(job.get("prerequisites")) if isinstance(job, dict) else []
+    kinds: dict[str, list[str]] = {}
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("type"), str):
+            kinds.setdefault(item["name"], []).append(item["type"])
+    problems = []
+    for role, path, name in role_references(job):
+        others = [kind for kind in kinds.get(name, []) if kind != "dockerimage"]
+        if path[-1] == "dockerImage" and "dockerimage" in kinds.get(name, []) and others:
+            message = (
+                f"dockerImage {name} of task role {role} shares its name with the {others[0]} prerequisite "
+                f"{name}: the runtime's image check looks prerequisites up by name alone and fails; rename one"
+            )
+            problems.append(JobProblem(path, message, "runtime"))
     return problems
 
 

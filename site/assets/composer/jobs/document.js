@@ -65,6 +65,12 @@ function orDefault(value, fallback) {
   return empty ? fallback : value;
 }
 
+// A YAML 1.1 timestamp (tools/prereq/jobs/document.py's TIMESTAMP): the rest-server's js-yaml reads such a
+// plain scalar as a date, where prereq's YAML 1.2 reading keeps the string.
+const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)" +
+  "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$");
+const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the rest-server's schema does not type
+
 export class JobDocument {
   constructor(text, source) {
     this.source = source;
@@ -72,6 +78,7 @@ export class JobDocument {
     this.initial = this.doc.loaded; // positions in the file as the user wrote it
     this.warnings = []; // what preparing the job noticed, in order
     this.finalLineEnd = text === "" || text.endsWith("\n"); // a file without one keeps having none
+    this.initialLines = text.split(/\r\n|\n|\r/);
     this.checkShape(this.initial.typed);
   }
 
@@ -112,6 +119,16 @@ export class JobDocument {
   whereText(needle) {
     const found = placeholders.strings(this.initial.data).find(([, value]) => value.includes(needle));
     return found ? this.where(found[0]) : null;
+  }
+
+  /* [path, text] of the user's plain scalars that are YAML 1.1 timestamps outside the free-form keys. */
+  plainTimestamps() {
+    return placeholders.strings(this.initial.data).filter(([path, value]) => {
+      if ((path.length && FREE_FORM.includes(path[0])) || !TIMESTAMP.test(value)) return false;
+      const [line, column] = this.initial.position(path);
+      const text = line > 0 && line <= this.initialLines.length ? this.initialLines[line - 1] : "";
+      return !["'", '"'].includes(text.slice(column - 1, column));
+    });
   }
 
   error(path, message, { hint = "", exitCode = 1, key = false } = {}) {

@@ -183,15 +183,24 @@ function planRole(work, role, old, wanted) {
 
 function planLoadLine(work, job, role, wanted, index, warnings) {
   const needed = roleNames(work.data, role).some((n) => wanted.versions.has(n) && isCmd(wanted.versions.get(n).openpai));
-  const path = ["taskRoles", role, "commands"];
-  const commands = work.get(path);
-  if (!Array.isArray(commands)) {
-    if (needed) {
-      warnings.push(`${job.where(["taskRoles", role])}: task role ${role} has no list of commands; ` +
-        "variables exported by prerequisites will not reach it");
-    }
-    return;
+  // A deployment's preCommands run before the task role's commands, in the same shell: load there too.
+  const deployments = work.get(["deployments"]);
+  for (let position = 0; position < (Array.isArray(deployments) ? deployments.length : 0); position++) {
+    const pre = ["deployments", position, "taskRoles", role, "preCommands"];
+    if (Array.isArray(work.get(pre))) placeLoadLine(work, pre, needed, index);
   }
+  const path = ["taskRoles", role, "commands"];
+  if (Array.isArray(work.get(path))) {
+    placeLoadLine(work, path, needed, index);
+  } else if (needed) {
+    warnings.push(`${job.where(["taskRoles", role])}: task role ${role} has no list of commands; ` +
+      "variables exported by prerequisites will not reach it");
+  }
+}
+
+/* The load line first in the list at `path` when `needed`, else none (the list keeps one entry). */
+function placeLoadLine(work, path, needed, index) {
+  const commands = work.get(path);
   const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
   if (needed && !present.length) {
     if (commands.length) work.insert([...path, 0], index.root.job_load_line);

@@ -16,7 +16,7 @@ import { loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
-import { refusals, validateJob } from "../openpai/restserver.js";
+import { imageNameProblems, refusals, validateJob } from "../openpai/restserver.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { survivesRoundTrip } from "../openpai/runtime.js";
@@ -176,7 +176,9 @@ export async function prepareText(text, { index, indexSource = null, expressions
   }
   checkLock(job, state, index);
   renderExpressions(job, expressions, index.root.lifted_keys);
-  const found = validateJob(job.data, index.jobSchema);
+  const dates = job.plainTimestamps().map(([path, value]) =>
+    ({ path, message: `${value} is a date to the rest-server (a YAML 1.1 timestamp): quote it`, source: "rest-server" }));
+  const found = [...dates, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
   const problems = refusals(found);
   for (const p of found) {
     if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);

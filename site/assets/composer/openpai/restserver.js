@@ -74,6 +74,29 @@ export function restServerProblems(job) {
   return problems;
 }
 
+/* A task role's dockerImage whose name another prerequisite shares: the rest-server accepts it (names are
+ * unique per type), but the runtime's image check looks prerequisites up by name alone and fails. */
+export function imageNameProblems(job) {
+  const items = isObject(job) && Array.isArray(own(job, "prerequisites")) ? job.prerequisites : [];
+  const kinds = new Map();
+  for (const item of items) {
+    const [name, kind] = [own(item, "name"), own(item, "type")];
+    if (typeof name === "string" && typeof kind === "string") kinds.set(name, [...(kinds.get(name) || []), kind]);
+  }
+  const roles = own(job, "taskRoles");
+  const problems = [];
+  for (const role of isObject(roles) ? Object.keys(roles) : []) {
+    const name = own(roles[role], "dockerImage");
+    const found = typeof name === "string" ? kinds.get(name) || [] : [];
+    const others = found.filter((kind) => kind !== "dockerimage");
+    if (found.includes("dockerimage") && others.length) {
+      problems.push(problem(["taskRoles", role, "dockerImage"], `dockerImage ${name} of task role ${role} shares its name ` +
+        `with the ${others[0]} prerequisite ${name}: the runtime's image check looks prerequisites up by name alone and fails; rename one`, "runtime"));
+    }
+  }
+  return problems;
+}
+
 /* Every reason OpenPAI would refuse `job` (schema first, then the rest-server's checks). */
 export function validateJob(job, schema) {
   return [...schemaProblems(job, schema), ...restServerProblems(job)];
