@@ -84,6 +84,8 @@ def _bash_n(path: Path) -> list[ShellIssue]:
         match = _BASH_ERROR.match(text)
         if match:
             issues.append(ShellIssue(int(match[1]), 0, match[2]))
+    if run.returncode < 0:  # bash's own parser ran out of stack: so would the runtime's bash
+        return [ShellIssue(1, 0, f"bash crashed reading it (signal {-run.returncode}): is it nested too deep?")]
     return issues[:1] or [ShellIssue(1, 0, run.stderr.strip().split("\n")[0] or "bash cannot read it")]
 
 
@@ -94,11 +96,12 @@ def _shellcheck(binary: str, paths: dict[str, Path]) -> tuple[dict[str, list[She
     unparsed: set[str] = set()
     by_file = {str(path): sha for sha, path in paths.items()}
     command = [binary, "-f", "json1", "-s", "bash", "-S", "warning", "--norc", *by_file]
-    run = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)
     try:
+        timeout = LINT_SECONDS + len(paths) * 0.05
+        run = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False, timeout=timeout)
         comments = json.loads(run.stdout or "{}").get("comments", [])
-    except json.JSONDecodeError:
-        return found, set(paths)
+    except (subprocess.TimeoutExpired, json.JSONDecodeError):
+        return found, set(paths)  # no lint, and bash -n reads each of them alone
     for comment in comments:
         code, sha = comment.get("code"), by_file.get(comment.get("file"))
         if not isinstance(code, int) or sha is None:
@@ -108,6 +111,17 @@ def _shellcheck(binary: str, paths: dict[str, Path]) -> tuple[dict[str, list[She
         elif code not in IGNORED_CODES and code >= 2000:
             found[sha].append(ShellIssue(int(comment.get("line", 1)), code, str(comment.get("message", ""))))
     return found, unparsed
+
+
+def _too_deep(text: str) -> bool:
+    """Parentheses nested past ``MAX_LINT_NESTING``: ShellCheck's time grows with the square of the
+    depth (90 s for 2,000 ``$(``), and no real command nests so."""
+    depth = 0
+    for char in text:
+        depth += 1 if char == "(" else -1 if char == ")" else 0
+        if depth > MAX_LINT_NESTING:
+            return True
+    return False
 
 
 def _lint_all(binary: str | None, paths: dict[str, Path]) -> list[tuple[dict[str, list[ShellIssue]], set[str]]]:
@@ -121,6 +135,8 @@ def _lint_all(binary: str | None, paths: dict[str, Path]) -> list[tuple[dict[str
 
 
 BATCH = 200  # scripts per bash -n process
+MAX_LINT_NESTING = 64
+LINT_SECONDS = 60  # ShellCheck's time for a registry (plus a little per script): past it, no lint
 
 
 def _batch_passes(folder: Path, texts: list[str]) -> bool:
@@ -154,7 +170,9 @@ def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssu
     """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
     ShellCheck's findings of the second (empty when ShellCheck is missing), in order."""
     binary = shellcheck_binary()
-    todo_lint = {_sha(lint): lint for _, lint in pairs if _sha(lint) not in _LINT} if binary else {}
+    todo_lint = (
+        {_sha(lint): lint for _, lint in pairs if _sha(lint) not in _LINT and not _too_deep(lint)} if binary else {}
+    )
     todo_syntax = {_sha(run): (run, _sha(lint)) for run, lint in pairs if _sha(run) not in _SYNTAX}
     if todo_lint or todo_syntax:
         with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
