@@ -69,3 +69,13 @@ def test_help_of_every_new_command(capsys: pytest.CaptureFixture[str]) -> None:
             main([*command, "--help"] if command != ["--help"] else command)
         assert caught.value.code == 0
     assert "expression" in capsys.readouterr().out
+
+
+def test_add_bind_sets_the_task_roles_field(tmp_path: Path) -> None:
+    cases = Path(__file__).resolve().parent / "cases"
+    path = tmp_path / "job.yaml"
+    path.write_bytes((cases / "jobs" / "090-bind-a-passive-data-item" / "job.yaml").read_bytes())
+    cli = prereq_cli("job", "add", str(path), "cifar", "--bind", "--index", str(cases / "indexes" / "needs"))
+    assert cli.returncode == 0, cli.stderr
+    assert data(path)["taskRoles"]["train"]["data"] == "cifar"
+    assert data(path)["extras"]["prereq"]["bound"] == {"train": ["cifar"]}

@@ -34,22 +34,24 @@ class Step:
     argument: Any
     task_role: str | None = None
     index: str | None = None  # another index fixture for this step only
+    bind: bool = False  # add --bind
     expect: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_data(cls, data: dict[str, Any], where: str) -> Step:
         actions = [key for key in ACTIONS if key in data]
-        unknown = set(data) - set(ACTIONS) - {"task_role", "index", "expect"}
+        unknown = set(data) - set(ACTIONS) - {"task_role", "index", "bind", "expect"}
         if len(actions) != 1 or unknown:
             raise CaseError(
                 f"{where}: a step has one of {', '.join(ACTIONS)}, and optionally task_role, "
-                f"index and expect (got {', '.join(map(str, data))})"
+                f"index, bind and expect (got {', '.join(map(str, data))})"
             )
         return cls(
             action=actions[0],
             argument=data[actions[0]],
             task_role=data.get("task_role"),
             index=data.get("index"),
+            bind=bool(data.get("bind", False)),
             expect=data.get("expect") or {},
         )
 
@@ -59,6 +61,8 @@ class Step:
             data["task_role"] = self.task_role
         if self.index is not None:
             data["index"] = self.index
+        if self.bind:
+            data["bind"] = True
         data["expect"] = self.expect
         return data
 

@@ -52,7 +52,10 @@ def _options(argument: Any) -> Mapping[str, Any]:
 def _edit(text: str, step: Mapping[str, Any], index: Index, source: str) -> jobs.JobEdit | jobs.PreparedJob:
     task_role = step.get("task_role")
     if "add" in step:
-        return jobs.add_to_text(text, _names(step["add"]), index=index, task_role=task_role, source=source)
+        names = _names(step["add"])
+        return jobs.add_to_text(
+            text, names, index=index, task_role=task_role, bind=bool(step.get("bind")), source=source
+        )
     if "remove" in step:
         return jobs.remove_from_text(text, _names(step["remove"]), index=index, task_role=task_role, source=source)
     if "lock" in step:

@@ -77,3 +77,10 @@ def test_a_deployments_precommands_see_exported_variables(tmp_path: Path) -> Non
     result = run_job(job, role="train", sandbox=tmp_path, fakes={"ls": "exit 0"})
     assert result.ok, result.describe()
     assert result.job is not None and "store at /mnt/store2" in result.job.stdout
+
+
+def test_a_bound_script_gives_its_uri_and_payload_version(tmp_path: Path) -> None:
+    (job,) = _accepted(JOBS / "091-bind-a-script-with-a-payload-version")
+    result = run_job(job, role="train", sandbox=tmp_path, fakes={"python": "exit 0"})
+    assert result.ok, result.describe()
+    assert "clone https://github.com/example/trainer at a1b2c3d" in result.describe()

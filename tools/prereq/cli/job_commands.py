@@ -67,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add.add_argument("names", nargs="+", metavar="NAME[@RANGE]")
     add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
+    add.add_argument("--bind", action="store_true", help="also set the task role's data:/script:/output: to each item")
     add.set_defaults(run=run_add)
 
     remove = commands.add_parser(
@@ -145,7 +146,9 @@ def _report(result: jobs.JobEdit, dry_run: bool) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    result = jobs.add(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    result = jobs.add(
+        args.job, args.names, task_role=args.task_role, bind=args.bind, index=args.index, dry_run=args.dry_run
+    )
     return _report(result, args.dry_run)
 
 

@@ -34,7 +34,8 @@ TIMESTAMP = re.compile(
 )
 FREE_FORM = ("extras", "parameters", "secrets")  # keys whose values the rest-server's schema does not type
 _STATE_HINT = (
-    "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, lock: {NAME: {version, digest}}}"
+    "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, "
+    "lock: {NAME: {version, digest}}}"
 )
 
 
@@ -207,8 +208,27 @@ class JobDocument:
                 hint=_STATE_HINT,
             )
         return JobState(
-            index=index, selected=self._selected(raw.get("selected") or {}), lock=self._lock(raw.get("lock") or {})
+            index=index,
+            selected=self._selected(raw.get("selected") or {}),
+            lock=self._lock(raw.get("lock") or {}),
+            bound=self._bound(raw.get("bound") or {}),
         )
+
+    def _bound(self, bound: Any) -> dict[str, list[str]]:
+        shaped = isinstance(bound, dict) and all(
+            isinstance(role, str)
+            and role in self.roles
+            and isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+            for role, names in bound.items()
+        )
+        if not shaped:
+            raise self.error(
+                STATE_PATH + ("bound",),
+                "extras.prereq.bound must map the job's task roles to lists of names",
+                hint=_STATE_HINT,
+            )
+        return {role: list(names) for role, names in bound.items()}
 
     def _selected(self, selected: Any) -> dict[str, list[str]]:
         if not isinstance(selected, dict):

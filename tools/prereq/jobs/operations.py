@@ -17,8 +17,8 @@ from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index, index_source
 from prereq.jobs.apply import apply_edits
-from prereq.jobs.document import JobDocument, read_job_file
-from prereq.jobs.plan import Plan, plan_edit
+from prereq.jobs.document import JobDocument, read_job_file, show_scalar
+from prereq.jobs.plan import BINDING_FIELDS, Plan, plan_edit
 from prereq.jobs.records import ItemChange, JobEdit, JobState
 
 IndexChoice = Index | str | Path | None  # a loaded index, a build folder or URL, or None (the usual sources)
@@ -77,12 +77,35 @@ def _edited(
     )
 
 
+def _bind(job: JobDocument, state: JobState, index: Index, name: str, roles: Sequence[str]) -> None:
+    """Bind ``name`` (``add --bind``) in each task role, in the field its type names: another item prereq
+    bound there gives way, one the user wrote there is refused."""
+    kind = index.entries[name]["type"]
+    if kind not in BINDING_FIELDS:
+        raise PrereqError(
+            f"{name} is a {kind} item: only data, script and output items bind to a task role's field",
+            hint=f"add {name} without --bind",
+        )
+    for role in roles:
+        bound = state.bound.setdefault(role, [])
+        current = job.roles[role].get(kind)
+        if current is not None and current != name and current not in bound:
+            raise job.error(
+                ("taskRoles", role, kind),
+                f"task role {role} already has {kind}: {show_scalar(current)}, which prereq did not bind",
+                hint=f"remove that line to bind {name}, or add {name} without --bind",
+            )
+        kinds = {n: index.entries[n]["type"] for n in bound if n in index.entries}
+        bound[:] = [n for n in bound if kinds.get(n) != kind] + [name]
+
+
 def add_to_text(
     text: str,
     names: Sequence[str],
     *,
     index: IndexChoice = None,
     task_role: str | None = None,
+    bind: bool = False,
     source: str = "<job>",
     job_dir: Path | None = None,
 ) -> JobEdit:
@@ -99,6 +122,8 @@ def add_to_text(
         if not requirement.name:
             raise PrereqError(f"'{text_name}' is not NAME or NAME@RANGE")
         loaded.document(requirement.name)  # unknown names fail here, with a suggestion
+        if bind:
+            _bind(job, new, loaded, requirement.name, roles)
         for role in roles:
             chosen = new.selected.setdefault(role, [])
             same = [i for i, t in enumerate(chosen) if Requirement.parse(t).name == requirement.name]
@@ -150,6 +175,9 @@ def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: 
         new.selected[role] = [t for t in new.selected[role] if Requirement.parse(t).name != name]
         if not new.selected[role]:
             del new.selected[role]
+        new.bound[role] = [n for n in new.bound.get(role, []) if n != name]
+        if not new.bound[role]:
+            del new.bound[role]
     return new
 
 
@@ -227,18 +255,20 @@ def add(
     names: Sequence[str],
     *,
     task_role: str | None = None,
+    bind: bool = False,
     index: IndexChoice = None,
     dry_run: bool = False,
 ) -> JobEdit:
     """Add registry items (``NAME`` or ``NAME@RANGE``) and everything they require to a job file.
 
-    The items go to ``task_role`` (or the job's only task role).  The index is
-    ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
+    The items go to ``task_role`` (or the job's only task role); with ``bind``, each (a data, script or
+    output item) also fills the task role's field of its type, which ``<% $data.uri[0] %>`` reads.  The
+    index is ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
     return _edit_file(
         job,
         dry_run,
         lambda text, source, folder: add_to_text(
-            text, names, index=index, task_role=task_role, source=source, job_dir=folder
+            text, names, index=index, task_role=task_role, bind=bind, source=source, job_dir=folder
         ),
     )
 

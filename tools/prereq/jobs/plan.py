@@ -42,6 +42,7 @@ from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Loc
 from prereq.openpai import forms
 
 LOAD_LINE_MARK = "# prereq:"  # where the mark starts in the index's load line; what is after it tells a load line
+BINDING_FIELDS = ("data", "script", "output")  # task role fields naming the item ``<% $data... %>`` reads
 # Top-level keys that come after ``prerequisites`` in an OpenPAI job.
 AFTER_PREREQUISITES = ("parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras")
 
@@ -103,8 +104,11 @@ def _closure(index: Index, selections: list[str], locked: Mapping[str, str]) -> 
     return index.closure(selections, locked=dict(locked)) if selections else []
 
 
-def _references(job: JobDocument, managed: set[str], old_roles: Mapping[str, set[str]]) -> dict[str, str]:
-    """prereq's items that the user's own text refers to: they stay in the job."""
+def _references(
+    job: JobDocument, managed: set[str], old_roles: Mapping[str, set[str]], bound: Mapping[str, list[str]]
+) -> dict[str, str]:
+    """prereq's items that the user's own text refers to: they stay in the job (a field prereq bound is not
+    the user's text)."""
     references: dict[str, str] = {}
     for role, spec in job.roles.items():
         for name in spec.get("prerequisites") or []:
@@ -112,7 +116,7 @@ def _references(job: JobDocument, managed: set[str], old_roles: Mapping[str, set
                 references.setdefault(name, f"task role {role} lists it")
         for field_name in TASK_ROLE_FIELDS:
             name = spec.get(field_name)
-            if isinstance(name, str) and name in managed:
+            if isinstance(name, str) and name in managed and name not in bound.get(role, []):
                 references.setdefault(name, f"the {field_name} of task role {role} names it")
     return references
 
@@ -127,7 +131,7 @@ def _closures(
             old_roles[role] = {r.name for r in _closure(index, names, old_versions)}
         except PrereqError:
             old_roles[role] = set(old.lock)
-    references = _references(job, set(old.lock), old_roles)
+    references = _references(job, set(old.lock), old_roles, old.bound)
     locked = {} if upgrade_all else {name: v for name, v in old_versions.items() if name not in upgrade}
     selections = [text for names in new.selected.values() for text in names]
     versions = {r.name: r for r in _closure(index, selections + sorted(references), locked)}
@@ -239,6 +243,19 @@ def _plan_role(work: WorkingCopy, role: str, old: JobState, wanted: _Closures) -
             after=("instances",),
             before=("resourcePerInstance", "commands", "prerequisites"),
         )
+
+
+def _plan_bindings(work: WorkingCopy, role: str, old: JobState, new: JobState, wanted: _Closures) -> None:
+    """The task role's data:/script:/output: fields that prereq binds (``add --bind``), and those it unbinds."""
+    spec: tuple[Any, ...] = ("taskRoles", role)
+    for name in old.bound.get(role, []):
+        for field_name in BINDING_FIELDS:
+            if name not in new.bound.get(role, []) and work.get(spec + (field_name,)) == name:
+                work.delete(spec + (field_name,))
+    for name in new.bound.get(role, []):
+        kind = wanted.versions[name].openpai.get("type")
+        if kind in BINDING_FIELDS and work.get(spec + (kind,)) != name:
+            work.set(spec + (kind,), name, after=("dockerImage",), before=("prerequisites", "resourcePerInstance"))
 
 
 def _plan_load_line(
@@ -354,6 +371,7 @@ def plan_edit(
     _plan_top(work, job, old, wanted, warnings)
     for role in list(job.roles):
         _plan_role(work, role, old, wanted)
+        _plan_bindings(work, role, old, new, wanted)
         _plan_load_line(work, job, role, wanted, warnings, load_line=index.root["job_load_line"])
     _plan_record(work, new, wanted)
     notes = needs.add_notes(

@@ -28,12 +28,16 @@ class JobState:
     index: str | None = None
     selected: dict[str, list[str]] = field(default_factory=dict)
     lock: dict[str, Locked] = field(default_factory=dict)
+    # Per task role, the selected items prereq put in its data:/script:/output: field (job add --bind).
+    bound: dict[str, list[str]] = field(default_factory=dict)
 
     def as_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.index:
             data["index"] = self.index
         data["selected"] = {role: list(names) for role, names in self.selected.items() if names}
+        if any(self.bound.values()):
+            data["bound"] = {role: list(names) for role, names in self.bound.items() if names}
         data["lock"] = {
             name: {"version": entry.version, "digest": entry.digest} for name, entry in sorted(self.lock.items())
         }
@@ -49,6 +53,7 @@ class JobState:
             index=index or self.index,
             selected={role: list(names) for role, names in self.selected.items()},
             lock=dict(self.lock),
+            bound={role: list(names) for role, names in self.bound.items()},
         )
 
 

@@ -23,6 +23,7 @@ from prereq.openpai import runtime, shellvars
 ITEM_KEYS = (
     "name",
     "version",
+    "payloadVersion",
     "type",
     "title",
     "description",
@@ -149,10 +150,22 @@ def _safe_uri(value: Any) -> Any:
     )
 
 
+def is_passive(data: dict[str, Any]) -> bool:
+    """A data, script or output item that is only a ``uri`` (no plugin, no commands): OpenPAI's commonest
+    prerequisite, read by the task role that binds it (``data: NAME``) through ``<% $data.uri[0] %>``."""
+    return (
+        data.get("type") in ("data", "script", "output")
+        and "uri" in data
+        and not any(key in data for key in ("plugin", "callbacks", "preCommands", "postCommands"))
+    )
+
+
 def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, Any]:
     """The OpenPAI form of a valid item.  ``lookup(key)`` resolves ``<% this.key %>``."""
     data = _render_this(data, lookup)
-    form: dict[str, Any] = {"name": data["name"], "type": data["type"], "version": data["version"]}
+    # A payload version is what the job reads as the version; the semantic one orders and locks.
+    version = data.get("payloadVersion", data["version"])
+    form: dict[str, Any] = {"name": data["name"], "type": data["type"], "version": version}
     owners = data.get("owners") or []
     if owners:
         form["contributor"] = runtime.safe_text(", ".join(owners))
@@ -163,6 +176,9 @@ def compile_item(data: dict[str, Any], *, lookup: ParameterLookup) -> dict[str, 
         if data.get("auth"):
             form["auth"] = dict(data["auth"])
         return form
+    if is_passive(data):
+        form["uri"] = _safe_uri(data["uri"])
+        return _drop_nulls(form)  # no plugin: the runtime leaves it alone, the task role's binding reads it
     plugin = data.get("plugin", runtime.DEFAULT_PLUGIN)
     if not plugin.startswith(runtime.PLUGIN_PREFIX):
         plugin = runtime.PLUGIN_PREFIX + plugin

@@ -18,7 +18,7 @@ import { YamlText } from "../yaml/yamltext.js";
 import { isRange, parseRequirement } from "../core/versions.js";
 
 export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
-const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, " +
+const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, " +
   "lock: {NAME: {version, digest}}}";
 
 export function topEntries(data) {
@@ -193,7 +193,17 @@ export class JobDocument {
       index: index || null,
       selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict()), rangeHint),
       lock: this.lock(orDefault(typedGet(raw, "lock"), new PyDict())),
+      bound: this.bound(orDefault(typedGet(raw, "bound"), new PyDict())),
     });
+  }
+
+  bound(bound) {
+    const shaped = bound instanceof PyDict && [...bound.entries()].every(([role, names]) => typeof role === "string" &&
+      Object.prototype.hasOwnProperty.call(this.roles, role) && Array.isArray(names) && names.every((n) => typeof n === "string"));
+    if (!shaped) {
+      throw this.error([...STATE_PATH, "bound"], "extras.prereq.bound must map the job's task roles to lists of names", { hint: STATE_HINT });
+    }
+    return new Map([...bound.entries()].map(([role, names]) => [role, [...names]]));
   }
 
   selected(selected, rangeHint) {

@@ -9,9 +9,9 @@
  */
 
 import { applyEdits } from "./apply.js";
-import { JobDocument } from "./document.js";
+import { JobDocument, showScalar } from "./document.js";
 import { PrereqError } from "../core/errors.js";
-import { planEdit } from "./plan.js";
+import { BINDING_FIELDS, planEdit } from "./plan.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { parseRequirement } from "../core/versions.js";
@@ -52,7 +52,28 @@ function pickRoles(job, taskRole) {
     { hint: "name one with --task-role ROLE" });
 }
 
-export async function addToText(text, names, { index, indexSource = null, taskRole = null, source = "<job>" }) {
+/* Bind `name` (add --bind) in each task role, in the field its type names: another item prereq bound
+ * there gives way, one the user wrote there is refused. */
+function bind(job, state, index, name, roles) {
+  const kind = index.entries.get(name).type;
+  if (!BINDING_FIELDS.includes(kind)) {
+    throw new PrereqError(`${name} is a ${kind} item: only data, script and output items bind to a task role's field`,
+      { hint: `add ${name} without --bind` });
+  }
+  for (const role of roles) {
+    if (!state.bound.has(role)) state.bound.set(role, []);
+    const bound = state.bound.get(role);
+    const current = job.roles[role][kind];
+    if (current !== undefined && current !== null && current !== name && !bound.includes(current)) {
+      throw job.error(["taskRoles", role, kind], `task role ${role} already has ${kind}: ${showScalar(current)}, which prereq did not bind`,
+        { hint: `remove that line to bind ${name}, or add ${name} without --bind` });
+    }
+    const kindOf = (n) => (index.entries.has(n) ? index.entries.get(n).type : undefined);
+    state.bound.set(role, [...bound.filter((n) => kindOf(n) !== kind), name]);
+  }
+}
+
+export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>" }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
@@ -65,6 +86,7 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
     const requirement = parseRequirement(textName);
     if (!requirement.name) throw new PrereqError(`'${textName}' is not NAME or NAME@RANGE`);
     index.document(requirement.name); // unknown names fail here, with a suggestion
+    if (binding) bind(job, next, index, requirement.name, roles);
     for (const role of roles) {
       if (!next.selected.has(role)) next.selected.set(role, []);
       const chosen = next.selected.get(role);
@@ -109,6 +131,8 @@ function unselect(job, old, names, taskRole) {
     const role = selecting[0];
     next.selected.set(role, next.selected.get(role).filter((t) => parseRequirement(t).name !== name));
     if (!next.selected.get(role).length) next.selected.delete(role);
+    next.bound.set(role, (next.bound.get(role) || []).filter((n) => n !== name));
+    if (!next.bound.get(role).length) next.bound.delete(role);
   }
   return next;
 }

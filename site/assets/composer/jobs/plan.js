@@ -20,6 +20,7 @@ import { ownRunners, refuseItemConflicts, runner } from "./conflicts.js";
 import { formNeeds } from "../openpai/needs.js";
 import { parseRequirement } from "../core/versions.js";
 
+export const BINDING_FIELDS = ["data", "script", "output"]; // task role fields naming the item `<% $data... %>` reads
 // Top-level keys that come after `prerequisites` in an OpenPAI job.
 const AFTER_PREREQUISITES = ["parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras"];
 
@@ -42,7 +43,7 @@ function closureOf(index, selections, locked) {
   return selections.length ? index.closure(selections, { locked }) : [];
 }
 
-function references(job, managed, oldRoles) {
+function references(job, managed, oldRoles, bound) {
   const found = new Map();
   for (const role of job.roleOrder()) {
     const spec = job.roles[role];
@@ -53,7 +54,7 @@ function references(job, managed, oldRoles) {
     }
     for (const field of TASK_ROLE_FIELDS) {
       const name = spec[field];
-      if (typeof name === "string" && managed.has(name) && !found.has(name)) {
+      if (typeof name === "string" && managed.has(name) && !(bound.get(role) || []).includes(name) && !found.has(name)) {
         found.set(name, `the ${field} of task role ${role} names it`);
       }
     }
@@ -72,7 +73,7 @@ function wantedClosures(job, old, next, index, { upgradeAll, upgrade }) {
       oldRoles.set(role, new Set(old.lock.keys()));
     }
   }
-  const refs = references(job, new Set(old.lock.keys()), oldRoles);
+  const refs = references(job, new Set(old.lock.keys()), oldRoles, old.bound);
   const locked = upgradeAll ? new Map() : new Map([...oldVersions].filter(([name]) => !upgrade.has(name)));
   const selections = [...next.selected.values()].flat();
   const versions = new Map(closureOf(index, [...selections, ...[...refs.keys()].sort(byCodePoint)], locked)
@@ -181,6 +182,22 @@ function planRole(work, role, old, wanted) {
   }
 }
 
+/* The task role's data:/script:/output: fields that prereq binds (add --bind), and those it unbinds. */
+function planBindings(work, role, old, next, wanted) {
+  const spec = ["taskRoles", role];
+  for (const name of old.bound.get(role) || []) {
+    for (const field of BINDING_FIELDS) {
+      if (!(next.bound.get(role) || []).includes(name) && work.get([...spec, field]) === name) work.delete([...spec, field]);
+    }
+  }
+  for (const name of next.bound.get(role) || []) {
+    const kind = wanted.versions.get(name).openpai.type;
+    if (BINDING_FIELDS.includes(kind) && work.get([...spec, kind]) !== name) {
+      work.set([...spec, kind], name, { after: ["dockerImage"], before: ["prerequisites", "resourcePerInstance"] });
+    }
+  }
+}
+
 function planLoadLine(work, job, role, wanted, index, warnings) {
   const needed = roleNames(work.data, role).some((n) => wanted.versions.has(n) && isCmd(wanted.versions.get(n).openpai));
   // A deployment's preCommands run before the task role's commands, in the same shell: load there too.
@@ -269,6 +286,7 @@ export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = 
   planTop(work, job, old, wanted, index, warnings);
   for (const role of job.roleOrder()) {
     planRole(work, role, old, wanted);
+    planBindings(work, role, old, next, wanted);
     planLoadLine(work, job, role, wanted, index, warnings);
   }
   planRecord(work, next, wanted);

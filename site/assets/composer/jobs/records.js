@@ -10,12 +10,14 @@ import { byCodePoint } from "../core/order.js";
 export const STATE_KEY = "prereq";
 export const STATE_PATH = ["extras", STATE_KEY];
 
-/* extras.prereq: {index, selected: Map role -> [NAME[@RANGE]], lock: Map name -> {version, digest}}. */
+/* extras.prereq: {index, selected: Map role -> [NAME[@RANGE]], lock: Map name -> {version, digest},
+ * bound: Map role -> [NAME] (the items prereq put in the task role's data:/script:/output: field)}. */
 export class JobState {
-  constructor({ index = null, selected = new Map(), lock = new Map() } = {}) {
+  constructor({ index = null, selected = new Map(), lock = new Map(), bound = new Map() } = {}) {
     this.index = index;
     this.selected = selected;
     this.lock = lock;
+    this.bound = bound;
   }
 
   asData() {
@@ -23,6 +25,10 @@ export class JobState {
     if (this.index) data.index = this.index;
     data.selected = {};
     for (const [role, names] of this.selected) if (names.length) data.selected[role] = [...names];
+    if ([...this.bound.values()].some((names) => names.length)) {
+      data.bound = {};
+      for (const [role, names] of this.bound) if (names.length) data.bound[role] = [...names];
+    }
     data.lock = {};
     for (const name of [...this.lock.keys()].sort(byCodePoint)) {
       const entry = this.lock.get(name);
@@ -40,6 +46,7 @@ export class JobState {
       index: index || this.index,
       selected: new Map([...this.selected].map(([role, names]) => [role, [...names]])),
       lock: new Map(this.lock),
+      bound: new Map([...this.bound].map(([role, names]) => [role, [...names]])),
     });
   }
 }

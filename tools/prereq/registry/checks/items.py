@@ -11,7 +11,7 @@ from typing import Any
 from prereq.core import placeholders
 from prereq.core.versions import fold_name
 from prereq.core.yamlload import format_path
-from prereq.openpai import runtime
+from prereq.openpai import forms, runtime
 from prereq.registry import schemas
 from prereq.registry.checks.base import Context, at, item_check, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
@@ -107,8 +107,8 @@ def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     if short == "cmd":
         if "callbacks" in data and ("preCommands" in data or "postCommands" in data):
             yield at(item, ("callbacks",), "PRQ132", on_key=True)
-        if not any(key in data for key in ("callbacks", "preCommands", "postCommands")):
-            yield at(item, (), "PRQ136")
+        if not any(key in data for key in ("callbacks", "preCommands", "postCommands")) and not forms.is_passive(data):
+            yield at(item, (), "PRQ136")  # a uri-only item is passive: the task role binding it reads its uri
         callbacks = data.get("callbacks")
         for index, callback in enumerate(callbacks if isinstance(callbacks, list) else []):
             event = callback.get("event") if isinstance(callback, dict) else None
