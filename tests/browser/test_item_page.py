@@ -12,7 +12,7 @@ def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots
     page = visit.open("items/upload-results/")
     article = page.locator("article.prereq-item")
     expect(article.locator("h1")).to_have_text("Upload results next to the digits")
-    expect(article.locator(".prereq-facts")).to_contain_text("Widget · output")
+    expect(article.locator(".prereq-facts")).to_contain_text("Uploader")
     expect(article.locator(".prereq-facts")).to_contain_text("bob, data-team")
     expect(article.locator(".prereq-facts")).to_contain_text("MIT")
 
@@ -85,7 +85,7 @@ def test_item_page_versions_deprecation_and_images(visit):
 def test_home_tags_and_reference_pages(visit):
     page = visit.open("")
     counts = page.locator(".prereq-counts a")
-    expect(counts.first).to_contain_text("Datasets")
+    expect(counts.first).to_contain_text("Data and storage")
     counts.first.click()
     expect(page.locator("#prereq-catalog")).to_have_attribute("data-state", "ready")
     assert page.url.endswith("catalog/?type=datasets")
@@ -101,3 +101,12 @@ def test_home_tags_and_reference_pages(visit):
     expect(page.locator("h1")).to_contain_text("Item format")
     # Item pages are not in the navigation.
     assert page.locator("nav.md-nav--primary a[href*='items/']").count() == 0
+
+
+def test_an_item_page_describes_the_item_with_its_summary_as_text(visit):
+    page = visit.open("items/evil-item/")
+    description = page.locator('head meta[name="description"]').get_attribute("content")
+    assert description is not None and "<script>window.__pwned = 3" in description  # text, not markup
+    assert page.evaluate("document.head.querySelectorAll('meta[name=description]').length") == 1
+    page = visit.open("items/digits/")
+    assert page.locator('meta[name="description"]').get_attribute("content", timeout=1000).startswith("Keeps a")

@@ -79,8 +79,13 @@ class SiteData:
             self._tags = dict(sorted(tags.items()))
         return self._tags
 
+    def live(self) -> list[RootEntry]:
+        """The entries that are not deprecated: what every count of the site counts (the catalog hides
+        deprecated items unless asked)."""
+        return [entry for entry in self.entries.values() if not entry.get("deprecated")]
+
     def counts(self) -> dict[str, int]:
-        by_type = Counter(entry["type"] for entry in self.entries.values())
+        by_type = Counter(entry["type"] for entry in self.live())
         return {group["name"]: sum(by_type[t] for t in group["types"]) for group in self.root["type_groups"]}
 
     def recently_updated(self, count: int = 8) -> list[RootEntry]:
@@ -260,8 +265,15 @@ def render_cards(
 
 
 def render_tag_index(data: SiteData, href: Href) -> Markup:
+    live = {tag: sum(not entry.get("deprecated") for entry in entries) for tag, entries in data.tags().items()}
     return Markup(
-        _TAG_INDEX.render(tags=data.tags(), total=len(data.entries), catalog_href=href("catalog/"), **_role_href(href))
+        _TAG_INDEX.render(
+            tags={tag: count for tag, count in live.items() if count},
+            total=len(data.live()),
+            deprecated=len(data.entries) - len(data.live()),
+            catalog_href=href("catalog/"),
+            **_role_href(href),
+        )
     )
 
 
@@ -282,7 +294,10 @@ def render_tag(data: SiteData, tag: str, href: Href) -> Markup:
 def render_counts(data: SiteData, href: Href) -> Markup:
     counts = data.counts()
     rows = [(group["name"], group["label"], counts[group["name"]]) for group in data.root["type_groups"]]
-    return Markup(_COUNTS.render(counts=rows, total=len(data.entries), catalog_href=href("catalog/")))
+    deprecated = len(data.entries) - len(data.live())
+    return Markup(
+        _COUNTS.render(counts=rows, total=len(data.live()), deprecated=deprecated, catalog_href=href("catalog/"))
+    )
 
 
 def render_recent(data: SiteData, href: Href, count: int = 8) -> Markup:

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -196,6 +197,10 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         page.meta["prereq_scripts"] = [
             script for script in scripts if files.get_file_from_path(script["src"]) is not None
         ]
+        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+        if kind == "item":  # the item's own summary for search engines and link previews, escaped here
+            # (Markup: whether or not the theme's templates escape, it reaches the page once escaped)
+            page.meta["description"] = Markup.escape(self._site_data().entries[arg]["summary"][:300])
         return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
