@@ -161,13 +161,19 @@ def regular_or_missing(path: Path) -> Path:
     return target
 
 
-def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
+def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links: bool = True) -> None:
     """Replace ``path`` with ``text`` at once, so a reader never sees half a file.
 
     ``mode`` defaults to the file's current mode (or the umask's for a new file).  A symbolic
-    link stays a link: the file it points to is replaced; anything but a regular file is refused.
-    A file that cannot be written (no such folder, no permission, disk full) is a PrereqError
-    naming ``path``; the target is then left as it was."""
+    link stays a link: the file it points to is replaced, unless ``follow_links`` is False (for
+    files in a checkout someone else may have planted links in), which refuses it; anything but
+    a regular file is refused.  A file that cannot be written (no such folder, no permission,
+    disk full) is a PrereqError naming ``path``; the target is then left as it was."""
+    if not follow_links and Path(path).is_symlink():
+        raise PrereqError(
+            f"{path} is a symbolic link: prereq does not write through it (it could point anywhere)",
+            hint="remove the link, or name another file",
+        )
     target = regular_or_missing(path)
     try:
         if mode is None:
