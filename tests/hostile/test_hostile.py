@@ -29,7 +29,15 @@ from gitrepo import item_yaml
 
 CASES = load_cases()
 WORKERS = 2  # cases played at a time (the machine has two cores, shared)
-TIME_FACTOR = 20  # a case may take this many times a trivial validation
+TIME_FACTOR = 20  # a case may take this many times a trivial validation, per thousand items it holds
+
+
+def _bound(case: Case, baseline_seconds: float) -> float:
+    """How long ``case`` may run: linear work on its items is fine, anything worse is a finding
+    (a case says how many items it generates with ``items:``, default under a thousand)."""
+    return TIME_FACTOR * baseline_seconds * max(1.0, case.get("items", 1000) / 1000)
+
+
 EXTRA_RSS_KB = 512 * 1024  # and this much memory above it
 CLASSES = {
     "data loss",
@@ -131,8 +139,10 @@ def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         with ThreadPoolExecutor(WORKERS) as pool:
             runs = list(pool.map(_baseline, [_trivial_registry(root / "baseline")] * WORKERS * 2))
             baseline = Run(0, "", "", statistics.median(r.seconds for r in runs), max(r.peak_rss_kb for r in runs))
-            bound = TIME_FACTOR * baseline.seconds
-            futures = {case.name: pool.submit(_play, case, root / case.name, bound, fill) for case in cases}
+            futures = {
+                case.name: pool.submit(_play, case, root / case.name, _bound(case, baseline.seconds), fill)
+                for case in cases
+            }
             return baseline, {name: future.result() for name, future in futures.items()}
     finally:
         server.shutdown()
@@ -170,8 +180,10 @@ def test_hostile_case(case: Case, played: tuple[Run, dict[str, Played]]) -> None
     assert not run.hung, f"killed after {run.seconds:.1f} s" + shown
     assert "Traceback" not in run.stdout + run.stderr and "internal error" not in run.stderr, shown
     assert run.code == case["exit"], shown
-    bound = TIME_FACTOR * baseline.seconds
-    assert run.seconds <= bound, f"{run.seconds:.2f} s, more than {TIME_FACTOR} x {baseline.seconds:.2f} s" + shown
+    bound = _bound(case, baseline.seconds)
+    assert run.seconds <= bound, (
+        f"{run.seconds:.2f} s, more than {bound:.2f} s (baseline {baseline.seconds:.2f} s)" + shown
+    )
     extra = run.peak_rss_kb - baseline.peak_rss_kb
     assert extra <= EXTRA_RSS_KB, f"{extra // 1024} MB more than a trivial run"
     _check_output(case, run, shown)

@@ -64,6 +64,8 @@ def check_replacement(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 @item_check("PRQ146", "PRQ147")
 def check_conflicts(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     conflicts = item.data.get("conflicts")
+    if not isinstance(conflicts, list) or not conflicts:
+        return  # most items declare none: walking every closure would make validation quadratic
     required: set[str] = set()
     queue = ctx.requires_of(item.name)
     while queue:  # everything it requires, transitively (a cycle is PRQ143's)
@@ -71,7 +73,7 @@ def check_conflicts(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         if name not in required:
             required.add(name)
             queue += ctx.requires_of(name)
-    for index, name in enumerate(conflicts if isinstance(conflicts, list) else []):
+    for index, name in enumerate(conflicts):
         if not isinstance(name, str) or name.startswith(PLUGIN_PREFIX):
             continue
         if name == item.name or name in required:
