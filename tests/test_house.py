@@ -82,7 +82,7 @@ LIBRARIES = {
     "jsonschema_rs": {"registry/schemas.py"},
     "mkdocs": {"marketplace/plugin.py", "marketplace/site.py"},
     "jinja2": {"marketplace/pages.py"},
-    "markupsafe": {"marketplace/pages.py", "marketplace/render.py", "marketplace/diagram.py"},
+    "markupsafe": {"marketplace/pages.py", "marketplace/render.py", "marketplace/diagram.py", "marketplace/plugin.py"},
     "pygments": {"marketplace/render.py"},
     "markdown": {"marketplace/render.py"},
     "detect_secrets": {"registry/secrets.py"},

@@ -167,6 +167,24 @@ def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
     return callbacks
 
 
+def _graph(data: SiteData, name: str, version: Any, required_by: list[str], *, item_href: Href, more: str) -> Markup:
+    """The item's dependency diagram: its closure, and who requires it (the rest behind ``more``)."""
+    edges = {
+        node["name"]: [r["name"] for r in data.version(node["name"], node["version"])["requires"]]
+        for node in version["closure"]
+    }
+    closure_versions = {node["name"]: node["version"] for node in version["closure"]}
+    return dependency_svg(
+        name,
+        version["version"],
+        edges=edges,
+        versions=closure_versions,
+        required_by=required_by,
+        href=item_href,
+        more_href=more,
+    )
+
+
 def render_item(data: SiteData, name: str, href: Href) -> Markup:
     """The body of ``items/<name>/``."""
     entry = data.entries[name]
@@ -175,23 +193,8 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
     version = versions[-1]
     item = version["item"]
     links = _role_href(href)
-
-    edges = {
-        node["name"]: [r["name"] for r in data.version(node["name"], node["version"])["requires"]]
-        for node in version["closure"]
-    }
-    closure_versions = {node["name"]: node["version"] for node in version["closure"]}
     dependents_href = href("catalog/") + "?" + urlencode({"requires": name})
-    graph = dependency_svg(
-        name,
-        version["version"],
-        edges=edges,
-        versions=closure_versions,
-        required_by=document["required_by"],
-        href=links["item_href"],
-        more_href=dependents_href,
-    )
-
+    graph = _graph(data, name, version, document["required_by"], item_href=links["item_href"], more=dependents_href)
     callbacks = _callbacks(item)
     settings = {k: v for k, v in item.items() if k not in forms.ITEM_KEYS}
     plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
