@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -206,3 +207,46 @@ def test_what_a_shared_item_still_lacks_is_said_and_nothing_is_replaced(tmp_path
     with pytest.raises(PrereqError, match="has no prerequisite named nope") as missing:
         share(job, "nope", registry=repo / "registry")
     assert missing.value.hint == "its prerequisites: odd"
+
+
+@pytest.mark.parametrize(
+    ("site", "message"),
+    [
+        ("pages: ../outside", "pages: ../outside is outside the repository"),
+        ("logo: docs/passwd.svg", "logo: docs/passwd.svg is outside the repository"),
+        ("pages: docs/linked", "pages: docs/linked is outside the repository"),
+        ("logo: docs/inner.svg", "logo: docs/inner.svg is a symbolic link"),
+        ("logo: docs", "logo: docs is not a file"),
+        ("pages: docs/page.md", "pages: docs/page.md is not a folder"),
+        ("url: 'https://x.example/\"><script>alert(1)</script>'", "url is not an http(s) address"),
+        ("repo_url: javascript:alert(1)", "repo_url is not an http(s) address"),
+        ("description: 'Ours <script>alert(1)</script>'", "description holds a line break, a control character"),
+        ('name: "two\\nlines"', "name holds a line break"),
+    ],
+)
+def test_prereq_yaml_cannot_publish_what_lies_outside_or_inject_markup(tmp_path: Path, site: str, message: str) -> None:
+    """A pull request may change prereq.yaml: its paths stay in the repository and reach no file through a
+    link, and what reaches every page is one line of plain text or an http(s) address."""
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (repo / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
+    (repo / "docs" / "passwd.svg").symlink_to("/etc/passwd")
+    (repo / "docs" / "linked").symlink_to(tmp_path / "outside")
+    (repo / "logo.svg").write_text("<svg/>\n", encoding="utf-8")
+    (repo / "docs" / "inner.svg").symlink_to(repo / "logo.svg")  # even a link that stays inside
+    (repo / "prereq.yaml").write_text(f"site:\n  {site}\n", encoding="utf-8")
+    with pytest.raises(PrereqError, match=re.escape(message)):
+        load_settings(repo)
+
+
+def test_a_linked_page_in_the_pages_folder_is_not_published(tmp_path: Path) -> None:
+    repo = _started(tmp_path)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "ours.md").write_text("# Ours\n", encoding="utf-8")
+    (repo / "docs" / "passwd.md").symlink_to("/etc/passwd")
+    (repo / "prereq.yaml").write_text("site:\n  pages: docs\n", encoding="utf-8")
+    _commit(repo)
+    out = repo / "build" / "site"
+    assert build(repo / "registry", out).built
+    assert (out / "ours" / "index.html").is_file() and not (out / "passwd").exists()

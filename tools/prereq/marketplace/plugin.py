@@ -236,7 +236,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
 
 def _extra_pages(folder: Path, *, every_file: bool = False) -> list[str]:
     """The Markdown pages (or, with ``every_file``, all files) under ``folder``, as site paths."""
-    paths = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    # Links are left out: a page linked to /etc/passwd would be published (prereq.yaml's own paths are
+    # checked the same way in registry.settings).
+    paths = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink() and not p.name.startswith("."))
     return [p.relative_to(folder).as_posix() for p in paths if every_file or p.suffix == ".md"]
 
 

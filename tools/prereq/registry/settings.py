@@ -21,6 +21,7 @@ current folder), so every command reads the same settings wherever it runs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,24 +70,61 @@ def _fail(file: Path, loaded: LoadedYaml, path: tuple[Any, ...], message: str, h
     return PrereqError(f"{file}:{line}:{column}: {message}", hint=hint)
 
 
+# What reaches every page of the site: one line of text with nothing HTML reads as markup (the
+# theme writes some of these into attributes unescaped), and addresses that are plain http(s) URLs.
+_UNSAFE_TEXT = re.compile(r'[<>"\x00-\x1f\x7f]')
+_URL = re.compile(r"https?://[^\s\"'<>`\\]+")
+URL_KEYS = ("url", "repo_url", "index_url")
+
+
 def _text(file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, path: tuple[Any, ...]) -> str | None:
     value = section.get(key)
     if value is None:
         return None
+    where = (*path, key)
     if not isinstance(value, str) or not value.strip():
-        raise _fail(file, loaded, (*path, key), f"{key} must be a text", hint=f"write {key}: followed by a text")
+        raise _fail(file, loaded, where, f"{key} must be a text", hint=f"write {key}: followed by a text")
+    if key in URL_KEYS and not _URL.fullmatch(value):
+        raise _fail(file, loaded, where, f"{key} is not an http(s) address", hint="write it as https://host/path/")
+    if _UNSAFE_TEXT.search(value):
+        raise _fail(
+            file,
+            loaded,
+            where,
+            f'{key} holds a line break, a control character or one of < > "',
+            hint="write one line of plain text",
+        )
     return value
 
 
-def _path(file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, path: tuple[Any, ...]) -> Path | None:
+def _path(
+    file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, path: tuple[Any, ...], *, kind: str
+) -> Path | None:
+    """A path relative to the file, inside its repository, reached without symbolic links (a link
+    could publish any file of the machine that builds the site), of ``kind`` ("file" or "folder")."""
     text = _text(file, loaded, section, key, path)
     if text is None:
         return None
-    resolved = (file.parent / text).resolve()
+    where, root = (*path, key), file.parent.resolve()
+    joined = root / text
+    resolved = joined.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise _fail(file, loaded, where, f"{key}: {text} is outside the repository", hint="name a path inside it")
     if not resolved.exists():
-        raise _fail(
-            file, loaded, (*path, key), f"{key}: {text} does not exist", hint=f"{key} is relative to {file.name}"
-        )
+        raise _fail(file, loaded, where, f"{key}: {text} does not exist", hint=f"{key} is relative to {file.name}")
+    step = joined
+    while step != root and root in step.parents:
+        if step.is_symlink():
+            raise _fail(
+                file,
+                loaded,
+                where,
+                f"{key}: {step.relative_to(root)} is a symbolic link",
+                hint="name the file or folder itself",
+            )
+        step = step.parent
+    if (kind == "folder") != resolved.is_dir() or (kind == "file" and not resolved.is_file()):
+        raise _fail(file, loaded, where, f"{key}: {text} is not a {kind}", hint=f"name a {kind}")
     return resolved
 
 
@@ -120,14 +158,14 @@ def load_settings(start: Path) -> Settings:
     return Settings(
         root=root,
         file=file,
-        registry=_path(file, loaded, top, "registry", ()),
+        registry=_path(file, loaded, top, "registry", (), kind="folder"),
         site=SiteSettings(
             name=_text(file, loaded, site, "name", where),
             url=_text(file, loaded, site, "url", where),
             repo_url=_text(file, loaded, site, "repo_url", where),
             description=_text(file, loaded, site, "description", where),
-            logo=_path(file, loaded, site, "logo", where),
-            pages=_path(file, loaded, site, "pages", where),
+            logo=_path(file, loaded, site, "logo", where, kind="file"),
+            pages=_path(file, loaded, site, "pages", where, kind="folder"),
             index_url=_text(file, loaded, site, "index_url", where),
         ),
     )
