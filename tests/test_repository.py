@@ -40,7 +40,10 @@ def test_init_writes_a_registry_that_validates_and_new_adds_valid_items_of_every
         assert written.todo and all("TODO" in line for _, _, line in written.todo)
         assert "owners: [alice]" in text  # the only user of owners.yaml
     result = validate(repo / "registry")
-    assert len(result.items) == 1 + len(ITEM_TYPES) and result.problems == []
+    assert len(result.items) == 1 + len(ITEM_TYPES) and result.errors == []
+    # What is left to write is said: a warning for each blank the author reads first (none in init's example).
+    assert {p.rule for p in result.warnings} == {"PRQ114"}
+    assert {p.file for p in result.warnings} == {f"prerequisites/my-{kind}.yaml" for kind in ITEM_TYPES}
 
 
 def test_nothing_is_replaced_and_nothing_half_written(tmp_path: Path) -> None:
@@ -93,7 +96,7 @@ def test_prereq_yaml_customises_the_site_without_copying_prereq_s_files(tmp_path
     _commit(repo)
     out = repo / "build" / "site"
     result = build(repo / "registry", out)
-    assert result.built and not result.problems
+    assert result.built and not result.validation.errors
     home = (out / "index.html").read_text(encoding="utf-8")
     assert "<title>Vision prerequisites</title>" in home and "assets/site-logo.svg" in home
     assert "Our storage" in home  # the page is in the navigation
@@ -180,7 +183,8 @@ def test_a_hand_written_prerequisite_is_shared_as_an_item_that_validates(tmp_pat
 
     repo = _started(tmp_path)
     shared = share(JOBS / job, name, registry=repo / "registry", as_name="shared-item")
-    assert shared.validation.problems == [] and validate(repo / "registry").problems == []
+    assert shared.validation.errors == [] and validate(repo / "registry").errors == []
+    assert {p.rule for p in shared.validation.warnings} == {"PRQ114"}  # the blanks left to fill in
     (path,) = shared.written.files
     item = load_yaml(path.read_bytes()).data
     entry = next(e for e in load_yaml((JOBS / job).read_bytes()).data["prerequisites"] if e["name"] == name)
@@ -196,11 +200,11 @@ def test_what_a_shared_item_still_lacks_is_said_and_nothing_is_replaced(tmp_path
     job = tmp_path / "job.yaml"
     job.write_text(
         "prerequisites:\n  - name: odd\n    type: script\n    plugin: com.microsoft.pai.runtimeplugin.cmd\n"
-        "    colour: blue\n    callbacks:\n      - event: taskStarts\n        commands: [echo hi]\n",
+        "    failurePolicy: sometimes\n    callbacks:\n      - event: taskStarts\n        commands: [echo hi]\n",
         encoding="utf-8",
     )
     shared = share(job, "odd", registry=repo / "registry")
-    assert [p.rule for p in shared.validation.errors] == ["PRQ111"]  # the unknown key, at its line
+    assert [p.rule for p in shared.validation.errors] == ["PRQ110"]  # the wrong value, at its line
     assert shared.validation.errors[0].line == 14  # two header lines, then the item
     with pytest.raises(PrereqError, match="already exists"):
         share(job, "odd", registry=repo / "registry")
@@ -250,3 +254,59 @@ def test_a_linked_page_in_the_pages_folder_is_not_published(tmp_path: Path) -> N
     out = repo / "build" / "site"
     assert build(repo / "registry", out).built
     assert (out / "ours" / "index.html").is_file() and not (out / "passwd").exists()
+
+
+def test_a_shared_entry_keeps_its_plugin_parameters_and_refuses_credentials(tmp_path: Path) -> None:
+    """Keys a job hands the plugin become the item's parameters (so <% this.KEY %> finds them); a
+    credential in the entry is never written into the registry."""
+    from prereq.core.yamlload import load_yaml
+    from prereq.scaffold.share import share
+
+    repo = _started(tmp_path)
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "prerequisites:\n  - name: team-nfs\n    type: data\n    plugin: com.microsoft.pai.runtimeplugin.cmd\n"
+        "    server: nfs.example.org\n    mountPoint: /mnt/team\n    callbacks:\n      - event: taskStarts\n"
+        "        commands: ['mount <% this.server %>:/ <% this.mountPoint %>']\n"
+        "  - name: leaky\n    type: script\n    callbacks:\n      - event: taskStarts\n"
+        "        commands: ['export AWS_KEY=" + "AKIA" + "QWERTYUIOPASDFGH" + "']\n",
+        encoding="utf-8",
+    )
+    shared = share(job, "team-nfs", registry=repo / "registry")
+    assert shared.validation.errors == []
+    item = load_yaml(shared.written.files[0].read_bytes()).data
+    assert item["parameters"] == {"server": "nfs.example.org", "mountPoint": "/mnt/team"}
+    assert "server" not in item
+    with pytest.raises(PrereqError, match="prerequisite leaky holds an AWS"):
+        share(job, "leaky", registry=repo / "registry")
+    assert not (repo / "registry" / "prerequisites" / "leaky.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("con", "cannot be a file name on Windows"), ("Hello_Prereq", "too close to the item hello-prereq")],
+)
+def test_new_and_share_refuse_names_validation_would(tmp_path: Path, name: str, message: str) -> None:
+    repo = _started(tmp_path)
+    with pytest.raises(PrereqError, match=message):
+        new_item(repo / "registry", name, kind="script")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda tmp: (tmp / "file").write_text("x") and tmp / "file", "is a file, not a folder"),
+        (lambda tmp: _started(tmp) / "registry" / "prerequisites", "is inside the registry repository"),
+    ],
+)
+def test_init_refuses_a_file_and_a_folder_inside_another_registry(tmp_path: Path, make, message: str) -> None:
+    with pytest.raises(PrereqError, match=message):
+        init_repository(make(tmp_path), owner="alice")
+
+
+@pytest.mark.parametrize("name", ["Vision: prereqs", "@team", "- list", "*", "100", "#1 team", "it's ours"])
+def test_init_writes_valid_settings_whatever_the_site_s_name(tmp_path: Path, name: str) -> None:
+    init_repository(tmp_path / "r", name=name, owner="alice")
+    assert load_settings(tmp_path / "r").site.name == name
+    hello = (tmp_path / "r" / "registry" / "prerequisites" / "hello-prereq.yaml").read_text(encoding="utf-8")
+    assert hello.startswith("# yaml-language-server: $schema=../../build/site/reference/prerequisite.schema.json\n")

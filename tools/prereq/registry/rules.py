@@ -172,6 +172,15 @@ _RULES = [
         "commands, nothing else, and names, versions, titles, tags and owners are one line of text.",
     ),
     Rule(
+        "PRQ114",
+        "todo-left",
+        W,
+        "{path} still says TODO",
+        "write what the item really is or does there (prereq new and prereq share mark the blanks TODO)",
+        "`prereq new` and `prereq share` write valid items whose blanks say TODO; an item still holding one "
+        "in its title, description, tags, license, homepage or uri is not ready to be shared.",
+    ),
+    Rule(
         "PRQ120",
         "name-mismatch",
         E,

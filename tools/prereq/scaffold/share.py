@@ -18,10 +18,11 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
 from prereq.core.yamlload import YamlLoadError, dump_yaml, load_yaml
+from prereq.registry import schemas, secrets
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
-from prereq.scaffold.starter import Written, check_name, owner_for, schema_ref, write_all
+from prereq.scaffold.starter import Written, check_item_name, owner_for, schema_ref, write_all
 
 # What a job's entry does not say, for the author to write (in the order authors read an item).
 _TODO = {
@@ -49,6 +50,10 @@ def _entry(job: Path, name: str) -> dict[str, Any]:
         raise PrereqError(f"{job}:{issue.line}:{issue.column}: {issue.message}", hint="fix the job's YAML") from None
     entries = data.get("prerequisites") if isinstance(data, dict) else None
     found = [e for e in entries or [] if isinstance(e, dict) and e.get("name") == name]
+    if len(found) > 1:
+        raise PrereqError(
+            f"{job} has {len(found)} prerequisites named {name}", hint="rename one of them in the job first"
+        )
     if not found:
         names = [str(e.get("name")) for e in entries or [] if isinstance(e, dict)]
         raise PrereqError(
@@ -59,12 +64,19 @@ def _entry(job: Path, name: str) -> dict[str, Any]:
 
 
 def item_from_entry(entry: dict[str, Any], *, name: str, owner: str) -> dict[str, Any]:
-    """The item a job's prerequisite entry becomes, blanks marked TODO."""
+    """The item a job's prerequisite entry becomes, blanks marked TODO.  Keys the item format does not
+    know are the plugin's parameters in a job (OpenPAI hands every other key to the plugin), so they
+    become the item's ``parameters``, where ``<% this.KEY %>`` finds them."""
     kind = entry.get("type", "script")
     item: dict[str, Any] = {"name": name, "version": "1.0.0", "type": kind, **_TODO, "owners": [owner]}
     if kind == "data":
         item["license"] = _DATA_LICENSE
-    item.update({key: value for key, value in entry.items() if key not in _NOT_COPIED})
+    copied = {key: value for key, value in entry.items() if key not in _NOT_COPIED}
+    allowed = schemas.item_keys({**item, **copied})
+    parameters = {k: v for k, v in copied.items() if allowed is not None and k not in allowed}
+    item.update({k: v for k, v in copied.items() if k not in parameters})
+    if parameters:
+        item["parameters"] = {**(item.get("parameters") or {}), **parameters}
     return item
 
 
@@ -72,12 +84,20 @@ def share(job: Path, name: str, *, registry: Path, owner: str | None = None, as_
     """Write ``registry/prerequisites/<as_name or name>.yaml`` from the job's entry ``name`` and validate it."""
     entry = _entry(job, name)
     item_name = as_name or name
-    check_name(item_name, what="name")
+    check_item_name(registry, item_name)
+    leaks = list(secrets.scan_document(entry))
+    if leaks:  # never written to a file that a pull request would then carry
+        raise PrereqError(
+            f"{job}: prerequisite {name} holds {secrets.kinds(leak for _, leak in leaks)}; nothing was written",
+            hint="replace each credential in the job with <% $secrets.KEY %> (and the key under secrets:), then share",
+        )
     item = item_from_entry(entry, name=item_name, owner=owner_for(registry, owner))
     folder = registry / ITEMS_DIR
     schema = schema_ref(registry, folder, load_settings(registry).site.url)
     header = f"# yaml-language-server: $schema={schema}\n# Shared from {job.name} by 'prereq share'.\n"
-    written = write_all({folder / f"{item_name}.yaml": header + dump_yaml(item)})
+    written = write_all(
+        {folder / f"{item_name}.yaml": header + dump_yaml(item)}, hint="pass --as NAME to save it under another name"
+    )
     rel = f"{ITEMS_DIR}/{item_name}.yaml"
     result = validate(registry)
     return Shared(

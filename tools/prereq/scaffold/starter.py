@@ -7,6 +7,7 @@ names it.  Every file is written atomically, so an interrupted run leaves no hal
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from pathlib import Path
 from prereq import __version__
 from prereq.core.errors import PrereqError
 from prereq.core.files import DATA_DIR, write_atomic
+from prereq.core.versions import fold_name
+from prereq.registry.checks.items import is_windows_reserved
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, Owners, load_registry
 from prereq.registry.schemas import load_schema
 from prereq.registry.settings import SETTINGS_FILE, load_settings
@@ -40,14 +43,12 @@ def _fill(kit_file: str, blanks: dict[str, str]) -> str:
     return _BLANK.sub(lambda m: blanks[m.group(1)], text)
 
 
-def write_all(planned: dict[Path, str]) -> Written:
+def write_all(planned: dict[Path, str], *, hint: str = "move them away first, or start in an empty folder") -> Written:
+    """Write every file of ``planned``, or none when one exists already (``hint`` says what to do then)."""
     existing = [path for path in planned if path.exists() or path.is_symlink()]
     if existing:
-        shown = ", ".join(str(p) for p in existing)
-        raise PrereqError(
-            f"{shown} already exist{'s' * (len(existing) == 1)}; nothing was written",
-            hint="move them away first, or start in an empty folder",
-        )
+        shown = ", ".join(os.path.relpath(p) for p in existing)
+        raise PrereqError(f"{shown} already exist{'s' * (len(existing) == 1)}; nothing was written", hint=hint)
     written = Written()
     for path, text in planned.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,25 +69,47 @@ def _login() -> str:
     return name or "owner"
 
 
+def _check_folder(folder: Path) -> None:
+    """``prereq init`` makes a repository: in a folder (or a new one), never inside another registry."""
+    if folder.exists() and not folder.is_dir():
+        raise PrereqError(f"{folder} is a file, not a folder", hint="name a new or empty folder")
+    for parent in folder.parents:
+        if (parent / SETTINGS_FILE).is_file() or (parent / "registry" / ITEMS_DIR).is_dir():
+            raise PrereqError(
+                f"{folder} is inside the registry repository {parent}",
+                hint="start a registry repository in a folder of its own",
+            )
+
+
+def _site_name(name: str) -> str:
+    if not name.strip() or re.search(r'[<>"\x00-\x1f\x7f]', name):
+        raise PrereqError(f"the name {name!r} is not one line of plain text", hint="use letters, digits and spaces")
+    return name
+
+
 def init_repository(folder: Path, *, name: str | None = None, owner: str | None = None) -> Written:
     """A registry repository in ``folder``: settings, owners, one example item, CI, pre-commit, README."""
     folder = Path(os.path.abspath(folder))
+    _check_folder(folder)
     owner = owner or _login()
     check_name(owner, what="owner")
+    title = _site_name(name or f"{folder.name} prerequisites")
     blanks = {
-        "name": name or f"{folder.name} prerequisites",
+        "name": title,
+        # JSON strings are YAML: whatever the title holds, prereq.yaml stays valid.
+        "name_yaml": json.dumps(title, ensure_ascii=False),
+        "description_yaml": json.dumps(f"Prerequisites shared by {title}'s users, ready to put into OpenPAI jobs."),
         "owner": owner,
         "team": f"{owner}-team",
         "version": __version__,
     }
     registry = folder / "registry"
     example = "hello-prereq"
+    schema = os.path.relpath(folder / "build" / "site" / SCHEMA_PATH, registry / ITEMS_DIR)
     planned = {
         folder / SETTINGS_FILE: _fill("prereq.yaml", blanks),
         registry / OWNERS_FILE: _fill("owners.yaml", blanks),
-        registry / ITEMS_DIR / f"{example}.yaml": _item_text(
-            example, "script", owner=owner, schema=schema_ref(registry, folder, None)
-        ),
+        registry / ITEMS_DIR / f"{example}.yaml": _item_text(example, "script", owner=owner, schema=schema),
         **_github_kit(folder, blanks),
         folder / ".pre-commit-config.yaml": _fill("pre-commit-config.yaml", blanks),
         folder / ".gitignore": _fill("gitignore", blanks),
@@ -101,6 +124,17 @@ def _github_kit(folder: Path, blanks: dict[str, str]) -> dict[Path, str]:
     shipped = DATA_DIR / ".github" / "workflows"
     kit = {workflows / name: (shipped / name).read_text(encoding="utf-8") for name in KIT_WORKFLOWS}
     return kit | {workflows / name: _fill(name, blanks) for name in ("pull-request.yml", "publish.yml")}
+
+
+def check_item_name(registry: Path, name: str) -> None:
+    """A name ``validate`` will accept for a new item: well formed, not reserved on Windows (PRQ122),
+    not the name of another item once case and '-'/'_' are folded (PRQ121)."""
+    check_name(name, what="name")
+    if is_windows_reserved(name):
+        raise PrereqError(f"{name} cannot be a file name on Windows", hint="choose another name (PRQ122)")
+    taken = [p.stem for p in (registry / ITEMS_DIR).glob("*.yaml") if fold_name(p.stem) == fold_name(name)]
+    if taken and taken != [name]:
+        raise PrereqError(f"{name} is too close to the item {taken[0]}", hint="choose another name (PRQ121)")
 
 
 def check_name(name: str, *, what: str) -> None:
@@ -169,9 +203,9 @@ def new_item(registry: Path, name: str, *, kind: str, owner: str | None = None) 
     """``registry/prerequisites/NAME.yaml``: a valid starting item of ``kind``, its blanks marked TODO."""
     if kind not in ITEM_TYPES:
         raise PrereqError(f"unknown type {kind}", hint="use one of: " + ", ".join(ITEM_TYPES))
-    check_name(name, what="name")
+    check_item_name(registry, name)
     owner = owner_for(registry, owner)
     folder = registry / ITEMS_DIR
     site_url = load_settings(registry).site.url
     text = _item_text(name, kind, owner=owner, schema=schema_ref(registry, folder, site_url))
-    return write_all({folder / f"{name}.yaml": text})
+    return write_all({folder / f"{name}.yaml": text}, hint="choose another name, or edit the item that exists")

@@ -47,6 +47,11 @@ _CONTROL_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _WINDOWS_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?")
 
 
+def is_windows_reserved(stem: str) -> bool:
+    """PRQ122's test, also asked by ``prereq new`` before it writes a file of that name."""
+    return _WINDOWS_RESERVED.fullmatch(stem) is not None
+
+
 @item_check("PRQ113")
 def check_characters(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     for path, value in placeholders.strings(item.data):
@@ -58,6 +63,18 @@ def check_characters(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         found = _CONTROL_IN_LINE.search(path[-1])
         if found:
             yield at(item, path, "PRQ113", on_key=True, path=format_path(path), char=f"U+{ord(found.group()):04X}")
+
+
+_TODO_FIELDS = ("title", "description", "tags", "license", "homepage", "uri")
+_TODO = re.compile(r"\bTODO\b")
+
+
+@item_check("PRQ114")
+def check_todo(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    """The blanks ``prereq new`` and ``prereq share`` leave (only in the fields people read first)."""
+    for path, value in placeholders.strings({k: v for k, v in item.data.items() if k in _TODO_FIELDS}):
+        if _TODO.search(value):
+            yield at(item, path, "PRQ114", path=format_path(path))
 
 
 def _keys(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -77,7 +94,7 @@ def check_name(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     name = item.data.get("name")
     if isinstance(name, str) and name != item.stem:
         yield at(item, ("name",), "PRQ120", name=name, stem=item.stem)
-    if _WINDOWS_RESERVED.fullmatch(item.stem):
+    if is_windows_reserved(item.stem):
         yield at(item, ("name",), "PRQ122", name=item.stem)
 
 
@@ -142,6 +159,7 @@ def check_owners(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 
 CHECKS = (
     check_characters,
+    check_todo,
     check_schema,
     check_name,
     check_collisions,
