@@ -127,14 +127,14 @@ def _shallow_warning(index: IndexBuild) -> str:
     )
 
 
-def _site_builder() -> Callable[..., list[str]]:
+def _site_builder(*, or_else: str = "; or pass --no-site for the index alone") -> Callable[..., list[str]]:
     """``site.build_site``; MkDocs is imported only when a site is built, and may not be installed."""
     try:
         from prereq.marketplace.site import build_site
     except ImportError as exc:
         raise PrereqError(
-            f"building the site needs MkDocs ({exc.name} is not installed)",
-            hint="install the site extra: pip install 'openpai-prereq[site]'; or pass --no-site for the index alone",
+            f"the site needs MkDocs ({exc.name} is not installed)",
+            hint="install the site extra: pip install 'openpai-prereq[site]'" + or_else,
         ) from None
     return build_site
 
@@ -150,7 +150,7 @@ def serve(
             registry, Path(folder) / "index", with_site=False, allow_shallow=allow_shallow, progress=progress
         )
         if result.built:
-            _site_builder()  # the same clear error when MkDocs is missing
+            _site_builder(or_else="")  # the same clear error when MkDocs is missing (serve has no --no-site)
             from prereq.marketplace.site import serve_site
 
             progress(f"serving on http://{dev_addr}/ (registry changes need a restart; site sources reload)")
