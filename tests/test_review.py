@@ -152,11 +152,74 @@ def test_deprecating_what_only_deprecated_items_require_is_quiet(tmp_path: Path)
 
 def test_the_base_missing_or_unfetched_is_a_clear_error(tmp_path: Path) -> None:
     repo = make_pr(tmp_path / "repo", {_p("tool"): item("tool")}, {}, commit_head=False)
+    repo.git("remote", "add", "origin", str(tmp_path / "nowhere"))
     with pytest.raises(PrereqError) as raised:
         review(repo.root / "registry", base="origin/main")
     assert raised.value.exit_code == 2
     assert "'origin/main' is not in this clone" in raised.value.message
-    assert "git fetch origin main" in raised.value.hint and "fetch-depth: 0" in raised.value.hint
+    assert "git fetch origin main;" in raised.value.hint and "fetch-depth: 0" in raised.value.hint
+
+
+def test_the_fetch_hint_quotes_the_ref_and_names_only_remotes_there_are(tmp_path: Path) -> None:
+    repo = make_pr(tmp_path / "repo", {_p("tool"): item("tool")}, {}, commit_head=False)
+
+    def hint(ref: str) -> str:
+        with pytest.raises(PrereqError) as raised:
+            review(repo.root / "registry", base=ref)
+        return raised.value.hint
+
+    assert "git fetch origin" not in hint("origin/main"), "this repository has no remote at all"
+    assert "has no remote: git remote add NAME URL" in hint("origin/main")
+    repo.git("remote", "add", "upstream", str(tmp_path / "nowhere"))
+    assert "git fetch origin" not in hint("dev") and "this clone has upstream" in hint("dev")
+    assert "git fetch upstream dev;" in hint("upstream/dev")
+    repo.git("remote", "add", "origin", str(tmp_path / "nowhere"))
+    shown = hint("main;touch /tmp/pwn")
+    assert "git fetch origin 'main;touch /tmp/pwn'" in shown and "--base 'origin/main;touch /tmp/pwn'" in shown
+
+
+def test_a_version_the_base_published_after_the_branch_point_is_not_reused(tmp_path: Path) -> None:
+    """The base branch's whole history counts, not only the part before the pull request branched."""
+    repo = make_pr(tmp_path / "repo", {_p("tool"): item("tool")}, {_p("tool"): item("tool", "1.1.0", command="x")})
+    repo.git("checkout", "-q", "main")
+    (repo.root / "registry" / _p("tool")).write_text(item("tool", "1.1.0", command="echo main"), encoding="utf-8")
+    repo.commit("main published 1.1.0", date="2026-03-01T00:00:00+00:00")
+    repo.git("checkout", "-q", "pr")
+    reviewed = review(repo.root / "registry", base="main")
+    assert [(c.name, c.base_version) for c in reviewed.impact.changes] == [("tool", "1.0.0")], (
+        "diffed with the merge base"
+    )
+    assert _rules(reviewed) == ["PRQ201"]
+    assert "1.1.1" in reviewed.review_problems[0].hint
+
+
+def test_a_readded_item_continues_above_every_version_it_published(tmp_path: Path) -> None:
+    earlier = ({_p("tool"): item("tool", "1.0.0")}, {_p("tool"): item("tool", "2.0.0", command="echo 2")})
+
+    def rules(version: str, command: str, folder: str) -> list[str]:
+        head = {_p("tool"): item("tool", version, command=command)}
+        return _rules(_review(tmp_path / folder, {_p("tool"): None}, head, earlier=earlier))
+
+    assert rules("1.5.0", "echo old", "lower") == ["PRQ208"]
+    assert rules("2.0.1", "echo new", "higher") == []
+    assert rules("2.0.0", "echo 2", "undeleted") == [], "the last version, unchanged, undoes the deletion"
+    assert rules("2.0.0", "echo other", "changed") == ["PRQ201"], "one finding: the republication"
+    reviewed = _review(tmp_path / "message", {_p("tool"): None}, {_p("tool"): item("tool")}, earlier=earlier)
+    (problem,) = reviewed.review_problems
+    assert problem.message.startswith("tool comes back at 1.0.0, not higher than 2.0.0, which the base branch")
+    assert problem.hint.startswith("set version: 2.0.1") and (problem.file, problem.line) == (_p("tool"), 2)
+
+
+def test_a_rename_to_a_name_used_before_continues_its_versions(tmp_path: Path) -> None:
+    renamed = STORAGE.replace("name: storage", "name: nfs")
+    reviewed = _review(
+        tmp_path,
+        {_p("storage"): STORAGE, _p("nfs"): None},
+        {_p("storage"): None, _p("nfs"): renamed},
+        earlier=({_p("nfs"): item("nfs", "3.0.0", command="echo old nfs")},),
+    )
+    assert [(c.kind, c.old_name) for c in reviewed.impact.changes] == [(Kind.RENAMED, "storage")]
+    assert _rules(reviewed) == ["PRQ208"]
 
 
 def test_a_shallow_clone_is_refused_with_the_fetch_hint(tmp_path: Path) -> None:

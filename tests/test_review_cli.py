@@ -54,8 +54,9 @@ def test_a_clean_change_exits_0_and_prints_the_report_with_dash(tmp_path: Path, 
     assert "trivially safe" in printed and "**Trivially safe**" in printed
 
 
-def test_a_missing_base_exits_2_with_the_fetch_hint(pr, capsys, monkeypatch) -> None:
+def test_a_missing_base_exits_2_with_the_fetch_hint(pr, tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(pr.root)
+    pr.git("remote", "add", "origin", str(tmp_path / "nowhere"))
     assert cli.main(["validate", "--base", "origin/nope"]) == 2
     err = capsys.readouterr().err
     assert "prereq: error: the base 'origin/nope' is not in this clone" in err
@@ -89,3 +90,11 @@ def test_the_help_teaches_the_review_with_an_example(capsys) -> None:
     text = capsys.readouterr().out
     assert "--base REF" in text and "fetch-depth: 0" in text
     assert "prereq validate --base origin/main --author alice --report impact.md" in text
+
+
+def test_publishing_the_registry_a_review_passed_counts_one_item_as_one(tmp_path: Path, capsys) -> None:
+    """What the publish workflow prints after a merge: 'published 1 item', not '1 items'."""
+    repo = make_pr(tmp_path / "repo", {"prerequisites/tool.yaml": item("tool")}, {}, commit_head=False)
+    out = tmp_path / "site"
+    assert cli.main(["build", "--registry", str(repo.root / "registry"), "--out", str(out), "--no-site"]) == 0
+    assert f"published 1 item to {out} (commit " in capsys.readouterr().out

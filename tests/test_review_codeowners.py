@@ -60,9 +60,40 @@ def test_the_command_writes_and_checks_and_the_review_fails_while_stale(tmp_path
 def test_without_handles_there_is_nothing_to_write(tmp_path: Path, capsys, monkeypatch) -> None:
     repo = make_pr(tmp_path / "repo", dict(ITEMS), {}, commit_head=False)
     monkeypatch.chdir(repo.root)
-    assert cli.main(["codeowners"]) == 2
-    assert "no GitHub handles" in capsys.readouterr().err
+    assert cli.main(["codeowners"]) == 0
+    assert "no GitHub handles (github:), so no CODEOWNERS to write" in capsys.readouterr().out
+    assert not (repo.root / ".github").exists()
+    assert cli.main(["codeowners", "--check"]) == 0
+    assert "so no CODEOWNERS to check" in capsys.readouterr().out
     assert review(repo.root / "registry", base="main").review_problems == []
+
+
+def test_without_handles_a_codeowners_there_is_left_alone_as_items_come(tmp_path: Path, capsys, monkeypatch) -> None:
+    """No owner has a handle: adding an item changes nothing GitHub could use, so no PRQ207."""
+    repo = make_pr(tmp_path / "repo", dict(ITEMS), {"prerequisites/new.yaml": item("new", owners="[alice]")})
+    (repo.root / ".github").mkdir()
+    kept = "# our own review rules\n* @someone\n"
+    (repo.root / ".github" / "CODEOWNERS").write_text(kept, encoding="utf-8")
+    reviewed = review(repo.root / "registry", base="main", author="alice")
+    assert [p.rule for p in reviewed.result.problems] == []
+    monkeypatch.chdir(repo.root)
+    assert cli.main(["codeowners"]) == 0
+    assert (repo.root / ".github" / "CODEOWNERS").read_text(encoding="utf-8") == kept
+
+
+def test_codeowners_is_not_written_through_a_link_in_the_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for number, (link, target) in enumerate({".github/CODEOWNERS": outside / "CODEOWNERS", ".github": outside}.items()):
+        repo = make_pr(tmp_path / f"repo{number}", {"owners.yaml": HANDLES, **ITEMS}, {}, commit_head=False)
+        (repo.root / link).parent.mkdir(exist_ok=True)
+        (repo.root / link).symlink_to(target)
+        repo.commit("a planted link")
+        monkeypatch.chdir(repo.root)
+        assert cli.main(["codeowners"]) == 2, link
+        err = capsys.readouterr().err
+        assert "is a symbolic link" in err and "hint:" in err, err
+        assert list(outside.iterdir()) == [], "nothing written where the link points"
 
 
 def test_an_author_is_known_by_their_github_login(tmp_path: Path) -> None:
@@ -74,8 +105,38 @@ def test_an_author_is_known_by_their_github_login(tmp_path: Path) -> None:
         found = review(repo.root / "registry", base="main", author=author).review_problems
         return [p.rule for p in found if p.rule != "PRQ207"]
 
-    assert rules("alice-gh") == [] and rules("@alice-gh") == []
+    assert rules("alice-gh") == [] and rules("@alice-gh") == [] and rules("@Alice-GH") == []
     assert rules("bob") == ["PRQ205"]
+
+
+def test_an_author_is_a_user_never_a_team_nor_a_local_name_that_has_a_handle(tmp_path: Path) -> None:
+    """Anyone can open a pull request as the login 'alice' or name themselves after a team: only the
+    handle owners.yaml gives a user says who they are (a user without a handle goes by their name)."""
+    base = {"owners.yaml": HANDLES, **ITEMS, "prerequisites/teams.yaml": item("teams", owners="[data-team]")}
+    head = {
+        "prerequisites/mine.yaml": item("mine", "1.0.1", owners="[alice, data-team]", command="echo 2"),
+        "prerequisites/teams.yaml": item("teams", "1.0.1", owners="[data-team]", command="echo 2"),
+    }
+    repo = make_pr(tmp_path / "repo", base, head)
+
+    def rules(author: str) -> list[str]:
+        found = review(repo.root / "registry", base="main", author=author).review_problems
+        return [p.rule for p in found if p.rule != "PRQ207"]
+
+    for impostor in ("alice", "@alice", "data-team", "example-org/data", "@example-org/data"):
+        assert rules(impostor) == ["PRQ205", "PRQ205"], impostor
+    assert rules("carol") == [], "carol has no handle: her name, and data-team's membership, count"
+    assert rules("alice-gh") == [], "alice through her handle, data-team through her membership"
+    reviewed = review(repo.root / "registry", base="main", author="alice")
+    assert any("not changed by one of its owners" in r for r in reviewed.impact.reasons)
+
+
+def test_a_pull_request_cannot_move_a_users_handle_to_claim_their_new_items(tmp_path: Path) -> None:
+    moved = HANDLES.replace('"@alice-gh"', '"@mallory"')
+    head = {"owners.yaml": moved, "prerequisites/new.yaml": item("new", owners="[alice]")}
+    repo = make_pr(tmp_path / "repo", {"owners.yaml": HANDLES, **ITEMS}, head)
+    found = review(repo.root / "registry", base="main", author="mallory").review_problems
+    assert [p.rule for p in found if p.rule != "PRQ207"] == ["PRQ206"]
 
 
 def test_the_bundled_registrys_codeowners_is_up_to_date() -> None:

@@ -72,11 +72,12 @@ def test_a_new_item_lists_its_author(tmp_path: Path) -> None:
 
 def test_every_dependent_direct_and_transitive_with_its_range(tmp_path: Path) -> None:
     reviewed = _review(tmp_path, _storage("1.1.0"))
-    rows = [(d.name, d.through, d.range, d.version, d.satisfied, d.distance) for d in reviewed.impact.dependents]
+    rows = [(d.name, d.chain, d.range, d.version, d.satisfied, d.requires) for d in reviewed.impact.dependents]
     assert rows == [
-        ("loose", "storage", "*", "1.1.0", True, 1),
-        ("user", "storage", "~1.0", "1.1.0", False, 1),
-        ("top", "user", "^1", "1.0.0", True, 2),
+        ("loose", ("loose", "storage"), "*", "1.1.0", True, "*"),
+        ("user", ("user", "storage"), "~1.0", "1.1.0", False, "~1.0"),
+        # top's row is about storage too: user's range on it, which 1.1.0 breaks for top as well
+        ("top", ("top", "user", "storage"), "~1.0", "1.1.0", False, "^1"),
     ]
     assert reviewed.impact.templates == {"job": ["top"]}
     assert "PRQ142" in {p.rule for p in reviewed.result.problems}, "the broken range is the validator's error"
@@ -121,7 +122,9 @@ def test_the_report_tells_changes_bumps_dependents_templates_problems_and_verdic
     assert "Compared with main at merge base " in report and "author bob" in report
     assert "| modified | item | storage | 1.0.0 → 1.1.0 | minor | version, callbacks |" in report
     assert "| user | storage | directly | ~1.0 | 1.1.0 | **no** |" in report
-    assert "| top | storage | through user (2 steps) | ^1 | 1.0.0 | yes |" in report
+    assert "| item | depends on | how | range on it | its version | in range |" in report
+    assert "| top | storage | top → user → storage | ~1.0 (user's) | 1.1.0 | **no** |" in report
+    assert "the range that the chain's direct dependent requires of it" in report
     assert "- job: top" in report
     assert "| PRQ205 | error | prerequisites/storage.yaml:5 |" in report
     assert "| PRQ142 | error | prerequisites/user.yaml:" in report and "widen the range or update storage" in report
@@ -132,6 +135,30 @@ def test_the_report_of_a_trivially_safe_change(tmp_path: Path) -> None:
     report = impact_markdown(_review(tmp_path, _storage("1.0.1"), author="carol"))
     assert "**Trivially safe**" in report and "### Problems" not in report
     assert "| modified | item | storage | 1.0.0 → 1.0.1 | patch |" in report
+
+
+def test_a_transitive_dependents_row_says_its_chain_in_markdown_and_json(tmp_path: Path) -> None:
+    """A row's range and version are the changed item's, whatever the distance: a deeper item with a
+    range of its own on its neighbour must not show that range under the changed item's name."""
+    deep = item("deep", require=("top@^1",), owners="[bob]")
+    reviewed = _review(tmp_path, _storage("1.0.1"), author="carol", base={**BASE, "prerequisites/deep.yaml": deep})
+    report = impact_markdown(reviewed)
+    assert "| top | storage | top → user → storage | ~1.0 (user's) | 1.0.1 | yes |" in report
+    assert "| deep | storage | deep → top → user → storage | ~1.0 (user's) | 1.0.1 | yes |" in report
+    assert "^1" not in report.split("### Dependents")[1].split("###")[0], "no neighbour's range as storage's"
+    (deep_row,) = [d for d in reviewed.as_dict()["dependents"] if d["name"] == "deep"]
+    assert deep_row == {
+        "name": "deep",
+        "changed": "storage",
+        "chain": ["deep", "top", "user", "storage"],
+        "through": "top",
+        "requires": "^1",
+        "range": "~1.0",
+        "range_of": "user",
+        "version": "1.0.1",
+        "satisfied": True,
+        "distance": 3,
+    }
 
 
 def test_report_cells_show_registry_text_without_obeying_it() -> None:

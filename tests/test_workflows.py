@@ -101,6 +101,19 @@ def test_the_publish_builds_on_main_and_deploys_with_the_official_pages_actions(
     assert caller["on"]["push"] == {"branches": ["main"]}
 
 
+DEFAULT_BRANCH_ONLY = "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)"
+
+
+def test_only_the_default_branch_is_deployed_whatever_branch_a_run_is_dispatched_on() -> None:
+    """workflow_dispatch runs on any branch its dispatcher picks: the deployment waits for the default one."""
+    workflow = _load(REPO / ".github" / "workflows" / "prereq-publish.yml")
+    assert workflow["jobs"]["deploy"]["if"] == DEFAULT_BRANCH_ONLY
+    assert "if" not in workflow["jobs"]["build"], "any branch may still be validated and built"
+    caller = _load(REPO / ".github" / "workflows" / "publish.yml")
+    assert "workflow_dispatch" in caller["on"]
+    assert caller["jobs"]["publish"]["if"] == DEFAULT_BRANCH_ONLY
+
+
 def test_the_pre_commit_hooks_run_prereq_commands() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert {hook["id"] for hook in hooks} == {"prereq-validate", "prereq-review", "prereq-codeowners"}

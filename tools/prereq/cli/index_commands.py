@@ -101,8 +101,9 @@ def run_build(args: argparse.Namespace) -> int:
         print(f"build: warning: {warning}", file=sys.stderr)
     root = result.index.root
     if not args.quiet:
+        count = len(root["items"])
         print(
-            f"published {len(root['items'])} items to {result.out} "
+            f"published {count} item{'s' * (count != 1)} to {result.out} "
             f"(commit {(root['commit'] or 'none')[:10]}{', dirty' if root['dirty'] else ''})"
         )
     return 0

@@ -12,14 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
-from prereq.core.files import write_atomic
 from prereq.core.gitrepo import Repository
+from prereq.registry.loader import OWNERS_FILE
 from prereq.registry.reporters import REPORTERS, summary
 from prereq.registry.validate import validate
 from prereq.review.codeowners import codeowners
 from prereq.review.markdown import impact_markdown
 from prereq.review.records import ReviewResult
 from prereq.review.review import review
+from prereq.review.targets import check_report_path, write_codeowners, write_report
 
 REVIEW_HELP = """
 
@@ -28,15 +29,26 @@ reviewing a pull request (--base):
   HEAD and REF, as a pull request's check does: the added, modified, renamed
   and deleted items and templates; a changed item needs a higher version
   (changes only to description, title, tags, homepage or deprecated need
-  none); a version published anywhere on the base's history never comes
-  back with other content; nothing may still require a deleted or renamed
-  item; with --author, the author must own what they change (owners.yaml as
-  the base has it; no live API). Rules PRQ200-PRQ206, see 'prereq rules'.
+  none); a version published anywhere on REF's history (up to its tip, not
+  only to the merge base) never comes back with other content; nothing may still require a deleted or renamed
+  item; an item deleted and added again (or renamed to a name used before)
+  continues above every version that name published; with --author, the
+  author must own what they change (owners.yaml as the base has it; no live
+  API). Rules PRQ200-PRQ208, see 'prereq rules'.
+
+  --author is a GitHub login (with or without '@'), never a team: it is the
+  user owners.yaml gives that handle (github:), or, for a user without a
+  handle, the user of that name. Teams count through their members.
 
   --report FILE writes the impact report (Markdown): the changes, their
   version bumps, every dependent with the range it uses and whether the new
   version satisfies it, the templates using them, the problems with fixes,
-  and whether the change is trivially safe to merge. '-' prints it.
+  and whether the change is trivially safe to merge. '-' prints it. Any file
+  changed outside the registry's prerequisites/ folder (workflows,
+  mkdocs.yml, prereq.yaml, templates, owners.yaml...) makes it need a review.
+  The report is never written into the registry or .git, nor through a
+  symbolic link in the repository (exit 2): write it to $RUNNER_TEMP or
+  build/.
 
   The history must be complete: in a shallow clone (GitHub's default
   checkout) the review refuses to run (exit 2); fetch with
@@ -51,7 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.description = (parser.description or "") + REVIEW_HELP
     parser.add_argument("--base", metavar="REF", help="also review the change against the merge base of REF")
     parser.add_argument(
-        "--author", metavar="USER", help="with --base: the change's author (owners.yaml name or GitHub login)"
+        "--author",
+        metavar="USER",
+        help="with --base: the change's author, a GitHub login (an owners.yaml name only for a user without a handle)",
     )
     parser.add_argument(
         "--report", metavar="FILE", help="with --base: write the impact report (Markdown) to FILE ('-': print it)"
@@ -92,13 +106,15 @@ def _output(reviewed: ReviewResult, fmt: str, repo_root: Path) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
+    if args.report not in (None, "-"):
+        check_report_path(Path(args.report), root)  # before the review: a refused path costs nothing
     reviewed = review(root, base=args.base, author=args.author)
     repo = Repository.find(root)
     print(_output(reviewed, args.format, repo.root if repo else Path.cwd()))
     if args.report == "-":
         print(impact_markdown(reviewed), end="")
     elif args.report is not None:
-        write_atomic(Path(args.report), impact_markdown(reviewed))
+        write_report(Path(args.report), impact_markdown(reviewed), root)
     return 1 if reviewed.failed(strict=args.strict) else 0
 
 
@@ -112,10 +128,14 @@ review every pull request changing it:
     data-team: "@openpai/data-team"
 
 Owners without a handle are left out. 'prereq validate --base' fails
-(PRQ207) while the file is out of date.
+(PRQ207) while the file is out of date. When owners.yaml gives no handle
+at all there is no CODEOWNERS to write or check: it says so and exits 0,
+leaving any file there alone. A .github or CODEOWNERS that is a symbolic
+link is refused (exit 2): nothing is written through it.
 
-exit codes: 0 written (or, with --check, up to date), 1 out of date
-(--check) or the registry has errors, 2 no registry or no repository
+exit codes: 0 written, up to date (--check), or nothing to write (no
+handles); 1 out of date (--check) or the registry has errors; 2 no
+registry, no repository, or a link in the way
 
 example:
   prereq codeowners && git add .github/CODEOWNERS"""
@@ -139,15 +159,19 @@ def run_codeowners(args: argparse.Namespace) -> int:
     if result.errors:
         print(f"prereq: error: the registry has errors ({summary(result)}); run 'prereq validate'", file=sys.stderr)
         return 1
-    found = codeowners(root, result.items, result.owners)
-    if found is None:
-        print("prereq: error: no GitHub handles in owners.yaml, or not in a git repository", file=sys.stderr)
-        print("    hint: give handles under github: in owners.yaml (see --help)", file=sys.stderr)
+    repo = Repository.find(root)
+    if repo is None:
+        print(f"prereq: error: {root} is not in a git repository: there is no .github/CODEOWNERS", file=sys.stderr)
+        print("    hint: run 'prereq codeowners' in a clone of the registry's repository", file=sys.stderr)
         return 2
+    found = codeowners(root, result.items, result.owners)
+    if found is None:  # no handles: GitHub could not be told anyone, so there is nothing to keep in step
+        action = "check" if args.check else "write"
+        print(f"{root / OWNERS_FILE}: no GitHub handles (github:), so no CODEOWNERS to {action}")
+        return 0
     if args.check:
         print(f"{found.path}: {'up to date' if found.up_to_date else 'out of date: run prereq codeowners'}")
         return 0 if found.up_to_date else 1
-    found.path.parent.mkdir(exist_ok=True)
-    write_atomic(found.path, found.text)
+    write_codeowners(found, repo.root)
     print(f"wrote {found.path}")
     return 0

@@ -2,8 +2,9 @@
 
 One ``git log --name-status -z`` over the registry's item folder gives every
 commit that touched an item file; one ``git ls-tree -r -z`` lists a folder at a
-commit; blob contents come from one persistent ``git cat-file --batch`` process.
-Never one git call per file.
+commit; blob contents come from one persistent ``git cat-file --batch`` process;
+what a working tree changed since a commit is one ``git diff`` and one
+``git ls-files`` for the untracked files.  Never one git call per file.
 """
 
 from __future__ import annotations
@@ -86,6 +87,29 @@ class Repository:
             return str(self._repo.git.merge_base("HEAD", ref)).strip() or None
         except git.GitCommandError:
             return None
+
+    @property
+    def git_dirs(self) -> tuple[Path, ...]:
+        """Where git keeps this repository's own files (``.git``, and a worktree's common folder), resolved:
+        nothing prereq writes belongs there."""
+        found = {
+            (self.root / ".git").resolve(),
+            Path(self._repo.git_dir).resolve(),
+            Path(self._repo.common_dir).resolve(),
+        }
+        return tuple(sorted(found))
+
+    def remotes(self) -> list[str]:
+        """The names of the configured remotes (``origin`` in a clone; none in a repository made locally)."""
+        return sorted(remote.name for remote in self._repo.remotes)
+
+    def changed_paths(self, commit: str) -> list[str]:
+        """Every path the working tree changes since ``commit`` (tracked files added, modified or deleted,
+        committed or not, and untracked files that .gitignore does not exclude), relative to the
+        repository root, sorted.  Both names of a rename count: each is a path the change touches."""
+        tracked = self._repo.git.diff("--name-only", "--no-renames", "-z", commit, "--")
+        untracked = self._repo.git.ls_files("--others", "--exclude-standard", "--full-name", "-z", "--", ":/")
+        return sorted({path for path in f"{tracked}\x00{untracked}".split("\x00") if path})
 
     def files_at(self, commit: str, folder: Path) -> dict[str, bytes]:
         """Every file under ``folder`` as of ``commit``: path relative to the repository → content.

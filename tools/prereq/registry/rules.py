@@ -620,7 +620,9 @@ _RULES = [
         "owners in a change of its own",
         "With `--author`, every modified, renamed or deleted item must list the author, or a team of "
         "`owners.yaml` the author belongs to, among its owners as the base has them (a pull request "
-        "cannot grant itself ownership). No live API is called.",
+        "cannot grant itself ownership). No live API is called. The author is a user, never a team (a "
+        "team counts through its members): a GitHub login matches the user `owners.yaml` gives that "
+        "handle (`github:`), and a user's local name matches only while that user has no handle.",
     ),
     Rule(
         "PRQ206",
@@ -638,7 +640,20 @@ _RULES = [
         "run 'prereq codeowners' and commit {path}",
         "When `owners.yaml` gives GitHub handles (`github: {user: '@login', team: '@org/team'}`), the "
         "repository's `.github/CODEOWNERS` is generated from them and the items' owners, so GitHub asks an "
-        "item's owners to review its changes; checked by `prereq validate --base` and `prereq codeowners --check`.",
+        "item's owners to review its changes; checked by `prereq validate --base` and `prereq codeowners --check`. "
+        "Without any handle there is no CODEOWNERS to generate, and none is checked.",
+    ),
+    Rule(
+        "PRQ208",
+        "version-below-published",
+        E,
+        "{name} comes back at {version}, not higher than {highest}, which the base branch published (commit {commit})",
+        "set version: {suggestion} (or a higher minor or major version)",
+        "An item added again after its deletion, or renamed to a name used before, continues that name's "
+        "versions: it carries a version higher than every version the base branch ever published under the "
+        "name (or that highest version itself, unchanged, which undoes the deletion). A lower one would "
+        "make the file and the index's newest version disagree, and ranges that accepted the old versions "
+        "would pick them over it.",
     ),
     # The execution catalog (prereq.execution): environments, queues, libraries and queue rights
     Rule(

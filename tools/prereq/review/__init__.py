@@ -3,7 +3,8 @@
 ``prereq validate --base REF`` validates the registry as the pull request leaves it and adds what only
 a comparison with the base can tell (rules PRQ2xx): versions bumped and never republished, deleted
 or renamed items nothing requires any more, deprecations, the author's ownership (from owners.yaml,
-never a live API), and the impact on every dependent and template, with a *trivially safe* verdict.
+never a live API), and the impact on every dependent and template, with a *trivially safe* verdict
+that any file changed outside the item folder withholds.
 
 - ``records``: the review's result as data (changes, dependents, impact);
 - ``base``: the merge base, the base tree as a loaded registry, and what its history published;
@@ -12,7 +13,9 @@ never a live API), and the impact on every dependent and template, with a *trivi
 - ``impact``: dependents, direct and transitive, the templates using them, the verdict;
 - ``markdown``: the impact report, for a pull request's comment or a job summary;
 - ``review``: the library API (a registry folder and a base ref in, a ``ReviewResult`` out);
-- ``codeowners``: ``.github/CODEOWNERS`` from the items' owners and their GitHub handles.
+- ``codeowners``: ``.github/CODEOWNERS`` from the items' owners and their GitHub handles;
+- ``targets``: where the review writes (the report, CODEOWNERS): never into the registry or .git,
+  never through a link in the checkout.
 
 May import: prereq.core, prereq.openpai, prereq.registry, prereq.index.
 """

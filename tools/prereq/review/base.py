@@ -3,12 +3,14 @@ history ever published.
 
 The base tree is read from git in one ``ls-tree`` and the persistent ``cat-file`` process, written to a
 temporary folder and loaded by the ordinary loader, so the base is read exactly as validation reads
-the head.  A shallow clone or a missing ref is an error that says how to fetch the history: a review
-that silently saw less history would let a republished version through."""
+the head.  What was published is read from the base branch's whole history, up to its tip.  A shallow
+clone or a missing ref is an error that says how to fetch the history: a review that silently saw less
+history would let a republished version through."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,10 +22,33 @@ from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, LoadedRegistry, SourceItem, load_registry
 from prereq.review.records import DOCS_KEYS
 
-FETCH_HINT = (
-    "fetch the whole history: 'git fetch --unshallow origin' (in GitHub Actions, give actions/checkout "
-    "'fetch-depth: 0')"
-)
+FETCH_HINT = "in GitHub Actions, give actions/checkout 'fetch-depth: 0'"
+
+
+def fetch_hint(remotes: list[str]) -> str:
+    """How to fetch the whole history, naming a remote this clone has (origin when there is one)."""
+    remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
+    if remote is None:
+        return f"fetch the whole history into this clone; {FETCH_HINT}"
+    return f"fetch the whole history: git fetch --unshallow {shlex.quote(remote)} ({FETCH_HINT})"
+
+
+def missing_ref_hint(ref: str, remotes: list[str]) -> str:
+    """How to fetch ``ref``: quoted for the shell, since the ref is whatever --base was given, and from a
+    remote this clone has (a ref 'REMOTE/BRANCH' names its remote; else origin, when there is one)."""
+    remote, _, branch = ref.partition("/")
+    if not (branch and remote in remotes):
+        remote, branch = "origin", ref
+    if remote not in remotes:  # no origin to suggest: name the remotes there are, or how to add one
+        if remotes:
+            return (
+                f"fetch it from the remote it lives on (this clone has {', '.join(remotes)}): "
+                f"git fetch REMOTE BRANCH, then pass --base REMOTE/BRANCH; {FETCH_HINT}"
+            )
+        return f"this clone has no remote: git remote add NAME URL, then git fetch NAME; {FETCH_HINT}"
+    command = f"git fetch {shlex.quote(remote)} {shlex.quote(branch)}"
+    then = "" if ref.startswith(f"{remote}/") else f", then pass --base {shlex.quote(f'{remote}/{branch}')}"
+    return f"fetch it: {command}{then}; {FETCH_HINT}"
 
 
 @dataclass(frozen=True)
@@ -37,11 +62,16 @@ class Published:
 @dataclass
 class Base:
     ref: str
-    commit: str  # the merge base of HEAD and ref
+    commit: str  # the merge base of HEAD and ref: what the pull request changes is compared with it
     registry: LoadedRegistry  # the registry as of ``commit``
     items: dict[str, SourceItem]  # by name (the first file claiming a name, as validation does)
     texts: dict[str, bytes]  # registry-relative path -> content as of ``commit``
+    # Every version the base branch ever published, up to its tip (not only up to the merge base: a
+    # version the base published after the branch point must not come back with other content either).
     published: dict[tuple[str, str], list[Published]] = field(default_factory=dict)  # newest first
+    tip: str = ""  # the commit ``ref`` names
+    prefix: str = "."  # the registry folder relative to the repository root
+    paths: list[str] = field(default_factory=list)  # every repository path the working tree changes since ``commit``
 
 
 def behaviour(data: dict[str, Any]) -> str:
@@ -49,7 +79,8 @@ def behaviour(data: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in data.items() if k not in DOCS_KEYS}, sort_keys=True, default=str)
 
 
-def _repository(root: Path, ref: str) -> tuple[Repository, str]:
+def _repository(root: Path, ref: str) -> tuple[Repository, str, str]:
+    """The repository, the commit ``ref`` names and the merge base of HEAD and it."""
     repo = Repository.find(root)
     if repo is None:
         raise PrereqError(
@@ -59,18 +90,17 @@ def _repository(root: Path, ref: str) -> tuple[Repository, str]:
     if repo.is_shallow():
         raise PrereqError(
             "this clone is shallow: the base's history, and the versions it published, are not here",
-            hint=FETCH_HINT,
+            hint=fetch_hint(repo.remotes()),
         )
-    commit = repo.resolve(ref)
-    if commit is None:
-        raise PrereqError(
-            f"the base {ref!r} is not in this clone",
-            hint=f"fetch it ('git fetch origin {ref.removeprefix('origin/')}'), or {FETCH_HINT}",
-        )
-    merge_base = repo.merge_base(commit)
+    tip = repo.resolve(ref)
+    if tip is None:
+        raise PrereqError(f"the base {ref!r} is not in this clone", hint=missing_ref_hint(ref, repo.remotes()))
+    merge_base = repo.merge_base(tip)
     if merge_base is None:
-        raise PrereqError(f"HEAD and {ref!r} share no history", hint=f"check the ref's name; {FETCH_HINT}")
-    return repo, merge_base
+        raise PrereqError(
+            f"HEAD and {ref!r} share no history", hint=f"check the ref's name; {fetch_hint(repo.remotes())}"
+        )
+    return repo, tip, merge_base
 
 
 def _load_tree(files: dict[str, bytes]) -> LoadedRegistry:
@@ -85,10 +115,11 @@ def _load_tree(files: dict[str, bytes]) -> LoadedRegistry:
         return load_registry(folder)
 
 
-def _published(repo: Repository, root: Path, commit: str) -> dict[tuple[str, str], list[Published]]:
-    """Every (name, version) the base's history ever held, with what each looked like, newest first."""
+def _published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, str], list[Published]]:
+    """Every (name, version) the base branch's history ever held, up to its ``tip``, with what each
+    looked like, newest first."""
     found: dict[tuple[str, str], list[Published]] = {}
-    for revision in repo.history(root / ITEMS_DIR, rev=commit):
+    for revision in repo.history(root / ITEMS_DIR, rev=tip):
         if revision.content is None or not revision.path.endswith(".yaml"):
             continue
         try:
@@ -104,7 +135,7 @@ def _published(repo: Repository, root: Path, commit: str) -> dict[tuple[str, str
 def open_base(root: Path, ref: str) -> Base:
     """The base of a review of the registry folder ``root`` against ``ref``; a PrereqError (exit 2)
     when there is no such base in this clone."""
-    repo, commit = _repository(root, ref)
+    repo, tip, commit = _repository(root, ref)
     prefix = repo.relative(root)
     kept = (f"{ITEMS_DIR}/", f"{TEMPLATES_DIR}/")
     texts: dict[str, bytes] = {}
@@ -122,5 +153,8 @@ def open_base(root: Path, ref: str) -> Base:
         registry=registry,
         items=items,
         texts=texts,
-        published=_published(repo, root, commit),
+        published=_published(repo, root, tip),
+        tip=tip,
+        prefix=prefix,
+        paths=repo.changed_paths(commit),
     )

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from prereq.core.versions import is_version, sort_versions
+from prereq.core.versions import is_version, sort_versions, version_key
 from prereq.openpai import protocol
 from prereq.registry.loader import Owners, SourceItem
 from prereq.registry.rules import Problem, problem
@@ -19,7 +19,7 @@ from prereq.review.base import Base, behaviour
 from prereq.review.records import Change, Kind
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
-REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206", "PRQ207")
+REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206", "PRQ207", "PRQ208")
 
 
 @dataclass
@@ -59,7 +59,8 @@ def requirers(name: str, head: Head) -> list[str]:
 
 
 def check_versions(changes: list[Change], base: Base, head: Head) -> Iterator[Problem]:
-    """PRQ200 (a changed item needs a higher version) and PRQ201 (a published version never changes)."""
+    """PRQ200 (a changed item needs a higher version), PRQ201 (a published version never changes) and
+    PRQ208 (a name that comes back continues above its published versions)."""
     for change in changes:
         item = head.items.get(change.name)
         if item is None or change.kind is Kind.DELETED or change.version is None or not is_version(change.version):
@@ -78,6 +79,23 @@ def check_versions(changes: list[Change], base: Base, head: Head) -> Iterator[Pr
         elif republished:
             yield _at(item, ("version",), "PRQ201", name=change.name, version=change.version,
                       commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
+        elif change.kind in (Kind.ADDED, Kind.RENAMED):
+            yield from _below_published(change.name, change.version, item, base)
+
+
+def _below_published(name: str, version: str, item: SourceItem, base: Base) -> Iterator[Problem]:
+    """PRQ208: a name that comes back (added again, or renamed to) continues its published versions,
+    so it needs a version above all of them; the highest one itself, unchanged, undoes a deletion."""
+    seen = {v: found for (n, v), found in base.published.items() if n == name and is_version(v)}
+    if not seen:
+        return
+    highest = sort_versions(list(seen))[-1]
+    if version_key(version) > version_key(highest):
+        return
+    if version == highest and any(p.content == behaviour(item.data) for p in seen[highest]):
+        return
+    yield _at(item, ("version",), "PRQ208", name=name, version=version, highest=highest,
+              commit=seen[highest][0].commit[:10], suggestion=next_patch(name, version, base))  # fmt: skip
 
 
 def check_removals(changes: list[Change], head: Head) -> Iterator[Problem]:
@@ -123,24 +141,42 @@ def _deprecated(name: str, head: Head) -> bool:
 
 
 def identities(author: str, owners: Owners) -> set[str]:
-    """The owner names ``author`` goes by: the name itself, and every user whose GitHub handle it is."""
+    """The users (never a team: a team is no one's identity) that ``author``, a GitHub login with or
+    without its '@', is.  A user owners.yaml gives a handle is that handle's login and nothing else:
+    anyone could open a pull request as a login equal to their local name.  A user without a handle
+    is known by their local name, the only name owners.yaml gives them."""
     login = author.removeprefix("@").casefold()
-    names = {author.removeprefix("@")}
-    names |= {name for name, handle in owners.github.items() if handle.removeprefix("@").casefold() == login}
+    users = owners.users - set(owners.teams)
+    names = {name for name in users if owners.github.get(name, "").removeprefix("@").casefold() == login}
+    local = author.removeprefix("@")
+    if local in users and local not in owners.github:
+        names.add(local)
     return names
 
 
 def owns(names: set[str], listed: Any, owners: Owners) -> bool:
-    """Whether one of ``names`` is among the ``listed`` owners, or a member of a team listed there."""
+    """Whether one of the users ``names`` is among the ``listed`` owners, or a member of a team listed
+    there (a team counts only through its members)."""
     if not isinstance(listed, list):
         return False
     return any(owner in names or set(owners.teams.get(owner, [])) & names for owner in listed)
 
 
+def _either(base: Owners, head: Owners) -> Owners:
+    """The base's and the head's owners together, the base's handle winning for a user both know: a
+    pull request adds users with their handles, but cannot move a user's name to another login."""
+    return Owners(
+        users=base.users | head.users,
+        teams={**head.teams, **base.teams},
+        loaded=base.loaded or head.loaded,
+        github={**head.github, **base.github},
+    )
+
+
 def check_ownership(changes: list[Change], base: Base, head: Head, *, author: str) -> Iterator[Problem]:
     """PRQ205 (changing what one does not own, as the base says who owns it) and PRQ206 (a new item
     that does not list its author)."""
-    names = identities(author, base.registry.owners) | identities(author, head.owners)
+    names = identities(author, _either(base.registry.owners, head.owners))
     base_names = identities(author, base.registry.owners)
     for change in changes:
         item = head.items.get(change.name)

@@ -4,7 +4,9 @@ an item's owners to review every pull request that changes it.
 The file is generated (``prereq codeowners``) and checked (PRQ207): hand edits would drift from
 owners.yaml, which stays the one place that says who owns what.  An owner without a handle is left
 out of the file (the review's ``--author`` check still knows them); an item none of whose owners has
-one is listed as a comment, so nobody wonders where it went."""
+one is listed as a comment, so nobody wonders where it went.  Without any handle in owners.yaml there
+is no file to generate: a CODEOWNERS there is someone else's, and adding an item must not make it
+"out of date" for a comment line."""
 
 from __future__ import annotations
 
@@ -49,14 +51,12 @@ def codeowners_text(items: dict[str, SourceItem], owners: Owners, *, registry: s
 
 def codeowners(root: Path, items: dict[str, SourceItem], owners: Owners) -> CodeOwners | None:
     """The CODEOWNERS of the repository around the registry folder ``root``; None when there is nothing
-    to check: not in a repository, or no GitHub handles and no CODEOWNERS file."""
+    to check: not in a repository, or owners.yaml gives no GitHub handle at all."""
     repo = Repository.find(root)
-    if repo is None:
+    if repo is None or not owners.github:
         return None
     path = repo.root / CODEOWNERS
     current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-    if not owners.github and current is None:
-        return None
     return CodeOwners(path, codeowners_text(items, owners, registry=repo.relative(root)), current)
 
 

@@ -1,14 +1,16 @@
 """What a change reaches: every item depending on a changed item, directly or through others, the job
 templates using any of them, and whether the change is *trivially safe* to merge.
 
-Trivially safe means: no problem at all, no item added, deleted or renamed, owners.yaml untouched,
-and every change either docs-only or a patch bump made by an owner (so ``--author`` is needed for a
-patch) that no dependent's range excludes.  A repository may auto-merge those."""
+Trivially safe means: no problem at all, no item added, deleted or renamed, no file changed outside
+the registry's item folder (owners.yaml, templates, prereq.yaml, mkdocs.yml, workflows, site pages:
+anything else can run code or change who decides), and every change either docs-only or a patch bump
+made by an owner (so ``--author`` is needed for a patch) that no dependent's range excludes.  A
+repository may auto-merge those."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from prereq.core.versions import satisfies
 from prereq.openpai import protocol
@@ -34,23 +36,31 @@ def _version(head: Head, name: str) -> str | None:
 
 def dependents_of(changed: str, head: Head, *, start: Iterable[str] = ()) -> list[Dependent]:
     """Every item depending on ``changed`` (or, for a rename, on its old names ``start``), nearest first,
-    each once (at its shortest distance), breadth first so that a cycle cannot loop."""
+    each once (at its shortest distance), breadth first so that a cycle cannot loop.  A transitive
+    dependent carries the range of its chain's direct dependent on ``changed``: that is the range the
+    change must satisfy for it."""
     backwards = _requirers(head)
-    found: list[Dependent] = []
+    found: dict[str, Dependent] = {}
     seen = {changed, *start}
-    queue = deque((name, 1) for name in (changed, *start))
+    queue: deque[tuple[str, ...]] = deque((name,) for name in (changed, *start))
     while queue:
-        through, distance = queue.popleft()
-        version = _version(head, through)
-        for name, spec in backwards.get(through, []):
+        path = queue.popleft()  # from the item just reached to the changed item
+        for name, spec in backwards.get(path[0], []):
             if name in seen:
                 continue
             seen.add(name)
-            satisfied = version is not None and satisfies(version, None if spec == "*" else spec)
+            chain = (name, *path)
+            if len(path) == 1:
+                version = _version(head, path[0])
+                satisfied = version is not None and satisfies(version, None if spec == "*" else spec)
+                on_changed = (spec, version, satisfied)
+            else:
+                direct = found[chain[-2]]
+                on_changed = (direct.range, direct.version, direct.satisfied)
             deprecated = isinstance(head.items[name].data.get("deprecated"), dict)
-            found.append(Dependent(name, changed, through, spec, version, satisfied, distance, deprecated))
-            queue.append((name, distance + 1))
-    return found
+            found[name] = Dependent(name, changed, chain, *on_changed, requires=spec, deprecated=deprecated)
+            queue.append(chain)
+    return list(found.values())
 
 
 def templates_using(names: set[str], head: Head) -> dict[str, list[str]]:
@@ -83,6 +93,18 @@ def _change_reasons(change: Change, owner: bool | None, excluded: list[Dependent
     return reasons
 
 
+SHOWN_PATHS = 10  # of the changed paths outside the item folder, named in the verdict; the rest counted
+
+
+def _outside_reason(outside: Sequence[str]) -> str:
+    """Files beside the items (workflows, site configuration and hooks, prereq.yaml, templates, owners)
+    run or decide things no review rule looks at: a person must read them."""
+    shown = ", ".join(outside[:SHOWN_PATHS])
+    more = f" and {len(outside) - SHOWN_PATHS} more" if len(outside) > SHOWN_PATHS else ""
+    files = f"{len(outside)} file{'s' * (len(outside) != 1)}"
+    return f"{files} changed outside the item folder (no rule checks them, a person must): {shown}{more}"
+
+
 def verdict(
     changes: list[Change],
     dependents: list[Dependent],
@@ -90,16 +112,19 @@ def verdict(
     *,
     owned: set[str] | None,
     owners_changed: bool,
+    outside: Sequence[str] = (),
 ) -> list[str]:
     """Why the change is not trivially safe; empty when it is.  ``owned``: the changed items the author
-    owns on the base (None without --author)."""
+    owns on the base (None without --author); ``outside``: the changed paths outside the item folder."""
     reasons: list[str] = []
-    if not changes and not owners_changed:
+    if not changes and not owners_changed and not outside:
         reasons.append("nothing in the registry changed (the verdict is about registry changes)")
     if problems:
         reasons.append(f"{len(problems)} problem{'s' * (len(problems) != 1)} found")
     if owners_changed:
         reasons.append("owners.yaml changes who owns what")
+    if outside:
+        reasons.append(_outside_reason(outside))
     for change in changes:
         excluded = [d for d in dependents if d.changed == change.name and d.direct and not d.satisfied]
         reasons += _change_reasons(change, None if owned is None else change.name in owned, excluded)
@@ -107,15 +132,23 @@ def verdict(
 
 
 def impact(
-    changes: list[Change], head: Head, problems: list[Problem], *, owned: set[str] | None, owners_changed: bool
+    changes: list[Change],
+    head: Head,
+    problems: list[Problem],
+    *,
+    owned: set[str] | None,
+    owners_changed: bool,
+    outside: Sequence[str] = (),
 ) -> Impact:
+    """What the changes reach and the verdict; ``outside``: the changed repository paths outside the
+    registry's item folder, each of which keeps the change from being trivially safe."""
     dependents: list[Dependent] = []
     for change in changes:
         if change.what == "item":
             start = [change.old_name] if change.old_name else []
             dependents += dependents_of(change.name, head, start=start)
     names = {c.name for c in changes if c.what == "item"} | {d.name for d in dependents}
-    reasons = verdict(changes, dependents, problems, owned=owned, owners_changed=owners_changed)
+    reasons = verdict(changes, dependents, problems, owned=owned, owners_changed=owners_changed, outside=outside)
     return Impact(
         changes=changes,
         dependents=dependents,
@@ -123,4 +156,5 @@ def impact(
         trivially_safe=not reasons,
         reasons=reasons,
         owners_changed=owners_changed,
+        outside=list(outside),
     )

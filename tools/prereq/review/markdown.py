@@ -33,13 +33,16 @@ def _change_row(change: Change) -> list[str]:
 
 
 def _dependent_row(dependent: Dependent) -> list[str]:
-    through = (
-        "directly" if dependent.direct else f"through {markdown_cell(dependent.through)} ({dependent.distance} steps)"
-    )
+    """One dependent: the range and version columns are about the changed item, for a transitive
+    dependent too (the range of its chain's direct dependent), so every row reads the same way."""
+    how = "directly" if dependent.direct else " → ".join(markdown_cell(n) for n in dependent.chain)
     satisfied = "yes" if dependent.satisfied else "**no**"
     version = markdown_cell(dependent.version) if dependent.version else "deleted"
+    spec = markdown_cell(dependent.range)
+    if not dependent.direct:
+        spec += f" ({markdown_cell(dependent.direct_dependent)}'s)"
     name = markdown_cell(dependent.name) + (" (deprecated)" if dependent.deprecated else "")
-    return [name, markdown_cell(dependent.changed), through, markdown_cell(dependent.range), version, satisfied]
+    return [name, markdown_cell(dependent.changed), how, spec, version, satisfied]
 
 
 def _verdict(review: ReviewResult) -> list[str]:
@@ -50,6 +53,12 @@ def _verdict(review: ReviewResult) -> list[str]:
             "range excludes."
         ]
     return ["**Needs a review**: not trivially safe, because", ""] + [f"- {markdown_cell(r)}" for r in impact.reasons]
+
+
+_DEPENDENTS_NOTE = (
+    "_The range and version are those of the changed item: for an item depending on it through others, "
+    "the range that the chain's direct dependent requires of it._"
+)
 
 
 def impact_markdown(review: ReviewResult) -> str:
@@ -74,8 +83,9 @@ def impact_markdown(review: ReviewResult) -> str:
     if impact.owners_changed:
         lines += ["", "`owners.yaml` changes: who may change which items changes with it."]
     if impact.dependents:
-        header = ["item", "depends on", "how", "range", "version", "in range"]
+        header = ["item", "depends on", "how", "range on it", "its version", "in range"]
         lines += ["", "### Dependents", "", *markdown_table(header, [_dependent_row(d) for d in impact.dependents])]
+        lines += ["", _DEPENDENTS_NOTE]
     if impact.templates:
         lines += ["", "### Job templates using them", ""]
         lines += [

@@ -47,21 +47,41 @@ class Change:
 
 @dataclass(frozen=True)
 class Dependent:
-    """An item that requires a changed item, directly (``through`` is the changed item) or through
-    other items (``through`` is the item it requires on the way)."""
+    """An item that requires a changed item, directly or through other items.
+
+    ``chain`` runs from this item to the changed one (``top, user, storage``: top requires user, which
+    requires storage).  ``range``, ``version`` and ``satisfied`` are about the changed item, whatever the
+    distance: the range on it of the chain's direct dependent (``user``'s on storage; this item's own
+    when it is direct), the changed item's version in the head, and whether that range accepts it, which
+    is what decides whether this item still gets a working chain.  ``requires`` is this item's own
+    range on the next one of the chain."""
 
     name: str
-    changed: str  # the changed item it depends on
-    through: str  # the item this one requires on the path to ``changed``
-    range: str  # its range for ``through`` ("*" for any version)
-    version: str | None  # ``through``'s version in the head (None: deleted)
-    satisfied: bool  # whether that version is in the range
-    distance: int  # 1 for a direct dependent
+    changed: str  # the changed item it depends on (for a rename, its new name)
+    chain: tuple[str, ...]  # this item, ..., the changed item as required (a rename's old name, if so)
+    range: str  # the direct dependent's range on the changed item ("*" for any version)
+    version: str | None  # the changed item's version in the head (None: deleted)
+    satisfied: bool  # whether ``range`` accepts ``version``
+    requires: str  # this item's own range on ``through``
     deprecated: bool = False
+
+    @property
+    def through(self) -> str:
+        """The item this one requires on the way (the changed item, for a direct dependent)."""
+        return self.chain[1]
+
+    @property
+    def distance(self) -> int:
+        return len(self.chain) - 1
 
     @property
     def direct(self) -> bool:
         return self.distance == 1
+
+    @property
+    def direct_dependent(self) -> str:
+        """The item on the chain that requires the changed item itself, whose range ``range`` is."""
+        return self.chain[-2]
 
 
 @dataclass
@@ -74,6 +94,7 @@ class Impact:
     trivially_safe: bool
     reasons: list[str]  # why it is not trivially safe (empty when it is)
     owners_changed: bool = False
+    outside: list[str] = field(default_factory=list)  # changed repository paths outside <registry>/prerequisites/
 
 
 @dataclass
@@ -120,8 +141,11 @@ class ReviewResult:
                 {
                     "name": d.name,
                     "changed": d.changed,
+                    "chain": list(d.chain),
                     "through": d.through,
+                    "requires": d.requires,
                     "range": d.range,
+                    "range_of": d.direct_dependent,
                     "version": d.version,
                     "satisfied": d.satisfied,
                     "distance": d.distance,
@@ -129,6 +153,7 @@ class ReviewResult:
                 for d in impact.dependents
             ],
             "templates": impact.templates,
+            "outside_registry_items": impact.outside,
             "trivially_safe": impact.trivially_safe,
             "reasons": impact.reasons,
             "problems": [p.as_dict() for p in self.result.problems],

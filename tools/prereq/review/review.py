@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from prereq.registry.loader import OWNERS_FILE
+from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult, validate
 from prereq.review.base import Base, open_base
@@ -37,6 +37,12 @@ def _owned(changes: list[Change], base: Base, author: str | None) -> set[str] | 
         if before is not None and owns(names, before.data.get("owners"), base.registry.owners):
             owned.add(change.name)
     return owned
+
+
+def outside_items(base: Base) -> list[str]:
+    """The changed repository paths outside the registry's item folder: what no review rule reads."""
+    items = f"{ITEMS_DIR}/" if base.prefix == "." else f"{base.prefix}/{ITEMS_DIR}/"
+    return [path for path in base.paths if not path.startswith(items)]
 
 
 def changes_between(base: Base, result: ValidationResult) -> list[Change]:
@@ -73,6 +79,13 @@ def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
         ref=base,
         base_commit=the_base.commit,
         author=author,
-        impact=impact(changes, head, gate, owned=_owned(changes, the_base, author), owners_changed=owners_changed),
+        impact=impact(
+            changes,
+            head,
+            gate,
+            owned=_owned(changes, the_base, author),
+            owners_changed=owners_changed,
+            outside=outside_items(the_base),
+        ),
         notes=notes,
     )
