@@ -57,6 +57,8 @@ def test_axe_on_a_phone_and_on_the_open_search(visits, bundled_url, axe_source):
 
 
 def serious(page) -> None:
+    # Material fades its search panel in: mid-fade, text is grey on white and axe measures that.
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     found = page.evaluate(RUN_AXE)
     assert not found, f"{page.url}:\n" + "\n".join(found)
 
