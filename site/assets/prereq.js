@@ -312,13 +312,15 @@
    * reader users stay where they were.  `fallback` (an element with tabindex) takes it when the
    * control is gone (an unstarred item under the favorites filter). */
   function keepFocus(container, redraw, fallback, key) {
-    var active = document.activeElement;
+    // The focus of the tree the container is in: a shadow root (the webportal plugin) has its own.
+    var scope = container.getRootNode();
+    var active = scope.activeElement;
     if (!key && active && container.contains(active)) key = active.getAttribute("data-focus-key") || "";
     redraw();
     if (!key) return;
     var again = container.querySelector('[data-focus-key="' + window.CSS.escape(key) + '"]');
     if (again && !again.disabled) {
-      if (again !== document.activeElement) again.focus({ preventScroll: true });
+      if (again !== scope.activeElement) again.focus({ preventScroll: true });
     } else if (fallback) {
       fallback.focus({ preventScroll: true });
     }

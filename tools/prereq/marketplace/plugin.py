@@ -51,6 +51,9 @@ PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "catalog.md": [{"src": "assets/catalog-cards.js", "module": False}, {"src": "assets/catalog.js", "module": False}],
     "composer.md": [{"src": "assets/composer/ui/start.js", "module": False}],
 }
+# The OpenPAI webportal plugin: written at a fixed address of the site, the one administrators put in
+# webportal.plugins (site/webportal.md); it finds the rest of the site from its own URL.
+WEBPORTAL_SCRIPT = ("assets/composer/webportal/prereq-plugin.js", "webportal/prereq-plugin.js")
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
 _SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
 LAST_BUILD = Path("build") / "site"
@@ -174,6 +177,10 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             item_schema = {**item_schema, "$id": config.site_url.rstrip("/") + "/" + SCHEMA_URI}
         add(SCHEMA_URI, json.dumps(item_schema, indent=2) + "\n")
         self._add_repository_files(files, config)
+        plugin_script = files.get_file_from_path(WEBPORTAL_SCRIPT[0])
+        if plugin_script is not None and plugin_script.abs_src_path:  # moved, not copied: one address
+            files.remove(plugin_script)
+            files.append(File.generated(config, WEBPORTAL_SCRIPT[1], abs_src_path=plugin_script.abs_src_path))
         log.info(
             f"{len(data.entries)} item pages and {len(tags)} tag pages ({time.monotonic() - started:.2f} s to list)"
         )

@@ -2,8 +2,8 @@
  * draft kept between visits (localStorage["prereq.composer.draft"]: the editor's text and task role,
  * see prereq.js for the storage contract) and the download.
  *
- * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
- * page, and window.prereq (prereq.js).
+ * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
+ * modules that touch the page, and window.prereq (prereq.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

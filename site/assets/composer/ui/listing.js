@@ -1,9 +1,9 @@
 /* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
- * each row a checkbox whose state follows the job.  `ctx` is the page's state: {ui, root, index,
- * records, view, role, limit, check(name, on)}.
+ * each row a checkbox whose state follows the job.  `ctx` is the composer's state: {ui, root, index,
+ * records, view, role, limit, siteUrl(path), check(name, on)}.
  *
- * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
- * page, and window.prereq (prereq.js).
+ * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
+ * modules that touch the page, and window.prereq (prereq.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -80,7 +80,7 @@ function row(ctx, entry) {
   head.appendChild(star);
   if (SAFE_NAME.test(entry.name)) {
     const link = el("a", "prereq-composer__more", "details");
-    link.setAttribute("href", window.prereq.siteUrl("items/" + encodeURIComponent(entry.name) + "/"));
+    link.setAttribute("href", ctx.siteUrl("items/" + encodeURIComponent(entry.name) + "/"));
     link.setAttribute("target", "_blank");
     link.setAttribute("rel", "noopener");
     head.appendChild(link);
@@ -100,12 +100,14 @@ function row(ctx, entry) {
 export function renderList(ctx) {
   if (!ctx.index) return;
   const found = filtered(ctx);
-  const lost = !document.activeElement || document.activeElement === document.body;
+  // Inside a shadow root (the webportal plugin) the focus is that root's, not the document's.
+  const scope = ctx.root.getRootNode();
+  const lost = !scope.activeElement || scope.activeElement === document.body;
   window.prereq.keepFocus(ctx.ui.list, () => {
     ctx.ui.list.textContent = "";
     found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
   }, null, lost ? refocus : "");
-  if (lost && document.activeElement !== document.body) refocus = "";
+  if (lost && scope.activeElement && scope.activeElement !== document.body) refocus = "";
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;
   ctx.ui.count.textContent = found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`;

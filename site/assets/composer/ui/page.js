@@ -1,4 +1,6 @@
-/* The job composer page (composer.md): the UI over the job engine (start.js loads it and calls start).
+/* The job composer: the UI over the job engine, mounted into one root element: the site's page
+ * (composer.md; start.js loads this module and calls start) or the webportal plugin's shadow root
+ * (webportal/mount.js calls mount with its own host).
  *
  * The user starts from an empty job, a template (api/v1/templates/), an uploaded file or text pasted
  * into the editor, picks a task role and checks prerequisites in a list filtered like the catalog.
@@ -7,19 +9,26 @@
  * core/yamledit.py held equal by tests/cases/), so the text changes exactly as the CLI would change
  * it: comments, quoting and every untouched byte stay.
  *
- * By design, extras.prereq.index records the site the composer ran on (its absolute URL), which
+ * By design, extras.prereq.index records the index the composer ran on (its absolute URL), which
  * `prereq job lock` can read again later; starting from a template also selects the registry items
  * its task roles name (as `prereq job add --task-role ROLE NAME...` would).
+ *
+ * The host says where the composer runs, so that one code serves both mounts:
+ *   siteUrl(path)  an address on the prereq site that published the index (item pages)
+ *   api            the index's api/v1 address, without a trailing slash
+ *   indexSource    what a job records as its index (extras.prereq.index)
+ *   links          whether ?template=NAME and ?add=NAME of the address are followed (the site's page)
+ * Elements are found inside the root only (a shadow root has its own ids).
  *
  * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
  * here is pushed to "recent"); the draft (jobfile.js) keeps the editor's text and task role between
  * visits.  ?add=NAME checks NAME in the draft (item pages link here that way);
  * ?template=NAME starts from that template (Undo brings the draft back).
  * Untrusted text (names, titles, summaries, the job itself) only goes in through textContent and form
- * values, never as HTML.  Nothing is fetched from outside the site.
+ * values, never as HTML.  Nothing is fetched but the index.
  *
- * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
- * page, and window.prereq (prereq.js).
+ * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
+ * modules that touch the page, and window.prereq (prereq.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -33,200 +42,263 @@ import { analyse, namedItems } from "./view.js";
 
 const PAGE = 60; // rows the list shows at first, and how many more "Show more" adds
 const UNDO_STEPS = 50;
+const IDS = {
+  editor: "yaml", role: "role", list: "items", count: "count", more: "more", query: "q", type: "type", tag: "tag",
+  deprecated: "deprecated", empty: "empty", template: "template", upload: "upload", undo: "undo", copy: "copy",
+  download: "download", messages: "messages", error: "error", closure: "closure", closureTitle: "closure-title",
+};
 
-let root = null; // #prereq-composer
-let ui = null; // its elements by role
-let index = null;
-let records = []; // window.prereq.searchRecord of every index entry, for the list
-let view = null; // the last analyse() of the editor's text
-let role = "";
-let limit = PAGE;
-let busy = Promise.resolve();
-const history = [];
+function elements(root) {
+  const ui = {};
+  for (const [role, id] of Object.entries(IDS)) ui[role] = root.querySelector("#prereq-composer-" + id);
+  return ui;
+}
 
-function elements() {
-  const $ = (id) => document.getElementById(id);
-  return {
-    editor: $("prereq-composer-yaml"), role: $("prereq-composer-role"), list: $("prereq-composer-items"),
-    count: $("prereq-composer-count"), more: $("prereq-composer-more"), query: $("prereq-composer-q"),
-    type: $("prereq-composer-type"), tag: $("prereq-composer-tag"), deprecated: $("prereq-composer-deprecated"),
-    empty: $("prereq-composer-empty"), template: $("prereq-composer-template"), upload: $("prereq-composer-upload"),
-    undo: $("prereq-composer-undo"), copy: $("prereq-composer-copy"), download: $("prereq-composer-download"),
-    messages: $("prereq-composer-messages"), error: $("prereq-composer-error"), closure: $("prereq-composer-closure"),
-    closureTitle: $("prereq-composer-closure-title"),
+/* Files of an index: API/<path>, fetched from there only. */
+function reader(api) {
+  return async (path) => {
+    const url = new URL(path, api + "/").href;
+    const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
+    if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
+      { hint: "reload the page; the site may be incomplete" });
+    return new Uint8Array(await response.arrayBuffer());
   };
 }
 
-function siteRoot() {
-  const configured = document.querySelector('meta[name="prereq:index"]'); // prereq.yaml's site.index_url
-  const root = configured ? configured.getAttribute("content") : window.prereq.siteUrl("");
-  return root.replace(/\/+$/, "");
-}
-
-/* What `prereq job add/remove` is given here: this site's index, recorded as the site's address. */
-function editOptions(taskRole) {
-  return { index, indexSource: siteRoot(), taskRole, source: "job" };
-}
-
-function keepDraft() {
-  saveDraft(ui.editor.value, role);
-}
-
-/* Replace the editor's text (an undoable step unless `remember` is false) and refresh everything. */
-function setText(text, remember) {
-  if (remember !== false && text !== ui.editor.value) {
-    history.push({ text: ui.editor.value, role: role });
-    if (history.length > UNDO_STEPS) history.shift();
+/* One mounted composer: its elements, the index, the editor's analysis and the undo history. */
+class Composer {
+  constructor(root, host) {
+    this.root = root;
+    this.host = host;
+    this.ui = elements(root);
+    this.index = null;
+    this.records = []; // window.prereq.searchRecord of every index entry, for the list
+    this.view = null; // the last analyse() of the editor's text
+    this.role = "";
+    this.limit = PAGE;
+    this.busy = Promise.resolve();
+    this.history = [];
   }
-  ui.editor.value = text;
-  ui.undo.disabled = !history.length;
-  keepDraft();
-  return refresh();
-}
 
-async function refresh() {
-  try {
-    view = await analyse(index, ui.editor.value, role);
-    role = view.role;
-    showError(ui, null);
-    root.setAttribute("data-job", "valid");
-  } catch (error) {
-    view = null;
-    showError(ui, error);
-    root.setAttribute("data-job", "invalid");
+  /* What `prereq job add/remove` is given here: this index, recorded as the host says. */
+  editOptions(taskRole) {
+    return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job" };
   }
-  renderRoles(ui, view, role);
-  renderClosure(ui, view, role);
-  renderList();
-}
 
-function renderList() {
-  if (index) drawList({ ui, root, index, records, view, role, limit, check });
-}
+  keepDraft() {
+    saveDraft(this.ui.editor.value, this.role);
+  }
 
-function showMore(more) {
-  limit = more ? limit + PAGE : PAGE;
-  renderList();
-}
-
-/* Run one edit at a time, in order. */
-function queue(task) {
-  busy = busy.then(task).catch((error) => showError(ui, error));
-  return busy;
-}
-
-/* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role. */
-function check(name, on) {
-  return queue(async () => {
-    root.setAttribute("data-state", "busy");
-    try {
-      const result = on ? await addToText(ui.editor.value, [name], editOptions(role))
-        : await removeFromText(ui.editor.value, [name], { index, taskRole: role, source: "job" });
-      if (on) window.prereq.pushRecent(name);
-      await setText(result.after);
-      showMessages(ui, result.changes, result.warnings);
-    } catch (error) {
-      await refresh();
-      showError(ui, error);
-    } finally {
-      root.setAttribute("data-state", "ready");
+  /* Replace the editor's text (an undoable step unless `remember` is false) and refresh everything. */
+  setText(text, remember) {
+    const ui = this.ui;
+    if (remember !== false && text !== ui.editor.value) {
+      this.history.push({ text: ui.editor.value, role: this.role });
+      if (this.history.length > UNDO_STEPS) this.history.shift();
     }
-  });
-}
-
-/* Start from a template, selecting the registry items its task roles name, as
- * `prereq job add --task-role ROLE NAME...` would. */
-async function loadTemplate(name) {
-  const template = (index.root.templates || []).find((t) => t.name === name);
-  if (!template) return;
-  let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await index.read(template.path));
-  await setText(text);
-  const lines = [];
-  const warnings = [];
-  for (const [roleName, names] of namedItems(index, text)) {
-    const result = await addToText(text, names, editOptions(roleName));
-    text = result.after;
-    lines.push(`task role ${roleName}: selected ${names.join(", ")} (named by the template)`);
-    lines.push(...result.changes);
-    warnings.push(...result.warnings);
+    ui.editor.value = text;
+    ui.undo.disabled = !this.history.length;
+    this.keepDraft();
+    return this.refresh();
   }
-  if (lines.length) await setText(text, false);
-  showMessages(ui, [`started from the template ${name}`].concat(lines), warnings);
-}
 
-/* Replace the job by another one (a new empty job, an uploaded file) and say so. */
-function startFrom(text, message) {
-  return queue(async () => {
-    role = "";
-    await setText(await text());
-    showMessages(ui, [message], []);
-  });
-}
+  async refresh() {
+    try {
+      this.view = await analyse(this.index, this.ui.editor.value, this.role);
+      this.role = this.view.role;
+      showError(this.ui, null);
+      this.root.setAttribute("data-job", "valid");
+    } catch (error) {
+      this.view = null;
+      showError(this.ui, error);
+      this.root.setAttribute("data-job", "invalid");
+    }
+    renderRoles(this.ui, this.view, this.role);
+    renderClosure(this.ui, this.view, this.role);
+    this.renderList();
+  }
 
-function bindEditor() {
-  let typing = null;
-  ui.editor.addEventListener("input", () => {
-    window.clearTimeout(typing);
-    keepDraft();
-    typing = window.setTimeout(() => queue(refresh), 250);
-  });
-  ui.role.addEventListener("change", () => {
-    role = ui.role.value;
-    keepDraft();
-    queue(refresh);
-  });
-}
+  renderList() {
+    if (!this.index) return;
+    const { ui, root, index, records, view, role, limit } = this;
+    drawList({ ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl, check: (n, on) => this.check(n, on) });
+  }
 
-function bindFilters() {
-  ui.query.addEventListener("input", () => showMore(false));
-  for (const input of [ui.type, ui.tag, ui.deprecated]) input.addEventListener("change", () => showMore(false));
-  root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
-    radio.addEventListener("change", () => showMore(false)));
-  ui.more.addEventListener("click", () => showMore(true));
-  document.addEventListener("prereq:storage", () => renderList());
-}
+  showMore(more) {
+    this.limit = more ? this.limit + PAGE : PAGE;
+    this.renderList();
+  }
 
-function bindStartingPoints() {
-  ui.empty.addEventListener("click", () => startFrom(async () => EMPTY_JOB, "started a new empty job"));
-  ui.template.addEventListener("change", () => {
-    const name = ui.template.value;
-    ui.template.value = "";
-    if (name) queue(() => loadTemplate(name));
-  });
-  ui.upload.addEventListener("change", () => {
-    const file = ui.upload.files && ui.upload.files[0];
-    ui.upload.value = "";
-    if (file) startFrom(() => file.text(), `opened ${file.name}`);
-  });
-  ui.undo.addEventListener("click", () => queue(async () => {
-    const last = history.pop();
-    if (!last) return;
-    role = last.role;
-    await setText(last.text, false);
-    ui.undo.disabled = !history.length;
-    showMessages(ui, ["undone"], []);
-  }));
-}
+  /* Run one edit at a time, in order. */
+  queue(task) {
+    this.busy = this.busy.then(task).catch((error) => showError(this.ui, error));
+    return this.busy;
+  }
 
-function bindOutputs() {
-  ui.copy.addEventListener("click", () => {
-    const label = "Copy";
-    window.prereq.copyText(ui.editor.value).then(() => {
-      ui.copy.textContent = "Copied ✓";
-    }, () => {
-      ui.copy.textContent = "Select the text and copy it";
-    }).then(() => window.setTimeout(() => { ui.copy.textContent = label; }, 2000));
-  });
-  ui.download.addEventListener("click", () => download(ui.editor.value, view && view.name));
-}
+  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role. */
+  check(name, on) {
+    return this.queue(async () => {
+      this.root.setAttribute("data-state", "busy");
+      try {
+        const text = this.ui.editor.value;
+        const result = on ? await addToText(text, [name], this.editOptions(this.role))
+          : await removeFromText(text, [name], { index: this.index, taskRole: this.role, source: "job" });
+        if (on) window.prereq.pushRecent(name);
+        await this.setText(result.after);
+        showMessages(this.ui, result.changes, result.warnings);
+      } catch (error) {
+        await this.refresh();
+        showError(this.ui, error);
+      } finally {
+        this.root.setAttribute("data-state", "ready");
+      }
+    });
+  }
 
-/* Files of the site's index: api/v1/<path>, fetched from this site only. */
-async function readSite(path) {
-  const url = new URL(path, window.prereq.siteUrl("api/v1/")).href;
-  const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
-  if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
-    { hint: "reload the page; the site may be incomplete" });
-  return new Uint8Array(await response.arrayBuffer());
+  /* Start from a template, selecting the registry items its task roles name, as
+   * `prereq job add --task-role ROLE NAME...` would. */
+  async loadTemplate(name) {
+    const template = (this.index.root.templates || []).find((t) => t.name === name);
+    if (!template) return;
+    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await this.index.read(template.path));
+    await this.setText(text);
+    const lines = [];
+    const warnings = [];
+    for (const [roleName, names] of namedItems(this.index, text)) {
+      const result = await addToText(text, names, this.editOptions(roleName));
+      text = result.after;
+      lines.push(`task role ${roleName}: selected ${names.join(", ")} (named by the template)`);
+      lines.push(...result.changes);
+      warnings.push(...result.warnings);
+    }
+    if (lines.length) await this.setText(text, false);
+    showMessages(this.ui, [`started from the template ${name}`].concat(lines), warnings);
+  }
+
+  /* Replace the job by another one (a new empty job, an uploaded file) and say so. */
+  startFrom(text, message) {
+    return this.queue(async () => {
+      this.role = "";
+      await this.setText(await text());
+      showMessages(this.ui, [message], []);
+    });
+  }
+
+  bindEditor() {
+    const ui = this.ui;
+    let typing = null;
+    ui.editor.addEventListener("input", () => {
+      window.clearTimeout(typing);
+      this.keepDraft();
+      typing = window.setTimeout(() => this.queue(() => this.refresh()), 250);
+    });
+    ui.role.addEventListener("change", () => {
+      this.role = ui.role.value;
+      this.keepDraft();
+      this.queue(() => this.refresh());
+    });
+  }
+
+  bindFilters() {
+    const ui = this.ui;
+    ui.query.addEventListener("input", () => this.showMore(false));
+    for (const input of [ui.type, ui.tag, ui.deprecated]) input.addEventListener("change", () => this.showMore(false));
+    this.root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
+      radio.addEventListener("change", () => this.showMore(false)));
+    ui.more.addEventListener("click", () => this.showMore(true));
+    document.addEventListener("prereq:storage", () => this.renderList());
+  }
+
+  bindStartingPoints() {
+    const ui = this.ui;
+    ui.empty.addEventListener("click", () => this.startFrom(async () => EMPTY_JOB, "started a new empty job"));
+    ui.template.addEventListener("change", () => {
+      const name = ui.template.value;
+      ui.template.value = "";
+      if (name) this.queue(() => this.loadTemplate(name));
+    });
+    ui.upload.addEventListener("change", () => {
+      const file = ui.upload.files && ui.upload.files[0];
+      ui.upload.value = "";
+      if (file) this.startFrom(() => file.text(), `opened ${file.name}`);
+    });
+    ui.undo.addEventListener("click", () => this.queue(async () => {
+      const last = this.history.pop();
+      if (!last) return;
+      this.role = last.role;
+      await this.setText(last.text, false);
+      ui.undo.disabled = !this.history.length;
+      showMessages(ui, ["undone"], []);
+    }));
+  }
+
+  bindOutputs() {
+    const ui = this.ui;
+    ui.copy.addEventListener("click", () => {
+      const label = "Copy";
+      window.prereq.copyText(ui.editor.value).then(() => {
+        ui.copy.textContent = "Copied ✓";
+      }, () => {
+        ui.copy.textContent = "Select the text and copy it";
+      }).then(() => window.setTimeout(() => { ui.copy.textContent = label; }, 2000));
+    });
+    ui.download.addEventListener("click", () => download(ui.editor.value, this.view && this.view.name));
+  }
+
+  async followLinkRequest({ template, add }) {
+    const { ui, index } = this;
+    if (template !== null) {
+      if ((index.root.templates || []).some((t) => t.name === template)) await this.queue(() => this.loadTemplate(template));
+      else showError(ui, new PrereqError(`no job template named '${template}' in the index`, { hint: "pick one in the Template list" }));
+    }
+    if (add === null) return;
+    if (!index.entries.has(add)) {
+      showError(ui, new PrereqError(`no prerequisite named '${add}' in the index`, { hint: "search the list for it" }));
+    } else if (this.view && this.view.inClosure.has(add)) {
+      showMessages(ui, [`${add} is already in task role ${this.role}`], []);
+    } else if (this.view) {
+      await this.check(add, true);
+    }
+  }
+
+  /* Load the index, draw the composer, continue the draft (or start the empty job) and follow the
+   * link the page was opened with.  A failure here is the caller's to show. */
+  async start() {
+    const ui = this.ui;
+    this.index = await Index.load(this.host.api, reader(this.host.api));
+    window.prereq.useIndex(this.index.root);
+    this.records = this.index.root.items.map(window.prereq.searchRecord);
+    renderFilterOptions(ui, this.index);
+    renderTemplates(ui, this.index);
+    this.bindEditor();
+    this.bindFilters();
+    this.bindStartingPoints();
+    this.bindOutputs();
+    const draft = loadDraft();
+    this.role = draft ? draft.role : "";
+    ui.editor.value = draft ? draft.text : EMPTY_JOB;
+    ui.undo.disabled = true;
+    await this.refresh();
+    if (this.host.links) await this.followLinkRequest(takeLinkRequest());
+    this.root.setAttribute("data-state", "ready");
+  }
+
+  /* What a host's own controls may use (the plugin's submission, tests, debugging). */
+  api() {
+    return {
+      add: (text, names, roleName) => addToText(text, names, this.editOptions(roleName)),
+      remove: (text, names, roleName) => removeFromText(text, names, { index: this.index, taskRole: roleName, source: "job" }),
+      idle: () => this.busy,
+      queue: (task) => this.queue(task),
+      text: () => this.ui.editor.value,
+      setText: (text) => this.setText(text),
+      index: () => this.index,
+      view: () => this.view,
+      ui: this.ui,
+      showError: (error) => showError(this.ui, error),
+      showMessages: (lines, warnings) => showMessages(this.ui, lines, warnings || []),
+    };
+  }
 }
 
 /* ?template=NAME and ?add=NAME, done once: taken out of the address so that a reload does not
@@ -243,43 +315,24 @@ function takeLinkRequest() {
   return request;
 }
 
-async function followLinkRequest({ template, add }) {
-  if (template !== null) {
-    if ((index.root.templates || []).some((t) => t.name === template)) await queue(() => loadTemplate(template));
-    else showError(ui, new PrereqError(`no job template named '${template}' in the index`, { hint: "pick one in the Template list" }));
-  }
-  if (add === null) return;
-  if (!index.entries.has(add)) {
-    showError(ui, new PrereqError(`no prerequisite named '${add}' in the index`, { hint: "search the list for it" }));
-  } else if (view && view.inClosure.has(add)) {
-    showMessages(ui, [`${add} is already in task role ${role}`], []);
-  } else if (view) {
-    await check(add, true);
-  }
+/* Mount a composer into `root` (which holds the composer's markup) for `host`; its api() is
+ * returned at once, and `ready` settles when it has started (or failed to). */
+export function mount(root, host) {
+  const composer = new Composer(root, host);
+  return { api: composer.api(), ready: composer.start() };
 }
 
-/* Load the index, draw the page, continue the draft (or start the empty job) and follow the link
- * the page was opened with.  A failure here is start.js's to show. */
-export async function start(composer) {
-  root = composer;
-  ui = elements();
-  // Exposed for debugging and tests; the page itself does not need it.
-  window.prereqComposer = {
-    add: (text, names, roleName) => addToText(text, names, editOptions(roleName)),
-    remove: (text, names, roleName) => removeFromText(text, names, { index, taskRole: roleName, source: "job" }),
-    idle: () => busy,
-  };
-  index = await Index.load(window.prereq.siteUrl("api/v1").replace(/\/+$/, ""), readSite);
-  window.prereq.useIndex(index.root);
-  records = index.root.items.map(window.prereq.searchRecord);
-  renderFilterOptions(ui, index);
-  renderTemplates(ui, index);
-  for (const bind of [bindEditor, bindFilters, bindStartingPoints, bindOutputs]) bind();
-  const draft = loadDraft();
-  role = draft ? draft.role : "";
-  ui.editor.value = draft ? draft.text : EMPTY_JOB;
-  ui.undo.disabled = true;
-  await refresh();
-  await followLinkRequest(takeLinkRequest());
-  root.setAttribute("data-state", "ready");
+/* The site's composer page: this site's index, recorded as the site's address (prereq.yaml's
+ * site.index_url when it names another). */
+export async function start(root) {
+  const configured = document.querySelector('meta[name="prereq:index"]');
+  const site = window.prereq.siteUrl("");
+  const mounted = mount(root, {
+    siteUrl: window.prereq.siteUrl,
+    api: window.prereq.siteUrl("api/v1").replace(/\/+$/, ""),
+    indexSource: (configured ? configured.getAttribute("content") : site).replace(/\/+$/, ""),
+    links: true,
+  });
+  window.prereqComposer = mounted.api; // for debugging and tests; the page itself does not need it
+  await mounted.ready;
 }

@@ -1,8 +1,8 @@
 /* What the composer's list shows for one task role (no DOM): the role's closure, who requires what,
  * what the job's own text names, what other task roles select.
  *
- * Folder ui/: the composer page (composer.md) over the engine: the only modules that touch the
- * page, and window.prereq (prereq.js).
+ * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
+ * modules that touch the page, and window.prereq (prereq.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

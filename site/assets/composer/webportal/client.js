@@ -1,0 +1,117 @@
+/* The OpenPAI rest-server as the plugin uses it (no DOM): submitting a job's YAML text, reading the
+ * signed-in user's record and writing one key of its `extension` (../shared/openpai/README.md,
+ * "Webportal plugins and job submission" and "Users, groups and per-user storage").
+ *
+ * Every answer that is not a success becomes a PrereqError in words a user understands, with what
+ * the rest-server said kept in the message: 400 is the job (its schema errors come as a JSON list,
+ * which is turned into one line per error), 401 a sign-in that expired or is missing, 403 a right
+ * the account lacks, 409 a job name already in use.  `fetch` is given, so Node's tests run this
+ * against a fake.
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+
+export class RestServerError extends PrereqError {
+  constructor(message, { hint = "", status = 0, said = "" } = {}) {
+    super(message, { hint, exitCode: 1 });
+    this.status = status;
+    this.said = said; // the rest-server's own message, as it sent it
+  }
+}
+
+/* The rest-server's message in a body ({code, message}); schema errors (Ajv's list, sent as its JSON
+ * text) become "PATH: MESSAGE" lines. */
+export function serverMessage(body) {
+  let message = body && typeof body === "object" ? body.message : body;
+  if (typeof message !== "string") return message === undefined || message === null ? "" : JSON.stringify(message);
+  try {
+    const list = JSON.parse(message);
+    if (Array.isArray(list)) {
+      message = list.map((e) => [e.dataPath || e.instancePath || "(job)", e.message || JSON.stringify(e)].join(": ")).join("; ");
+    }
+  } catch (error) { /* plain words already */ }
+  return message;
+}
+
+/* What a refused request means to the user.  `what` says what was asked ("submit the job"). */
+export function explain(status, body, { what, jobName = "" } = {}) {
+  const said = serverMessage(body);
+  const tail = said ? ` (the rest-server said: ${said})` : "";
+  const make = (message, hint) => new RestServerError(message, { hint, status, said });
+  if (status === 400) return make(`OpenPAI refused the job: ${said || "it is not valid"}`, "fix the job in the editor and submit again");
+  if (status === 401) return make(`Cannot ${what}: your sign-in has expired or is missing${tail}`,
+    "sign in to the portal again (your job stays in this editor), then try again");
+  if (status === 403) return make(`Cannot ${what}: your account does not have the right${tail}`,
+    "ask your cluster administrator, or pick a virtual cluster your groups may use (defaults.virtualCluster)");
+  if (status === 409) return make(`A job named ${jobName || "like this"} already exists for you${tail}`,
+    "job names are unique per user: change name: in the YAML, then submit again");
+  if (status === 404) return make(`Cannot ${what}: the rest-server does not know it${tail}`,
+    "check the rest-server address the portal gave the plugin");
+  return make(`Cannot ${what}: the rest-server answered ${status}${tail}`, "try again later; if it persists, tell your administrator");
+}
+
+async function bodyOf(response) {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return { message: text };
+  }
+}
+
+/* The portal's page of a job (the webportal's own address scheme). */
+export function jobPageUrl(user, jobName) {
+  return "/job-detail.html?" + new URLSearchParams({ username: user, jobName }).toString();
+}
+
+export class RestServer {
+  /* `uri` is the pai-rest-server-uri attribute; `user` and `token` those of the signed-in user. */
+  constructor({ uri, user = "", token = "", fetch = globalThis.fetch }) {
+    this.uri = String(uri || "").replace(/\/+$/, "");
+    this.user = user || "";
+    this.token = token || "";
+    this.send = (url, init) => fetch(url, init); // called as a plain function: the browser's fetch refuses another `this`
+  }
+
+  get signedIn() {
+    return Boolean(this.user && this.token);
+  }
+
+  async request(method, path, { body, type, what, jobName } = {}) {
+    if (!this.uri) throw new RestServerError(`Cannot ${what}: the portal gave no rest-server address`, { hint: "open the plugin from the portal's menu" });
+    if (!this.signedIn) throw explain(401, { message: "" }, { what });
+    const headers = { Authorization: `Bearer ${this.token}` };
+    if (type) headers["Content-Type"] = type;
+    let response;
+    try {
+      response = await this.send(this.uri + path, { method, headers, body, credentials: "omit", cache: "no-store" });
+    } catch (error) {
+      throw new RestServerError(`Cannot ${what}: the rest-server at ${this.uri} cannot be reached`,
+        { hint: "check your connection; if the portal itself works, the rest-server may refuse this page (CORS)" });
+    }
+    const answer = await bodyOf(response);
+    if (!response.ok) throw explain(response.status, answer, { what, jobName });
+    return answer;
+  }
+
+  /* POST /api/v2/jobs with the YAML text as it is (comments and all): {message} from the rest-server. */
+  submit(text, jobName) {
+    return this.request("POST", "/api/v2/jobs", { body: text, type: "text/yaml", what: "submit the job", jobName });
+  }
+
+  /* The signed-in user's record: username, grouplist, virtualCluster, admin, extension. */
+  record() {
+    return this.request("GET", `/api/v2/users/${encodeURIComponent(this.user)}`, { what: "read your user record" });
+  }
+
+  /* Merge {key: value} into the user's extension (the rest-server keeps the other keys). */
+  putExtension(key, value) {
+    return this.request("PUT", `/api/v2/users/${encodeURIComponent(this.user)}/extension`, {
+      body: JSON.stringify({ extension: { [key]: value } }), type: "application/json", what: "save your values in the cluster",
+    });
+  }
+}

@@ -1,0 +1,137 @@
+/* The plugin inside the portal's page: the shadow root of <pai-plugin>, the site's styles in it, the
+ * composer's own markup (the site's composer page, fetched from the site the plugin was built into)
+ * and the same ui/ code the page runs, mounted there against the admin's index; then the plugin's
+ * controls: submitting to the rest-server, handing over to the submission page, the user's values.
+ *
+ * Where things come from: the element's attributes (pai-rest-server-uri, pai-user,
+ * pai-rest-server-token, as the webportal's plugin page sets them); window.PAI_PLUGINS[N], the admin's
+ * entry, N from the page's ?index=N (or the entry whose uri is this script): its `index` (or
+ * `config.index`) is the index's address, by default the site the plugin was built into; its `id`
+ * goes into extras.submitFrom.  Nothing is written into the portal's page but the element's content;
+ * window gets no name of ours besides prereq.js's own.
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+import { mount } from "../ui/page.js";
+import { RestServer, jobPageUrl } from "./client.js";
+import { button, drawControls, drawMine, el, link, showOutcome } from "./panel.js";
+import { adoptStyles } from "./styles.js";
+import { handOver, prepareJob } from "./submission.js";
+import { UserStore } from "./userstore.js";
+
+const DEFAULT_ID = "prereq"; // extras.submitFrom when the admin's entry has no id
+
+/* The admin's entry for this plugin: PAI_PLUGINS[?index=N], else the one whose uri is this script. */
+export function pluginEntry(plugins, search, scriptUrl, base) {
+  const list = Array.isArray(plugins) ? plugins : [];
+  const n = new URLSearchParams(search).get("index");
+  if (n !== null && /^\d+$/.test(n) && list[Number(n)] && typeof list[Number(n)] === "object") return list[Number(n)];
+  const same = (uri) => { try { return new URL(uri, base).href === scriptUrl; } catch (error) { return false; } };
+  return list.find((entry) => entry && typeof entry.uri === "string" && same(entry.uri)) || {};
+}
+
+/* {api, indexSource, siteUrl(path)}: the index the entry names (a prereq site, or its api/v1), as
+ * `prereq --index URL` reads it, else `site`. */
+export function indexAddress(entry, site, base) {
+  const config = entry.config && typeof entry.config === "object" ? entry.config : {};
+  const given = typeof entry.index === "string" && entry.index ? entry.index : typeof config.index === "string" ? config.index : "";
+  const root = new URL(given || site, base).href.replace(/\/+$/, "");
+  const api = /\/api\/v1$/.test(root) ? root : root + "/api/v1";
+  const home = api.slice(0, -"api/v1".length);
+  return { api, indexSource: root, siteUrl: (path) => new URL(path, home).href };
+}
+
+/* The composer's markup, from the composer page of the site (its scripts and links left behind). */
+async function composerMarkup(site) {
+  const response = await fetch(new URL("composer/", site).href, { credentials: "same-origin" });
+  if (!response.ok) throw new PrereqError(`cannot load the composer's page (${response.status} ${response.statusText})`,
+    { hint: "the prereq site is incomplete, or does not allow this portal to read it (CORS)" });
+  const page = new DOMParser().parseFromString(await response.text(), "text/html");
+  const root = page.getElementById("prereq-composer");
+  if (!root) throw new PrereqError("the site's composer page holds no composer", { hint: "rebuild the site with prereq build" });
+  root.querySelectorAll("script, link, noscript, style").forEach((node) => node.remove());
+  return document.importNode(root, true);
+}
+
+function attribute(element, name) {
+  return (element.getAttribute(name) || "").trim();
+}
+
+/* The user's values: kept in step with the record, drawn in the panel. */
+function bindStore(controls, store) {
+  const redraw = () => drawMine(controls, store, (key) => store.setExpression(key, null));
+  store.onChange(redraw);
+  redraw();
+  document.addEventListener("prereq:storage", () => store.save());
+  controls.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    store.setExpression(controls.key.value.trim(), controls.value.value);
+    controls.key.value = "";
+    controls.value.value = "";
+  });
+}
+
+/* Prepared as `prereq job resolve` would, or the refusal shown beside the YAML (null). */
+async function prepared(composer, controls, store, address, submitFrom) {
+  try {
+    return await prepareJob(composer.text(), { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
+  } catch (error) {
+    showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + (error.hint || "fix the job"))]);
+    if (!(error instanceof PrereqError)) console.error(error); // eslint-disable-line no-console
+    return null;
+  }
+}
+
+function bindSubmit(composer, controls, server, store, address, submitFrom) {
+  controls.submit.addEventListener("click", () => composer.queue(async () => {
+    showOutcome(controls, "working", ["Checking the job…"]);
+    const job = await prepared(composer, controls, store, address, submitFrom);
+    if (!job) return;
+    showOutcome(controls, "working", [`Submitting ${job.name}…`]);
+    try {
+      await server.submit(job.text, job.name);
+    } catch (error) {
+      showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + error.hint)]);
+      return;
+    }
+    showOutcome(controls, "submitted", [`Submitted ${job.name}. `, link("Open the job's page", jobPageUrl(server.user, job.name))]);
+    composer.showMessages([`submitted ${job.name} as ${server.user}`].concat(job.changes), job.warnings);
+  }));
+  controls.handOver.addEventListener("click", () => composer.queue(async () => {
+    const job = await prepared(composer, controls, store, address, "");
+    if (!job) return;
+    const go = button("prereq-plugin-handover-go", "Continue to the submission page", true);
+    go.addEventListener("click", () => {
+      window.location.assign(handOver(window.localStorage, job.data));
+    });
+    showOutcome(controls, "confirm", ["The submission page rebuilds the job from its form: the comments in your YAML will be lost there, " +
+      "and it does not know prereq's extras. Submit here to keep them. ", go]);
+  }));
+}
+
+/* Mount the plugin into `shadow` (the element's shadow root); `site` is the prereq site's address
+ * (ends in "/"), `scriptUrl` the plugin script's.  Returns what tests and debugging use. */
+export async function mountPlugin(element, shadow, { site, scriptUrl }) {
+  const entry = pluginEntry(window.PAI_PLUGINS, window.location.search, scriptUrl, document.baseURI);
+  const address = indexAddress(entry, site, document.baseURI);
+  const server = new RestServer({
+    uri: attribute(element, "pai-rest-server-uri"), user: attribute(element, "pai-user"), token: attribute(element, "pai-rest-server-token"),
+  });
+  const [markup] = await Promise.all([composerMarkup(site), adoptStyles(shadow, site)]);
+  const wrapper = el("div", "prereq-plugin md-typeset");
+  wrapper.append(el("h1", null, typeof entry.title === "string" && entry.title ? entry.title : "Prerequisites"), markup);
+  shadow.replaceChildren(wrapper);
+  const controls = drawControls(markup);
+  const store = new UserStore({ server, storage: window.localStorage, keys: window.prereq.keys,
+    notify: () => document.dispatchEvent(new CustomEvent("prereq:storage", { detail: { key: "record" } })) });
+  const loaded = store.load();
+  const { api, ready } = mount(markup, { ...address, links: false });
+  bindStore(controls, store);
+  bindSubmit(api, controls, server, store, address, typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID);
+  await Promise.all([ready, loaded]);
+  return { composer: api, store, idle: () => Promise.all([api.idle(), store.idle()]) };
+}

@@ -1,0 +1,96 @@
+/* What the plugin adds to the composer's markup: Submit and "Open in the submission page" beside
+ * Copy and Download, the submission's outcome right above the YAML, and a panel of the user's own
+ * values (where favorites and recently used items are kept, the expression values `<% expression.KEY %>`
+ * takes, editable).  Text goes in through textContent, attributes and form values only.
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/.
+ */
+
+import { el } from "../ui/panels.js";
+
+function button(id, text, primary) {
+  const node = el("button", "md-button" + (primary ? " md-button--primary" : ""), text);
+  node.type = "button";
+  node.id = id;
+  return node;
+}
+
+/* The plugin's controls, put into the composer's markup under `root`; returns them by role. */
+export function drawControls(root) {
+  const toolbar = root.querySelector(".prereq-composer__toolbar");
+  const submit = button("prereq-plugin-submit", "Submit", true);
+  const handOver = button("prereq-plugin-handover", "Open in the submission page", false);
+  toolbar.append(submit, handOver);
+  const outcome = el("div", "prereq-plugin__outcome");
+  outcome.id = "prereq-plugin-outcome";
+  outcome.setAttribute("role", "status");
+  outcome.setAttribute("aria-live", "polite");
+  outcome.hidden = true;
+  root.querySelector("#prereq-composer-error").before(outcome);
+  const mine = el("section", "prereq-plugin__mine");
+  mine.id = "prereq-plugin-mine";
+  mine.setAttribute("aria-label", "Your values");
+  mine.append(el("h2", null, "Your values"));
+  const where = el("p", "prereq-plugin__where");
+  where.id = "prereq-plugin-where";
+  const list = el("ul", "prereq-plugin__expressions");
+  list.id = "prereq-plugin-expressions";
+  const form = el("form", "prereq-plugin__add");
+  const key = el("input");
+  const value = el("input");
+  Object.assign(key, { id: "prereq-plugin-key", placeholder: "KEY", spellcheck: false, required: true, pattern: "[A-Za-z0-9_\\-]+" });
+  Object.assign(value, { id: "prereq-plugin-value", placeholder: "value", spellcheck: false });
+  key.setAttribute("aria-label", "Expression key");
+  value.setAttribute("aria-label", "Expression value");
+  const save = el("button", "md-button", "Set");
+  save.type = "submit";
+  save.id = "prereq-plugin-set";
+  form.append(el("span", null, "<% expression."), key, el("span", null, "%> ="), value, save);
+  mine.append(where, el("p", "prereq-plugin__where", "Expression values filled in when you submit:"), list, form);
+  root.querySelector(".prereq-composer__job").append(mine);
+  return { submit, handOver, outcome, where, list, form, key, value };
+}
+
+/* Where the user's values are kept, and the expressions with a Remove button each. */
+export function drawMine(controls, store, remove) {
+  const user = store.server.user;
+  controls.where.textContent = store.where === "cluster"
+    ? `Favorites, recently used items and expression values are kept in your OpenPAI record (${user}), in every browser.`
+    : `Kept in this browser only: ${store.reason}`;
+  controls.where.setAttribute("data-where", store.where);
+  controls.list.textContent = "";
+  const values = store.expressions();
+  const keys = Object.keys(values).sort();
+  if (!keys.length) controls.list.append(el("li", "prereq-composer__none", "none yet"));
+  for (const key of keys) {
+    const item = el("li");
+    item.setAttribute("data-key", key);
+    item.append(el("code", null, `<% expression.${key} %>`), el("span", null, "= " + values[key]));
+    const drop = el("button", "md-button", "Remove");
+    drop.type = "button";
+    drop.setAttribute("aria-label", `Remove the value of ${key}`);
+    drop.addEventListener("click", () => remove(key));
+    item.append(drop);
+    controls.list.append(item);
+  }
+}
+
+/* The outcome box: `kind` is "working", "submitted", "refused" or "confirm"; `parts` are strings or
+ * nodes (a link, a button), shown in order. */
+export function showOutcome(controls, kind, parts) {
+  const box = controls.outcome;
+  box.textContent = "";
+  box.hidden = !parts.length;
+  box.setAttribute("data-outcome", kind);
+  for (const part of parts) box.append(typeof part === "string" ? document.createTextNode(part) : part);
+}
+
+export function link(text, href) {
+  const node = el("a", null, text);
+  node.setAttribute("href", href);
+  return node;
+}
+
+export { button, el };

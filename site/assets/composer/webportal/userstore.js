@@ -1,0 +1,152 @@
+/* What follows a user from browser to browser (no DOM): favorites, recently used items and the
+ * user's expression values, kept in the user's OpenPAI record (`extension.prereq`, written with
+ * PUT /api/v2/users/NAME/extension, which merges that one key) and copied into this browser's
+ * storage, where the composer reads them (prereq.js's favorites and recent lists).
+ *
+ * The record is the truth when it holds our key: loading copies it over the browser's copy.  When
+ * it does not yet, the browser's lists are uploaded.  Where the token cannot write (an application
+ * token, a record that cannot be read, an expired sign-in) everything stays in the browser only, and
+ * `where`/`reason` say so for the panel.  Browser keys: prereq.js's lists, EXPRESSIONS_KEY (a JSON
+ * object of strings) and OWNER_KEY (whose copies these are: another user signing in on the same
+ * browser starts from empty copies, never from the previous user's values).
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/.
+ */
+
+export const EXTENSION_KEY = "prereq";
+export const EXPRESSIONS_KEY = "prereq.expressions";
+export const OWNER_KEY = "prereq.webportal.user";
+const VERSION = 1;
+export const KEY = /^[A-Za-z0-9_-]+$/; // what <% expression.KEY %> can name (prereq.jobs.expressions)
+
+const names = (value) => (Array.isArray(value) ? [...new Set(value.filter((n) => typeof n === "string"))] : []);
+
+function strings(value) {
+  const out = {};
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [key, item] of Object.entries(value)) if (typeof item === "string" && KEY.test(key)) out[key] = item;
+  }
+  return out;
+}
+
+export class UserStore {
+  /* `keys` are prereq.js's {favorites, recent}; `notify()` tells the page the lists changed. */
+  constructor({ server, storage, keys, notify = () => {} }) {
+    this.server = server;
+    this.storage = storage;
+    this.keys = keys;
+    this.notify = notify;
+    this.where = "browser";
+    this.reason = "not loaded yet";
+    this.record = null;
+    this.loading = false;
+    this.saving = Promise.resolve();
+    this.listeners = [];
+  }
+
+  read(key, fallback) {
+    try {
+      const value = JSON.parse(this.storage.getItem(key) || "null");
+      return value === null ? fallback : value;
+    } catch (error) {
+      return fallback;
+    }
+  }
+
+  write(key, value) {
+    try {
+      this.storage.setItem(key, JSON.stringify(value));
+    } catch (error) { /* storage full or disabled: the values live until the page closes */ }
+  }
+
+  /* What the record keeps under extension.prereq. */
+  value() {
+    return {
+      version: VERSION,
+      favorites: names(this.read(this.keys.favorites, [])),
+      recent: names(this.read(this.keys.recent, [])),
+      expressions: this.expressions(),
+    };
+  }
+
+  expressions() {
+    return strings(this.read(EXPRESSIONS_KEY, {}));
+  }
+
+  adopt(stored) {
+    this.write(this.keys.favorites, names(stored.favorites));
+    this.write(this.keys.recent, names(stored.recent));
+    this.write(EXPRESSIONS_KEY, strings(stored.expressions));
+  }
+
+  /* Read the record, bring this browser's copies in line and find out whether the token may write. */
+  async load() {
+    this.loading = true;
+    try {
+      if (this.storage.getItem(OWNER_KEY) !== JSON.stringify(this.server.user)) {
+        this.adopt({});
+        this.write(OWNER_KEY, this.server.user);
+      }
+      try {
+        this.record = await this.server.record();
+      } catch (error) {
+        return this.fallBack(error);
+      }
+      const extension = this.record && typeof this.record.extension === "object" ? this.record.extension || {} : {};
+      const stored = extension[EXTENSION_KEY];
+      if (stored && typeof stored === "object" && !Array.isArray(stored)) this.adopt(stored);
+      this.notify();
+      try {
+        await this.server.putExtension(EXTENSION_KEY, this.value());
+      } catch (error) {
+        return this.fallBack(error);
+      }
+      this.where = "cluster";
+      this.reason = "";
+      this.changed();
+      return this.where;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  fallBack(error) {
+    this.where = "browser";
+    this.reason = error && error.message ? error.message : String(error);
+    this.changed();
+    return this.where;
+  }
+
+  onChange(listener) {
+    this.listeners.push(listener);
+  }
+
+  changed() {
+    for (const listener of this.listeners) listener(this);
+  }
+
+  /* Write the current values to the record (one write at a time, in order); the browser keeps them
+   * whatever happens. */
+  save() {
+    if (this.loading || this.where !== "cluster") return this.saving;
+    this.saving = this.saving.then(() => this.server.putExtension(EXTENSION_KEY, this.value()))
+      .catch((error) => { this.fallBack(error); });
+    return this.saving;
+  }
+
+  setExpression(key, text) {
+    if (!KEY.test(key)) return this.saving;
+    const values = this.expressions();
+    if (text === null) delete values[key];
+    else values[key] = String(text);
+    this.write(EXPRESSIONS_KEY, values);
+    this.changed();
+    return this.save();
+  }
+
+  idle() {
+    return this.saving;
+  }
+}

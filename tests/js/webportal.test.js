@@ -1,0 +1,136 @@
+/* The webportal plugin's logic without a browser: the rest-server client's requests and its errors in
+ * plain words, the user's values kept in the record or in the browser, the hand-off, the styles'
+ * rem rewrite and how the plugin finds its entry and its index (site/assets/composer/webportal/). */
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { RestServer, explain, jobPageUrl, serverMessage } from "../../site/assets/composer/webportal/client.js";
+import { EXPRESSIONS_KEY, OWNER_KEY, UserStore } from "../../site/assets/composer/webportal/userstore.js";
+import { handOver } from "../../site/assets/composer/webportal/submission.js";
+import { scopeRem } from "../../site/assets/composer/webportal/styles.js";
+import { indexAddress, pluginEntry } from "../../site/assets/composer/webportal/mount.js";
+
+/* A fetch that answers from `routes` ("METHOD PATH" -> [status, body]) and records the requests. */
+function fakeFetch(routes) {
+  const calls = [];
+  const fetch = async (url, init) => {
+    calls.push({ url, ...init });
+    const key = `${init.method} ${new URL(url).pathname}`;
+    if (!(key in routes)) throw new TypeError("Failed to fetch");
+    const [status, body] = typeof routes[key] === "function" ? routes[key](init) : routes[key];
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    return { ok: status >= 200 && status < 300, status, text: async () => text };
+  };
+  return { fetch, calls };
+}
+
+function memoryStorage() {
+  const data = new Map();
+  return { getItem: (k) => (data.has(k) ? data.get(k) : null), setItem: (k, v) => data.set(k, String(v)), data };
+}
+
+const KEYS = { favorites: "prereq.favorites", recent: "prereq.recent" };
+const URI = "http://pai.example/rest-server";
+
+test("webportal/submit posts the text as it is, with the bearer token", async () => {
+  const { fetch, calls } = fakeFetch({ "POST /rest-server/api/v2/jobs": [202, { message: "Update job a for user alice successfully." }] });
+  const server = new RestServer({ uri: URI + "/", user: "alice", token: "tok", fetch });
+  const text = "# mine\nname: a\n";
+  assert.deepEqual(await server.submit(text, "a"), { message: "Update job a for user alice successfully." });
+  assert.equal(calls[0].url, URI + "/api/v2/jobs");
+  assert.equal(calls[0].body, text);
+  assert.deepEqual(calls[0].headers, { Authorization: "Bearer tok", "Content-Type": "text/yaml" });
+  assert.equal(jobPageUrl("alice", "a b"), "/job-detail.html?username=alice&jobName=a+b");
+});
+
+test("webportal/the rest-server's refusals in plain words", () => {
+  const schema = JSON.stringify([{ dataPath: ".taskRoles.train", message: "should have required property 'dockerImage'" }]);
+  assert.equal(serverMessage({ message: schema }), ".taskRoles.train: should have required property 'dockerImage'");
+  assert.match(explain(400, { message: "Prerequisite x does not exist." }, { what: "submit the job" }).message,
+    /^OpenPAI refused the job: Prerequisite x does not exist\.$/);
+  const expired = explain(401, { message: "Your token is invalid." }, { what: "submit the job" });
+  assert.match(expired.message, /your sign-in has expired or is missing \(the rest-server said: Your token is invalid\.\)/);
+  assert.match(expired.hint, /sign in to the portal again/);
+  assert.match(explain(403, { message: "User a is not allowed to do operation in vc" }, { what: "submit the job" }).message, /does not have the right/);
+  const taken = explain(409, { message: "Job alice~a already exists." }, { what: "submit the job", jobName: "a" });
+  assert.match(taken.message, /^A job named a already exists for you/);
+  assert.match(taken.hint, /change name:/);
+  assert.equal(taken.status, 409);
+  assert.equal(taken.said, "Job alice~a already exists.");
+});
+
+test("webportal/no address, no sign-in and no network are said too", async () => {
+  await assert.rejects(new RestServer({ uri: "", user: "a", token: "t" }).submit("x"), /gave no rest-server address/);
+  await assert.rejects(new RestServer({ uri: URI }).submit("x"), /sign-in has expired or is missing/);
+  const { fetch } = fakeFetch({});
+  await assert.rejects(new RestServer({ uri: URI, user: "a", token: "t", fetch }).submit("x"), /cannot be reached/);
+});
+
+test("webportal/the record is the truth, and changes are written back under one key", async () => {
+  const record = { username: "alice", extension: { sshKeys: [], prereq: { favorites: ["b", 3, "b"], recent: ["c"], expressions: { team: "vision", "bad key": "x" } } } };
+  const puts = [];
+  const { fetch } = fakeFetch({
+    "GET /rest-server/api/v2/users/alice": [200, record],
+    "PUT /rest-server/api/v2/users/alice/extension": (init) => { puts.push(JSON.parse(init.body)); return [201, {}]; },
+  });
+  const storage = memoryStorage();
+  storage.setItem(KEYS.favorites, JSON.stringify(["someone-elses"]));
+  let notified = 0;
+  const store = new UserStore({ server: new RestServer({ uri: URI, user: "alice", token: "t", fetch }), storage, keys: KEYS, notify: () => notified++ });
+  assert.equal(await store.load(), "cluster");
+  assert.equal(notified, 1);
+  assert.deepEqual(JSON.parse(storage.getItem(KEYS.favorites)), ["b"]);
+  assert.deepEqual(store.expressions(), { team: "vision" });
+  assert.equal(storage.getItem(OWNER_KEY), '"alice"');
+  await store.setExpression("nfsUser", "alice01");
+  assert.deepEqual(puts.at(-1), { extension: { prereq: { version: 1, favorites: ["b"], recent: ["c"], expressions: { team: "vision", nfsUser: "alice01" } } } });
+  await store.setExpression("team", null);
+  assert.deepEqual(puts.at(-1).extension.prereq.expressions, { nfsUser: "alice01" });
+});
+
+test("webportal/a token that cannot write keeps the values in the browser and says why", async () => {
+  const { fetch, calls } = fakeFetch({
+    "GET /rest-server/api/v2/users/alice": [200, { username: "alice", extension: {} }],
+    "PUT /rest-server/api/v2/users/alice/extension": [403, { message: "Applications are not allowed to do this operation." }],
+  });
+  const storage = memoryStorage();
+  storage.setItem(OWNER_KEY, '"bob"');
+  storage.setItem(EXPRESSIONS_KEY, JSON.stringify({ secret: "bobs" }));
+  const store = new UserStore({ server: new RestServer({ uri: URI, user: "alice", token: "t", fetch }), storage, keys: KEYS });
+  assert.equal(await store.load(), "browser");
+  assert.match(store.reason, /Applications are not allowed/);
+  assert.deepEqual(store.expressions(), {}); // bob's values are not alice's
+  const before = calls.length;
+  await store.setExpression("k", "v");
+  assert.equal(calls.length, before); // no more writes tried
+  assert.deepEqual(store.expressions(), { k: "v" });
+});
+
+test("webportal/the hand-off leaves submitFrom out", () => {
+  const storage = memoryStorage();
+  assert.equal(handOver(storage, { name: "a", extras: { submitFrom: "prereq", prereq: { index: "x" } } }), "/submit.html");
+  assert.deepEqual(JSON.parse(storage.getItem("marketItem")), { name: "a", extras: { prereq: { index: "x" } } });
+});
+
+test("webportal/styles: rem becomes the site's rem, :root the shadow host", () => {
+  assert.equal(scopeRem(":root { --a: 1px; } .a { margin: .5rem -1rem 2rem; x2rem: 1; }"),
+    ":host { --a: 1px; } .a { margin: calc(.5 * var(--prereq-rem)) calc(-1 * var(--prereq-rem)) calc(2 * var(--prereq-rem)); x2rem: 1; }");
+});
+
+test("webportal/the admin's entry and its index", () => {
+  const site = "https://prereq.example/site/";
+  const script = site + "webportal/prereq-plugin.js";
+  const plugins = [{ title: "other", uri: "/other.js" }, { title: "P", uri: script, config: { index: "https://idx.example/team/" } }];
+  assert.equal(pluginEntry(plugins, "?index=1", script, "http://pai/").title, "P");
+  assert.equal(pluginEntry(plugins, "?op=resubmit", script, "http://pai/").title, "P"); // by its uri
+  assert.deepEqual(pluginEntry(undefined, "", script, "http://pai/"), {});
+  const configured = indexAddress(plugins[1], site, "http://pai/");
+  assert.equal(configured.api, "https://idx.example/team/api/v1");
+  assert.equal(configured.indexSource, "https://idx.example/team");
+  assert.equal(configured.siteUrl("items/a/"), "https://idx.example/team/items/a/");
+  const direct = indexAddress({ index: "/prereq/api/v1/" }, site, "http://pai/plugin.html");
+  assert.equal(direct.api, "http://pai/prereq/api/v1");
+  assert.equal(direct.siteUrl("items/a/"), "http://pai/prereq/items/a/");
+  assert.equal(indexAddress({}, site, "http://pai/").api, "https://prereq.example/site/api/v1");
+});
