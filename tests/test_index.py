@@ -329,3 +329,31 @@ def test_the_root_publishes_what_job_editors_in_the_browser_need(history: GitRep
     body = (out / "api" / "v1" / root["job_schema"]["path"]).read_bytes()
     assert hashlib.sha256(body).hexdigest() == root["job_schema"]["sha256"]
     assert json.loads(body) == protocol.resolve_schema(protocol.load_protocol())
+
+
+def test_each_version_is_dated_by_its_first_commit_and_the_item_names_its_file(
+    history: GitRepo, tmp_path: Path
+) -> None:
+    """What the item pages show: when each version was published, and where the item's file is."""
+    out = tmp_path / "out"
+    _build(history, out)
+    base = _read(out, "prerequisites/base.json")
+    assert [v["published"][:10] for v in base["versions"]] == ["2026-01-01", "2026-02-01", "2026-03-01"]
+    assert base["source"] == "registry/prerequisites/base.yaml"
+    gone = _read(out, "prerequisites/gone.json")  # deleted: still dated, but no file to link to
+    assert gone["source"] is None and gone["versions"][0]["published"][:10] == "2026-01-01"
+    # A version changed after its first commit keeps that first date; one not committed has none.
+    lib = "registry/prerequisites/lib.yaml"
+    history.write(lib, item_yaml("lib", "1.1.0", require=["base@^2.0"], commands=["echo changed"]))
+    history.commit("fourth", date="2026-04-01T00:00:00+00:00")
+    history.write("registry/prerequisites/base.yaml", item_yaml("base", "2.1.0", type_="data"))
+    _build(history, tmp_path / "again")
+    assert _read(tmp_path / "again", "prerequisites/lib.json")["versions"][-1]["published"][:10] == "2026-03-01"
+    assert _read(tmp_path / "again", "prerequisites/base.json")["versions"][-1]["published"] is None
+
+
+def test_the_root_publishes_each_items_license(history: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    licenses = {entry["name"]: entry["license"] for entry in _read(out, "index.json")["items"]}
+    assert licenses["base"] == "MIT" and licenses["lib"] is None

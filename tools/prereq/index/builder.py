@@ -40,6 +40,7 @@ class PublishedVersion:
     version: str
     data: dict[str, Any]
     commit: str | None  # None: the working tree
+    date: str | None = None  # when the version was first committed (None: only in the working tree)
 
 
 @dataclass
@@ -74,6 +75,7 @@ def collect_versions(
         warnings.append("not in a git repository: only the current files are published")
         return published
     withheld: set[tuple[str, str]] = set()  # versions whose last content holds a credential
+    first_seen: dict[tuple[str, str], str] = {}  # (name, version) -> its oldest commit's date
     for revision in history:
         if revision.content is None or not revision.path.endswith(".yaml"):
             continue
@@ -86,6 +88,8 @@ def collect_versions(
         if not isinstance(data, dict) or data.get("name") != stem:
             continue
         version = data.get("version")
+        if isinstance(version, str):  # newest first: the last date written is the version's first commit
+            first_seen[(stem, version)] = revision.date
         if not isinstance(version, str) or version in published.get(stem, {}) or (stem, version) in withheld:
             continue
         if schemas.check_item(data):
@@ -98,6 +102,9 @@ def collect_versions(
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) holds {held}, left out (PRQ192)")
             continue
         published.setdefault(stem, {})[version] = PublishedVersion(stem, version, data, revision.commit)
+    for name, versions in published.items():
+        for version, record in versions.items():
+            record.date = first_seen.get((name, version))
     return published
 
 
@@ -169,6 +176,7 @@ def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -
         "needs": needs.form_needs(form),
         "requires": requires,
         "closure": [{"name": name, "version": resolution.versions[name]} for name in resolution.order],
+        "published": record.date,
     }
 
 
@@ -194,6 +202,7 @@ def _entries(
                 "tags": latest.get("tags") or [],
                 "owners": latest.get("owners") or [],
                 "deprecated": latest.get("deprecated"),
+                "license": latest.get("license"),
                 "exports": document["versions"][-1]["exports"],
                 "updated": dates.get(rel) if rel else None,
                 "path": f"prerequisites/{name}.json",
@@ -222,7 +231,9 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
             if published_version is not None:
                 versions.append(published_version)
         if versions:
-            documents[name] = {"name": name, "versions": versions, "required_by": []}
+            documents[name] = {"name": name, "versions": versions, "required_by": [], "source": None}
+            if repo is not None and name in result.items:  # a deleted item has no file to link to
+                documents[name]["source"] = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
     for name, document in documents.items():
         latest = document["versions"][-1]
         for requirement in latest["requires"]:

@@ -33,6 +33,7 @@ class VersionDocument(TypedDict):
     needs: dict[str, list[str]]  # what the form reads from the job (openpai.needs.form_needs)
     requires: list[RequiredVersion]
     closure: list[ClosureNode]  # requirements first, the item last
+    published: str | None  # the date of the first commit holding this version; None: not committed
 
 
 class ItemDocument(TypedDict):
@@ -41,6 +42,7 @@ class ItemDocument(TypedDict):
     name: str
     versions: list[VersionDocument]  # oldest first
     required_by: list[str]
+    source: str | None  # the item's file, relative to the repository root; None outside git or once deleted
 
 
 class RootEntry(TypedDict):
@@ -54,6 +56,7 @@ class RootEntry(TypedDict):
     tags: list[str]
     owners: list[str]
     deprecated: dict[str, Any] | None
+    license: str | None  # the latest version's SPDX expression, as written
     exports: list[str]
     updated: str | None
     path: str
