@@ -1,8 +1,8 @@
 /* prereq marketplace: the catalog's cards (assets/catalog.js draws its results with them) and the
- * item relations its ?requires=NAME and ?required_by=NAME filters show.
+ * item relations its ?requires=NAME and ?required_by=NAME filters show, with the line that names them.
  *
  * A card: the star, the name linked to the item page, the type, the version, the title, the summary
- * (`backticks` as <code>), the tags as buttons that filter, the owners and the date; index text goes
+ * (`backticks` as <code>), the tags as buttons that filter, the owners, the license and the date; index text goes
  * in through textContent only.  Relations come from the item's own file (api/v1/prerequisites/NAME.json,
  * read once): the items whose latest version requires it (its required_by), or the ones it requires.
  *
@@ -68,6 +68,7 @@
       meta.appendChild(button);
     });
     if ((entry.owners || []).length) meta.appendChild(el("span", "prereq-card__owners", "by " + entry.owners.join(", ")));
+    if (entry.license) meta.appendChild(el("span", "prereq-card__license", "license " + entry.license));
     if (entry.updated) {
       var time = el("time", "prereq-card__updated", "updated " + entry.updated.slice(0, 10));
       time.setAttribute("datetime", entry.updated);
@@ -98,5 +99,21 @@
     });
   }
 
-  window.prereqCards = { el: el, card: card, related: related };
+  /* The line above a ?requires=/?required_by= list: "Items that require NAME (12) [show every item]";
+   * hidden for `relation` null.  relation: { name, requires (true: ?requires=), count, onClear() } */
+  function relationLine(node, relation) {
+    node.textContent = "";
+    node.hidden = !relation;
+    if (!relation) return;
+    node.appendChild(document.createTextNode(relation.requires ? "Items that require " : "Items that " + relation.name + " requires"));
+    if (relation.requires) node.appendChild(el("code", null, relation.name));
+    node.appendChild(document.createTextNode(" (" + relation.count + ") "));
+    var clear = el("button", "prereq-relation__clear", "show every item");
+    clear.type = "button";
+    clear.setAttribute("data-focus-key", "relation-clear");
+    clear.addEventListener("click", relation.onClear);
+    node.appendChild(clear);
+  }
+
+  window.prereqCards = { el: el, card: card, related: related, relationLine: relationLine };
 })();

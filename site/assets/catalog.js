@@ -2,14 +2,17 @@
  *
  * Loads api/v1/index.json (window.prereq.loadIndex(), shared with the header's search box) and
  * filters it in the browser: the site's one search (search.js: name matches first, a typo corrected
- * with "did you mean"), facets for type, tags and owner, deprecated items hidden
- * unless asked, favorites and recently used (see prereq.js for the localStorage contract).
+ * with "did you mean"), facets for type, tags, owner and license (catalog-facets.js), deprecated items
+ * hidden unless asked, favorites and recently used (see prereq.js for the localStorage contract), and
+ * shared lists of items (catalog-share.js).
  * Facets combine with AND (several tags: items carrying all of them); "recently used" lists the
  * most recent first.
  * The filters live in the URL's query string, so a view can be shared, and each one set is a step
  * that Back undoes (pushState; typing replaces the current step):
  *   ?q=words&type=GROUP&tag=a&tag=b&owner=team&sort=updated&deprecated=1&show=favorites|recent
+ *   &license=ID (an SPDX identifier, or NOASSERTION: none stated)
  *   &requires=NAME (the items that require NAME) or &required_by=NAME (the items NAME requires)
+ *   &names=a,b (exactly these items, in this order: a shared list)
  * The type groups (GROUP: the name of one of the index's type_groups; the page draws one radio button per
  * group), the search and the facet filters are window.prereq's (prereq.js), shared with the job
  * composer.
@@ -30,9 +33,10 @@
   if (!root || !window.prereq) return;
   var find = window.prereq;
   var $ = function (id) { return document.getElementById(id); };
-  var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner");
+  var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner"), licenseSelect = $("prereq-license");
   var tagBox = $("prereq-tags"), deprecatedBox = $("prereq-deprecated"), typeBox = $("prereq-facet-type");
   var filtersPanel = $("prereq-filters"), activeCount = $("prereq-filters-active"), resultsSection = $("prereq-results-section");
+  var sharedLine = $("prereq-shared"), shareLine = $("prereq-share");
   var relationLine = $("prereq-relation"), statusLine = $("prereq-status"), suggestLine = $("prereq-suggest"), results = $("prereq-results"), more = $("prereq-more");
 
   var entries = [];
@@ -40,9 +44,13 @@
   var limit = PAGE;
   var allTags = false;
   var typeCountNodes = {}; // group -> the <span> showing its count, once drawn from the index
+  var facets = window.prereqFacets, share = window.prereqShare;
 
   function emptyState() {
-    return { q: "", type: "", tags: [], owner: "", sort: "name", deprecated: false, show: "", requires: "", required_by: "" };
+    return {
+      q: "", type: "", tags: [], owner: "", license: "", sort: "name", deprecated: false, show: "", requires: "",
+      required_by: "", names: []
+    };
   }
 
   /* --- the URL ---------------------------------------------------------------------------- */
@@ -54,11 +62,13 @@
     next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
     next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
     next.owner = params.get("owner") || "";
+    next.license = params.get("license") || "";
     next.sort = params.get("sort") === "updated" ? "updated" : "name";
     next.deprecated = params.get("deprecated") === "1";
     next.show = ["favorites", "recent"].indexOf(params.get("show")) !== -1 ? params.get("show") : "";
     next.requires = params.get("requires") || "";
     next.required_by = next.requires ? "" : params.get("required_by") || "";
+    next.names = share.parse(params.get("names"));
     return next;
   }
 
@@ -69,12 +79,14 @@
     if (state.type) params.set("type", state.type);
     state.tags.forEach(function (tag) { params.append("tag", tag); });
     if (state.owner) params.set("owner", state.owner);
+    if (state.license) params.set("license", state.license);
     if (state.sort !== "name") params.set("sort", state.sort);
     if (state.deprecated) params.set("deprecated", "1");
     if (state.show) params.set("show", state.show);
     if (state.requires) params.set("requires", state.requires);
     if (state.required_by) params.set("required_by", state.required_by);
     var query = params.toString();
+    if (state.names.length) query += (query ? "&" : "") + "names=" + state.names.join(","); // as a person writes it
     var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
     if (url !== window.location.pathname + window.location.search + window.location.hash) {
       if (push) window.history.pushState(null, "", url);
@@ -87,7 +99,14 @@
   function prepare(entry) {
     var record = find.searchRecord(entry);
     record.updated = entry.updated || "";
+    record.licenses = facets.licenses(entry);
     return record;
+  }
+
+  function positions(names) {
+    var out = new Map();
+    names.forEach(function (name, index) { out.set(name, index); });
+    return out;
   }
 
   /* The search runs over every entry (search.js: the tier of each match, and a correction when the
@@ -101,19 +120,28 @@
     }
     var result = window.prereqSearch.search(entries, state.q);
     var marks = find.marks();
+    var shared = state.names.length ? positions(state.names) : null;
     var filters = {
       type: state.type, tags: state.tags, owner: state.owner, show: state.show, marks: marks,
-      deprecated: state.deprecated
+      // A shared list shows its deprecated items: whoever shared them chose them.
+      deprecated: shared ? function (entry) { return state.deprecated || shared.has(entry.name); } : state.deprecated
     };
-    var passes = function (record, skip) { return find.passes(record, filters, skip); };
+    // The license facet is the catalog's own (the composer has none): checked beside find.passes.
+    var licensed = function (record) { return !state.license || record.licenses.indexOf(state.license) !== -1; };
+    var passes = function (record, skip) {
+      return find.passes(record, filters, skip) && (skip === "license" || licensed(record));
+    };
     var found = [];
     var typeCounts = {};
     Object.keys(find.typeGroups()).forEach(function (group) { typeCounts[group] = 0; });
-    var tagCounts = {};
-    var ownerCounts = {};
+    var tagCounts = {}, ownerCounts = {}, licenseCounts = {};
     result.hits.forEach(function (hit) {
       var record = hit.record, entry = record.entry;
       if (relation.names && !relation.names.has(entry.name)) return;
+      if (shared && !shared.has(entry.name)) return;
+      if (passes(record, "license")) {
+        record.licenses.forEach(function (id) { licenseCounts[id] = (licenseCounts[id] || 0) + 1; });
+      }
       if (passes(record, "type")) {
         Object.keys(find.typeGroups()).forEach(function (group) {
           if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
@@ -127,20 +155,26 @@
       }
       if (passes(record, null)) found.push({ record: record, rank: hit.tier });
     });
-    var recency = state.show === "recent" ? marks.recent : null;
-    found.sort(function (a, b) {
+    found.sort(comparator(state.show === "recent" ? marks.recent : shared));
+    window.prereq.keepFocus(root, function () {
+      renderFacets(typeCounts, tagCounts, ownerCounts);
+      facets.fillSelect(licenseSelect, Object.keys(licenseTotals), licenseCounts, state.license, "any", facets.licenseLabel);
+      renderResults(found, result);
+    }, resultsSection);
+    writeUrl(push);
+  }
+
+  /* Search tier first; then `order` (name -> position: recently used most recent first, a shared list
+   * as shared) when given, else the sort chosen. */
+  function comparator(order) {
+    return function (a, b) {
       if (a.rank !== b.rank) return a.rank - b.rank;
-      if (recency) return recency.get(a.record.entry.name) - recency.get(b.record.entry.name);
+      if (order) return order.get(a.record.entry.name) - order.get(b.record.entry.name);
       if (state.sort === "updated" && a.record.updated !== b.record.updated) {
         return a.record.updated < b.record.updated ? 1 : -1;
       }
       return a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0;
-    });
-    window.prereq.keepFocus(root, function () {
-      renderFacets(typeCounts, tagCounts, ownerCounts, marks);
-      renderResults(found, result);
-    }, resultsSection);
-    writeUrl(push);
+    };
   }
 
   /* --- rendering (text only): the cards are catalog-cards.js's ----------------------------- */
@@ -156,7 +190,7 @@
     var shown = found.slice(0, limit);
     shown.forEach(function (hit) { results.appendChild(card(hit.record.entry)); });
     more.hidden = found.length <= shown.length;
-    var hidden = state.deprecated ? 0 : entries.filter(function (r) { return r.entry.deprecated; }).length;
+    var hidden = state.deprecated || state.names.length ? 0 : entries.filter(function (r) { return r.entry.deprecated; }).length;
     var text = hasFilters() ? found.length + " of " + (entries.length - hidden) + " items" : found.length + " items";
     if (hidden) text += " (" + hidden + " deprecated hidden)";
     if (!found.length) {
@@ -170,6 +204,7 @@
     statusLine.textContent = text;
     renderSuggestion(result);
     renderRelation();
+    renderSharing();
     root.setAttribute("data-state", "ready");
   }
 
@@ -192,7 +227,20 @@
   }
 
   function hasFilters() {
-    return Boolean(state.q || state.type || state.tags.length || state.owner || state.show || relation.key);
+    return Boolean(state.q || state.type || state.tags.length || state.owner || state.license || state.show ||
+      relation.key || state.names.length);
+  }
+
+  /* A shared list's bar (?names=), and under the favorites filter the link that shares them. */
+  function renderSharing() {
+    share.renderShared(sharedLine, {
+      names: state.names,
+      known: function (name) { return byName.hasOwnProperty(name); },
+      onClear: function () { update(function () { state.names = []; }); },
+      onFavorites: function () { update(function () { state.names = []; state.show = "favorites"; }); }
+    });
+    var favorites = state.show === "favorites" ? window.prereq.favorites().filter(function (name) { return byName.hasOwnProperty(name); }) : [];
+    share.renderShare(shareLine, favorites);
   }
 
   /* ?requires=NAME (the items that require NAME) and ?required_by=NAME (the items NAME requires): the
@@ -218,94 +266,29 @@
   }
 
   function renderRelation() {
-    relationLine.textContent = "";
-    relationLine.hidden = !relation.key;
-    if (!relation.key) return;
-    var name = state.requires || state.required_by;
-    relationLine.appendChild(document.createTextNode(state.requires ? "Items that require " : "Items that " + name + " requires"));
-    if (state.requires) relationLine.appendChild(el("code", null, name));
-    relationLine.appendChild(document.createTextNode(" (" + relation.names.size + ") "));
-    var clear = el("button", "prereq-relation__clear", "show every item");
-    clear.type = "button";
-    clear.setAttribute("data-focus-key", "relation-clear");
-    clear.addEventListener("click", function () { update(function () { state.requires = ""; state.required_by = ""; }); });
-    relationLine.appendChild(clear);
+    window.prereqCards.relationLine(relationLine, relation.key ? {
+      name: state.requires || state.required_by, requires: Boolean(state.requires), count: relation.names.size,
+      onClear: function () { update(function () { state.requires = ""; state.required_by = ""; }); }
+    } : null);
   }
 
-  /* One radio button per type group of the index, after the "all types" one the page holds. */
-  function renderTypeFacet() {
-    Object.keys(find.typeGroups()).forEach(function (group) {
-      var label = el("label");
-      var radio = document.createElement("input");
-      radio.type = "radio";
-      radio.name = "type";
-      radio.value = group;
-      bindTypeRadio(radio);
-      var count = el("span", "prereq-facet__count");
-      count.setAttribute("data-count", group);
-      typeCountNodes[group] = count;
-      label.appendChild(radio);
-      label.appendChild(document.createTextNode(" " + find.typeGroupLabel(group) + " "));
-      label.appendChild(count);
-      typeBox.appendChild(label);
-    });
-  }
-
-  function renderFacets(typeCounts, tagCounts, ownerCounts, marks) {
+  function renderFacets(typeCounts, tagCounts, ownerCounts) {
     Object.keys(typeCounts).forEach(function (group) {
       if (typeCountNodes[group]) typeCountNodes[group].textContent = typeCounts[group];
     });
-    ["favorites", "recent"].forEach(function (key) {
-      var count = root.querySelector('[data-count="' + key + '"]');
-      if (count) count.textContent = Array.from(marks[key].keys()).filter(function (name) { return byName.hasOwnProperty(name); }).length;
-    });
+    renderMarkCounts();
     root.querySelectorAll('input[name="type"]').forEach(function (radio) { radio.checked = radio.value === state.type; });
     root.querySelectorAll('input[name="show"]').forEach(function (radio) { radio.checked = radio.value === state.show; });
     deprecatedBox.checked = state.deprecated;
     sortSelect.value = state.sort;
     if (input.value !== state.q && document.activeElement !== input) input.value = state.q;
 
-    // Owners: every owner stays listed; counts follow the other filters.
-    var owners = Object.keys(ownerTotals).sort();
-    if (state.owner && owners.indexOf(state.owner) === -1) owners.unshift(state.owner);
-    ownerSelect.textContent = "";
-    var any = el("option", null, "anyone");
-    any.value = "";
-    ownerSelect.appendChild(any);
-    owners.forEach(function (owner) {
-      var option = el("option", null, owner + " (" + (ownerCounts[owner] || 0) + ")");
-      option.value = owner;
-      ownerSelect.appendChild(option);
+    // Owners: every owner stays listed; counts follow the other filters.  Tags: the most used first.
+    facets.fillSelect(ownerSelect, Object.keys(ownerTotals), ownerCounts, state.owner, "anyone");
+    facets.fillTags(tagBox, {
+      counts: tagCounts, selected: state.tags, limit: TAGS_SHOWN, all: allTags, onTag: toggleTag,
+      onToggle: function () { allTags = !allTags; apply(); }
     });
-    ownerSelect.value = state.owner;
-
-    // Tags: the selected ones, then the most used among what the other filters leave.
-    var tags = Object.keys(tagCounts).sort(function (a, b) {
-      return tagCounts[b] - tagCounts[a] || (a < b ? -1 : 1);
-    });
-    state.tags.forEach(function (tag) { if (tags.indexOf(tag) === -1) tags.unshift(tag); });
-    var visible = allTags ? tags : tags.slice(0, TAGS_SHOWN);
-    state.tags.forEach(function (tag) { if (visible.indexOf(tag) === -1) visible.push(tag); });
-    tagBox.textContent = "";
-    visible.forEach(function (tag) {
-      var on = state.tags.indexOf(tag) !== -1;
-      var button = el("button", "prereq-tag" + (on ? " prereq-tag--on" : ""));
-      button.type = "button";
-      button.setAttribute("aria-pressed", on ? "true" : "false");
-      button.setAttribute("data-tag", tag);
-      button.setAttribute("data-focus-key", "tag:" + tag);
-      button.appendChild(document.createTextNode(tag + " "));
-      button.appendChild(el("span", "prereq-tag__count", tagCounts[tag] || 0));
-      button.addEventListener("click", function () { toggleTag(tag); });
-      tagBox.appendChild(button);
-    });
-    if (tags.length > TAGS_SHOWN) {
-      var toggle = el("button", "prereq-facet__more", allTags ? "fewer tags" : "all " + tags.length + " tags");
-      toggle.type = "button";
-      toggle.setAttribute("data-focus-key", "tags-toggle");
-      toggle.addEventListener("click", function () { allTags = !allTags; apply(); });
-      tagBox.appendChild(toggle);
-    }
   }
 
   /* --- events --------------------------------------------------------------------------- */
@@ -320,7 +303,8 @@
 
   /* On a phone the filters fold into a panel; its summary says how many are set. */
   function renderActiveCount() {
-    var count = (state.type ? 1 : 0) + state.tags.length + (state.owner ? 1 : 0) + (state.show ? 1 : 0) + (state.deprecated ? 1 : 0);
+    var count = (state.type ? 1 : 0) + state.tags.length + (state.owner ? 1 : 0) + (state.license ? 1 : 0) +
+      (state.show ? 1 : 0) + (state.deprecated ? 1 : 0);
     activeCount.textContent = count ? "(" + count + " set)" : "";
   }
 
@@ -340,6 +324,7 @@
   input.addEventListener("input", function () { update(function () { state.q = input.value.trim(); }, true); });
   sortSelect.addEventListener("change", function () { update(function () { state.sort = sortSelect.value; }); });
   ownerSelect.addEventListener("change", function () { update(function () { state.owner = ownerSelect.value; }); });
+  licenseSelect.addEventListener("change", function () { update(function () { state.license = licenseSelect.value; }); });
   deprecatedBox.addEventListener("change", function () { update(function () { state.deprecated = deprecatedBox.checked; }); });
   function bindTypeRadio(radio) {
     radio.addEventListener("change", function () { update(function () { state.type = radio.value; }); });
@@ -360,14 +345,16 @@
     apply();
     renderActiveCount();
   });
-  /* A star changed: the favorites filter and counts follow (re-render only when it matters). */
+  /* A star changed: the favorites filter, a shared list's offer and the counts follow (re-render only
+   * when it matters). */
   document.addEventListener("prereq:storage", function () {
     if (!entries.length) return;
-    if (state.show) apply();
-    else renderFacetCountsOnly();
+    if (state.show || state.names.length) apply();
+    else renderMarkCounts();
   });
 
-  function renderFacetCountsOnly() {
+  /* How many favorites and recently used items the index holds. */
+  function renderMarkCounts() {
     ["favorites", "recent"].forEach(function (key) {
       var list = key === "favorites" ? window.prereq.favorites() : window.prereq.recent();
       var count = root.querySelector('[data-count="' + key + '"]');
@@ -379,18 +366,23 @@
 
   var byName = {};
   var ownerTotals = {};
+  var licenseTotals = {};
 
   state = readUrl();
   input.value = state.q;
   window.prereq.loadIndex()
     .then(function (index) {
-      renderTypeFacet();
+      // One radio button per type group of the index, after the "all types" one the page holds.
+      typeCountNodes = facets.fillTypes(typeBox, find.typeGroups(), find.typeGroupLabel, bindTypeRadio);
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);
       entries.forEach(function (record) {
         byName[record.entry.name] = true;
         (record.entry.owners || []).forEach(function (owner) { ownerTotals[owner] = true; });
+        record.licenses.forEach(function (id) { licenseTotals[id] = true; });
       });
+      // No item states a license (an index of setup scripts, or one built before licenses were published).
+      $("prereq-facet-license").hidden = !Object.keys(licenseTotals).some(function (id) { return id !== facets.NOT_STATED; });
       apply();
       renderActiveCount();
     })

@@ -48,7 +48,10 @@ PLUGIN_NAME = "prereq"
 # engine is ES modules (shared with the tests that run it under Node), which a classic script imports
 # so that a module that fails to load is shown in the page (ui/start.js says how).
 PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
-    "catalog.md": [{"src": "assets/catalog-cards.js", "module": False}, {"src": "assets/catalog.js", "module": False}],
+    "catalog.md": [
+        {"src": f"assets/{name}.js", "module": False}
+        for name in ("catalog-cards", "catalog-facets", "catalog-share", "catalog")
+    ],
     "composer.md": [{"src": "assets/composer/ui/start.js", "module": False}],
 }
 # The OpenPAI webportal plugin: written at a fixed address of the site, the one administrators put in

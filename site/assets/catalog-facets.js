@@ -1,0 +1,122 @@
+/* prereq marketplace: the catalog's list facets (assets/catalog.js draws its filters with them): a
+ * drop list of values with their counts (owner, license), the tag buttons and the type radio buttons,
+ * and what an item's license is made of.
+ *
+ * License: the index entry's `license` is an SPDX expression as its author wrote it ("MIT",
+ * "CC-BY-4.0 AND LicenseRef-Flickr-Terms-of-Use"); the facet offers each identifier in it, so an item
+ * under two licenses is found under either (an exception after WITH is no license of its own).  An
+ * item that states none is under NOASSERTION, SPDX's own word for "not stated", which no license
+ * identifier can be.  Index text goes in through textContent only.
+ *
+ * Longer than usual: the script is one function, its own scope (a classic script: only
+ * window.prereqFacets reaches the page); the functions inside it are short.
+ */
+(function () {
+  "use strict";
+
+  var NOT_STATED = "NOASSERTION";
+  var OPERATORS = { AND: true, OR: true, WITH: true };
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  /* The license identifiers of an index entry, in the order written ([NOT_STATED] when it states none). */
+  function licenses(entry) {
+    var tokens = (typeof entry.license === "string" ? entry.license : "").split(/[\s()]+/).filter(Boolean);
+    var ids = [];
+    tokens.forEach(function (token, index) {
+      if (OPERATORS[token] || tokens[index - 1] === "WITH") return;
+      if (ids.indexOf(token) === -1) ids.push(token);
+    });
+    return ids.length ? ids : [NOT_STATED];
+  }
+
+  function licenseLabel(id) {
+    return id === NOT_STATED ? "not stated" : id;
+  }
+
+  /* Fill a <select>: an "any" option, then every one of `values` (sorted; each stays listed whatever
+   * the other filters leave) with its count in `counts`; `current` selected, listed even when unknown. */
+  function fillSelect(select, values, counts, current, anyLabel, labelOf) {
+    var shown = values.slice().sort();
+    if (current && shown.indexOf(current) === -1) shown.unshift(current);
+    select.textContent = "";
+    var any = el("option", null, anyLabel);
+    any.value = "";
+    select.appendChild(any);
+    shown.forEach(function (value) {
+      var option = el("option", null, (labelOf ? labelOf(value) : value) + " (" + (counts[value] || 0) + ")");
+      option.value = value;
+      select.appendChild(option);
+    });
+    select.value = current;
+  }
+
+  /* The tag buttons: the selected ones, then the most used among what the other filters leave, the
+   * first `limit` unless `all`; a toggle between the two when there are more.
+   *   options: { counts, selected, limit, all, onTag(tag), onToggle() } */
+  function fillTags(box, options) {
+    var counts = options.counts;
+    var tags = Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : 1); });
+    options.selected.forEach(function (tag) { if (tags.indexOf(tag) === -1) tags.unshift(tag); });
+    var visible = options.all ? tags : tags.slice(0, options.limit);
+    options.selected.forEach(function (tag) { if (visible.indexOf(tag) === -1) visible.push(tag); });
+    box.textContent = "";
+    visible.forEach(function (tag) { box.appendChild(tagButton(tag, counts[tag] || 0, options)); });
+    if (tags.length > options.limit) {
+      var toggle = el("button", "prereq-facet__more", options.all ? "fewer tags" : "all " + tags.length + " tags");
+      toggle.type = "button";
+      toggle.setAttribute("data-focus-key", "tags-toggle");
+      toggle.addEventListener("click", options.onToggle);
+      box.appendChild(toggle);
+    }
+  }
+
+  function tagButton(tag, count, options) {
+    var on = options.selected.indexOf(tag) !== -1;
+    var button = el("button", "prereq-tag" + (on ? " prereq-tag--on" : ""));
+    button.type = "button";
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.setAttribute("data-tag", tag);
+    button.setAttribute("data-focus-key", "tag:" + tag);
+    button.appendChild(document.createTextNode(tag + " "));
+    button.appendChild(el("span", "prereq-tag__count", count));
+    button.addEventListener("click", function () { options.onTag(tag); });
+    return button;
+  }
+
+  /* A radio button per type group (`groups`: name -> types, in display order) into `box`, each given
+   * to `bind(radio)`; returns group -> the <span> that shows its count. */
+  function fillTypes(box, groups, labelOf, bind) {
+    var counts = {};
+    Object.keys(groups).forEach(function (group) {
+      var label = el("label");
+      var radio = document.createElement("input");
+      radio.type = "radio";
+      radio.name = "type";
+      radio.value = group;
+      bind(radio);
+      var count = el("span", "prereq-facet__count");
+      count.setAttribute("data-count", group);
+      counts[group] = count;
+      label.appendChild(radio);
+      label.appendChild(document.createTextNode(" " + labelOf(group) + " "));
+      label.appendChild(count);
+      box.appendChild(label);
+    });
+    return counts;
+  }
+
+  window.prereqFacets = {
+    fillTypes: fillTypes,
+    NOT_STATED: NOT_STATED,
+    licenses: licenses,
+    licenseLabel: licenseLabel,
+    fillSelect: fillSelect,
+    fillTags: fillTags
+  };
+})();
