@@ -25,6 +25,7 @@ from prereq.index.documents import Root, RootEntry, VersionDocument
 from prereq.index.reader import Index
 from prereq.jobs.plan import task_role_fields
 from prereq.marketplace.diagram import dependency_svg
+from prereq.marketplace.pagemeta import source_links
 from prereq.marketplace.render import (
     code_block,
     code_block_html,
@@ -185,8 +186,8 @@ def _graph(data: SiteData, name: str, version: Any, required_by: list[str], *, i
     )
 
 
-def render_item(data: SiteData, name: str, href: Href) -> Markup:
-    """The body of ``items/<name>/``."""
+def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None = None) -> Markup:
+    """The body of ``items/<name>/``; with the site's ``repo_url``, links to the item's file there."""
     entry = data.entries[name]
     document = data.document(name)
     versions = document["versions"]
@@ -229,6 +230,8 @@ def render_item(data: SiteData, name: str, href: Href) -> Markup:
             callbacks=callbacks,
             plugin=plugin,
             settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
+            source=document.get("source"),
+            source_links=source_links(repo_url, document.get("source"), data.root.get("commit")),
             **links,
         )
     )
@@ -238,7 +241,9 @@ _TEMPLATES = _ENV.get_template("job_templates.html")
 
 
 def render_templates(data: SiteData, href: Href) -> Markup:
-    """The job templates page: each template as written, with the items it names."""
+    """The job templates page: a card per template (its title, the items it uses, the composer, its
+    file) with the YAML as written folded inside, so the page is an overview rather than a stack of
+    whole jobs."""
     links = _role_href(href)
     templates = []
     for template in data.root["templates"]:
@@ -246,11 +251,17 @@ def render_templates(data: SiteData, href: Href) -> Markup:
         templates.append(
             {
                 **template,
+                "uses": [data.entries[name] for name in template["uses"] if name in data.entries],
+                "lines": text.count("\n") + (not text.endswith("\n")),
                 "code": code_block(text, "yaml"),
                 "download": href("api/v1/").rstrip("/") + "/" + template["path"],
             }
         )
-    return Markup(_TEMPLATES.render(templates=templates, composer_href=href("composer/"), **links))
+    return Markup(
+        _TEMPLATES.render(
+            templates=templates, composer_href=href("composer/"), type_labels=data.root["type_labels"], **links
+        )
+    )
 
 
 def render_cards(

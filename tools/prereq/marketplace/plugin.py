@@ -38,7 +38,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from prereq.core.errors import PrereqError
-from prereq.marketplace import execution_pages, pages, reference
+from prereq.marketplace import execution_pages, pagemeta, pages, reference
 from prereq.registry import rules, schemas
 
 log = logging.getLogger("mkdocs.plugins.prereq")
@@ -211,9 +211,27 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         if kind == "item":  # the item's own summary for search engines and link previews, escaped here
             # (Markup: whether or not the theme's templates escape, it reaches the page once escaped)
             page.meta["description"] = Markup.escape(self._site_data().entries[arg]["summary"][:300])
+        if kind in ("item", "tag"):  # the sitemap's lastmod: when it last changed, not the build's date
+            data = self._site_data()
+            day = pagemeta.sitemap_date([data.entries[arg]] if kind == "item" else data.tags()[arg])
+            if day:
+                page.update_date = day
         return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        body = self._content(html, page, config)
+        if "description" not in page.meta:  # else every page would carry the site's own description
+            kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+            text = (
+                pagemeta.tag_description(arg, self._site_data().tags()[arg])
+                if kind == "tag"
+                else pagemeta.first_paragraph(body)
+            )
+            if text:
+                page.meta["description"] = Markup.escape(text)
+        return body
+
+    def _content(self, html: str, page: Page, config: MkDocsConfig) -> str:
         data = self._site_data()
         url = page.url
 
@@ -225,7 +243,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         # (str + Markup would escape the str).
         kind, arg = self.generated.get(page.file.src_uri, ("", ""))
         if kind == "item":
-            return str(pages.render_item(data, arg, href))
+            return str(pages.render_item(data, arg, href, repo_url=config.repo_url))
         if kind == "tag":
             return str(pages.render_tag(data, arg, href))
         if kind == "tags":
@@ -242,6 +260,10 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.data is not None and self.config.copy_index:
             shutil.copytree(self.data.api, Path(config.site_dir) / "api" / "v1", dirs_exist_ok=True)
+        if not config.site_url:  # a sitemap lists absolute addresses: without the site's, MkDocs' is empty
+            for name in ("sitemap.xml", "sitemap.xml.gz"):
+                (Path(config.site_dir) / name).unlink(missing_ok=True)
+            log.info("no sitemap.xml: the site's address is not configured (site.url in prereq.yaml)")
 
 
 def _extra_pages(folder: Path, *, every_file: bool = False) -> list[str]:
