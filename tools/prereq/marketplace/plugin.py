@@ -38,7 +38,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from prereq.core.errors import PrereqError
-from prereq.marketplace import execution_pages, pagemeta, pages, reference
+from prereq.marketplace import csp, execution_pages, pagemeta, pages, reference
 from prereq.registry import rules, schemas
 
 log = logging.getLogger("mkdocs.plugins.prereq")
@@ -92,6 +92,11 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
     def __init__(self) -> None:
         self.data: pages.SiteData | None = None
         self.generated: dict[str, tuple[str, str]] = {}
+        self.live_reload = False
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Defining this hook also keeps one plugin across serve's rebuilds, which nothing here minds.
+        self.live_reload = command == "serve"
 
     def _site_data(self) -> pages.SiteData:
         if self.data is None:
@@ -256,6 +261,25 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             html = html.replace(HOME_MARKERS[0], str(pages.render_counts(data, href)))
             html = html.replace(HOME_MARKERS[1], str(pages.render_recent(data, href)))
         return html
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        return self._with_policy(output, page.file.src_uri, page.content)
+
+    def on_post_template(self, output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+        # The theme's own pages (404.html) have no Page; sitemap.xml is no HTML.
+        return self._with_policy(output_content, template_name) if template_name.endswith(".html") else output_content
+
+    def _with_policy(self, output: str, name: str, content: str | None = None) -> str:
+        try:
+            output, blocked = csp.apply(output, content=content, live_reload=self.live_reload)
+        except ValueError as exc:
+            raise PluginError(f"{name}: {exc}") from None
+        if blocked:
+            log.warning(
+                f"{name}: {blocked} inline script(s) in the page's content will not run (the site's "
+                "Content-Security-Policy allows only scripts from files: list it in extra_javascript)"
+            )
+        return output
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.data is not None and self.config.copy_index:
