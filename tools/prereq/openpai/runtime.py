@@ -60,9 +60,46 @@ SAVE_ON_EXIT = (
 JOB_LOAD_LINE = f'if [ -f "{ENV_FILE}" ]; then . "{ENV_FILE}"; fi  {ENV_MARK}'
 ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"
 
+# What OpenPAI defines in every process of a task, as (names, what): the rest-server's variables of the
+# job and its task roles (rest-server's runtime env and kube launcher), then what the runtime's framework
+# parser exports (openpai-runtime src/init.d/framework_parser.py).  <ROLE>, <INDEX> and <PORT> stand for
+# a task role's name, a task's index in it and a port label.  Only these PAI_ names never warn (PRQ170),
+# so a misspelt one does; the rule reference lists them from here.
+PAI_VARIABLES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("PAI_JOB_NAME", "PAI_FRAMEWORK_NAME"), "the job's name, as `user~job`"),
+    (("PAI_USER_NAME", "PAI_USERNAME"), "who submitted the job"),
+    (("PAI_DEFAULT_FS_URI",), "the cluster's default file system URI (may be empty)"),
+    (("PAI_TASK_ROLE_COUNT", "PAI_JOB_TASK_ROLE_COUNT", "PAI_TASK_ROLES_NUM"), "the number of task roles"),
+    (("PAI_TASK_ROLE_LIST", "PAI_JOB_TASK_ROLE_LIST"), "the task roles' names, comma separated"),
+    (("PAI_JOB_TASK_COUNT", "PAI_TASKS_NUM"), "the number of tasks of the job, over all its roles"),
+    (("PAI_TASK_ROLE_TASK_COUNT_<ROLE>",), "the number of tasks of a role"),
+    (("PAI_RESOURCE_<ROLE>",), "a role's `gpu,cpu,memoryMB,shmMB`"),
+    (("PAI_MIN_FAILED_TASK_COUNT_<ROLE>",), "how many failed tasks of a role fail the job"),
+    (("PAI_MIN_SUCCEEDED_TASK_COUNT_<ROLE>",), "how many succeeded tasks of a role end it (-1: all)"),
+    (("PAI_CURRENT_TASK_ROLE_NAME",), "this task's role"),
+    (("PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "PAI_TASK_INDEX"), "this task's index in its role, from 0"),
+    (("PAI_HOST_IP_<ROLE>_<INDEX>",), "the host IP of a task"),
+    (("PAI_PORT_LIST_<ROLE>_<INDEX>_<PORT>", "PAI_<ROLE>_<INDEX>_<PORT>_PORT"), "a task's ports of a label"),
+    (("PAI_TASK_ROLE_<ROLE>_HOST_LIST",), "a role's tasks as `ip:httpPort`, comma separated, by index"),
+    (("PAI_TASK_ROLE_INSTANCES",), "every task as `role:index`, comma separated"),
+    (("PAI_CURRENT_CONTAINER_IP", "PAI_CONTAINER_HOST_IP"), "this task's host IP"),
+    (("PAI_CURRENT_CONTAINER_PORT", "PAI_CONTAINER_HOST_PORT"), "this task's first `http` port"),
+    (("PAI_CONTAINER_SSH_PORT",), "this task's `ssh` port"),
+    (("PAI_CONTAINER_HOST_PORT_LIST",), "this task's ports, as `label:port,port;label:port;`"),
+    (("PAI_CONTAINER_HOST_<PORT>_PORT_LIST",), "this task's ports of a label, comma separated"),
+    (("PAI_AMD_VISIBLE_DEVICES",), "the GPUs of a task on a HiveD cluster"),
+)
+_PAI_PART = {"<ROLE>": "[A-Za-z0-9_]+", "<PORT>": "[A-Za-z0-9_]+", "<INDEX>": "[0-9]+"}
+
+
+def _pai_pattern(name: str) -> str:
+    return "".join(_PAI_PART.get(part, re.escape(part)) for part in re.split(r"(<[A-Z]+>)", name) if part)
+
+
 # Variables the runtime or the shell defines: using them never warns.
 RUNTIME_VARIABLES = re.compile(
-    r"^(PAI_[A-Za-z0-9_]*|FC_[A-Z0-9_]*|HOME|PATH|PWD|OLDPWD|USER|LOGNAME|SHELL|HOSTNAME|LANG|LANGUAGE|"
+    "^(" + "|".join(_pai_pattern(name) for names, _ in PAI_VARIABLES for name in names) + "|"
+    r"FC_[A-Z0-9_]*|HOME|PATH|PWD|OLDPWD|USER|LOGNAME|SHELL|HOSTNAME|LANG|LANGUAGE|"
     r"LC_[A-Z]+|TERM|TMPDIR|SHLVL|"
     r"RANDOM|SECONDS|LINENO|EPOCHSECONDS|EPOCHREALTIME|BASH[A-Z_]*|FUNCNAME|GROUPS|PIPESTATUS|IFS|UID|EUID|"
     r"PPID|OSTYPE|HOSTTYPE|MACHTYPE|COLUMNS|LINES|"

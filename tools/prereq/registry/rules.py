@@ -7,7 +7,8 @@ with the details of each finding.
 Longer than usual: the table is data, one entry of a few lines per rule, and reads best whole.
 
 May import: the standard library, and the limits some explanations quote (prereq.core.versions,
-prereq.registry.limits, which also gives the reference its list of limits).
+prereq.registry.limits, which also gives the reference its list of limits), and the variables the
+OpenPAI runtime defines (prereq.openpai.runtime), which PRQ170's entry lists.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from prereq.core.versions import MAX_RANGE_LENGTH
+from prereq.openpai.runtime import PAI_VARIABLES
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS, limits_markdown
 
 
@@ -391,7 +393,8 @@ _RULES = [
         "${name} is used in {event} commands but neither this item, the items it requires, nor the runtime defines it",
         "export {name} in a required item, set it before use, or write ${{{name}:-default}}",
         "Each prerequisite runs as its own process; prereq hands on what earlier items export. A variable "
-        "nothing exports is empty at run time (and fatal under `set -o nounset`). `PAI_*` and the usual "
+        "nothing exports is empty at run time (and fatal under `set -o nounset`). The variables the runtime "
+        "defines (listed in this rule's reference entry: a `PAI_` name not among them warns) and the usual "
         "shell variables are known; `${X:-default}` never warns.",
     ),
     Rule(
@@ -414,7 +417,8 @@ _RULES = [
         "command a line, and bash reads the script whole",
         "The cmd plugin writes an item's commands of one event into one file, one command a line after "
         "`set -o errexit` and prereq's two lines, and runs it with `/bin/bash`. `bash -n` of exactly that "
-        "file must pass; a construct left open in one command (a quote, an `if`) swallows the next ones.",
+        "file must pass; a construct left open in one command (a quote, an `if`) swallows the next ones. "
+        "A job template's task role commands are one script too (the runtime's `user.sh`), checked alike.",
     ),
     Rule(
         "PRQ173",
@@ -422,11 +426,11 @@ _RULES = [
         W,
         "ShellCheck SC{code}: {detail}",
         "see https://www.shellcheck.net/wiki/SC{code}",
-        "ShellCheck's errors and warnings on an item's commands (read as one bash script per event), at the "
-        "line of the command. Left out: SC2164 (`cd` without `|| exit`: the runtime runs under errexit), "
-        "SC2154 (variables other items export: PRQ170 knows them), SC1090/SC1091 (files sourced in the "
-        "container) and parse errors (PRQ172). ShellCheck's own `# shellcheck disable=SCnnnn` works in a "
-        "command too.",
+        "ShellCheck's errors and warnings on an item's commands (read as one bash script per event) and on a "
+        "job template's task role commands, at the line of the command. Left out: SC2164 (`cd` without "
+        "`|| exit`: the runtime runs under errexit), SC2154 (variables other items export: PRQ170 knows "
+        "them), SC1090/SC1091 (files sourced in the container) and parse errors (PRQ172). ShellCheck's "
+        "own `# shellcheck disable=SCnnnn` works in a command too.",
     ),
     Rule(
         "PRQ174",
@@ -544,7 +548,9 @@ _RULES = [
         "later commit removed is still in the repository. `prereq validate` scans every revision of every "
         "item and job template (as PRQ190 does) and reports each version that held a credential once, with "
         "the first commit that held it; `prereq build` leaves such versions out of the index and the site, "
-        "and says so. (A revision the working tree still holds is PRQ190's.)",
+        "and says so, except for a line the item's current file suppresses PRQ190 on (a false positive "
+        "its owners judged): an older version holding that same line is published. (A revision the "
+        "working tree still holds is PRQ190's.)",
     ),
     # Owners
     Rule(
@@ -852,4 +858,21 @@ def rule_reference_markdown() -> str:
             "",
             f"Fix: {rule.hint.format(fix=rule.default_fix) if rule.default_fix else rule.hint}",
         ]
+        if rule.id == "PRQ170":
+            lines += _runtime_variables_markdown()
     return "\n".join(lines) + "\n\n" + limits_markdown()
+
+
+def _runtime_variables_markdown() -> list[str]:
+    """The variables the runtime defines for a task, from the list the check reads."""
+    lines = [
+        "",
+        "The OpenPAI runtime defines these in every process of a task (`<ROLE>`, `<INDEX>` and `<PORT>` "
+        "stand for a task role's name, a task's index in it and a port label; older names after the first):",
+        "",
+        "| variables | what |",
+        "|---|---|",
+    ]
+    for names, what in PAI_VARIABLES:
+        lines.append("| " + ", ".join(f"`{name}`" for name in names) + f" | {what} |")
+    return lines

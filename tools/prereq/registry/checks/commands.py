@@ -11,10 +11,13 @@ from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.graph import lookup_parameter, reachable_union
+from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
 from prereq.registry.checks.base import Context, at, item_check, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem, problem
+
+Entry = tuple[tuple[Any, ...], str]  # a command and where it is in its file
 
 
 @item_check("PRQ150", "PRQ151", "PRQ152", "PRQ153")
@@ -92,20 +95,21 @@ def command_line(item: SourceItem, path: tuple[Any, ...], command: str, offset: 
 
 @registry_check("PRQ172", "PRQ173")
 def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
-    """Every cmd item's commands of each event: bash's syntax errors, then ShellCheck's findings on the
-    ones bash reads (all scripts of the registry in one ShellCheck run)."""
+    """Every cmd item's commands of each event, and every job template's task role commands: bash's
+    syntax errors, then ShellCheck's findings on the ones bash reads (all scripts of the registry in one
+    ShellCheck run)."""
     blocks = [
-        (item, event, entries)
+        (item, event, entries, str(item.data.get("failurePolicy", "fail")))
         for item in ctx.items.values()
         if _shell_readable(item, ctx)
         for event, entries in forms.command_blocks(_with_parameters(item, ctx)).items()
         if entries
     ]
-    policy = {item.rel: str(item.data.get("failurePolicy", "fail")) for item, _, _ in blocks}
-    run = [shelllint.runtime_script([c for _, c in e], policy=policy[item.rel]) for item, _, e in blocks]
-    lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries in blocks]
+    blocks += _task_role_blocks(registry)
+    run = [shelllint.runtime_script([c for _, c in e], policy=policy) for _, _, e, policy in blocks]
+    lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries, _ in blocks]
     syntax, linted = shelllint.check_scripts([(r.text, li.text) for r, li in zip(run, lint, strict=True)])
-    for (item, event, entries), script, errors, lint_script, findings in zip(
+    for (item, event, entries, _), script, errors, lint_script, findings in zip(
         blocks, run, syntax, lint, linted, strict=True
     ):
         for issue in errors:
@@ -122,6 +126,20 @@ def _shell_readable(item: SourceItem, ctx: Context) -> bool:
     return not any(placeholders.unclosed(command) for entries in blocks for _, command in entries)
 
 
+def _task_role_blocks(registry: LoadedRegistry) -> list[tuple[SourceItem, str, list[Entry], str]]:
+    """Each job template's task role commands.  The runtime joins them into one script under errexit
+    (user.sh), whose first lines are the runtime's and prereq's own as a callback's script are: bash
+    reads the commands after them the same way, so a callback's script stands in for it."""
+    blocks = []
+    for template in registry.templates:
+        for role, spec in as_dict(template.data.get("taskRoles")).items():
+            commands = as_list(spec.get("commands")) if isinstance(spec, dict) else []
+            entries = [(("taskRoles", role, "commands", i), c) for i, c in enumerate(commands) if isinstance(c, str)]
+            if entries and not any(placeholders.unclosed(command) for _, command in entries):
+                blocks.append((template, f"task role {role!r}", entries, "fail"))
+    return blocks
+
+
 def _with_parameters(item: SourceItem, ctx: Context) -> dict[str, Any]:
     """The item with its ``<% this.KEY %>`` filled in, one level deep, as the shell will see them
     (``for s in <% this.splits %>`` is a loop over several words)."""
@@ -136,7 +154,7 @@ def _with_parameters(item: SourceItem, ctx: Context) -> dict[str, Any]:
 
 def _shell_problem(
     item: SourceItem,
-    entries: list[tuple[tuple[Any, ...], str]],
+    entries: list[Entry],
     script: shelllint.Script,
     issue: shelllint.ShellIssue,
     rule: str,
