@@ -51,3 +51,17 @@ def test_the_current_files_suppression_clears_the_same_line_in_older_versions(tm
     assert [w for w in warnings if "PRQ192" in w] == [
         next(w for w in warnings if w.startswith("hello 1.0.1 (commit ") and "holds a GitHub token" in w)
     ]
+
+
+@pytest.mark.parametrize("how", sorted(SUPPRESSIONS))
+def test_validate_reports_only_the_versions_the_build_withholds(tmp_path: Path, how: str) -> None:
+    """PRQ192 says a version is never published: it names 1.0.1 (the token), not 1.0.0, whose only
+    finding is the line today's file suppresses, and which the build publishes."""
+    from prereq.registry.validate import validate
+
+    versions, _ = _published(tmp_path, how)
+    history = [p for p in validate(tmp_path / "repo" / "registry", history=True).problems if p.rule == "PRQ192"]
+    assert "1.0.0" in versions and [p.message.split(" (commit")[0] for p in history] == [
+        next(p.message.split(" (commit")[0] for p in history if "1.0.1" in p.message)
+    ]
+    assert all("1.0.0" not in p.message for p in history)

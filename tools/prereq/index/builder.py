@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prereq.core import placeholders
 from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.graph import lookup_parameter
 from prereq.core.versions import Requirement, sort_versions
@@ -26,6 +25,7 @@ from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntr
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
 from prereq.registry import schemas, secrets
+from prereq.registry.history import cleared_lines, withheld_leaks
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.rules import RULES
 from prereq.registry.validate import ValidationResult
@@ -76,7 +76,7 @@ def collect_versions(
         warnings.append("not in a git repository: only the current files are published")
         return published
     withheld: set[tuple[str, str]] = set()  # versions whose last content holds a credential
-    cleared = _cleared_lines(result)
+    cleared = cleared_lines(result.items, result.suppressed)
     first_seen: dict[tuple[str, str], str] = {}  # (name, version) -> its oldest commit's date
     for revision in history:
         if revision.content is None or not revision.path.endswith(".yaml"):
@@ -97,7 +97,7 @@ def collect_versions(
         if schemas.check_item(data):
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")
             continue
-        leaks = _leaks(data, cleared.get(stem, set()))
+        leaks = withheld_leaks(data, cleared.get(stem, set()))
         if leaks:  # never published, not even an older content of the same version (validate: PRQ192)
             withheld.add((stem, version))
             held = secrets.kinds(leaks)
@@ -141,39 +141,6 @@ class VersionTable:
             return found[1] if isinstance(found, tuple) else None
 
         return find
-
-
-def _cleared_lines(result: ValidationResult) -> dict[str, set[str]]:
-    """Per item, the lines of text whose credential findings its current file suppresses (PRQ190, by
-    ``suppress:`` or a comment): its owners judged them no credential, so an older version holding the
-    same line is not withheld for it.  A finding on any other line still withholds the version."""
-    lines: dict[str, set[int]] = {}
-    for suppressed in result.suppressed:
-        if suppressed.problem.rule == "PRQ190" and suppressed.problem.line is not None:
-            lines.setdefault(suppressed.problem.file or "", set()).add(suppressed.problem.line)
-    cleared: dict[str, set[str]] = {}
-    for name, item in result.items.items():
-        if item.rel not in lines:
-            continue
-        values = dict(placeholders.strings(item.data))
-        for found in secrets.locate(item.yaml):
-            if found.line in lines[item.rel]:
-                cleared.setdefault(name, set()).update(_leak_line(values[found.path], leak) for leak in found.leaks)
-    return cleared
-
-
-def _leaks(data: dict[str, Any], cleared: set[str]) -> list[secrets.Leak]:
-    """The credentials an older version holds, but for the lines its item's current file suppresses."""
-    values = dict(placeholders.strings(data)) if cleared else {}
-    return [
-        leak
-        for path, leak in secrets.scan_document(data)
-        if leak.literal and not (cleared and _leak_line(values[path], leak) in cleared)
-    ]
-
-
-def _leak_line(value: str, leak: secrets.Leak) -> str:
-    return value.split("\n")[leak.line]  # the line of the string that holds it, as scan_text counts
 
 
 def _version_document(resolver: VersionTable, node: Node, warnings: list[str]) -> VersionDocument | None:

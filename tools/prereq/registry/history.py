@@ -6,19 +6,23 @@ item and job template: each version that held a credential is reported once, wit
 first held it, so that its owners rotate it (the index builder leaves such versions out).  Revisions
 the working tree still has byte for byte are left to PRQ190, which points at the line.
 
-May import: the standard library, prereq.core, prereq.registry.loader/rules/secrets.
+May import: the standard library, prereq.core, prereq.registry.loader/rules/secrets/suppress.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from prereq.core import placeholders
 from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.registry import secrets
-from prereq.registry.loader import ITEMS_DIR, TEMPLATES_DIR
+from prereq.registry.loader import ITEMS_DIR, TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem, problem
+from prereq.registry.suppress import Suppressed
 
 HISTORY_RULES = ("PRQ192",)  # reported here, beside the checks' (a test holds each rule to one place)
 
@@ -67,9 +71,11 @@ def _same_as_working_tree(path: Path, content: bytes) -> bool:
         return False
 
 
-def history_problems(root: Path) -> list[Problem]:
+def history_problems(root: Path, *, cleared: Mapping[str, set[str]] | None = None) -> list[Problem]:
     """PRQ192 for every version in the history of the registry at ``root`` that held a credential;
-    none outside a git repository."""
+    none outside a git repository.  ``cleared`` (``cleared_lines``) holds, per item, the lines its
+    current file suppresses PRQ190 on: the build publishes older versions whose only findings are
+    those, so they are not reported either."""
     repo = Repository.find(root)
     if repo is None:
         return []
@@ -85,10 +91,13 @@ def history_problems(root: Path) -> list[Problem]:
         if not found:
             continue
         data = load_yaml(revision.content).data
+        remaining = withheld_leaks(data, (cleared or {}).get(Path(rel).stem, set()))
+        if not remaining:
+            continue  # only what its owners judged no credential: published, so not reported
         version = str(data.get("version") or "")
         entry = held.setdefault((rel, version), _Held(rel, str(data.get("name") or Path(rel).stem), version))
         entry.commit, entry.line = revision.commit, found[0].line
-        kinds = [leak.kind for located in found for leak in located.leaks if leak.literal]
+        kinds = [leak.kind for leak in remaining]
         entry.kinds = list(dict.fromkeys([*entry.kinds, *kinds]))
     return [
         problem(
@@ -102,3 +111,36 @@ def history_problems(root: Path) -> list[Problem]:
         )
         for entry in held.values()
     ]
+
+
+def cleared_lines(items: Mapping[str, SourceItem], suppressed: Iterable[Suppressed]) -> dict[str, set[str]]:
+    """Per item, the lines of text whose credential findings its current file suppresses (PRQ190, by
+    ``suppress:`` or a comment): its owners judged them no credential, so an older version holding the
+    same line is not withheld for it.  A finding on any other line still withholds the version."""
+    lines: dict[str, set[int]] = {}
+    for each in suppressed:
+        if each.problem.rule == "PRQ190" and each.problem.line is not None:
+            lines.setdefault(each.problem.file or "", set()).add(each.problem.line)
+    cleared: dict[str, set[str]] = {}
+    for name, item in items.items():
+        if item.rel not in lines:
+            continue
+        values = dict(placeholders.strings(item.data))
+        for found in secrets.locate(item.yaml):
+            if found.line in lines[item.rel]:
+                cleared.setdefault(name, set()).update(_leak_line(values[found.path], leak) for leak in found.leaks)
+    return cleared
+
+
+def withheld_leaks(data: dict[str, Any], cleared: set[str]) -> list[secrets.Leak]:
+    """The credentials an older version holds, but for the lines its item's current file suppresses."""
+    values = dict(placeholders.strings(data)) if cleared else {}
+    return [
+        leak
+        for path, leak in secrets.scan_document(data)
+        if leak.literal and not (cleared and _leak_line(values[path], leak) in cleared)
+    ]
+
+
+def _leak_line(value: str, leak: secrets.Leak) -> str:
+    return value.split("\n")[leak.line]  # the line of the string that holds it, as scan_text counts

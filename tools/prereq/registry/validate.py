@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
-from prereq.registry.history import HISTORY_RULES, history_problems
+from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
 from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 
@@ -36,13 +36,14 @@ class ValidationResult:
 def validate_loaded(registry: LoadedRegistry, *, history: bool = False) -> ValidationResult:
     """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied."""
     ctx, problems = run_checks(registry)
-    if history:
-        problems = problems + history_problems(registry.root)
     # A suppression is judged unused only for the rules this run checks (not the review's, nor the
     # history's without ``history``).
     judged = {rule for check in CHECKS for rule in check.ids} | set(LOADER_RULES)
     judged |= set(HISTORY_RULES) if history else set()
     sources = [*registry.items, *registry.templates]
+    if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
+        _, first = suppress.apply(registry.root, sources, problems, judged=judged)
+        problems = problems + history_problems(registry.root, cleared=cleared_lines(ctx.items, first))
     kept, suppressed = suppress.apply(registry.root, sources, problems, judged=judged)
     return ValidationResult(
         root=registry.root,
