@@ -3,6 +3,7 @@ and the problems a result holds, as sets and as (message, hint) pairs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
@@ -46,6 +47,23 @@ def item(
         text += "license: MIT\n"
     text += head + "callbacks:\n  - event: taskStarts\n    commands:\n"
     return text + "".join(f"      - {command}\n" for command in commands)
+
+
+def assert_fixture_result(result, expected: list[dict], root: Path) -> None:
+    """``result`` holds exactly the problems a golden fixture's expected.json lists (rule, file, line, and
+    column where given), each of its rule's severity, its templates filled, its file under ``root``."""
+    from prereq.registry.rules import RULES
+
+    assert found(result) == {(e["rule"], e["file"], e["line"]) for e in expected}
+    columns = {(e["rule"], e["file"], e["line"], e["column"]) for e in expected if "column" in e}
+    assert columns <= {(p.rule, p.file, p.line, p.column) for p in result.problems}
+    for p in result.problems:
+        assert p.severity is RULES[p.rule].severity
+        assert p.message and p.hint, p
+        assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
+        assert (p.line is None) == (p.column is None)
+        if p.file is not None:
+            assert (root / p.file).exists(), "paths are relative to the registry root"
 
 
 def messages(result, rule: str) -> list[tuple[str, str]]:

@@ -47,6 +47,16 @@ def make_registry(tmp_path: Path) -> Callable[..., Path]:
 # --------------------------------------------------------------------------- built indexes
 
 
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled registry with its site, built once as `prereq build` does (tests only read it)."""
+    from prereq.marketplace.publish import build
+
+    result = build(REPO / "registry", tmp_path_factory.mktemp("site") / "site")
+    assert result.built, result.problems
+    return result.out
+
+
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled registry's index (no site), built once per module."""

@@ -15,7 +15,7 @@ from check_helpers import (
     HISTORY_FIXTURE_DIRS,
     REVIEW_FIXTURE_DIRS,
     RULE_FIXTURES,
-    found,
+    assert_fixture_result,
 )
 from prereq.registry.rules import RULES, rule_reference_markdown
 from prereq.registry.validate import validate
@@ -27,18 +27,7 @@ def test_rule_fixture_reports_exactly_the_expected_problems(fixture: Path) -> No
     expected = json.loads((fixture / "expected.json").read_text(encoding="utf-8"))
     assert expected and all(entry["rule"] == rule_id for entry in expected), "a fixture shows its own rule only"
 
-    result = validate(fixture)
-
-    assert found(result) == {(e["rule"], e["file"], e["line"]) for e in expected}
-    columns = {(e["rule"], e["file"], e["line"], e["column"]) for e in expected if "column" in e}
-    assert columns <= {(p.rule, p.file, p.line, p.column) for p in result.problems}
-    for p in result.problems:
-        assert p.severity is RULES[p.rule].severity
-        assert p.message and p.hint, p
-        assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
-        assert (p.line is None) == (p.column is None)
-        if p.file is not None:
-            assert (fixture / p.file).exists(), "paths are relative to the registry root"
+    assert_fixture_result(validate(fixture), expected, fixture)
 
 
 def test_every_rule_has_a_fixture() -> None:

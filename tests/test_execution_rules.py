@@ -4,17 +4,16 @@ them (the registry's validation with the catalog's problems added), and the cata
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from check_helpers import EXECUTION_FIXTURE_DIRS, found
+from check_helpers import EXECUTION_FIXTURE_DIRS, assert_fixture_result, found
 from gitrepo import GitRepo
 from prereq import cli
 from prereq.execution.validate import check_catalog, with_catalog
-from prereq.registry.rules import RULES, rule_reference_markdown
+from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,16 +38,7 @@ def test_rule_fixture_reports_exactly_the_expected_problems(fixture: Path, tmp_p
     assert expected and all(entry["rule"] == rule_id for entry in expected), "a fixture shows its own rule only"
     root = _registry(fixture, tmp_path)
 
-    result = with_catalog(validate(root))
-
-    assert found(result) == {(e["rule"], e["file"], e["line"]) for e in expected}
-    columns = {(e["rule"], e["file"], e["line"], e["column"]) for e in expected if "column" in e}
-    assert columns <= {(p.rule, p.file, p.line, p.column) for p in result.problems}
-    for p in result.problems:
-        assert p.severity is RULES[p.rule].severity
-        assert p.message and p.hint, p
-        assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
-        assert (root / p.file).exists(), "paths are relative to the registry root"
+    assert_fixture_result(with_catalog(validate(root)), expected, root)
 
 
 def test_the_bundled_catalog_is_clean_and_realistic() -> None:

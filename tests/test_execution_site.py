@@ -6,19 +6,6 @@ import html
 import re
 from pathlib import Path
 
-import pytest
-
-from prereq.marketplace.publish import build
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = build(REPO / "registry", tmp_path_factory.mktemp("site") / "site")
-    assert result.built, result.problems
-    return result.out
-
 
 def _text(page: Path) -> str:
     body = page.read_text(encoding="utf-8")

@@ -16,20 +16,11 @@ import pytest
 import yaml
 
 from prereq.marketplace.diagram import dependency_svg
-from prereq.marketplace.publish import build
 from prereq.marketplace.render import safe_url
 from prereq.registry.rules import RULES
 from site_html import is_remote, parse
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled registry, built as `prereq build` does."""
-    result = build(REPO / "registry", tmp_path_factory.mktemp("site") / "site")
-    assert result.built, result.problems
-    return result.out
 
 
 def test_every_item_has_a_page(site: Path) -> None:
