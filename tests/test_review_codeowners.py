@@ -57,6 +57,16 @@ def test_the_command_writes_and_checks_and_the_review_fails_while_stale(tmp_path
     assert cli.main(["validate", "--base", "main"]) == 0
 
 
+def test_plain_validation_fails_while_codeowners_is_stale(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Not only the review: a contributor's own 'prereq validate' says the generated file is out of date."""
+    repo = make_pr(tmp_path / "repo", dict(ITEMS), {"owners.yaml": HANDLES})
+    monkeypatch.chdir(repo.root)
+    assert cli.main(["validate"]) == 1
+    assert "PRQ207 error .github/CODEOWNERS is missing" in capsys.readouterr().out
+    assert cli.main(["codeowners"]) == 0
+    assert cli.main(["validate"]) == 0
+
+
 def test_without_handles_there_is_nothing_to_write(tmp_path: Path, capsys, monkeypatch) -> None:
     repo = make_pr(tmp_path / "repo", dict(ITEMS), {}, commit_head=False)
     monkeypatch.chdir(repo.root)

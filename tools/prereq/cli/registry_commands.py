@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
 from prereq.core.gitrepo import Repository
 from prereq.execution.validate import with_catalog
 from prereq.registry.reporters import REPORTERS, report
-from prereq.registry.rules import rule_reference_markdown
+from prereq.registry.rules import Problem, rule_reference_markdown
 from prereq.registry.validate import validate
+from prereq.review.codeowners import codeowners_problem
 
 VALIDATE_HELP = """\
 Check every item in a registry and report every problem in one run.
@@ -70,6 +72,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
     result = with_catalog(validate(root, history=True))
+    # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
+    stale = codeowners_problem(root, result.items, result.owners)
+    if stale is not None:
+        result = dataclasses.replace(result, problems=sorted([*result.problems, stale], key=Problem.sort_key))
     repo = Repository.find(root) if args.format == "github" else None
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0

@@ -646,7 +646,8 @@ _RULES = [
         "run 'prereq codeowners' and commit {path}",
         "When `owners.yaml` gives GitHub handles (`github: {user: '@login', team: '@org/team'}`), the "
         "repository's `.github/CODEOWNERS` is generated from them and the items' owners, so GitHub asks an "
-        "item's owners to review its changes; checked by `prereq validate --base` and `prereq codeowners --check`. "
+        "item's owners to review its changes; checked by `prereq validate` (with or without `--base`) and "
+        "`prereq codeowners --check`. "
         "Without any handle there is no CODEOWNERS to generate, and none is checked.",
     ),
     Rule(
