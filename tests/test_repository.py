@@ -85,7 +85,8 @@ def test_prereq_yaml_customises_the_site_without_copying_prereq_s_files(tmp_path
     (repo / "docs" / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n', encoding="utf-8")
     (repo / "prereq.yaml").write_text(
         "site:\n  name: Vision prerequisites\n  url: https://vision.example/prereq/\n"
-        "  pages: docs\n  logo: docs/logo.svg\n  index_url: https://cdn.example/prereq/\n",
+        "  pages: docs\n  logo: docs/logo.svg\n  index_url: https://cdn.example/prereq/\n"
+        "  repo_url: https://github.com/vision/registry\n",
         encoding="utf-8",
     )
     schema_line = new_item(repo / "registry", "vision-data", kind="data").files[0].read_text().splitlines()[0]
@@ -100,6 +101,8 @@ def test_prereq_yaml_customises_the_site_without_copying_prereq_s_files(tmp_path
     home = (out / "index.html").read_text(encoding="utf-8")
     assert "<title>Vision prerequisites</title>" in home and "assets/site-logo.svg" in home
     assert "Our storage" in home  # the page is in the navigation
+    # The repository's link, but not the theme's script that asks GitHub's API for its stars.
+    assert 'href="https://github.com/vision/registry"' in home and 'data-md-component="source"' not in home
     assert "Ask the platform team." in (out / "storage" / "index.html").read_text(encoding="utf-8")
     composer = (out / "composer" / "index.html").read_text(encoding="utf-8")
     assert '<meta name="prereq:index" content="https://cdn.example/prereq/">' in composer  # what jobs record
