@@ -69,12 +69,17 @@ def make_fixture_repo(root: Path) -> Path:
         "nfs-share 1.2.0 and an item from a hostile author",
         date="2024-06-01T12:00:00+00:00",
     )
+    copy_site_sources(root)
+    return registry
+
+
+def copy_site_sources(root: Path) -> None:
+    """This repository's mkdocs.yml and site/ beside a test registry, with the pages it names filled in."""
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "site", root / "site")
     for rel, text in PLACEHOLDERS.items():
         if not (root / rel).exists():
             (root / rel).write_text(text, encoding="utf-8")
-    return registry
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -117,11 +122,7 @@ def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     root = tmp_path_factory.mktemp("bundled-repo")
     shutil.copytree(REPO / "registry", root / "registry")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO / "site", root / "site")
-    for rel, text in PLACEHOLDERS.items():
-        if not (root / rel).exists():
-            (root / rel).write_text(text, encoding="utf-8")
+    copy_site_sources(root)
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "the bundled registry")

@@ -4,13 +4,12 @@ page (under 200 KB), says how many require it and leads to all of them through t
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PLACEHOLDERS, REPO, _serve
+from conftest import _serve, copy_site_sources
 from gitrepo import GitRepo, item_yaml
 
 ITEMS = 3000
@@ -31,11 +30,7 @@ def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         require = ["hub-tool@^1.0"] if i < DEPENDENTS else None
         repo.write(f"registry/prerequisites/{name}.yaml", item_yaml(name, "1.0.0", require=require))
     repo.commit("3,000 items")
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO / "site", root / "site")
-    for rel, text in PLACEHOLDERS.items():
-        if not (root / rel).exists():
-            (root / rel).write_text(text, encoding="utf-8")
+    copy_site_sources(root)
     result = build(root / "registry", root / "out")
     assert result.built, result.problems
     return result.out

@@ -53,8 +53,20 @@ def _umask() -> int:
     return mask
 
 
-def _within(path: Path, folder: Path) -> bool:
+def within(path: Path, folder: Path) -> bool:
+    """``path`` is ``folder`` or lies below it (as written: resolve both first where links matter)."""
     return path == folder or folder in path.parents
+
+
+def link_inside(path: Path, root: Path) -> Path | None:
+    """The first symbolic link on the way to ``path`` (itself included) that lies below ``root``, else
+    None.  Links above ``root`` (/tmp -> /private/tmp) are the machine's, not the checkout's."""
+    path, root = Path(os.path.abspath(path)), Path(os.path.realpath(root))
+    for step in (path, *path.parents):
+        real = Path(os.path.realpath(step.parent)) / step.name  # where it lies, the folders above resolved
+        if real != root and within(real, root) and step.is_symlink():
+            return step
+    return None
 
 
 def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path) -> None:
@@ -63,12 +75,12 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
     It may never be one of the ``protected`` folders or an ancestor of one, nor lie in the registry."""
     out = Path(os.path.abspath(out))
     for folder in (Path(os.path.abspath(p)) for p in protected):
-        if _within(folder, out):
+        if within(folder, out):
             raise PrereqError(
                 f"--out {out} would replace {folder} and everything in it",
                 hint="pass a folder of its own for the build, such as build/site",
             )
-    if _within(out, Path(os.path.abspath(registry))):
+    if within(out, Path(os.path.abspath(registry))):
         raise PrereqError(
             f"--out {out} lies inside the registry {registry}",
             hint="publish outside the registry, such as build/site next to it",

@@ -7,7 +7,6 @@ rest of the index: sorted, no clock.  Written only for a registry that has a cat
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from prereq.execution.checks import effective_environments
 from prereq.execution.records import Catalog, Environment, Library, Queue
 from prereq.execution.rights import library_closure
 from prereq.execution.validate import open_catalog
+from prereq.index.builder import summary
 from prereq.registry.loader import Owners
 
 CATALOG_FILE = Path("api") / "v1" / "execution" / "catalog.json"
@@ -22,9 +22,8 @@ CATALOG_FORMAT = "prereq-execution/1"
 
 
 def _summary(data: dict[str, Any]) -> str:
-    description = data.get("description") or ""
-    paragraph = re.split(r"\n\s*\n", description.strip(), maxsplit=1)[0]
-    return " ".join(paragraph.split()) or data["title"]
+    # As the index summarises items; a description of blanks falls back to the title as well.
+    return summary(data.get("description"), data["title"]) or data["title"]
 
 
 def _environment(env: Environment, catalog: Catalog) -> dict[str, Any]:

@@ -55,7 +55,8 @@ class IndexBuild:
     warnings: list[str] = field(default_factory=list)
 
 
-def _summary(description: str | None, title: str) -> str:
+def summary(description: str | None, title: str) -> str:
+    """The first paragraph of ``description`` on one line (the title when there is no description)."""
     if not description:
         return title
     paragraph = re.split(r"\n\s*\n", description.strip(), maxsplit=1)[0]
@@ -200,7 +201,7 @@ def _entries(
                 "version": latest["version"],
                 "type": latest["type"],
                 "title": latest["title"],
-                "summary": _summary(latest.get("description"), latest["title"]),
+                "summary": summary(latest.get("description"), latest["title"]),
                 "tags": latest.get("tags") or [],
                 "owners": latest.get("owners") or [],
                 "deprecated": latest.get("deprecated"),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import read_regular
+from prereq.core.files import link_inside, read_regular, within
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
 
 SETTINGS_FILE = "prereq.yaml"
@@ -72,7 +72,7 @@ def _fail(file: Path, loaded: LoadedYaml, path: tuple[Any, ...], message: str, h
 
 # What reaches every page of the site: one line of text with nothing HTML reads as markup (the
 # theme writes some of these into attributes unescaped), and addresses that are plain http(s) URLs.
-_UNSAFE_TEXT = re.compile(r'[<>"\x00-\x1f\x7f]')
+UNSAFE_TEXT = re.compile(r'[<>"\x00-\x1f\x7f]')
 _URL = re.compile(r"https?://[^\s\"'<>`\\]+")
 URL_KEYS = ("url", "repo_url", "index_url")
 
@@ -86,7 +86,7 @@ def _text(file: Path, loaded: LoadedYaml, section: dict[str, Any], key: str, pat
         raise _fail(file, loaded, where, f"{key} must be a text", hint=f"write {key}: followed by a text")
     if key in URL_KEYS and not _URL.fullmatch(value):
         raise _fail(file, loaded, where, f"{key} is not an http(s) address", hint="write it as https://host/path/")
-    if _UNSAFE_TEXT.search(value):
+    if UNSAFE_TEXT.search(value):
         raise _fail(
             file,
             loaded,
@@ -108,21 +108,19 @@ def _path(
     where, root = (*path, key), file.parent.resolve()
     joined = root / text
     resolved = joined.resolve()
-    if resolved != root and root not in resolved.parents:
+    if not within(resolved, root):
         raise _fail(file, loaded, where, f"{key}: {text} is outside the repository", hint="name a path inside it")
     if not resolved.exists():
         raise _fail(file, loaded, where, f"{key}: {text} does not exist", hint=f"{key} is relative to {file.name}")
-    step = joined
-    while step != root and root in step.parents:
-        if step.is_symlink():
-            raise _fail(
-                file,
-                loaded,
-                where,
-                f"{key}: {step.relative_to(root)} is a symbolic link",
-                hint="name the file or folder itself",
-            )
-        step = step.parent
+    link = link_inside(joined, root)
+    if link is not None:
+        raise _fail(
+            file,
+            loaded,
+            where,
+            f"{key}: {link.relative_to(root)} is a symbolic link",
+            hint="name the file or folder itself",
+        )
     if (kind == "folder") != resolved.is_dir() or (kind == "file" and not resolved.is_file()):
         raise _fail(file, loaded, where, f"{key}: {text} is not a {kind}", hint=f"name a {kind}")
     return resolved

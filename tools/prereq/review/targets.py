@@ -12,30 +12,20 @@ import os
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import write_atomic
+from prereq.core.files import link_inside, within, write_atomic
 from prereq.core.gitrepo import Repository
 from prereq.review.codeowners import CodeOwners
 
 
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def _no_link_inside(path: Path, root: Path, what: str) -> None:
     """Refuse ``path`` when it, or a folder on the way to it below ``root``, is a symbolic link."""
-    path, root = Path(os.path.abspath(path)), Path(os.path.realpath(root))
-    for step in (path, *path.parents):
-        # Where this step lies once the folders above it are resolved: the path may reach the
-        # repository through a link of its own (/tmp -> /private/tmp), which is not the checkout's.
-        real = Path(os.path.realpath(step.parent)) / step.name
-        if real == root or not _within(real, root):
-            continue
-        if step.is_symlink():
-            raise PrereqError(
-                f"{what} {path}: {step} is a symbolic link, and prereq writes nothing through a link in a checkout "
-                "(a pull request could have committed it, pointing anywhere)",
-                hint="name a file outside the repository, such as $RUNNER_TEMP/impact.md, or remove the link",
-            )
+    link = link_inside(path, root)
+    if link is not None:
+        raise PrereqError(
+            f"{what} {Path(os.path.abspath(path))}: {link} is a symbolic link, and prereq writes nothing through "
+            "a link in a checkout (a pull request could have committed it, pointing anywhere)",
+            hint="name a file outside the repository, such as $RUNNER_TEMP/impact.md, or remove the link",
+        )
 
 
 def check_report_path(path: Path, registry: Path) -> None:
@@ -48,7 +38,7 @@ def check_report_path(path: Path, registry: Path) -> None:
         reason = "it would replace git's own files"
         folders += [(folder, "the repository's git folder", reason) for folder in repo.git_dirs]
     for folder, name, reason in folders:
-        if _within(target, folder):
+        if within(target, folder):
             raise PrereqError(
                 f"--report {path} lies inside {name} ({folder}): {reason}",
                 hint="write it outside the registry and .git, such as $RUNNER_TEMP/impact.md or build/impact.md",

@@ -20,7 +20,7 @@ from prereq.core.versions import fold_name
 from prereq.registry.checks.items import is_windows_reserved
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, Owners, load_registry
 from prereq.registry.schemas import load_schema
-from prereq.registry.settings import SETTINGS_FILE, load_settings
+from prereq.registry.settings import SETTINGS_FILE, UNSAFE_TEXT, load_settings
 
 KIT = Path(__file__).with_name("kit")
 ITEM_TYPES = ("script", "data", "output", "dockerimage")
@@ -82,7 +82,7 @@ def _check_folder(folder: Path) -> None:
 
 
 def _site_name(name: str) -> str:
-    if not name.strip() or re.search(r'[<>"\x00-\x1f\x7f]', name):
+    if not name.strip() or UNSAFE_TEXT.search(name):  # what prereq.yaml would refuse for site.name
         raise PrereqError(f"the name {name!r} is not one line of plain text", hint="use letters, digits and spaces")
     return name
 
