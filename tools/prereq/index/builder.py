@@ -24,7 +24,7 @@ from prereq.index import facets
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
-from prereq.registry import schemas, secrets
+from prereq.registry import itemformat, schemas, secrets
 from prereq.registry.history import cleared_lines, withheld_leaks
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.rules import RULES
@@ -215,6 +215,21 @@ def _entries(
     return entries, bodies
 
 
+def _templates(
+    result: ValidationResult, documents: dict[str, ItemDocument]
+) -> tuple[list[TemplateEntry], dict[str, str]]:
+    """The job templates' root entries, and their files (published as written)."""
+    entries: list[TemplateEntry] = []
+    files: dict[str, str] = {}
+    for template in sorted(result.templates, key=lambda t: t.stem):
+        path = f"templates/{template.stem}.yaml"
+        uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
+        title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
+        entries.append({"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses))})
+        files[path] = template.path.read_text(encoding="utf-8")
+    return entries, files
+
+
 def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
     """The whole index as data; ``result`` must have no errors."""
     warnings: list[str] = []
@@ -247,16 +262,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         document["required_by"].sort()
 
     entries, bodies = _entries(documents, result, repo, dates)
-    template_entries: list[TemplateEntry] = []
-    files: dict[str, str] = {}
-    for template in sorted(result.templates, key=lambda t: t.stem):
-        path = f"templates/{template.stem}.yaml"
-        uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
-        title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
-        template_entries.append(
-            {"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses))}
-        )
-        files[path] = template.path.read_text(encoding="utf-8")  # published as written
+    template_entries, files = _templates(result, documents)
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()))
     root: Root = {
         "format": schemas.INDEX_FORMAT,
@@ -266,6 +272,8 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "type_labels": facets.TYPE_LABELS,
         "lifted_keys": list(runtime.LIFTED_KEYS),
         "range_hint": RULES["PRQ141"].hint,
+        "item_format": itemformat.describe(),
+        "items_folder": repo.relative(result.root / ITEMS_DIR) if repo else None,
         "job_schema": {"path": JOB_SCHEMA, "sha256": hashlib.sha256(job_schema.encode("utf-8")).hexdigest()},
         "templates": template_entries,
         "commit": state.commit if state else None,

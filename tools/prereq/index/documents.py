@@ -91,6 +91,8 @@ class Root(TypedDict):
     type_labels: dict[str, str]
     lifted_keys: list[str]  # what the runtime takes out of a prerequisite; every other key is a parameter
     range_hint: str  # how to write a version range (rule PRQ141's hint)
+    item_format: dict[str, Any]  # registry.itemformat.describe() (optional in the format: older builds lack it)
+    items_folder: str | None  # where item files live in the repository (optional in the format too)
     job_schema: PublishedFile
     templates: list[TemplateEntry]
     commit: str | None

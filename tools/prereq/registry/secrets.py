@@ -124,8 +124,8 @@ def _options(line: str) -> Iterator[tuple[str, bool]]:
         if literal is not None and not (literal and value.strip("\"'").isdigit() and len(value) < 5):
             yield (f"a plain-text {name}= value" if literal else f"{name}="), literal
     for match in _LONG_OPTION.finditer(line):
-        rest = line[match.end() :].lstrip(" =")
-        value = rest.split(None, 1)[0] if rest else ""
+        words = line[match.end() :].lstrip(" =").split(None, 1)
+        value = words[0] if words else ""  # nothing, or only tabs, after the option
         literal = _value_kind(value) if not value.startswith("-") else None
         if literal is not None:
             yield (f"a plain-text value after {match[0]}" if literal else match[0]), literal

@@ -11,27 +11,32 @@ problems, if any, are left for the author.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
-from prereq.core.yamlload import YamlLoadError, dump_yaml, load_yaml
-from prereq.registry import schemas, secrets
+from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.core.yamlrender import Renderer
+from prereq.registry import itemformat, secrets
+from prereq.registry.itemformat import check_new_name
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
-from prereq.scaffold.starter import Written, check_item_name, owner_for, schema_ref, write_all
+from prereq.scaffold.starter import Written, owner_for, schema_ref, write_all
 
-# What a job's entry does not say, for the author to write (in the order authors read an item).
-_TODO = {
-    "title": "TODO a one-line title people search for",
-    "description": "TODO what it does, what it needs and what it exports for the job's commands.\n",
-    "tags": ["todo"],
-}
-_DATA_LICENSE = "TODO-SPDX-id"
 _NOT_COPIED = ("name", "type", "version")  # the item says these itself
+
+
+@dataclass(frozen=True)
+class SharedItem:
+    """A job's entry as a registry item: its name, its data and its file's text (without header lines)."""
+
+    name: str
+    item: dict[str, Any]
+    text: str
 
 
 @dataclass
@@ -42,63 +47,100 @@ class Shared:
     validation: ValidationResult
 
 
-def _entry(job: Path, name: str) -> dict[str, Any]:
+def _entry(job_text: str | bytes, name: str, *, source: str) -> dict[str, Any]:
     try:
-        data = load_yaml(read_regular(job, what="job file")).data
+        data = load_yaml(job_text).data
     except YamlLoadError as exc:
         issue = exc.issues[0]
-        raise PrereqError(f"{job}:{issue.line}:{issue.column}: {issue.message}", hint="fix the job's YAML") from None
+        raise PrereqError(f"{source}:{issue.line}:{issue.column}: {issue.message}", hint="fix the job's YAML") from None
     entries = data.get("prerequisites") if isinstance(data, dict) else None
-    found = [e for e in entries or [] if isinstance(e, dict) and e.get("name") == name]
+    entries = entries if isinstance(entries, list) else []
+    found = [e for e in entries if isinstance(e, dict) and e.get("name") == name]
     if len(found) > 1:
         raise PrereqError(
-            f"{job} has {len(found)} prerequisites named {name}", hint="rename one of them in the job first"
+            f"{source} has {len(found)} prerequisites named {name}", hint="rename one of them in the job first"
         )
     if not found:
-        names = [str(e.get("name")) for e in entries or [] if isinstance(e, dict)]
+        names = [str(e.get("name")) for e in entries if isinstance(e, dict)]
         raise PrereqError(
-            f"{job} has no prerequisite named {name}",
+            f"{source} has no prerequisite named {name}",
             hint="its prerequisites: " + (", ".join(names) if names else "none"),
         )
     return found[0]
 
 
-def item_from_entry(entry: dict[str, Any], *, name: str, owner: str) -> dict[str, Any]:
+def item_from_entry(entry: dict[str, Any], *, name: str, owner: str, item_format: Mapping[str, Any]) -> dict[str, Any]:
     """The item a job's prerequisite entry becomes, blanks marked TODO.  Keys the item format does not
     know are the plugin's parameters in a job (OpenPAI hands every other key to the plugin), so they
-    become the item's ``parameters``, where ``<% this.KEY %>`` finds them."""
+    become the item's ``parameters``, where ``<% this.KEY %>`` finds them; an unknown plugin's item
+    keeps every key as written."""
     kind = entry.get("type", "script")
-    item: dict[str, Any] = {"name": name, "version": "1.0.0", "type": kind, **_TODO, "owners": [owner]}
+    first: dict[str, Any] = {"name": name, "version": item_format["first_version"], "type": kind}
+    item = {**first, **item_format["todo"], "owners": [owner]}
     if kind == "data":
-        item["license"] = _DATA_LICENSE
+        item["license"] = item_format["data_license"]
     copied = {key: value for key, value in entry.items() if key not in _NOT_COPIED}
-    allowed = schemas.item_keys({**item, **copied})
+    keys = item_format["keys"]
+    plugin = copied.get("plugin", item_format["default_plugin"])
+    allowed = (
+        keys["dockerimage"]
+        if kind == "dockerimage"
+        else keys["plugins"].get(plugin)
+        if isinstance(plugin, str)
+        else None
+    )
     parameters = {k: v for k, v in copied.items() if allowed is not None and k not in allowed}
     item.update({k: v for k, v in copied.items() if k not in parameters})
     if parameters:
-        item["parameters"] = {**(item.get("parameters") or {}), **parameters}
+        held = item.get("parameters")
+        item["parameters"] = {**(held if isinstance(held, dict) else {}), **parameters}
     return item
+
+
+def share_entry(
+    job_text: str | bytes,
+    name: str,
+    *,
+    owner: str,
+    item_format: Mapping[str, Any],
+    taken: Iterable[str] = (),
+    as_name: str | None = None,
+    source: str = "the job",
+) -> SharedItem:
+    """The job's hand-written prerequisite ``name`` as a registry item named ``as_name`` (or ``name``),
+    refused when the name is not one a new item may have (``taken``: the registry's names) or the entry
+    holds a credential.  The composer's jobs/share.js does the same (tests/cases/share/)."""
+    entry = _entry(job_text, name, source=source)
+    item_name = as_name or name
+    check_new_name(item_name, taken=taken)
+    leaks = list(secrets.scan_document(entry))
+    if leaks:  # never in a file that a pull request would then carry
+        raise PrereqError(
+            f"{source}: prerequisite {name} holds {secrets.kinds(leak for _, leak in leaks)}; it cannot be shared",
+            hint="replace each credential in the job with <% $secrets.KEY %> (and the key under secrets:), then share",
+        )
+    item = item_from_entry(entry, name=item_name, owner=owner, item_format=item_format)
+    return SharedItem(name=item_name, item=item, text="\n".join(Renderer().lines(item, 0)) + "\n")
 
 
 def share(job: Path, name: str, *, registry: Path, owner: str | None = None, as_name: str | None = None) -> Shared:
     """Write ``registry/prerequisites/<as_name or name>.yaml`` from the job's entry ``name`` and validate it."""
-    entry = _entry(job, name)
-    item_name = as_name or name
-    check_item_name(registry, item_name)
-    leaks = list(secrets.scan_document(entry))
-    if leaks:  # never written to a file that a pull request would then carry
-        raise PrereqError(
-            f"{job}: prerequisite {name} holds {secrets.kinds(leak for _, leak in leaks)}; nothing was written",
-            hint="replace each credential in the job with <% $secrets.KEY %> (and the key under secrets:), then share",
-        )
-    item = item_from_entry(entry, name=item_name, owner=owner_for(registry, owner))
     folder = registry / ITEMS_DIR
+    shared = share_entry(
+        read_regular(job, what="job file"),
+        name,
+        owner=owner_for(registry, owner),
+        item_format=itemformat.describe(),
+        taken=[path.stem for path in folder.glob("*.yaml")],
+        as_name=as_name,
+        source=str(job),
+    )
     schema = schema_ref(registry, folder, load_settings(registry).site.url)
     header = f"# yaml-language-server: $schema={schema}\n# Shared from {job.name} by 'prereq share'.\n"
     written = write_all(
-        {folder / f"{item_name}.yaml": header + dump_yaml(item)}, hint="pass --as NAME to save it under another name"
+        {folder / f"{shared.name}.yaml": header + shared.text}, hint="pass --as NAME to save it under another name"
     )
-    rel = f"{ITEMS_DIR}/{item_name}.yaml"
+    rel = f"{ITEMS_DIR}/{shared.name}.yaml"
     result = validate(registry)
     return Shared(
         written=written, validation=dataclasses.replace(result, problems=[p for p in result.problems if p.file == rel])

@@ -16,10 +16,8 @@ from pathlib import Path
 from prereq import __version__
 from prereq.core.errors import PrereqError
 from prereq.core.files import DATA_DIR, write_atomic
-from prereq.core.versions import fold_name
-from prereq.registry.checks.items import is_windows_reserved
+from prereq.registry.itemformat import check_name, check_new_name
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, Owners, load_registry
-from prereq.registry.schemas import load_schema
 from prereq.registry.settings import SETTINGS_FILE, UNSAFE_TEXT, load_settings
 
 KIT = Path(__file__).with_name("kit")
@@ -127,20 +125,8 @@ def _github_kit(folder: Path, blanks: dict[str, str]) -> dict[Path, str]:
 
 
 def check_item_name(registry: Path, name: str) -> None:
-    """A name ``validate`` will accept for a new item: well formed, not reserved on Windows (PRQ122),
-    not the name of another item once case and '-'/'_' are folded (PRQ121)."""
-    check_name(name, what="name")
-    if is_windows_reserved(name):
-        raise PrereqError(f"{name} cannot be a file name on Windows", hint="choose another name (PRQ122)")
-    taken = [p.stem for p in (registry / ITEMS_DIR).glob("*.yaml") if fold_name(p.stem) == fold_name(name)]
-    if taken and taken != [name]:
-        raise PrereqError(f"{name} is too close to the item {taken[0]}", hint="choose another name (PRQ121)")
-
-
-def check_name(name: str, *, what: str) -> None:
-    pattern = load_schema("prerequisite.schema.json")["properties"]["name"]["pattern"]
-    if not re.fullmatch(pattern.strip("^$"), name) or len(name) > 63:
-        raise PrereqError(f"{what} {name} is not a valid name", hint="use at most 63 letters, digits, '-' and '_'")
+    """A name ``validate`` will accept for a new item of this registry (see ``itemformat.check_new_name``)."""
+    check_new_name(name, taken=[path.stem for path in (registry / ITEMS_DIR).glob("*.yaml")])
 
 
 def schema_ref(registry: Path, item_folder: Path, site_url: str | None) -> str:

@@ -14,6 +14,7 @@ from prereq.core.yamlload import format_path
 from prereq.openpai import forms, runtime
 from prereq.registry import schemas
 from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.itemformat import is_windows_reserved
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
 
@@ -44,12 +45,6 @@ def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
 _LINE_FIELDS = ("name", "version", "type", "title", "owners", "tags", "require", "license", "homepage", "plugin")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROL_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_WINDOWS_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?")
-
-
-def is_windows_reserved(stem: str) -> bool:
-    """PRQ122's test, also asked by ``prereq new`` before it writes a file of that name."""
-    return _WINDOWS_RESERVED.fullmatch(stem) is not None
 
 
 @item_check("PRQ113")
