@@ -126,6 +126,7 @@ CORPORA = {  # folder under tests/cases -> how a case is named in both runners
     "yamledit": lambda folder: sorted(p.stem for p in folder.glob("*.json")),
     "protocol": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
     "reader": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
+    "rights": lambda folder: sorted(p.stem for p in folder.glob("[0-9]*.json")),
 }
 
 

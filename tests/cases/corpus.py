@@ -6,7 +6,9 @@ Knows the format of ``jobs/<case>/`` (see README.md) and nothing of the engine:
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,3 +192,23 @@ def expectation(
 
 def step_files(folder: Path) -> set[str]:
     return {path.name for path in folder.iterdir() if STEP_FILE.fullmatch(path.name)}
+
+
+# --------------------------------------------------------------------------- JSON case files
+
+
+def rewrite_expectations(paths: list[Path], outcome: Callable[[dict[str, Any]], dict[str, Any]], *, check: bool) -> int:
+    """Set each JSON case's ``expect`` to what ``outcome`` gives for it (with ``check``, write nothing);
+    says how many changed and returns the exit code: 1 when ``check`` finds a case out of date."""
+    changed = []
+    for path in paths:
+        case = json.loads(path.read_text(encoding="utf-8"))
+        expect = outcome(case)
+        if case.get("expect") != expect:
+            changed.append(path.name)
+            if not check:
+                path.write_text(
+                    json.dumps({**case, "expect": expect}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+                )
+    print(f"{len(paths)} cases, {len(changed)} {'would change' if check else 'changed'}")
+    return 1 if changed and check else 0

@@ -53,6 +53,7 @@ FIXTURES = (
     Fixture("story", "story", 2),
     Fixture("needs", "needs", 1),
     Fixture("solver", "solver", 2),
+    Fixture("rights", "rights", 1),
 )
 
 
