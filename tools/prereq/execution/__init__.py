@@ -8,8 +8,9 @@ As Idiap's BEAT platform describes a cluster, with what its public code leaves o
   through the registry loader's helpers (links and special files refused as everywhere), the schema
   and the file names checked (PRQ300-PRQ302);
 - ``checks`` (references, library chains: PRQ303-PRQ306) and ``checks_queues`` (limits, rights,
-  GPUs, what nothing uses: PRQ307-PRQ313, PRQ315); ``published`` (PRQ314: a published version
-  never changes, from the git history);
+  GPUs, what nothing uses: PRQ307-PRQ313, PRQ315); ``published`` (what the git history published:
+  every version of environments and libraries, for the index, and PRQ314: a published version never
+  changes);
 - ``validate``: ``catalog_problems`` and ``with_catalog``, which adds them to the registry's own
   ``ValidationResult`` (the CLI and ``prereq build`` call it; the registry layer cannot import us);
 - ``rights``: a user's rights over their groups, reputation, the queues offered for a block;

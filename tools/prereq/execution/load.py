@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prereq.core.yamlload import format_path
+from prereq.core.yamlload import LoadedYaml, format_path
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
 from prereq.registry import schemas
 from prereq.registry.loader import entry_problem, load_mapping
@@ -123,19 +123,31 @@ def _queue_files(root: Path) -> Iterator[tuple[Path, str, tuple[str | None, str 
 
 def _read(catalog: Catalog, kind: str, path: Path, rel: str, expected: tuple[str | None, str | None]) -> list[Problem]:
     """One file into ``catalog``; its problems."""
-    label = "rights" if kind == "rights" else f"{kind} {expected[0]}" + (f"@{expected[1]}" if expected[1] else "")
     loaded, problems = load_mapping(path, rel, _SHAPES[kind])
     if loaded is None:
-        catalog.broken.add(label)
+        catalog.broken.add(_label(kind, expected))
         return problems
+    return accept(catalog, kind, loaded, rel, expected)
+
+
+def _label(kind: str, expected: tuple[str | None, str | None]) -> str:
+    return "rights" if kind == "rights" else f"{kind} {expected[0]}" + (f"@{expected[1]}" if expected[1] else "")
+
+
+def accept(
+    catalog: Catalog, kind: str, loaded: LoadedYaml, rel: str, expected: tuple[str | None, str | None]
+) -> list[Problem]:
+    """A loaded mapping into ``catalog`` when it matches its schema and its path (``expected``: the name
+    and version the path gives); else its problems, and its label in ``catalog.broken``.  The published
+    history (``published``) reads old revisions through here too."""
     source = Source(rel=rel, yaml=loaded)
-    problems += [
+    problems = [
         _schema_problem(source, kind, issue)
         for issue in schemas.document_issues(CATALOG_SCHEMA, loaded.data, definition=kind)
     ]
     problems += _name_problems(source, kind, expected)
     if problems:
-        catalog.broken.add(label)
+        catalog.broken.add(_label(kind, expected))
         return problems
     _add(catalog, kind, loaded.data, source)
     return []

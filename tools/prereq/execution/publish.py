@@ -2,7 +2,10 @@
 
 One file, since a page answering "which queues do I get" needs the queues, the rights and the groups
 together; ``schema/index.schema.json`` describes it (``$defs/execution``).  Deterministic like the
-rest of the index: sorted, no clock.  Written only for a registry that has a catalog."""
+rest of the index: sorted, no clock.  Written only for a registry that has a catalog.  Like the items'
+versions, every version of an environment or a library that the git history of HEAD ever held is
+published (``published``), each dated by its first commit (``published``) and with its file (``source``,
+null for a version only the history holds)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.execution.checks import effective_environments
+from prereq.execution.published import PublishedCatalog, published_catalog
 from prereq.execution.records import Catalog, Environment, Library, Queue
 from prereq.execution.rights import library_closure
 from prereq.execution.validate import open_catalog
@@ -26,7 +30,8 @@ def _summary(data: dict[str, Any]) -> str:
     return summary(data.get("description"), data["title"]) or data["title"]
 
 
-def _environment(env: Environment, catalog: Catalog) -> dict[str, Any]:
+def _environment(env: Environment, published: PublishedCatalog) -> dict[str, Any]:
+    catalog = published.catalog
     return {
         "name": env.ref.name,
         "version": env.ref.version,
@@ -45,6 +50,8 @@ def _environment(env: Environment, catalog: Catalog) -> dict[str, Any]:
             for lib in catalog.libraries.values()
             if env.ref in effective_environments(lib, catalog.libraries).environments
         ),
+        "published": published.dates.get(("environment", env.ref)),
+        "source": published.source("environment", env.ref, env.source.rel),
     }
 
 
@@ -71,7 +78,8 @@ def _queue(queue: Queue, catalog: Catalog) -> dict[str, Any]:
     }
 
 
-def _library(library: Library, catalog: Catalog) -> dict[str, Any]:
+def _library(library: Library, published: PublishedCatalog) -> dict[str, Any]:
+    catalog = published.catalog
     return {
         "name": library.ref.name,
         "version": library.ref.version,
@@ -86,11 +94,15 @@ def _library(library: Library, catalog: Catalog) -> dict[str, Any]:
         "closure": [str(ref) for ref in library_closure(catalog, [library.ref])],
         "install": dict(library.data["install"]),
         "owners": list(library.owners),
+        "published": published.dates.get(("library", library.ref)),
+        "source": published.source("library", library.ref, library.source.rel),
     }
 
 
-def catalog_document(catalog: Catalog, owners: Owners) -> dict[str, Any]:
-    """The whole catalog as the index publishes it."""
+def catalog_document(published: PublishedCatalog, owners: Owners) -> dict[str, Any]:
+    """The whole catalog as the index publishes it: every version of an environment or a library that
+    the history published (``published.published_catalog``), the rest as the working tree has it."""
+    catalog = published.catalog
     groups: dict[str, dict[str, Any]] = {
         team: {"members": sorted(members), "everyone": False, "from": "owners.yaml"}
         for team, members in owners.teams.items()
@@ -101,9 +113,9 @@ def catalog_document(catalog: Catalog, owners: Owners) -> dict[str, Any]:
         groups.setdefault(name, {"members": shown, "everyone": everyone, "from": "rights.yaml"})
     return {
         "format": CATALOG_FORMAT,
-        "environments": [_environment(catalog.environments[ref], catalog) for ref in sorted(catalog.environments)],
+        "environments": [_environment(catalog.environments[ref], published) for ref in sorted(catalog.environments)],
         "queues": [_queue(catalog.queues[name], catalog) for name in sorted(catalog.queues)],
-        "libraries": [_library(catalog.libraries[ref], catalog) for ref in sorted(catalog.libraries)],
+        "libraries": [_library(catalog.libraries[ref], published) for ref in sorted(catalog.libraries)],
         "groups": dict(sorted(groups.items())),
         "rights": [
             {"queue": row.queue, "group": row.group, "slots": row.slots, "priority": row.priority}
@@ -112,14 +124,16 @@ def catalog_document(catalog: Catalog, owners: Owners) -> dict[str, Any]:
     }
 
 
-def write_catalog_index(registry: Path, out: Path) -> Path | None:
-    """Write the catalog's index file under ``out`` (a build's staging folder); None when the registry
-    has no catalog.  The registry was validated: a catalog with errors never gets here."""
+def write_catalog_index(registry: Path, out: Path) -> list[str]:
+    """Write the catalog's index file under ``out`` (a build's staging folder), when the registry has a
+    catalog; what was left out of the history, as warnings.  The registry was validated: a catalog with
+    errors never gets here."""
     if not any((registry / part).exists() for part in ("environments", "queues", "libraries", "rights.yaml")):
-        return None
+        return []
     catalog, owners = open_catalog(registry)
+    published = published_catalog(registry, catalog)
     path = out / CATALOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(catalog_document(catalog, owners), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+    text = json.dumps(catalog_document(published, owners), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
     path.write_text(text, encoding="utf-8")
-    return path
+    return [f"execution catalog: {warning}" for warning in published.warnings]

@@ -80,9 +80,10 @@ def build(
             f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
         ) from None
     site_warnings: list[str] = []
+    catalog_warnings: list[str] = []
     try:
         write_index(index, staging)
-        write_catalog_index(result.root, staging)  # api/v1/execution/, when the registry has a catalog
+        catalog_warnings = write_catalog_index(result.root, staging)  # api/v1/execution/, for a catalog
         if with_site:
             build_site = _site_builder()
             progress("building the marketplace site")
@@ -101,7 +102,7 @@ def build(
         out=out,
         validation=result,
         index=index,
-        warnings=shallow_warnings + index.warnings + [f"site: {warning}" for warning in site_warnings],
+        warnings=[*shallow_warnings, *index.warnings, *catalog_warnings, *(f"site: {w}" for w in site_warnings)],
     )
 
 
