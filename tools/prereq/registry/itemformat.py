@@ -54,7 +54,7 @@ def describe() -> dict[str, Any]:
         "default_plugin": DEFAULT_PLUGIN,
         "keys": {"dockerimage": sorted(item_keys({"type": "dockerimage"}) or ()), "plugins": plugins},
         "first_version": FIRST_VERSION,
-        "todo": TODO,
+        "todo": [[key, value] for key, value in TODO.items()],  # pairs: the index's JSON sorts keys
         "data_license": DATA_LICENSE,
     }
 

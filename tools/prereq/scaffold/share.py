@@ -76,7 +76,7 @@ def item_from_entry(entry: dict[str, Any], *, name: str, owner: str, item_format
     keeps every key as written."""
     kind = entry.get("type", "script")
     first: dict[str, Any] = {"name": name, "version": item_format["first_version"], "type": kind}
-    item = {**first, **item_format["todo"], "owners": [owner]}
+    item = {**first, **dict(item_format["todo"]), "owners": [owner]}
     if kind == "data":
         item["license"] = item_format["data_license"]
     copied = {key: value for key, value in entry.items() if key not in _NOT_COPIED}
