@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo
-from prereq.marketplace.pagemeta import first_paragraph, source_links
+from prereq.marketplace.pagemeta import first_paragraph, new_item_url, source_links
 from prereq.marketplace.publish import build
 from prereq.registry.settings import SiteSettings, load_settings
 
@@ -108,6 +108,21 @@ def test_item_pages_link_to_their_file_when_the_repository_is_known(
     item = page(plain, "items/nfs-share")
     assert f'<dt>Source</dt><dd class="prereq-source"><code>{path}</code></dd>' in item
     assert "edit this item" not in item
+
+
+def test_the_composer_knows_the_forges_new_file_page_when_the_repository_is_known(published: Path, plain: Path) -> None:
+    template = f"{REPO_URL}/new/HEAD?filename=registry%2Fprerequisites%2F{{name}}.yaml&amp;value={{value}}"
+    assert f'<meta name="prereq:new-item" content="{template}">' in page(published, "composer")
+    assert 'name="prereq:new-item"' not in page(plain, "composer")
+
+
+def test_new_item_pages_are_githubs_layout_only() -> None:
+    assert new_item_url("https://github.example.com/t/r.git/", "reg/prerequisites/") == (
+        "https://github.example.com/t/r/new/HEAD?filename=reg%2Fprerequisites%2F{name}.yaml&value={value}"
+    )
+    for other in ("https://gitlab.com/g/r", "https://bitbucket.org/t/r", "javascript:alert(1)", None):
+        assert new_item_url(other, "registry/prerequisites") is None
+    assert new_item_url(REPO_URL, None) is None  # an index built outside git knows no folder
 
 
 def test_source_links_follow_each_hosts_layout() -> None:

@@ -1,5 +1,5 @@
 """What a page says about itself beside its body: its meta description, the date the sitemap gives
-it, and an item's links to its file in the registry's repository.
+it, an item's links to its file in the registry's repository, and where a new item is proposed.
 
 Search engines and link previews show a page's meta description; without one every page would carry
 the site's own.  Descriptions are plain text here: the plugin escapes them once.  Nothing here
@@ -73,3 +73,19 @@ def source_links(repo_url: str | None, source: str | None, commit: str | None) -
     if host == "bitbucket.org":
         return {"view": f"{base}/src/{ref}/{path}", "edit": f"{base}/src/HEAD/{path}?mode=edit"}
     return {"view": f"{base}/blob/{ref}/{path}", "edit": f"{base}/edit/HEAD/{path}"}
+
+
+def new_item_url(repo_url: str | None, folder: str | None) -> str | None:
+    """The forge's page that creates a file in ``folder`` of the repository at ``repo_url``, prefilled:
+    a template whose ``{name}`` (the item's file name without ``.yaml``) and ``{value}`` (its text) the
+    composer fills in, URL-encoded.  GitHub's layout (``/new/BRANCH?filename=…&value=…``; ``HEAD`` is
+    the default branch), which GitHub Enterprise shares; None for GitLab and Bitbucket, whose new-file
+    pages take no content from the address, and without a repository or a folder."""
+    url = safe_url(repo_url)
+    if not url or not folder or not url.lower().startswith(("http://", "https://")):
+        return None
+    base = url.rstrip("/").removesuffix(".git")
+    host = urlsplit(base).netloc.lower()
+    if "gitlab" in host or host == "bitbucket.org":
+        return None
+    return f"{base}/new/HEAD?filename={quote(folder.strip('/') + '/', safe='')}{{name}}.yaml&value={{value}}"

@@ -126,6 +126,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             config.theme["logo"] = LOGO_URI + Path(self.config.logo).suffix
         if self.config.index_url:
             config.extra["prereq_index_url"] = self.config.index_url  # main.html's meta prereq:index
+        new_item = pagemeta.new_item_url(config.repo_url, self.data.root.get("items_folder"))
+        if new_item:
+            config.extra["prereq_new_item_url"] = new_item  # main.html's meta prereq:new-item (the composer's Share)
         if self.config.extra_pages and config.nav is not None:
             listed = _nav_paths(config.nav)
             config.nav.extend(uri for uri in _extra_pages(Path(self.config.extra_pages)) if uri not in listed)

@@ -18,6 +18,7 @@
  *   api            the index's api/v1 address, without a trailing slash
  *   indexSource    what a job records as its index (extras.prereq.index)
  *   links          whether ?template=NAME and ?add=NAME of the address are followed (the site's page)
+ *   newItemUrl     the forge's prefilled new-file page for Share (share.js), or null
  * Elements are found inside the root only (a shadow root has its own ids).
  *
  * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
@@ -38,6 +39,7 @@ import { addToText, removeFromText } from "../jobs/operations.js";
 import { EMPTY_JOB, download, loadDraft, saveDraft } from "./jobfile.js";
 import { renderList as drawList } from "./listing.js";
 import { renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages } from "./panels.js";
+import { SharePanel } from "./share.js";
 import { analyse, namedItems } from "./view.js";
 
 const PAGE = 60; // rows the list shows at first, and how many more "Show more" adds
@@ -78,6 +80,7 @@ class Composer {
     this.limit = PAGE;
     this.busy = Promise.resolve();
     this.history = [];
+    this.share = new SharePanel(root, host);
   }
 
   /* What `prereq job add/remove` is given here: this index, recorded as the host says. */
@@ -115,6 +118,7 @@ class Composer {
     }
     renderRoles(this.ui, this.view, this.role);
     renderClosure(this.ui, this.view, this.role);
+    this.share.update(this.view, this.index, this.ui.editor.value);
     this.renderList();
   }
 
@@ -332,6 +336,7 @@ export async function start(root) {
     api: window.prereq.siteUrl("api/v1").replace(/\/+$/, ""),
     indexSource: (configured ? configured.getAttribute("content") : site).replace(/\/+$/, ""),
     links: true,
+    newItemUrl: document.querySelector('meta[name="prereq:new-item"]')?.getAttribute("content") || null,
   });
   window.prereqComposer = mounted.api; // for debugging and tests; the page itself does not need it
   await mounted.ready;
