@@ -21,7 +21,7 @@ from prereq.core.files import read_regular
 from prereq.core.versions import Requirement, is_range
 from prereq.core.yamledit import YamlText, load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
-from prereq.jobs.records import STATE_PATH, JobState, Locked
+from prereq.jobs.records import QUEUE_KEYS, STATE_PATH, JobState, Locked
 from prereq.openpai import protocol
 from prereq.registry.rules import RULES
 
@@ -37,6 +37,32 @@ _STATE_HINT = (
     "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, "
     "lock: {NAME: {version, digest}}}"
 )
+
+
+_QUEUES_HINT = (
+    "extras.prereq.queues is written by 'prereq job add --queue': {ROLE: {queue, environment, slots, libraries, "
+    "selected, entries, image}}; run it again to rewrite it"
+)
+
+
+def _queue_record(record: Any) -> bool:
+    """Whether ``record`` has exactly QUEUE_KEYS, each of its type."""
+    if not isinstance(record, dict) or set(record) != set(QUEUE_KEYS):
+        return False
+    names = all(
+        isinstance(record[key], list) and all(isinstance(n, str) for n in record[key])
+        for key in ("libraries", "selected", "entries")
+    )
+    slots = record["slots"]
+    return (
+        names
+        and isinstance(record["queue"], str)
+        and isinstance(record["environment"], str)
+        and isinstance(slots, int)
+        and not isinstance(slots, bool)
+        and slots >= 1
+        and (record["image"] is None or isinstance(record["image"], str))
+    )
 
 
 def top_entries(data: dict[str, Any]) -> list[Any]:
@@ -212,7 +238,25 @@ class JobDocument:
             selected=self._selected(raw.get("selected") or {}),
             lock=self._lock(raw.get("lock") or {}),
             bound=self._bound(raw.get("bound") or {}),
+            queues=self._queues(raw.get("queues") or {}),
         )
+
+    def _queues(self, queues: Any) -> dict[str, dict[str, Any]]:
+        path = STATE_PATH + ("queues",)
+        if not isinstance(queues, dict):
+            raise self.error(path, "extras.prereq.queues must map task roles to queues", hint=_QUEUES_HINT)
+        for role, record in queues.items():
+            if not isinstance(role, str) or role not in self.roles:
+                raise self.error(
+                    path + (role,),
+                    f"extras.prereq.queues names task role {show_scalar(role)}, which the job does not have",
+                    hint=f"rename it there too when you rename a task role (task roles: {', '.join(self.roles)})",
+                )
+            if not _queue_record(record):
+                raise self.error(
+                    path + (role,), f"extras.prereq.queues.{role} is not what prereq wrote there", hint=_QUEUES_HINT
+                )
+        return {role: dict(record) for role, record in queues.items()}
 
     def _bound(self, bound: Any) -> dict[str, list[str]]:
         shaped = isinstance(bound, dict) and all(

@@ -13,6 +13,11 @@ from typing import Any
 STATE_KEY = "prereq"
 STATE_PATH = ("extras", STATE_KEY)
 PLANNED = {"added": "add", "removed": "remove", "updated": "update", "kept": "keep"}  # a dry run's verbs
+# What ``prereq job add --queue`` records per task role under extras.prereq.queues (``jobs.queue`` reads
+# it; every job editor keeps it as it is): the queue, the environment and slots, the libraries with what
+# they depend on, what it selected, the prerequisites it wrote that are no registry items, and the
+# dockerImage it set (None: the task role keeps its own).
+QUEUE_KEYS = ("queue", "environment", "slots", "libraries", "selected", "entries", "image")
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,7 @@ class JobState:
     lock: dict[str, Locked] = field(default_factory=dict)
     # Per task role, the selected items prereq put in its data:/script:/output: field (job add --bind).
     bound: dict[str, list[str]] = field(default_factory=dict)
+    queues: dict[str, dict[str, Any]] = field(default_factory=dict)  # per task role: QUEUE_KEYS
 
     def as_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -38,6 +44,8 @@ class JobState:
         data["selected"] = {role: list(names) for role, names in self.selected.items() if names}
         if any(self.bound.values()):
             data["bound"] = {role: list(names) for role, names in self.bound.items() if names}
+        if self.queues:
+            data["queues"] = {role: _queue_copy(record) for role, record in self.queues.items()}
         data["lock"] = {
             name: {"version": entry.version, "digest": entry.digest} for name, entry in sorted(self.lock.items())
         }
@@ -45,7 +53,7 @@ class JobState:
 
     @property
     def empty(self) -> bool:
-        return not any(self.selected.values()) and not self.lock
+        return not any(self.selected.values()) and not self.lock and not self.queues
 
     def copy(self, *, index: str | None = None) -> JobState:
         """A copy to edit (its own lists and lock); ``index``, when given, replaces the recorded one."""
@@ -54,7 +62,13 @@ class JobState:
             selected={role: list(names) for role, names in self.selected.items()},
             lock=dict(self.lock),
             bound={role: list(names) for role, names in self.bound.items()},
+            queues={role: _queue_copy(record) for role, record in self.queues.items()},
         )
+
+
+def _queue_copy(record: dict[str, Any]) -> dict[str, Any]:
+    """A queue record in QUEUE_KEYS' order, its lists copied."""
+    return {key: list(record[key]) if isinstance(record[key], list) else record[key] for key in QUEUE_KEYS}
 
 
 @dataclass(frozen=True)

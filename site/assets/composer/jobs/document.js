@@ -12,14 +12,27 @@
 import { PrereqError } from "../core/errors.js";
 import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "../openpai/protocol.js";
 import * as placeholders from "../core/placeholders.js";
-import { JobState, STATE_PATH } from "./records.js";
-import { PyDict, PyFloat, floatRepr } from "../yaml/pyvalues.js";
+import { JobState, QUEUE_KEYS, STATE_PATH } from "./records.js";
+import { PyDict, PyFloat, floatRepr, toPlain, typeName } from "../yaml/pyvalues.js";
 import { YamlText } from "../yaml/yamltext.js";
 import { isRange, parseRequirement } from "../core/versions.js";
 
 export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
 const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, " +
   "lock: {NAME: {version, digest}}}";
+
+const QUEUES_HINT = "extras.prereq.queues is written by 'prereq job add --queue': {ROLE: {queue, environment, slots, " +
+  "libraries, selected, entries, image}}; run it again to rewrite it";
+
+/* Whether a (Python-typed) queue record has exactly QUEUE_KEYS, each of its type (document.py's _queue_record). */
+function isQueueRecord(record) {
+  if (!(record instanceof PyDict) || record.size !== QUEUE_KEYS.length || !QUEUE_KEYS.every((key) => record.has(key))) return false;
+  const strings = (value) => Array.isArray(value) && value.every((n) => typeof n === "string");
+  const slots = record.get("slots");
+  return ["libraries", "selected", "entries"].every((key) => strings(record.get(key))) &&
+    typeof record.get("queue") === "string" && typeof record.get("environment") === "string" &&
+    typeName(slots) === "int" && slots >= 1 && (record.get("image") === null || typeof record.get("image") === "string");
+}
 
 export function topEntries(data) {
   return data.prerequisites || [];
@@ -194,7 +207,22 @@ export class JobDocument {
       selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict()), rangeHint),
       lock: this.lock(orDefault(typedGet(raw, "lock"), new PyDict())),
       bound: this.bound(orDefault(typedGet(raw, "bound"), new PyDict())),
+      queues: this.queues(orDefault(typedGet(raw, "queues"), new PyDict())),
     });
+  }
+
+  queues(queues) {
+    const path = [...STATE_PATH, "queues"];
+    if (!(queues instanceof PyDict)) throw this.error(path, "extras.prereq.queues must map task roles to queues", { hint: QUEUES_HINT });
+    for (const [role, record] of queues.entries()) {
+      if (typeof role !== "string" || !Object.prototype.hasOwnProperty.call(this.roles, role)) {
+        throw this.error([...path, role], `extras.prereq.queues names task role ${showScalar(role)}, which the job does not have`, {
+          hint: `rename it there too when you rename a task role (task roles: ${this.roleOrder().join(", ")})`,
+        });
+      }
+      if (!isQueueRecord(record)) throw this.error([...path, role], `extras.prereq.queues.${role} is not what prereq wrote there`, { hint: QUEUES_HINT });
+    }
+    return new Map(queues.entries().map(([role, record]) => [role, toPlain(record)]));
   }
 
   bound(bound) {

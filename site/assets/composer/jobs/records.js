@@ -10,14 +10,24 @@ import { byCodePoint } from "../core/order.js";
 export const STATE_KEY = "prereq";
 export const STATE_PATH = ["extras", STATE_KEY];
 
+/* What `prereq job add --queue` records per task role under extras.prereq.queues (records.py's
+ * QUEUE_KEYS): kept as it is by every edit here; only the CLI writes it. */
+export const QUEUE_KEYS = ["queue", "environment", "slots", "libraries", "selected", "entries", "image"];
+
+function queueCopy(record) {
+  return Object.fromEntries(QUEUE_KEYS.map((key) => [key, Array.isArray(record[key]) ? [...record[key]] : record[key]]));
+}
+
 /* extras.prereq: {index, selected: Map role -> [NAME[@RANGE]], lock: Map name -> {version, digest},
- * bound: Map role -> [NAME] (the items prereq put in the task role's data:/script:/output: field)}. */
+ * bound: Map role -> [NAME] (the items prereq put in the task role's data:/script:/output: field),
+ * queues: Map role -> {QUEUE_KEYS}}. */
 export class JobState {
-  constructor({ index = null, selected = new Map(), lock = new Map(), bound = new Map() } = {}) {
+  constructor({ index = null, selected = new Map(), lock = new Map(), bound = new Map(), queues = new Map() } = {}) {
     this.index = index;
     this.selected = selected;
     this.lock = lock;
     this.bound = bound;
+    this.queues = queues;
   }
 
   asData() {
@@ -29,6 +39,7 @@ export class JobState {
       data.bound = {};
       for (const [role, names] of this.bound) if (names.length) data.bound[role] = [...names];
     }
+    if (this.queues.size) data.queues = Object.fromEntries([...this.queues].map(([role, record]) => [role, queueCopy(record)]));
     data.lock = {};
     for (const name of [...this.lock.keys()].sort(byCodePoint)) {
       const entry = this.lock.get(name);
@@ -38,7 +49,7 @@ export class JobState {
   }
 
   get empty() {
-    return ![...this.selected.values()].some((names) => names.length) && this.lock.size === 0;
+    return ![...this.selected.values()].some((names) => names.length) && this.lock.size === 0 && this.queues.size === 0;
   }
 
   copy({ index = null } = {}) {
@@ -47,6 +58,7 @@ export class JobState {
       selected: new Map([...this.selected].map(([role, names]) => [role, [...names]])),
       lock: new Map(this.lock),
       bound: new Map([...this.bound].map(([role, names]) => [role, [...names]])),
+      queues: new Map([...this.queues].map(([role, record]) => [role, queueCopy(record)])),
     });
   }
 }
