@@ -1,9 +1,11 @@
 """Commands checked as the shell will read them (PRQ172-PRQ177): the script bash reads is the one the
-runtime writes, ShellCheck runs once for many scripts, the data-pipeline hints, and what activating an
-environment defines (PRQ170)."""
+runtime writes, ShellCheck runs once for many scripts (and once for PRQ170, PRQ173 and the job templates
+alike), its SC2154 is knowledge for PRQ170 and never a finding, the data-pipeline hints, and what
+activating an environment defines (PRQ170)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -44,9 +46,8 @@ def test_an_open_construct_is_reported_at_the_line_bash_names_in_a_block(make_re
     assert result.problems[0].message.startswith("taskStarts commands are not valid bash: ")
 
 
-def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not shelllint.available():
-        pytest.skip("ShellCheck is not installed")
+def _counted_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The commands shelllint runs from now on (real runs, counted)."""
     calls: list[list[str]] = []
     real = subprocess.run
 
@@ -55,14 +56,34 @@ def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) 
         return real(command, **options)  # type: ignore[call-overload, no-any-return]
 
     monkeypatch.setattr(shelllint.subprocess, "run", counting)
+    return calls
+
+
+def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    calls = _counted_runs(monkeypatch)
     scripts = [shelllint.lint_script([f"export N{i}=$(date +%s)"]).text for i in range(40)]
     _, linted = shelllint.check_scripts([("true", script) for script in scripts])
-    assert [len(issues) for issues in linted] == [1] * 40
-    assert all(issues[0].code == 2155 for issues in linted)
+    assert [[issue.code for issue in lint.findings] for lint in linted] == [[2155]] * 40
+    assert all(lint.read and lint.unassigned == frozenset() for lint in linted)
     assert sum(1 for command in calls if "json1" in command) == 1
     calls.clear()
     shelllint.check_scripts([("true", script) for script in scripts])  # the same again: cached by content
     assert calls == []
+
+
+def test_sc2154_is_what_shellcheck_knows_of_assignments_never_a_finding_of_its_own() -> None:
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    text = shelllint.lint_script(
+        ['echo "$UPPER_UNSET $lower_unset $PAI_JOB_NAME"', "read -r READ_SET", 'export STAMP="$READ_SET$(date)"']
+    )
+    lint = shelllint.lint_scripts([text.text])[0]
+    assert lint.unassigned == {"UPPER_UNSET", "lower_unset", "PAI_JOB_NAME"}  # uppercase ones too
+    assert [issue.code for issue in lint.findings] == [2155]  # export with a substitution; no SC2154
+    broken = shelllint.lint_scripts([shelllint.lint_script(['echo "$A', "if"]).text])[0]
+    assert not broken.read and broken.unassigned is None  # its parser failed: PRQ170 is prereq's alone
 
 
 def test_a_suppressed_shellcheck_code_in_the_command_is_honoured(make_registry) -> None:
@@ -143,3 +164,44 @@ def test_batched_syntax_checks_report_each_broken_script_alone() -> None:
     pairs = [(shelllint.runtime_script([text]).text, shelllint.lint_script([text]).text) for text in texts]
     syntax, _ = shelllint.check_scripts(pairs)
     assert [index for index, errors in enumerate(syntax) if errors] == [250, 251, 252]
+
+
+def test_one_shellcheck_run_serves_prq170_prq173_and_the_job_templates(
+    make_registry, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    calls = _counted_runs(monkeypatch)
+    token = re.sub(r"\W", "_", tmp_path.name).upper()  # scripts no earlier test has linted
+    root = make_registry(
+        {
+            "prerequisites/maker.yaml": item("maker", commands=(f"export MADE_{token}=1",)),
+            "prerequisites/user.yaml": item("user", commands=(f'echo "$UNSET_{token}" $(date)',)),
+            "templates/job.yaml": JOB.format(token=token),
+        }
+    )
+    result = validate(root)
+    assert found(result) == {
+        ("PRQ170", "prerequisites/user.yaml", 9),
+        ("PRQ173", "prerequisites/user.yaml", 9),  # SC2046: the unquoted $(date)
+        ("PRQ170", "templates/job.yaml", 14),
+    }
+    assert sum(1 for command in calls if "json1" in command) == 1
+
+
+JOB = """\
+protocolVersion: 2
+name: job
+type: job
+prerequisites:
+  - {{name: image, type: dockerimage, uri: "ubuntu:22.04"}}
+taskRoles:
+  main:
+    instances: 1
+    dockerImage: image
+    prerequisites: [maker]
+    resourcePerInstance: {{cpu: 1, memoryMB: 1024, gpu: 0}}
+    commands:
+      - echo "$MADE_{token}"
+      - echo "$ROLE_UNSET_{token}"
+"""

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from prereq.openpai.shellvars import defined_variables, exported_variables, is_runtime_variable, used_variables
+from prereq.openpai.shellvars import (
+    Use,
+    defined_variables,
+    exported_variables,
+    is_runtime_variable,
+    undefined_uses,
+    used_variables,
+)
 
 # --- exported_variables -------------------------------------------------------------------------
 
@@ -55,7 +62,7 @@ def test_exported_variables(commands, expected) -> None:
         ("echo ${X:+$X/sub}", []),
         ("echo ${X:-$FALLBACK}", ["FALLBACK"]),
         ("echo ${X:-${Y:-z}}", []),
-        ("echo ${X:?must be set}", ["X"]),
+        ("echo ${X:?must be set} ${Y?} $X $Y", []),  # a guard: it fails on purpose, and X is set after it
         ("echo ${#X}", ["X"]),
         ("echo ${X%/*} ${Y##*/} ${Z/a/b} ${W:0:2} ${V^^}", ["X", "Y", "Z", "W", "V"]),
         ("echo ${ARR[@]} ${#ARR[@]} ${ARR[$I]}", ["ARR", "I"]),
@@ -119,6 +126,11 @@ def test_used_variables(command: str, expected: list[str]) -> None:
         ["read; echo $REPLY"],
         ["f() { local V=1; echo $V; }", "f"],
         [". /etc/os-release && echo $ID $VERSION_ID"],
+        ["exec {LOG_FD}>/tmp/log", 'echo x >&"$LOG_FD"'],
+        ["wait -n -p DONE", "echo $DONE"],
+        ['let "N = 1 + 2" M++', "echo $N $M"],
+        ['printf -v "PARTS[0]" %s x', "echo ${PARTS[0]}"],
+        [': "${GIVEN:?set GIVEN}"', "echo $GIVEN"],
     ],
 )
 def test_names_defined_before_are_not_reported(commands: list[str]) -> None:
@@ -128,6 +140,19 @@ def test_names_defined_before_are_not_reported(commands: list[str]) -> None:
 def test_a_use_before_the_definition_is_reported() -> None:
     assert used_variables(["echo $LATER", "LATER=1", "echo $LATER"]) == ["LATER"]
     assert used_variables(["export X=$X:more"]) == ["X"]
+
+
+def test_an_assignment_before_a_command_is_that_commands_environment_only() -> None:
+    assert used_variables(["STAMP=1 make", "echo $STAMP"]) == ["STAMP"]
+    assert used_variables(['LANG_X=C sort "$LANG_X"']) == ["LANG_X"]  # expanded before the assignment
+    assert used_variables(["A=1 B=$A", "echo $B"]) == []  # no command: both are the shell's
+    assert defined_variables(["IFS=, read -r K V"]) == ["K", "V"]
+
+
+def test_each_use_is_placed_in_its_command_and_line() -> None:
+    commands = ["echo ready", 'echo "${LATE:-x}"\nls "$LATE"\nls "$OTHER"', "cp <% this.a\n %> $THIRD"]
+    assert undefined_uses(commands) == [Use("LATE", 1, 1), Use("OTHER", 1, 2), Use("THIRD", 2, 1)]
+    assert undefined_uses("echo $ONE") == [Use("ONE", 0, 0)]
 
 
 def test_known_names_are_not_reported() -> None:

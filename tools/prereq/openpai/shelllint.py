@@ -1,5 +1,6 @@
 """Commands checked as the shell will read them: ``bash -n`` on exactly the script the runtime writes,
-and ShellCheck on the item's own commands.
+and ShellCheck on the item's own commands: its findings, and what its SC2154 knows of assignments
+(``Lint.unassigned``, which PRQ170 weighs with prereq's own reader).
 
 The runtime's cmd plugin writes each item's commands of one event to a file, one command a line under
 ``set -o errexit`` (``runtime_script``), and runs it with ``/bin/bash``: ``bash -n`` of that file is the
@@ -33,11 +34,14 @@ from prereq.core import placeholders
 from prereq.openpai import runtime
 
 # ShellCheck codes that say nothing true of a prerequisite's commands: 2164 (cd without `|| exit`)
-# under the runtime's errexit, 2154 (variables other items export: PRQ170's), 2115 (`rm -r "$X"/`:
-# PRQ177's, which knows what the item set), 2043 (a loop over a
-# parameter's words, one word by default), 1090/1091 (sourced files that exist only in the
+# under the runtime's errexit, 2115 (`rm -r "$X"/`: PRQ177's, which knows what the item set), 2043 (a
+# loop over a parameter's words, one word by default), 1090/1091 (sourced files that exist only in the
 # container), and its parse errors, which bash -n reports (PRQ172).
-IGNORED_CODES = frozenset({2164, 2154, 2115, 2043, 1090, 1091})
+IGNORED_CODES = frozenset({2164, 2115, 2043, 1090, 1091})
+# "X is referenced but not assigned", uppercase names included (check-unassigned-uppercase): never a
+# finding of its own, but what ShellCheck knows of assignments, for PRQ170 (see ``Lint.unassigned``).
+UNASSIGNED = 2154
+_UNASSIGNED_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*) is referenced but not assigned")
 _BASH_ERROR = re.compile(r"^[^:]*: line (\d+): (.*)$")
 _TEMPLATE_WORD = "PRQ_TEMPLATE"  # what a <% %> template is while the shell is read: one plain word
 
@@ -49,6 +53,20 @@ class ShellIssue:
     line: int
     code: int
     message: str
+
+
+@dataclass(frozen=True)
+class Lint:
+    """ShellCheck's reading of one script: its findings (SC2154 aside), and the names SC2154 says nothing
+    in the script assigns, or None when ShellCheck did not read it (missing, its parser failed, the
+    script nests too deep, the run took too long)."""
+
+    findings: tuple[ShellIssue, ...] = ()
+    unassigned: frozenset[str] | None = None
+
+    @property
+    def read(self) -> bool:
+        return self.unassigned is not None
 
 
 def as_shell(command: str) -> str:
@@ -71,8 +89,7 @@ def available() -> bool:
 
 # Each script is checked once per process, whatever the number of items sharing it.
 _SYNTAX: dict[str, list[ShellIssue]] = {}
-_LINT: dict[str, list[ShellIssue]] = {}
-_UNPARSED: set[str] = set()  # scripts ShellCheck's parser could not read
+_LINT: dict[str, Lint] = {}
 
 
 def _bash_n(path: Path) -> list[ShellIssue]:
@@ -89,28 +106,35 @@ def _bash_n(path: Path) -> list[ShellIssue]:
     return issues[:1] or [ShellIssue(1, 0, run.stderr.strip().split("\n")[0] or "bash cannot read it")]
 
 
-def _shellcheck(binary: str, paths: dict[str, Path]) -> tuple[dict[str, list[ShellIssue]], set[str]]:
-    """One ShellCheck process for every script (by content hash): its errors and warnings, and the
-    scripts its parser could not read."""
-    found: dict[str, list[ShellIssue]] = {sha: [] for sha in paths}
-    unparsed: set[str] = set()
+def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
+    """One ShellCheck process for every script (by content hash)."""
     by_file = {str(path): sha for sha, path in paths.items()}
-    command = [binary, "-f", "json1", "-s", "bash", "-S", "warning", "--norc", *by_file]
+    command = [binary, "-f", "json1", "-s", "bash", "-S", "warning", "-o", "check-unassigned-uppercase", "--norc"]
     try:
         timeout = LINT_SECONDS + len(paths) * 0.05
-        run = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False, timeout=timeout)
+        run = subprocess.run(
+            [*command, *by_file], capture_output=True, text=True, errors="replace", check=False, timeout=timeout
+        )
         comments = json.loads(run.stdout or "{}").get("comments", [])
     except (subprocess.TimeoutExpired, json.JSONDecodeError):
-        return found, set(paths)  # no lint, and bash -n reads each of them alone
+        return {sha: Lint() for sha in paths}  # no lint, and bash -n reads each of them alone
+    found: dict[str, list[ShellIssue]] = {sha: [] for sha in paths}
+    unassigned: dict[str, set[str] | None] = {sha: set() for sha in paths}
     for comment in comments:
-        code, sha = comment.get("code"), by_file.get(comment.get("file"))
+        code, sha, message = comment.get("code"), by_file.get(comment.get("file")), str(comment.get("message", ""))
         if not isinstance(code, int) or sha is None:
             continue
         if code < 2000 and comment.get("level") == "error":
-            unparsed.add(sha)
-        elif code not in IGNORED_CODES and code >= 2000:
-            found[sha].append(ShellIssue(int(comment.get("line", 1)), code, str(comment.get("message", ""))))
-    return found, unparsed
+            unassigned[sha] = None  # its parser could not read the script
+        elif code == UNASSIGNED and (name := _UNASSIGNED_NAME.match(message)):
+            names = unassigned[sha]
+            if names is not None:
+                names.add(name[1])
+        elif code not in IGNORED_CODES and code >= 2000 and code != UNASSIGNED:
+            found[sha].append(ShellIssue(int(comment.get("line", 1)), code, message))
+    return {
+        sha: Lint(tuple(found[sha]), None if names is None else frozenset(names)) for sha, names in unassigned.items()
+    }
 
 
 def _too_deep(text: str) -> bool:
@@ -124,14 +148,15 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def _lint_all(binary: str | None, paths: dict[str, Path]) -> list[tuple[dict[str, list[ShellIssue]], set[str]]]:
+def _lint_all(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
     """``_shellcheck`` of every script, in two processes side by side when there are many (two cores)."""
-    if binary is None or not paths:
-        return []
     shas = list(paths)
     halves = [shas] if len(shas) < 100 else [shas[: len(shas) // 2], shas[len(shas) // 2 :]]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(lambda half: _shellcheck(binary, {sha: paths[sha] for sha in half}), halves))
+        found: dict[str, Lint] = {}
+        for lints in pool.map(lambda half: _shellcheck(binary, {sha: paths[sha] for sha in half}), halves):
+            found.update(lints)
+        return found
 
 
 BATCH = 200  # scripts per bash -n process
@@ -166,28 +191,31 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
     return found
 
 
-def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssue]], list[list[ShellIssue]]]:
-    """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
-    ShellCheck's findings of the second (empty when ShellCheck is missing), in order."""
+def lint_scripts(texts: Sequence[str]) -> list[Lint]:
+    """ShellCheck's reading of each script, in order (all of them in one run, each once per process)."""
     binary = shellcheck_binary()
-    todo_lint = (
-        {_sha(lint): lint for _, lint in pairs if _sha(lint) not in _LINT and not _too_deep(lint)} if binary else {}
-    )
-    todo_syntax = {_sha(run): (run, _sha(lint)) for run, lint in pairs if _sha(run) not in _SYNTAX}
-    if todo_lint or todo_syntax:
-        with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
-            folder = Path(temporary)
-            paths = {sha: folder / f"lint-{sha[:20]}.sh" for sha in todo_lint}
+    todo = {_sha(text): text for text in texts if _sha(text) not in _LINT and not _too_deep(text)} if binary else {}
+    if binary and todo:
+        with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
+            paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in todo}
             for sha, path in paths.items():
-                path.write_text(todo_lint[sha], encoding="utf-8")
-            for found, unparsed in _lint_all(binary, paths):
-                _LINT.update(found)
-                _UNPARSED.update(unparsed)
-            trusted = {sha for sha, (_, lint) in todo_syntax.items() if binary and lint in _LINT} - {
-                sha for sha, (_, lint) in todo_syntax.items() if lint in _UNPARSED
-            }
-            _SYNTAX.update(_syntax(folder, {sha: run for sha, (run, _) in todo_syntax.items()}, trusted))
-    return [_SYNTAX[_sha(run)] for run, _ in pairs], [_LINT.get(_sha(lint), []) for _, lint in pairs]
+                path.write_text(todo[sha], encoding="utf-8")
+            _LINT.update(_lint_all(binary, paths))
+    return [_LINT.get(_sha(text), Lint()) for text in texts]
+
+
+def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssue]], list[Lint]]:
+    """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
+    ShellCheck's reading of the second, in order."""
+    lints = lint_scripts([lint for _, lint in pairs])
+    todo = {
+        _sha(run): (run, lint.read) for (run, _), lint in zip(pairs, lints, strict=True) if _sha(run) not in _SYNTAX
+    }
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
+            trusted = {sha for sha, (_, read) in todo.items() if read}
+            _SYNTAX.update(_syntax(Path(temporary), {sha: run for sha, (run, _) in todo.items()}, trusted))
+    return [_SYNTAX[_sha(run)] for run, _ in pairs], lints
 
 
 @dataclass(frozen=True)

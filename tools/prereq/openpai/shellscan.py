@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from prereq.openpai.shellwords import _METACHARS, NAME, Word, WordReader
 
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")
+_FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _KEYWORDS = frozenset(
     "if then else elif fi do done while until in function time ! { } [[ coproc esac case for select".split()
 )
@@ -21,7 +22,7 @@ _KEYWORDS = frozenset(
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # "use", "def", "export"
+    kind: str  # "use", "def", "export", "guard" (a reference that needs no value: ${X:-default})
     offset: int
     name: str
 
@@ -51,6 +52,9 @@ class Scanner(WordReader):
         if exported:
             self.events.append(Event("export", self.base + offset, name))
 
+    def guarded(self, offset: int, name: str) -> None:
+        self.events.append(Event("guard", self.base + offset, name))
+
     def reader(self, text: str, base: int) -> Scanner:
         return type(self)(text, base)
 
@@ -71,14 +75,19 @@ class Scanner(WordReader):
         (its words, whether a command or a ``for`` starts here, the ``case`` depth) kept local,
         which splitting would have to pass around at every step."""
         words: list[Word] = []
+        assigned: list[tuple[int, str]] = []  # the command's leading NAME=value words
         state = {"start": True, "for": False}
         case_entry = self.case_depth
         s, n = self.s, self.n
 
         def finish() -> None:
             if words:
-                self.command(words)
+                self.command(words)  # `X=1 cmd`: X is cmd's environment, not the shell's afterwards
+            else:
+                for offset, name in assigned:
+                    self.define(offset, name)
             words.clear()
+            assigned.clear()
             state["start"], state["for"] = True, False
 
         while i < n:
@@ -118,6 +127,8 @@ class Scanner(WordReader):
             elif c in "<>":
                 if words and words[-1].end == i and words[-1].raw.isdigit():
                     words.pop()  # 2>&1: the digit is a file descriptor
+                elif words and words[-1].end == i and _FD_VARIABLE.fullmatch(words[-1].raw):
+                    self.define(i, words.pop().raw[1:-1])  # exec {fd}>file: bash puts the descriptor in fd
                 if s.startswith("<(", i) or s.startswith(">(", i):
                     i = self.parse_list(i + 2, ")")
                     words.append(Word("<()", None, i, i))
@@ -144,7 +155,7 @@ class Scanner(WordReader):
                     if assignment:
                         if word.raw.endswith("=") and i < n and s[i] == "(":
                             i = self.parse_list(i + 1, ")")  # X=(a b c)
-                        self.define(i, assignment[1])
+                        assigned.append((i, assignment[1]))
                         continue
                     if word.value in _KEYWORDS:
                         if word.value in ("for", "select"):

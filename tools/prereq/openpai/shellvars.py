@@ -5,15 +5,17 @@ A static reading of bash, good enough for warnings, never a reason to reject:
 - ``exported_variables``: names set by ``export NAME=...``, ``export NAME``,
   ``declare -x NAME`` (and ``typeset -x``), in order, each once.
 - ``defined_variables``: every name the commands give a value: assignments
-  (``X=...``, ``X+=...``, ``X=(...)``), ``export``/``declare``/``local``/
-  ``readonly``, ``for X in``, ``select X``, ``read X``, ``getopts ... X``,
-  ``mapfile X``, ``printf -v X``, ``${X:=...}``, arithmetic ``((X=1))``, and
+  (``X=...``, ``X+=...``, ``X=(...)``; not ``X=1 cmd``, which is cmd's environment),
+  ``export``/``declare``/``local``/``readonly``, ``for X in``, ``select X``, ``read X``,
+  ``getopts ... X``, ``mapfile X``, ``printf -v X``, ``wait -p X``, ``exec {X}>file``,
+  ``${X:=...}``, arithmetic (``((X=1))``, ``let "X = 1"``), and
   what well-known files set when sourced (``. /etc/os-release``: ``ID``...), and what activating
   an environment sets (``conda activate``, ``. venv/bin/activate``: ``CONDA_PREFIX``, ``VIRTUAL_ENV``...).
-- ``used_variables``: ``$NAME`` and ``${NAME...}`` uses that need a
-  definition: not the ``${X:-...}`` / ``${X-...}`` / ``${X:=...}`` /
-  ``${X=...}`` / ``${X:+...}`` / ``${X+...}`` family (nor ``$X`` inside the
-  ``+`` forms' alternative), nothing in single quotes, comments or quoted
+- ``used_variables`` (``undefined_uses``: with where each is first used): ``$NAME`` and
+  ``${NAME...}`` uses that need a definition: not the ``${X:-...}`` / ``${X-...}`` / ``${X:=...}`` /
+  ``${X=...}`` / ``${X:+...}`` / ``${X+...}`` family (nor ``$X`` inside the ``+`` forms'
+  alternative), nor the guard ``${X:?...}`` / ``${X?...}`` (it fails with its message on purpose;
+  ShellCheck's SC2154 agrees), nothing in single quotes, comments or quoted
   here-documents, no name defined earlier in the same commands, none of
   ``runtime.RUNTIME_VARIABLES`` (``PAI_*``, ``HOME``, ``$1``, ``$?`` ...).
 
@@ -28,7 +30,10 @@ at a time (one event's commands, or a task role's commands), and give
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 from prereq.core import placeholders
 from prereq.openpai import runtime
@@ -51,6 +56,7 @@ SOURCED_FILES = {
     "/etc/lsb-release": ("DISTRIB_ID", "DISTRIB_RELEASE", "DISTRIB_CODENAME", "DISTRIB_DESCRIPTION"),
 }
 _MAPFILE_ARG_OPTIONS = set("dnOsuCc")
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?")  # printf -v NAME or NAME[index]
 # What activating an environment sets: ``conda activate ENV`` (and conda's own ``source activate``),
 # a virtualenv's ``. bin/activate``.
 ACTIVATED = ("CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_PROMPT_MODIFIER", "CONDA_SHLVL", "CONDA_EXE", "VIRTUAL_ENV")
@@ -71,8 +77,11 @@ class _Scanner(Scanner):
         elif name in ("mapfile", "readarray"):
             self.with_options(args, _MAPFILE_ARG_OPTIONS, names_at="last")
         elif name == "printf":
-            if len(args) >= 2 and args[0].value == "-v" and args[1].value and NAME.fullmatch(args[1].value):
-                self.define(args[1].end, args[1].value)
+            target = _ELEMENT.fullmatch(args[1].value or "") if len(args) >= 2 and args[0].value == "-v" else None
+            if target:
+                self.define(args[1].end, target[1])
+        elif name == "wait":
+            self.with_options(args, set("p"), names_at="none", array_option="p")  # wait -n -p ID
         elif name == "getopts":
             if len(args) >= 2 and args[1].value and NAME.fullmatch(args[1].value):
                 self.define(args[1].end, args[1].value)
@@ -86,10 +95,12 @@ class _Scanner(Scanner):
             if args and args[0].value == "activate":
                 self.activated(args[0].end)
         elif name == "let":
-            for arg in args:
-                match = ASSIGNMENT.match(arg.value or arg.raw)
-                if match:
-                    self.define(arg.end, match[1])
+            for arg in args:  # each an arithmetic expression: `let "n = n + 1" m++`
+                expression = self.reader(arg.value or arg.raw, 0)
+                expression.parse_arith(0)
+                for event in expression.events:
+                    if event.kind == "def":
+                        self.define(arg.end, event.name)
 
     def activated(self, offset: int) -> None:
         for variable in ACTIVATED:
@@ -133,20 +144,22 @@ class _Scanner(Scanner):
             else:
                 names.append(args[index])
             index += 1
-        chosen = names[-1:] if names_at == "last" else names
+        chosen = {"last": names[-1:], "all": names}.get(names_at, [])
         for word in chosen:
             if word.value and NAME.fullmatch(word.value):
                 self.define(word.end, word.value)
 
 
-def _text(commands: Commands) -> str:
-    text = commands if isinstance(commands, str) else "\n".join(str(c) for c in commands)
-    # OpenPAI's and prereq's templates are words, not shell expansions.
-    return placeholders.TEMPLATE.sub("TEMPLATE", text)
+def _commands(commands: Commands) -> list[str]:
+    """Each command with its templates as one word (OpenPAI's and prereq's, not shell expansions), its
+    lines kept (a template over several lines becomes a word continued over as many) for ``Use.line``."""
+    texts = [commands] if isinstance(commands, str) else [str(c) for c in commands]
+    return [placeholders.TEMPLATE.sub(lambda m: "TEMPLATE" + "\\\n" * m[0].count("\n"), t) for t in texts]
 
 
-def _events(commands: Commands) -> list[Event]:
-    scanner = _Scanner(_text(commands))
+def _events(texts: list[str]) -> list[Event]:
+    """What the commands (from ``_commands``), joined by newlines, do with variables, in order."""
+    scanner = _Scanner("\n".join(texts))
     scanner.parse_list(0)
     return sorted(scanner.events, key=lambda event: event.offset)
 
@@ -157,12 +170,12 @@ def _unique(names: Iterable[str]) -> list[str]:
 
 def exported_variables(commands: Commands) -> list[str]:
     """Names the commands export, in order, each once."""
-    return _unique(event.name for event in _events(commands) if event.kind == "export")
+    return _unique(event.name for event in _events(_commands(commands)) if event.kind == "export")
 
 
 def defined_variables(commands: Commands) -> list[str]:
     """Names the commands give a value (exported or not), in order, each once."""
-    return _unique(event.name for event in _events(commands) if event.kind == "def")
+    return _unique(event.name for event in _events(_commands(commands)) if event.kind == "def")
 
 
 def is_runtime_variable(name: str) -> bool:
@@ -170,15 +183,52 @@ def is_runtime_variable(name: str) -> bool:
     return bool(runtime.RUNTIME_VARIABLES.match(name))
 
 
-def used_variables(commands: Commands, known: Iterable[str] = ()) -> list[str]:
-    """Names the commands expand that nothing defines: not ``known`` (what
-    earlier blocks export), not the runtime's, not set earlier in the same
-    commands; ``${X:-default}`` and its family never count."""
+@dataclass(frozen=True)
+class Use:
+    """The first use of a variable that nothing defines before it, in the commands given."""
+
+    name: str
+    command: int  # which command (0 for one text)
+    line: int  # the line within that command, from 0
+
+
+def undefined_uses(
+    commands: Commands, known: Iterable[str] = (), *, unassigned: Collection[str] | None = None
+) -> list[Use]:
+    """Names the commands expand that nothing defines, each at its first such use: not ``known`` (what
+    earlier blocks export), not the runtime's, not set earlier in the same commands; ``${X:-default}``
+    and its family, and the guard ``${X:?message}``, never count.  ``unassigned``: the names ShellCheck's
+    SC2154 reports in the same commands (None: ShellCheck did not read them); a name it does not report
+    is assigned somewhere in them (by a builtin this reader does not follow, or after a test), or
+    marked ``# shellcheck disable=SC2154``, and is left out, unless its first reference is a guarded
+    one (``${X:-default}``), after which ShellCheck says nothing of the name."""
+    texts = _commands(commands)
+    text = "\n".join(texts)
+    starts = [0]
+    for command in texts[:-1]:
+        starts.append(starts[-1] + len(command) + 1)
     defined = set(known)
-    found: list[str] = []
-    for event in _events(commands):
+    found: dict[str, Use] = {}
+    guarded_first: set[str] = set()  # ShellCheck judges a name by its first reference, silent when guarded
+    referenced: set[str] = set()
+    for event in _events(texts):
+        if event.kind in ("use", "guard") and event.name not in referenced:
+            referenced.add(event.name)
+            if event.kind == "guard":
+                guarded_first.add(event.name)
         if event.kind == "def":
             defined.add(event.name)
-        elif event.kind == "use" and event.name not in defined and not is_runtime_variable(event.name):
-            found.append(event.name)
-    return _unique(found)
+        elif event.kind == "use" and not (
+            event.name in defined
+            or event.name in found
+            or is_runtime_variable(event.name)
+            or (unassigned is not None and event.name not in unassigned and event.name not in guarded_first)
+        ):
+            index = bisect.bisect_right(starts, event.offset) - 1
+            found[event.name] = Use(event.name, index, text.count("\n", starts[index], event.offset))
+    return list(found.values())
+
+
+def used_variables(commands: Commands, known: Iterable[str] = ()) -> list[str]:
+    """The names of ``undefined_uses``, in order."""
+    return [use.name for use in undefined_uses(commands, known)]

@@ -50,6 +50,10 @@ class WordReader(ABC):
     def define(self, offset: int, name: str, exported: bool = False) -> None: ...
 
     @abstractmethod
+    def guarded(self, offset: int, name: str) -> None:
+        """A reference that needs no value: ``${X:-...}``, ``${X+...}``, ``${X:?...}`` and their kin."""
+
+    @abstractmethod
     def merge(self, other: Any) -> None: ...
 
     @abstractmethod
@@ -222,14 +226,18 @@ class WordReader(ABC):
         if prefix == "!" and i < n and s[i] in "*@":
             return self.operand(i + 1)  # ${!prefix*}: names, not a use
         op = s[i : i + 2] if s.startswith(":", i) else s[i : i + 1]
-        if op in (":-", "-", ":=", "=", ":+", "+") and prefix != "#":
+        # ${X:?message} fails on purpose when X is unset (ShellCheck's SC2154 calls it guarded): not a use,
+        # and X is set after it
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?") and prefix != "#":
+            if name and not op.endswith("="):
+                self.guarded(start, name)
             if op.endswith("+") and name:
                 self.guard.append(name)
                 end = self.operand(i + len(op))
                 self.guard.pop()
             else:
                 end = self.operand(i + len(op))
-            if op.endswith("=") and name:
+            if op[-1] in "=?" and name:
                 self.define(end, name)
             return end
         if name:

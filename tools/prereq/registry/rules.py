@@ -392,10 +392,11 @@ _RULES = [
         W,
         "${name} is used in {event} commands but neither this item, the items it requires, nor the runtime defines it",
         "export {name} in a required item, set it before use, or write ${{{name}:-default}}",
-        "Each prerequisite runs as its own process; prereq hands on what earlier items export. A variable "
-        "nothing exports is empty at run time (and fatal under `set -o nounset`). The variables the runtime "
-        "defines (listed in this rule's reference entry: a `PAI_` name not among them warns) and the usual "
-        "shell variables are known; `${X:-default}` never warns.",
+        "Each prerequisite runs as its own process; prereq hands on what earlier items export (and an item's "
+        "start exports to its own succeed commands). A variable nothing exports is empty at run time (and "
+        "fatal under `set -o nounset`). It warns only when prereq's reader and ShellCheck's SC2154 both say "
+        "nothing sets it (this rule's reference entry says how each decides); `${X:-default}` and the guard "
+        "`${X:?message}` never warn.",
     ),
     Rule(
         "PRQ171",
@@ -428,9 +429,9 @@ _RULES = [
         "see https://www.shellcheck.net/wiki/SC{code}",
         "ShellCheck's errors and warnings on an item's commands (read as one bash script per event) and on a "
         "job template's task role commands, at the line of the command. Left out: SC2164 (`cd` without "
-        "`|| exit`: the runtime runs under errexit), SC2154 (variables other items export: PRQ170 knows "
-        "them), SC1090/SC1091 (files sourced in the container) and parse errors (PRQ172). ShellCheck's "
-        "own `# shellcheck disable=SCnnnn` works in a command too.",
+        "`|| exit`: the runtime runs under errexit), SC2154 (variables nothing assigns: PRQ170 says so "
+        "when prereq agrees), SC1090/SC1091 (files sourced in the container) and parse errors (PRQ172). "
+        "ShellCheck's own `# shellcheck disable=SCnnnn` works in a command too.",
     ),
     Rule(
         "PRQ174",
@@ -865,8 +866,19 @@ def rule_reference_markdown() -> str:
 
 
 def _runtime_variables_markdown() -> list[str]:
-    """The variables the runtime defines for a task, from the list the check reads."""
+    """How PRQ170 decides, and the variables the runtime defines for a task, from the list the check reads."""
     lines = [
+        "",
+        "Two readers must agree. prereq's knows what the items required export, the variables the runtime "
+        "defines (below: a `PAI_` name not among them warns), the usual shell variables, and what "
+        "`conda activate`, a virtualenv's `activate` and `. /etc/os-release` set. ShellCheck (run with "
+        "`check-unassigned-uppercase`) knows every assignment bash makes, `read`, `for`, `mapfile`, "
+        "`getopts`, `coproc`, `exec {fd}>`, arithmetic, `declare`, wherever it stands in the commands, so "
+        '`[ -n "$X" ] || X=/tmp/x` does not warn. A name warns when prereq finds it used with nothing setting '
+        "it before and ShellCheck's SC2154 names it too; without ShellCheck (or when it cannot read the "
+        "commands) prereq's reader decides alone, and then also warns of a use before the assignment. A use "
+        "under ShellCheck's own `# shellcheck disable=SC2154` does not warn. A variable the image sets: "
+        "write `${X:?the image sets X}`, or suppress the line with `# prereq: disable=PRQ170`.",
         "",
         "The OpenPAI runtime defines these in every process of a task (`<ROLE>`, `<INDEX>` and `<PORT>` "
         "stand for a task role's name, a task's index in it and a port label; older names after the first):",

@@ -40,20 +40,39 @@ def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
                     yield at(item, path, "PRQ152", key=template.key, first=found[0], second=found[1])
 
 
-@item_check("PRQ170")
-def check_variables(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    blocks = forms.command_blocks(item.data)
-    known = set(ctx.exported_below.get(item.name, ()))
-    own = set(ctx.exports.get(item.name, []))
-    for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
-        entries = blocks[event]
-        for name in shellvars.used_variables([command for _, command in entries], known=known_here):
-            pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
-            path, command = next((entry for entry in entries if pattern.search(entry[1])), entries[0])
-            use = pattern.search(command)
-            offset = command.count("\n", 0, use.start()) if use else 0
-            line, column = command_line(item, path, command, offset)  # the line of the use, in a block
-            yield problem("PRQ170", file=item.rel, line=line, column=column, name=name, event=event)
+@registry_check("PRQ170")
+def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    """Variables used that nothing sets, in each item's start and succeed commands (``unset_variables``).
+    ShellCheck reads every item's blocks and every job template's task roles in one run, so that
+    job_templates' and check_shell's readings of the same scripts are the cached ones."""
+    blocks: list[tuple[SourceItem, str, list[Entry], set[str], str | None]] = []
+    for item in registry.items:
+        raw = forms.command_blocks(item.data)
+        rendered = forms.command_blocks(_with_parameters(item, ctx)) if _shell_readable(item, ctx) else {}
+        known = set(ctx.exported_below.get(item.name, ()))
+        own = set(ctx.exports.get(item.name, []))  # a start callback's exports reach its succeed callback
+        for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
+            lint = shelllint.lint_script([c for _, c in rendered[event]]).text if rendered and raw[event] else None
+            blocks.append((item, event, raw[event], known_here, lint))
+    roles = [shelllint.lint_script([c for _, c in entries]).text for _, _, entries, _ in _task_role_blocks(registry)]
+    shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles)
+    for item, event, entries, known_here, lint in blocks:
+        yield from unset_variables(item, event, entries, known=known_here, lint=lint)
+
+
+def unset_variables(
+    item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: str | None
+) -> Iterator[Problem]:
+    """PRQ170 for one block of commands, at the line of each name's first use: a name prereq's reader
+    finds used with nothing defining it before (not ``known``, not the runtime's), that ShellCheck, when it
+    read ``lint`` (these commands as it reads them; None: not read), also says nothing assigns (SC2154).
+    Each knows what the other cannot: the reader, what required items export, the runtime's variables
+    and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not follow."""
+    reading = shelllint.lint_scripts([lint])[0] if lint is not None else shelllint.Lint()
+    for use in shellvars.undefined_uses([c for _, c in entries], known, unassigned=reading.unassigned):
+        path, command = entries[use.command]
+        line, column = command_line(item, path, command, use.line)
+        yield problem("PRQ170", file=item.rel, line=line, column=column, name=use.name, event=event)
 
 
 @item_check("PRQ154", "PRQ155")
@@ -114,7 +133,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     ):
         for issue in errors:
             yield _shell_problem(item, entries, script, issue, "PRQ172", event=event)
-        for issue in findings if not errors else ():
+        for issue in findings.findings if not errors else ():
             yield _shell_problem(item, entries, lint_script, issue, "PRQ173", code=issue.code)
 
 
@@ -133,11 +152,21 @@ def _task_role_blocks(registry: LoadedRegistry) -> list[tuple[SourceItem, str, l
     blocks = []
     for template in registry.templates:
         for role, spec in as_dict(template.data.get("taskRoles")).items():
-            commands = as_list(spec.get("commands")) if isinstance(spec, dict) else []
-            entries = [(("taskRoles", role, "commands", i), c) for i, c in enumerate(commands) if isinstance(c, str)]
-            if entries and not any(placeholders.unclosed(command) for _, command in entries):
+            entries = role_commands(role, spec)
+            if entries and role_readable(entries):
                 blocks.append((template, f"task role {role!r}", entries, "fail"))
     return blocks
+
+
+def role_commands(role: str, spec: Any) -> list[Entry]:
+    """A task role's commands (the strings of its ``commands``) with their paths in the template."""
+    commands = as_list(spec.get("commands")) if isinstance(spec, dict) else []
+    return [(("taskRoles", role, "commands", i), c) for i, c in enumerate(commands) if isinstance(c, str)]
+
+
+def role_readable(entries: list[Entry]) -> bool:
+    """Commands whose templates are all closed, which the shell checks read."""
+    return not any(placeholders.unclosed(command) for _, command in entries)
 
 
 def _with_parameters(item: SourceItem, ctx: Context) -> dict[str, Any]:

@@ -5,13 +5,13 @@ May import: prereq.core, prereq.openpai, prereq.registry."""
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from prereq.core.graph import post_order
 from prereq.core.shapes import as_dict, as_list
-from prereq.openpai import protocol, shellvars
+from prereq.openpai import protocol, shelllint
+from prereq.registry.checks import commands
 from prereq.registry.checks.base import Context, at, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
@@ -50,11 +50,11 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
             resolved["taskRoles"][role]["prerequisites"] = post_order(listed, requires_of)
         added += [n for n in order if n in ctx.items and n not in own and n not in added]
         known = {v for n in order for v in ctx.exports.get(n, [])}
-        commands = as_list(spec.get("commands"))
-        for name in shellvars.used_variables([str(c) for c in commands], known=known):
-            pattern = re.compile(r"\$\{?" + re.escape(name) + r"(?![A-Za-z0-9_])")
-            index = next((i for i, c in enumerate(commands) if pattern.search(str(c))), 0)
-            yield at(template, ("taskRoles", role, "commands", index), "PRQ170", name=name, event=f"task role {role!r}")
+        entries = commands.role_commands(role, spec)
+        lint = (
+            shelllint.lint_script([c for _, c in entries]).text if entries and commands.role_readable(entries) else None
+        )
+        yield from commands.unset_variables(template, f"task role {role!r}", entries, known=known, lint=lint)
     if not complete or any(ctx.schema_issues(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
     added_forms = [ctx.form(ctx.items[n]) for n in added]
