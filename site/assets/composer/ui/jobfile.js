@@ -1,6 +1,6 @@
 /* The job's text on its ways into and out of the composer page: the empty job a user starts from, the
  * draft kept between visits (localStorage["prereq.composer.draft"]: the editor's text and task role,
- * see prereq.js for the storage contract) and the download.
+ * see prereq.js for the storage contract) and the download (as YAML or JSON).
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).
@@ -48,14 +48,16 @@ export function loadDraft() {
   return null;
 }
 
-/* Save `text` as NAME.yaml, NAME made safe for a file name from the job's name. */
-export function download(text, jobName) {
+const TYPES = { yaml: "application/yaml;charset=utf-8", json: "application/json;charset=utf-8" };
+
+/* Save `text` as NAME.yaml (or NAME.json), NAME made safe for a file name from the job's name. */
+export function download(text, jobName, format = "yaml") {
   const name = (jobName || "job").replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "job";
-  const blob = new Blob([text], { type: "application/yaml;charset=utf-8" });
+  const blob = new Blob([text], { type: TYPES[format] });
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;
-  link.download = name + ".yaml";
+  link.download = name + "." + format;
   document.body.appendChild(link);
   link.click();
   link.remove();

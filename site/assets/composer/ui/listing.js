@@ -1,6 +1,7 @@
 /* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
- * each row a checkbox whose state follows the job.  `ctx` is the composer's state: {ui, root, index,
- * records, view, role, limit, siteUrl(path), check(name, on)}.
+ * each row a checkbox whose state follows the job, and a version picker under an item the task
+ * role selects.  `ctx` is the composer's state: {ui, root, index, records, view, role, limit,
+ * siteUrl(path), check(name, on), pick(name, range)}.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).
@@ -8,6 +9,7 @@
  */
 
 import { el } from "./panels.js";
+import { versionChoices } from "./view.js";
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 // The box whose change redraws the list: it is disabled until the edit is done, which drops the
@@ -42,6 +44,34 @@ function filtered(ctx) {
     return find.nameRank(a, query) - find.nameRank(b, query) || (x < y ? -1 : x > y ? 1 : 0);
   });
   return found.map((record) => record.entry);
+}
+
+/* "Version [any compatible version ▾]" for an item the task role selects (view.js's choices). */
+function versionPicker(ctx, name) {
+  const select = document.createElement("select");
+  select.id = "prereq-composer-version-" + name;
+  select.className = "prereq-composer__version";
+  select.setAttribute("data-focus-key", select.id);
+  select.setAttribute("aria-label", "Version of " + name);
+  for (const group of versionChoices(ctx.index, name, ctx.view.ranges.get(name))) {
+    const holder = group.label ? el("optgroup") : select;
+    if (group.label) holder.label = group.label;
+    for (const choice of group.options) {
+      const option = el("option", null, choice.label);
+      option.value = choice.value;
+      holder.appendChild(option);
+    }
+    if (holder !== select) select.appendChild(holder);
+  }
+  select.value = ctx.view.ranges.get(name) || "";
+  select.addEventListener("change", () => {
+    refocus = select.id;
+    select.disabled = true; // until the edit is done, as a box is
+    ctx.pick(name, select.value);
+  });
+  const label = el("label", "prereq-composer__pickline", "Version ");
+  label.appendChild(select);
+  return label;
 }
 
 function row(ctx, entry) {
@@ -86,6 +116,7 @@ function row(ctx, entry) {
     head.appendChild(link);
   }
   item.appendChild(head);
+  if (resolved && ctx.view.selected.has(entry.name)) item.appendChild(versionPicker(ctx, entry.name));
   const notes = [];
   if (reason) notes.push(reason);
   if (resolved && requiredBy.length && ctx.view.selected.has(entry.name)) notes.push("also selected");

@@ -36,8 +36,11 @@
 import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
-import { EMPTY_JOB, download, loadDraft, saveDraft } from "./jobfile.js";
+import { bindMark, errorLine, revealLine } from "./editor.js";
+import { EMPTY_JOB, loadDraft, saveDraft } from "./jobfile.js";
+import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
+import { bindOutputs, showOutputState } from "./outputs.js";
 import { renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages } from "./panels.js";
 import { SharePanel } from "./share.js";
 import { analyse, namedItems } from "./view.js";
@@ -48,6 +51,7 @@ const IDS = {
   editor: "yaml", role: "role", list: "items", count: "count", more: "more", query: "q", type: "type", tag: "tag",
   deprecated: "deprecated", empty: "empty", template: "template", upload: "upload", undo: "undo", copy: "copy",
   download: "download", messages: "messages", error: "error", closure: "closure", closureTitle: "closure-title",
+  mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json",
 };
 
 function elements(root) {
@@ -76,6 +80,7 @@ class Composer {
     this.index = null;
     this.records = []; // window.prereq.searchRecord of every index entry, for the list
     this.view = null; // the last analyse() of the editor's text
+    this.problem = null; // why analyse() refused it (null: it did not)
     this.role = "";
     this.limit = PAGE;
     this.busy = Promise.resolve();
@@ -102,20 +107,26 @@ class Composer {
     ui.editor.value = text;
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
-    return this.refresh();
+    return this.refresh({ reveal: true });
   }
 
-  async refresh() {
+  /* Analyse the editor's text and draw everything from it; `reveal` scrolls to the line of its
+   * error (a whole new text, not one being typed). */
+  async refresh({ reveal = false } = {}) {
     try {
       this.view = await analyse(this.index, this.ui.editor.value, this.role);
       this.role = this.view.role;
-      showError(this.ui, null);
+      this.problem = null;
       this.root.setAttribute("data-job", "valid");
     } catch (error) {
       this.view = null;
-      showError(this.ui, error);
+      this.problem = error;
       this.root.setAttribute("data-job", "invalid");
     }
+    showError(this.ui, this.problem);
+    showOutputState(this.ui, this.problem);
+    const { line } = errorLine(this.problem);
+    if (reveal && line) revealLine(this.ui, line);
     renderRoles(this.ui, this.view, this.role);
     renderClosure(this.ui, this.view, this.role);
     this.share.update(this.view, this.index, this.ui.editor.value);
@@ -125,7 +136,10 @@ class Composer {
   renderList() {
     if (!this.index) return;
     const { ui, root, index, records, view, role, limit } = this;
-    drawList({ ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl, check: (n, on) => this.check(n, on) });
+    drawList({
+      ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl,
+      check: (n, on) => this.check(n, on), pick: (n, range) => this.pick(n, range),
+    });
   }
 
   showMore(more) {
@@ -139,15 +153,12 @@ class Composer {
     return this.busy;
   }
 
-  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role. */
-  check(name, on) {
+  /* One edit of the job's text by the engine, its changes shown (its error, when it refuses). */
+  edit(run) {
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
       try {
-        const text = this.ui.editor.value;
-        const result = on ? await addToText(text, [name], this.editOptions(this.role))
-          : await removeFromText(text, [name], { index: this.index, taskRole: this.role, source: "job" });
-        if (on) window.prereq.pushRecent(name);
+        const result = await run(this.ui.editor.value);
         await this.setText(result.after);
         showMessages(this.ui, result.changes, result.warnings);
       } catch (error) {
@@ -157,6 +168,22 @@ class Composer {
         this.root.setAttribute("data-state", "ready");
       }
     });
+  }
+
+  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role. */
+  check(name, on) {
+    return this.edit(async (text) => {
+      if (!on) return removeFromText(text, [name], { index: this.index, taskRole: this.role, source: "job" });
+      const result = await addToText(text, [name], this.editOptions(this.role));
+      window.prereq.pushRecent(name);
+      return result;
+    });
+  }
+
+  /* The version picker: select NAME@RANGE (NAME alone: any version that fits) in the task role, as
+   * `prereq job add NAME@RANGE` does (the locked version stays while the range allows it). */
+  pick(name, range) {
+    return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
   }
 
   /* Start from a template, selecting the registry items its task roles name, as
@@ -179,22 +206,36 @@ class Composer {
     showMessages(this.ui, [`started from the template ${name}`].concat(lines), warnings);
   }
 
-  /* Replace the job by another one (a new empty job, an uploaded file) and say so. */
+  /* Replace the job by another one (a new empty job, an uploaded file) and say so; JSON is
+   * written as YAML (jsonjob.js). */
   startFrom(text, message) {
     return this.queue(async () => {
       this.role = "";
-      await this.setText(await text());
-      showMessages(this.ui, [message], []);
+      const given = await text();
+      const yaml = blockYamlOfJson(given);
+      await this.setText(yaml === null ? given : yaml);
+      showMessages(this.ui, [yaml === null ? message : `${message} (JSON, written as YAML)`], []);
     });
+  }
+
+  /* Text pasted into the editor: JSON pasted as the whole job becomes YAML (Undo brings the JSON
+   * back); anything else is read at once, its error's line shown. */
+  async pasted() {
+    const yaml = blockYamlOfJson(this.ui.editor.value);
+    if (yaml === null) return this.refresh({ reveal: true });
+    await this.setText(yaml);
+    showMessages(this.ui, ["the pasted JSON is written as YAML (Undo brings the JSON back)"], []);
   }
 
   bindEditor() {
     const ui = this.ui;
     let typing = null;
-    ui.editor.addEventListener("input", () => {
+    bindMark(ui);
+    ui.editor.addEventListener("input", (event) => {
       window.clearTimeout(typing);
       this.keepDraft();
-      typing = window.setTimeout(() => this.queue(() => this.refresh()), 250);
+      if (event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop") this.queue(() => this.pasted());
+      else typing = window.setTimeout(() => this.queue(() => this.refresh()), 250);
     });
     ui.role.addEventListener("change", () => {
       this.role = ui.role.value;
@@ -236,19 +277,6 @@ class Composer {
     }));
   }
 
-  bindOutputs() {
-    const ui = this.ui;
-    ui.copy.addEventListener("click", () => {
-      const label = "Copy";
-      window.prereq.copyText(ui.editor.value).then(() => {
-        ui.copy.textContent = "Copied ✓";
-      }, () => {
-        ui.copy.textContent = "Select the text and copy it";
-      }).then(() => window.setTimeout(() => { ui.copy.textContent = label; }, 2000));
-    });
-    ui.download.addEventListener("click", () => download(ui.editor.value, this.view && this.view.name));
-  }
-
   async followLinkRequest({ template, add }) {
     const { ui, index } = this;
     if (template !== null) {
@@ -277,7 +305,7 @@ class Composer {
     this.bindEditor();
     this.bindFilters();
     this.bindStartingPoints();
-    this.bindOutputs();
+    bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
     const draft = loadDraft();
     this.role = draft ? draft.role : "";
     ui.editor.value = draft ? draft.text : EMPTY_JOB;

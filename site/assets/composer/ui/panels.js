@@ -1,7 +1,8 @@
 /* What the composer page shows besides the list of prerequisites (listing.js): the messages of the
- * last edit, an error with its hint, the task role picker, the closure of the task role, and the
- * options of the filters and of the template picker, drawn from the index.  `ui` is the page's
- * elements by role (page.js).  Text goes in through textContent and option values only.
+ * last edit, an error with its hint (its line marked in the editor: editor.js), the task role
+ * picker, the closure of the task role, and the options of the filters and of the template picker,
+ * drawn from the index.  `ui` is the page's elements by role (page.js).  Text goes in through
+ * textContent and option values only.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).
@@ -9,6 +10,7 @@
  */
 
 import { PrereqError } from "../core/errors.js";
+import { markError } from "./editor.js";
 
 export function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -30,10 +32,12 @@ export function showMessages(ui, lines, warnings) {
 }
 
 /* An error in the page's alert box (none: the box hidden): a PrereqError is the user's to fix,
- * anything else a bug, which the console gets too. */
+ * anything else a bug, which the console gets too.  The line of the job it names is marked in the
+ * editor (editor.js), with "Go to line N" under the box. */
 export function showError(ui, error) {
   ui.error.textContent = "";
   ui.error.hidden = !error;
+  markError(ui, error);
   if (!error) return;
   const expected = error instanceof PrereqError;
   ui.error.appendChild(el("strong", null, expected ? "Cannot do that: " : "Unexpected problem: "));

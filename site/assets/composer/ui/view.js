@@ -1,5 +1,6 @@
 /* What the composer's list shows for one task role (no DOM): the role's closure, who requires what,
- * what the job's own text names, what other task roles select.
+ * what the job's own text names, what other task roles select, and the choices of the version
+ * picker of an item the task role selects.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).
@@ -34,6 +35,7 @@ export async function analyse(index, text, role) {
   return {
     job, role, roles, state, closure, inClosure, named, elsewhere,
     selected: new Set(selections.map((t) => parseRequirement(t).name)),
+    ranges: new Map(selections.map((t) => [parseRequirement(t).name, parseRequirement(t).range])),
     handTop: new Set(job.topNames().filter((n) => n !== null && !state.lock.has(n))),
     name: typeof job.data.name === "string" ? job.data.name : "job",
   };
@@ -54,4 +56,28 @@ export function namedItems(index, text) {
     if (names.length) out.set(role, names);
   }
   return out;
+}
+
+/* The version picker's choices for `name`, selected with `range` (null: any version), as
+ * [{label, options: [{value, label}]}] groups: any version that fits (NAME alone), a range as
+ * `prereq job add NAME@^1.2` writes it for each published major.minor, newest first, and each
+ * published version exactly.  A range of the job's own that none of them is comes first. */
+export function versionChoices(index, name, range) {
+  const versions = index.versions(name).reverse();
+  const lines = [];
+  for (const version of versions) {
+    const [major, minor] = version.split(/[.+-]/);
+    if (!lines.some((line) => line.major === major && line.minor === minor)) lines.push({ major, minor });
+  }
+  const compatible = lines.map(({ major, minor }) => ({
+    value: `^${major}.${minor}`,
+    label: major === "0" ? `^0.${minor}: a 0.${minor}.x version` : `^${major}.${minor}: ${major}.${minor} or a newer ${major}.x`,
+  }));
+  const exact = versions.map((version) => ({ value: version, label: `${version} exactly` }));
+  const groups = [{ label: "", options: [{ value: "", label: "any compatible version" }] }];
+  if (range && ![...compatible, ...exact].some((option) => option.value === range)) {
+    groups[0].options.push({ value: range, label: `${range} (as the job says)` });
+  }
+  groups.push({ label: "compatible with", options: compatible }, { label: "exactly", options: exact });
+  return groups;
 }

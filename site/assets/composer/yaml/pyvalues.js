@@ -246,7 +246,7 @@ export function pyStr(value) {
 // ------------------------------------------------------------------------------ plain data
 
 /* How json.dumps writes a dict key: True as "true", 1.0 as "1.0", inf as "Infinity". */
-function jsonKey(key) {
+export function jsonKey(key) {
   if (typeof key === "string") return key;
   if (key === null) return "null";
   if (typeof key === "boolean") return key ? "true" : "false";
