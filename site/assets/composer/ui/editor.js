@@ -1,9 +1,10 @@
 /* The editor's line of trouble: an error about the job names its line (`job:LINE:` or
  * `job:LINE:COLUMN:`, as the CLI names `FILE:LINE:`), which gets a band over that line of the
  * textarea (ui.mark, aria-hidden: the alert box says it in words, and the textarea is aria-invalid
- * and described by it); "Go to line N" (ui.goto, under the alert box) selects the line and
- * scrolls it into view, as does the composer by itself when a whole new text arrives.  The band follows
- * the textarea's scrolling and size.  The textarea has `wrap="off"`, so line N is the Nth line box.
+ * and described by it).  "Go to line N" (ui.goto, under the alert box) selects the line and
+ * scrolls it into view; a whole new text (a paste, an upload, a template, Undo) is scrolled to its
+ * error's line by itself, a text being typed is not.  The band follows the textarea's scrolling and
+ * size; the textarea has `wrap="off"`, so line N is its Nth line box.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).

@@ -7,7 +7,9 @@
  * Every check or uncheck is `prereq job add` / `prereq job remove --task-role ROLE` on the editor's
  * text, run by the same engine as the CLI's (jobs/ and yaml/: ports of tools/prereq/jobs/ and
  * core/yamledit.py held equal by tests/cases/), so the text changes exactly as the CLI would change
- * it: comments, quoting and every untouched byte stay.
+ * it: comments, quoting and every untouched byte stay.  A selected item's version picker is
+ * `prereq job add NAME@RANGE`.  A job pasted or uploaded as JSON becomes block YAML (jsonjob.js),
+ * an error's line is marked in the editor (editor.js), and outputs.js gives the job out.
  *
  * By design, extras.prereq.index records the index the composer ran on (its absolute URL), which
  * `prereq job lock` can read again later; starting from a template also selects the registry items
