@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,26 @@ taskRoles:
       - echo "$MADE_{token}"
       - echo "$ROLE_UNSET_{token}"
 """
+
+
+def test_with_prereq_cache_a_later_run_starts_no_shellcheck(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(cache))
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    token = re.sub(r"\W", "_", tmp_path.name).upper()
+    texts = [shelllint.lint_script([f'export AT_{i}_{token}=$(date) && echo "$UNSET_{token}"']).text for i in range(3)]
+    calls = _counted_runs(monkeypatch)
+    first = shelllint.lint_scripts(texts)
+    assert [(lint.findings[0].code, lint.unassigned) for lint in first] == [(2155, {f"UNSET_{token}"})] * 3
+    assert len(calls) == 1 and len(list(cache.glob("shellcheck-*.json"))) == 1
+    monkeypatch.setattr(shelllint, "_LINT", {})  # as a new process would start
+    assert shelllint.lint_scripts(texts) == first and len(calls) == 1  # no ShellCheck this time
+    for kept in cache.glob("*.json"):
+        kept.write_text('{"not": "what prereq wrote"', encoding="utf-8")
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    assert shelllint.lint_scripts(texts) == first and len(calls) == 2  # a damaged cache is ignored
+    monkeypatch.setenv("PREREQ_CACHE", "relative/folder")
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    assert shelllint.lint_scripts(texts) == first and len(calls) == 3 and not Path("relative").exists()

