@@ -10,24 +10,33 @@ address and, when the ``user`` and ``token`` cookies are set, the user and the t
 The rest-server part answers as the real one does for what the plugin uses: the bearer token
 (401 "Your token is invalid."), ``POST /api/v2/jobs`` checked with prereq's own protocol checks
 (``prereq.openpai.protocol``: 400 with the problems), the virtual clusters of the user (403), a name
-in use (409); ``GET /api/v2/users/NAME`` and ``PUT .../extension`` (merged; refused for application
-tokens).  Every job posted is kept with its headers, for the tests to read.
+in use (409); ``GET /api/v2/jobs/USER~NAME`` (404 ``NoJobError`` for a name not in use) and
+``.../config`` (the text as posted with its ``secrets:`` masked, answered parsed, as JSON, under
+``text/yaml``: the real one keeps no comments); ``GET /api/v2/users/NAME`` and ``PUT .../extension``
+(merged; refused for application tokens).  Every job posted is kept with its headers, for the tests to
+read.  The job's page (``/job-detail.html``) has the portal's Clone link: to the plugin page of the
+entry ``extras.submitFrom`` names (``op=resubmit``), else to ``/submit.html``.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import yaml
 
 from prereq.openpai import protocol
+
+USERS = "/rest-server/api/v2/users/"
+JOBS = "/rest-server/api/v2/jobs/"
 
 # A style sheet a portal might have: everything it could do to a page's content.
 HOSTILE_CSS = """
@@ -103,20 +112,37 @@ class Cluster:
     hostile: bool = True
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     tokens: dict[str, tuple[str, bool]] = field(default_factory=dict)  # token -> (user, application)
-    jobs: dict[str, str] = field(default_factory=dict)  # user~name -> the YAML text posted
+    jobs: dict[str, str] = field(default_factory=dict)  # user~name -> the YAML text posted, secrets masked
     posts: list[dict[str, Any]] = field(default_factory=list)  # every POST /api/v2/jobs: headers, body, status
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add_user(self, name: str, token: str, *, clusters: tuple[str, ...] = ("default",)) -> None:
+    def add_user(
+        self, name: str, token: str, *, clusters: tuple[str, ...] = ("default",), groups: tuple[str, ...] = ("default",)
+    ) -> None:
         self.users[name] = {
             "username": name,
-            "grouplist": ["default"],
+            "grouplist": list(groups),
             "virtualCluster": list(clusters),
             "admin": False,
             "storageConfig": [],
             "extension": {"sshKeys": []},
         }
         self.tokens[token] = (name, False)
+
+
+def mask_secrets(text: str) -> str:
+    """What the rest-server keeps of a job's text: its ``secrets:`` as "******" (protocolSecret.mask)."""
+    return re.sub(r"(^secrets:)[\s\S]*?(^\w)", '\\1 "******"\n\\2', text + "\nZ", count=1, flags=re.M)[:-2]
+
+
+def clone_link(plugins: list[dict[str, Any]], job: dict[str, Any], user: str, name: str) -> str:
+    """Where the portal's Clone leads (webportal job-detail/components/clone-button.jsx)."""
+    plugin = (job.get("extras") or {}).get("submitFrom")
+    found = [i for i, entry in enumerate(plugins) if plugin is not None and entry.get("id") == plugin]
+    if found:
+        query = {"op": "resubmit", "type": "job", "user": user, "jobname": name, "index": found[0]}
+        return "/plugin.html?" + urlencode(query)
+    return "/submit.html?" + urlencode({"op": "resubmit", "type": "job", "user": user, "jobName": name})
 
 
 def _problem_message(problems: list[protocol.JobProblem]) -> str:
@@ -168,23 +194,50 @@ class _Portal(http.server.BaseHTTPRequestHandler):
             "/plugin-page.js": (PLUGIN_PAGE_JS, "text/javascript"),
             "/submit.html": (SUBMIT_PAGE, "text/html"),
             "/submit-page.js": (SUBMIT_PAGE_JS, "text/javascript"),
-            "/job-detail.html": ("<!doctype html><title>Job</title><p>job page</p>", "text/html"),
+            "/job-detail.html": (self._job_page(parse_qs(url.query)), "text/html"),
             "/env.js": (self._env(), "text/javascript"),
         }
         if url.path in pages:
             text, kind = pages[url.path]
             return self._send(200, text, kind)
-        prefix = "/rest-server/api/v2/users/"
-        if url.path.startswith(prefix):
-            found = self._token()
-            if found is None:
-                return None
-            name = url.path[len(prefix) :]
-            if name != found[0] or name not in self.cluster.users:
-                return self._error(403, "ForbiddenUserError", "Non-admin is not allow to do this operation.")
-            with self.cluster.lock:
-                return self._send(200, json.dumps(self.cluster.users[name]))
+        if url.path.startswith(USERS):
+            return self._user(unquote(url.path[len(USERS) :]))
+        if url.path.startswith(JOBS):
+            return self._job(unquote(url.path[len(JOBS) :]))
         return self._error(404, "NotFoundError", f"{url.path} not found")
+
+    def _user(self, name: str) -> None:
+        found = self._token()
+        if found is None:
+            return None
+        if name != found[0] or name not in self.cluster.users:
+            return self._error(403, "ForbiddenUserError", "Non-admin is not allow to do this operation.")
+        with self.cluster.lock:
+            return self._send(200, json.dumps(self.cluster.users[name]))
+
+    def _job(self, path: str) -> None:
+        """GET /api/v2/jobs/USER~NAME (the job) or .../config (its text, parsed: JSON, as the real one)."""
+        if self._token() is None:
+            return None
+        framework, _, what = path.partition("/")
+        with self.cluster.lock:
+            text = self.cluster.jobs.get(framework)
+        if text is None:
+            return self._error(404, "NoJobError", f"Job {framework} is not found.")
+        if what == "config":
+            config = json.dumps(yaml.safe_load(text), ensure_ascii=False, separators=(",", ":"), default=str)
+            return self._send(200, config, "text/yaml; charset=utf-8")
+        user, _, name = framework.partition("~")
+        return self._send(200, json.dumps({"name": name, "jobStatus": {"username": user, "state": "WAITING"}}))
+
+    def _job_page(self, query: dict[str, list[str]]) -> str:
+        user, name = query.get("username", [""])[0], query.get("jobName", [""])[0]
+        with self.cluster.lock:
+            text = self.cluster.jobs.get(f"{user}~{name}")
+        if text is None:
+            return "<!doctype html><title>Job</title><p>no such job</p>"
+        href = html.escape(clone_link(self.cluster.plugins, yaml.safe_load(text), user, name))
+        return f'<!doctype html><title>Job</title><p>job page</p><a id="clone" href="{href}">Clone</a>'
 
     def _env(self) -> str:
         env = {"restServerUri": self.cluster.rest_server}
@@ -195,7 +248,7 @@ class _Portal(http.server.BaseHTTPRequestHandler):
 
     def do_PUT(self) -> None:
         path = urlsplit(self.path).path
-        prefix, suffix = "/rest-server/api/v2/users/", "/extension"
+        prefix, suffix = USERS, "/extension"
         if not (path.startswith(prefix) and path.endswith(suffix)):
             return self._error(404, "NotFoundError", f"{path} not found")
         found = self._token()
@@ -247,7 +300,7 @@ class _Portal(http.server.BaseHTTPRequestHandler):
         with self.cluster.lock:
             if name in self.cluster.jobs:
                 return 409, "ConflictJobError", f"Job {name} already exists."
-            self.cluster.jobs[name] = body
+            self.cluster.jobs[name] = mask_secrets(body)
         return 202, "", f"Update job {job['name']} for user {user} successfully."
 
 

@@ -1,8 +1,10 @@
 /* The webportal plugin's logic without a browser: the rest-server client's requests and its errors in
  * plain words, the user's values kept in the record or in the browser, the hand-off, the styles'
- * rem rewrite and how the plugin finds its entry and its index (site/assets/composer/webportal/). */
+ * rem rewrite, how the plugin finds its entry and its index, the checks before submitting, the
+ * queues a user's groups get and the Clone (site/assets/composer/webportal/). */
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { RestServer, explain, jobPageUrl, serverMessage } from "../../site/assets/composer/webportal/client.js";
@@ -10,6 +12,9 @@ import { EXPRESSIONS_KEY, OWNER_KEY, UserStore } from "../../site/assets/compose
 import { handOver } from "../../site/assets/composer/webportal/submission.js";
 import { scopeRem } from "../../site/assets/composer/webportal/styles.js";
 import { indexAddress, pluginEntry } from "../../site/assets/composer/webportal/mount.js";
+import { checkCluster, checkName, jobTarget, nextName, withName } from "../../site/assets/composer/webportal/checks.js";
+import { loadCatalog, queueOffers, withVirtualCluster } from "../../site/assets/composer/webportal/queues.js";
+import { KEPT_KEY, KeptJobs, cloneRequest, clonedJob, maskSecrets } from "../../site/assets/composer/webportal/clone.js";
 
 /* A fetch that answers from `routes` ("METHOD PATH" -> [status, body]) and records the requests. */
 function fakeFetch(routes) {
@@ -133,4 +138,91 @@ test("webportal/the admin's entry and its index", () => {
   assert.equal(direct.api, "http://pai/prereq/api/v1");
   assert.equal(direct.siteUrl("items/a/"), "http://pai/prereq/items/a/");
   assert.equal(indexAddress({}, site, "http://pai/").api, "https://prereq.example/site/api/v1");
+});
+
+/* A rest-server knowing the jobs `jobs` ("user~name" -> config text), for alice with token "t". */
+function jobServer(jobs, status = 200) {
+  const calls = [];
+  const answer = async (url, init) => {
+    calls.push({ url, ...init });
+    const path = decodeURIComponent(new URL(url).pathname.replace("/rest-server/api/v2/jobs/", ""));
+    const [framework, what] = path.split("/");
+    const text = status !== 200 ? JSON.stringify({ message: "Your token is invalid." }) : jobs[framework] === undefined
+      ? JSON.stringify({ code: "NoJobError", message: `Job ${framework} is not found.` }) : what === "config" ? jobs[framework] : "{}";
+    const code = status !== 200 ? status : jobs[framework] === undefined ? 404 : 200;
+    return { ok: code === 200, status: code, text: async () => text };
+  };
+  return { server: new RestServer({ uri: URI, user: "alice", token: "t", fetch: answer }), calls };
+}
+
+test("webportal/a name in use is said, with the first free name after it", async () => {
+  const { server, calls } = jobServer({ "alice~a": "{}", "alice~a_2": "{}" });
+  assert.deepEqual([nextName("a"), nextName("a_2"), nextName("a_9"), nextName("a_0"), nextName("x".repeat(254))], ["a_2", "a_3", "a_10", "a_0_2", ""]);
+  const taken = await checkName(server, "a");
+  assert.equal(taken.state, "taken");
+  assert.equal(taken.fresh, "a_3");
+  assert.match(taken.message, /^You already have a job named a: the rest-server would refuse this one/);
+  assert.equal(calls[0].url, URI + "/api/v2/jobs/alice~a");
+  assert.deepEqual(calls[0].headers, { Authorization: "Bearer t" });
+  const free = await checkName(server, "b");
+  assert.deepEqual([free.state, free.fresh], ["free", ""]);
+  const expired = await checkName(jobServer({}, 401).server, "a");
+  assert.equal(expired.state, "unknown");
+  assert.match(expired.message, /^Cannot check whether the name a is free: your sign-in has expired.*You can still submit/);
+});
+
+test("webportal/the job's name and virtual cluster as the rest-server reads them", () => {
+  assert.deepEqual(jobTarget("name: a\n"), { name: "a", cluster: "default" });
+  assert.deepEqual(jobTarget("name: a\ndefaults: {virtualCluster: vc}\n"), { name: "a", cluster: "vc" });
+  assert.deepEqual(jobTarget("name: bad name\ndefaults: {virtualCluster: null}\n"), { name: "", cluster: "default" });
+  assert.equal(jobTarget("name: [a"), null);
+  assert.equal(jobTarget("- a\n"), null);
+  assert.equal(withName("# mine\nname: a   # kept\n", "a_2"), "# mine\nname: a_2   # kept\n");
+});
+
+test("webportal/a virtual cluster the user's groups lack is warned, an unread record said", () => {
+  const record = { virtualCluster: ["default", "vision"] };
+  assert.equal(checkCluster(record, null, "vision").state, "allowed");
+  const denied = checkCluster(record, null, "secret");
+  assert.equal(denied.state, "denied");
+  assert.match(denied.message, /may not use the virtual cluster secret.*Yours: default, vision\.$/);
+  const unknown = checkCluster(null, new Error("Cannot read your user record: your sign-in has expired"), "default");
+  assert.equal(unknown.state, "unknown");
+  assert.match(unknown.message, /^Virtual cluster default not checked: Cannot read your user record/);
+});
+
+test("webportal/queues: the user's groups choose them, a pick sets the virtual cluster", async () => {
+  const document = JSON.parse(readFileSync(new URL("../cases/indexes/rights/api/v1/execution/catalog.json", import.meta.url), "utf8"));
+  const offers = queueOffers(document, { grouplist: ["default", "super"], virtualCluster: ["default"] });
+  assert.deepEqual(offers.map((o) => [o.queue, o.slots, o.priority, o.virtualCluster, o.usable]), [["q1", 3, 1, "default", true], ["q2", 1, 2, "long", false]]);
+  assert.deepEqual(queueOffers(document, { grouplist: ["guests"] }), []);
+  assert.throws(() => queueOffers(document, { grouplist: ["students"] }), /no rights for the groups students/);
+  assert.equal(withVirtualCluster("name: a  # mine\nextras: {x: 1}\n", "long"), "name: a  # mine\ndefaults:\n  virtualCluster: long\nextras: {x: 1}\n");
+  assert.equal(withVirtualCluster("defaults:\n  virtualCluster: x  # mine\n", "long"), "defaults:\n  virtualCluster: long  # mine\n");
+  const answer = (status, body) => async () => ({ ok: status === 200, status, statusText: "", json: async () => body });
+  assert.equal(await loadCatalog("http://i/api/v1", answer(404)), null);
+  assert.equal(await loadCatalog("http://i/api/v1", answer(200, document)), document);
+  await assert.rejects(loadCatalog("http://i/api/v1", answer(200, { format: "prereq-execution/9" })), /in the format "prereq-execution\/9"/);
+});
+
+test("webportal/clone: the portal's address, the rest-server's mask, the text this browser kept", async () => {
+  assert.deepEqual(cloneRequest("?op=resubmit&type=job&user=alice&jobname=a&index=0"), { user: "alice", name: "a" });
+  assert.deepEqual(cloneRequest("?op=resubmit&user=alice&jobName=a"), { user: "alice", name: "a" });
+  assert.equal(cloneRequest("?index=0"), null);
+  assert.equal(maskSecrets("name: a\nsecrets:\n  k: v\ntaskRoles: {}\n"), 'name: a\nsecrets: "******"\ntaskRoles: {}\n');
+  const sent = "name: a\nsecrets:\n  k: v\n";
+  const config = JSON.stringify({ name: "a", secrets: "******" });
+  const { server } = jobServer({ "alice~a": config, "bob~b": config });
+  const storage = memoryStorage();
+  const kept = new KeptJobs(storage, "alice");
+  kept.keep("a", "# mine\nname: a\n", sent);
+  assert.deepEqual(await clonedJob(server, { user: "alice", name: "a" }, kept), { text: "# mine\nname: a\n", message: "opened alice~a as you wrote it in this browser, comments and all" });
+  const others = await clonedJob(server, { user: "bob", name: "b" }, kept);
+  assert.equal(others.text, "name: a\nsecrets: '******'\n");
+  assert.match(others.message, /as the rest-server keeps it \(it keeps no comments\)/);
+  assert.equal(new KeptJobs(storage, "bob").find("a", config), null); // alice's texts are not bob's
+  assert.equal(kept.find("a", JSON.stringify({ name: "a", secrets: "******", type: "job" })), null); // changed since
+  await assert.rejects(clonedJob(server, { user: "alice", name: "gone" }, kept), /Cannot clone alice~gone: the rest-server has no such job/);
+  for (let n = 0; n < 25; n++) kept.keep(`j${n}`, "t", "name: x\n");
+  assert.deepEqual(Object.keys(JSON.parse(storage.getItem(KEPT_KEY)).jobs).slice(0, 2), ["j5", "j6"]); // the last 20
 });

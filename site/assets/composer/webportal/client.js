@@ -5,12 +5,15 @@
  * Every answer that is not a success becomes a PrereqError in words a user understands, with what
  * the rest-server said kept in the message: 400 is the job (its schema errors come as a JSON list,
  * which is turned into one line per error), 401 a sign-in that expired or is missing, 403 a right
- * the account lacks, 409 a job name already in use.  `fetch` is given, so Node's tests run this
- * against a fake.
+ * the account lacks, 409 a job name already in use.  Besides submitting, the plugin asks whether a job
+ * name is in use and reads a job's config (to clone it), as the portal's own pages do (GET
+ * /api/v2/jobs/USER~NAME and .../config, microsoft/pai src/rest-server/src/routes/v2/job.js).
+ * `fetch` is given, so Node's tests run this against a fake.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { PrereqError } from "../core/errors.js";
@@ -54,13 +57,17 @@ export function explain(status, body, { what, jobName = "" } = {}) {
   return make(`Cannot ${what}: the rest-server answered ${status}${tail}`, "try again later; if it persists, tell your administrator");
 }
 
-async function bodyOf(response) {
-  const text = await response.text();
+function parsed(text) {
   try {
     return JSON.parse(text);
   } catch (error) {
     return { message: text };
   }
+}
+
+/* A job's path in the rest-server's API: its framework name is USER~NAME. */
+function jobPath(user, jobName) {
+  return `/api/v2/jobs/${encodeURIComponent(user)}~${encodeURIComponent(jobName)}`;
 }
 
 /* The portal's page of a job (the webportal's own address scheme). */
@@ -81,7 +88,8 @@ export class RestServer {
     return Boolean(this.user && this.token);
   }
 
-  async request(method, path, { body, type, what, jobName } = {}) {
+  /* The answer's JSON (its text with `raw`); with `missing`, null for a 404 (a job that does not exist). */
+  async request(method, path, { body, type, what, jobName, raw = false, missing = false } = {}) {
     if (!this.uri) throw new RestServerError(`Cannot ${what}: the portal gave no rest-server address`, { hint: "open the plugin from the portal's menu" });
     if (!this.signedIn) throw explain(401, { message: "" }, { what });
     const headers = { Authorization: `Bearer ${this.token}` };
@@ -93,14 +101,26 @@ export class RestServer {
       throw new RestServerError(`Cannot ${what}: the rest-server at ${this.uri} cannot be reached`,
         { hint: "check your connection; if the portal itself works, the rest-server may refuse this page (CORS)" });
     }
-    const answer = await bodyOf(response);
-    if (!response.ok) throw explain(response.status, answer, { what, jobName });
-    return answer;
+    const text = await response.text();
+    if (missing && response.status === 404) return null;
+    if (!response.ok) throw explain(response.status, parsed(text), { what, jobName });
+    return raw ? text : parsed(text);
   }
 
   /* POST /api/v2/jobs with the YAML text as it is (comments and all): {message} from the rest-server. */
   submit(text, jobName) {
     return this.request("POST", "/api/v2/jobs", { body: text, type: "text/yaml", what: "submit the job", jobName });
+  }
+
+  /* Whether the signed-in user has a job named `jobName` (GET /api/v2/jobs/USER~NAME; 404: the name is free). */
+  async hasJob(jobName) {
+    const job = await this.request("GET", jobPath(this.user, jobName), { what: `check whether the name ${jobName} is free`, missing: true });
+    return job !== null;
+  }
+
+  /* A job's config as the rest-server keeps it (GET .../config): its text, null when there is no such job. */
+  jobConfig(user, jobName) {
+    return this.request("GET", jobPath(user, jobName) + "/config", { what: `open the job ${user}~${jobName}`, raw: true, missing: true });
   }
 
   /* The signed-in user's record: username, grouplist, virtualCluster, admin, extension. */

@@ -1,7 +1,9 @@
 /* The plugin inside the portal's page: the shadow root of <pai-plugin>, the site's styles in it, the
  * composer's own markup (the site's composer page, fetched from the site the plugin was built into)
  * and the same ui/ code the page runs, mounted there against the admin's index; then the plugin's
- * controls: submitting to the rest-server, handing over to the submission page, the user's values.
+ * controls: submitting to the rest-server, handing over to the submission page, the user's values,
+ * what the cluster would say of the job and the queues the user's groups get (cluster.js), and a
+ * job the portal's Clone brought the user back with, opened (clone.js).
  *
  * Where things come from: the element's attributes (pai-rest-server-uri, pai-user,
  * pai-rest-server-token, as the webportal's plugin page sets them); window.PAI_PLUGINS[N], the admin's
@@ -11,13 +13,16 @@
  * window gets no name of ours besides prereq.js's own.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { PrereqError } from "../core/errors.js";
 import { mount } from "../ui/page.js";
 import { RestServer, jobPageUrl } from "./client.js";
+import { cloneRequest, clonedJob, KeptJobs } from "./clone.js";
+import { ClusterPanel } from "./cluster.js";
 import { button, drawControls, drawMine, el, link, showOutcome } from "./panel.js";
 import { adoptStyles } from "./styles.js";
 import { handOver, prepareJob } from "./submission.js";
@@ -76,9 +81,9 @@ function bindStore(controls, store) {
 }
 
 /* Prepared as `prereq job resolve` would, or the refusal shown beside the YAML (null). */
-async function prepared(composer, controls, store, address, submitFrom) {
+async function prepared({ composer, controls, store, address }, text, submitFrom) {
   try {
-    return await prepareJob(composer.text(), { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
+    return await prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
   } catch (error) {
     showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + (error.hint || "fix the job"))]);
     if (!(error instanceof PrereqError)) console.error(error); // eslint-disable-line no-console
@@ -86,10 +91,14 @@ async function prepared(composer, controls, store, address, submitFrom) {
   }
 }
 
-function bindSubmit(composer, controls, server, store, address, submitFrom) {
+/* Submit: the prepared text posted; the editor's text kept for a later Clone; the checks asked
+ * again (the name is the user's now, or the rest-server said why not). */
+function bindSubmit(plugin) {
+  const { composer, controls, server, kept, checks } = plugin;
   controls.submit.addEventListener("click", () => composer.queue(async () => {
     showOutcome(controls, "working", ["Checking the job…"]);
-    const job = await prepared(composer, controls, store, address, submitFrom);
+    const text = composer.text();
+    const job = await prepared(plugin, text, plugin.submitFrom);
     if (!job) return;
     showOutcome(controls, "working", [`Submitting ${job.name}…`]);
     try {
@@ -97,12 +106,18 @@ function bindSubmit(composer, controls, server, store, address, submitFrom) {
     } catch (error) {
       showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + error.hint)]);
       return;
+    } finally {
+      checks.invalidate();
     }
+    kept.keep(job.name, text, job.text);
     showOutcome(controls, "submitted", [`Submitted ${job.name}. `, link("Open the job's page", jobPageUrl(server.user, job.name))]);
     composer.showMessages([`submitted ${job.name} as ${server.user}`].concat(job.changes), job.warnings);
   }));
+}
+
+function bindHandOver({ composer, controls, ...plugin }) {
   controls.handOver.addEventListener("click", () => composer.queue(async () => {
-    const job = await prepared(composer, controls, store, address, "");
+    const job = await prepared({ composer, controls, ...plugin }, composer.text(), "");
     if (!job) return;
     const go = button("prereq-plugin-handover-go", "Continue to the submission page", true);
     go.addEventListener("click", () => {
@@ -111,6 +126,21 @@ function bindSubmit(composer, controls, server, store, address, submitFrom) {
     showOutcome(controls, "confirm", ["The submission page rebuilds the job from its form: the comments in your YAML will be lost there, " +
       "and it does not know prereq's extras. Submit here to keep them. ", go]);
   }));
+}
+
+/* The portal's Clone of a job brought the user here: open that job (an undoable step). */
+async function openClone({ composer, controls, server, kept }) {
+  const request = cloneRequest(window.location.search);
+  if (!request) return;
+  await composer.queue(async () => {
+    try {
+      const job = await clonedJob(server, request, kept);
+      await composer.setText(job.text);
+      composer.showMessages([job.message]);
+    } catch (error) {
+      showOutcome(controls, "refused", [error.message, el("div", "prereq-composer__hint", "hint: " + (error.hint || "open the job's Clone again"))]);
+    }
+  });
 }
 
 /* Mount the plugin into `shadow` (the element's shadow root); `site` is the prereq site's address
@@ -129,9 +159,16 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const store = new UserStore({ server, storage: window.localStorage, keys: window.prereq.keys,
     notify: () => document.dispatchEvent(new CustomEvent("prereq:storage", { detail: { key: "record" } })) });
   const loaded = store.load();
-  const { api, ready } = mount(markup, { ...address, links: false });
+  const { api: composer, ready } = mount(markup, { ...address, links: false });
+  const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api });
+  const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user),
+    submitFrom: typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID };
   bindStore(controls, store);
-  bindSubmit(api, controls, server, store, address, typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID);
+  bindSubmit(plugin);
+  bindHandOver(plugin);
   await Promise.all([ready, loaded]);
-  return { composer: api, store, idle: () => Promise.all([api.idle(), store.idle()]) };
+  await Promise.all([openClone(plugin), checks.drawQueues()]);
+  checks.invalidate();
+  await checks.idle();
+  return { composer, store, idle: () => Promise.all([composer.idle(), store.idle(), checks.idle()]) };
 }

@@ -11,8 +11,9 @@
  * not start: REASON" inside the element, never in an empty page.  No inline script, no eval.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 /* Longer than usual: the script is one function, its own scope (a classic script in the portal's
  * page: only the element's name reaches it); the functions inside it are short. */

@@ -9,8 +9,9 @@
  * which need no inline <style> a Content-Security-Policy might refuse.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { PrereqError } from "../core/errors.js";

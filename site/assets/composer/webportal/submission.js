@@ -10,8 +10,9 @@
  * submission page turns into its form: comments do not survive it, and the page drops submitFrom.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { prepareText } from "../jobs/prepare.js";

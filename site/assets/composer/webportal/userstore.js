@@ -11,8 +11,9 @@
  * browser starts from empty copies, never from the previous user's values).
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record, the shadow root the composer is mounted into.
- * May import: core/, yaml/, jobs/, ui/.
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 export const EXTENSION_KEY = "prereq";
@@ -41,6 +42,7 @@ export class UserStore {
     this.where = "browser";
     this.reason = "not loaded yet";
     this.record = null;
+    this.recordError = null;
     this.loading = false;
     this.saving = Promise.resolve();
     this.listeners = [];
@@ -92,6 +94,7 @@ export class UserStore {
       try {
         this.record = await this.server.record();
       } catch (error) {
+        this.recordError = error; // the groups and virtual clusters are unknown too: the checks say why
         return this.fallBack(error);
       }
       const extension = this.record && typeof this.record.extension === "object" ? this.record.extension || {} : {};

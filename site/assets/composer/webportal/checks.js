@@ -1,0 +1,96 @@
+/* What the rest-server would say of the job before it is submitted (no DOM): whether the user already
+ * has a job of that name (the rest-server refuses a second one: names are unique per user, 409), and
+ * whether the user's groups may use its virtual cluster (`defaults.virtualCluster`, "default" when
+ * absent, as the rest-server reads it; else 403).  The names come from GET /api/v2/jobs/USER~NAME (404:
+ * free), the virtual clusters from the user's record (`virtualCluster`, GET /api/v2/users/NAME).
+ *
+ * A check the token cannot make (an expired sign-in, a right the account lacks) says so and why; it
+ * never stops a submission, which the rest-server judges itself.  For a name in use, a fresh one is
+ * offered: NAME_2, NAME_3, … (NAME_7 after NAME_6), the first the rest-server says is free.
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
+ */
+
+import { loadYamlOrNull } from "../yaml/yamlload.js";
+import { YamlText } from "../yaml/yamltext.js";
+
+export const DEFAULT_CLUSTER = "default";
+const FRESH_TRIES = 8; // names asked for at most before giving up on offering one
+const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's job name (the rest-server refuses others before any check)
+const NAME_LENGTH = 255;
+
+/* {name, cluster} of the job's text, or null when it is not a job yet (broken YAML, no usable name). */
+export function jobTarget(text) {
+  const loaded = loadYamlOrNull(text);
+  const data = loaded && loaded.data;
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const defaults = data.defaults && typeof data.defaults === "object" ? data.defaults : {};
+  const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : String(defaults.virtualCluster);
+  const name = typeof data.name === "string" && NAME.test(data.name) && data.name.length <= NAME_LENGTH ? data.name : "";
+  return { name, cluster };
+}
+
+/* The name after `name`: NAME_2 for NAME, NAME_(N+1) for NAME_N; "" when it would be too long. */
+export function nextName(name) {
+  const numbered = /^(.*)_([1-9][0-9]*)$/.exec(name);
+  const next = numbered ? `${numbered[1]}_${Number(numbered[2]) + 1}` : `${name}_2`;
+  return next.length <= NAME_LENGTH ? next : "";
+}
+
+/* The first name after `name` that the user has no job of; "" when none of the first few is free. */
+export async function freshName(server, name) {
+  let candidate = name;
+  for (let tries = 0; tries < FRESH_TRIES; tries++) {
+    candidate = nextName(candidate);
+    if (!candidate) return "";
+    if (!(await server.hasJob(candidate))) return candidate;
+  }
+  return "";
+}
+
+/* A check not made: the request's own words say which and why (RestServerError's "Cannot …"). */
+const cannot = (before, error) => ({
+  state: "unknown",
+  message: `${before}${error.message}. You can still submit: the rest-server checks it then.`,
+  hint: error.hint || "",
+});
+
+/* {check: "name", state: "free" | "taken" | "unknown", message, hint, fresh}. */
+export async function checkName(server, name) {
+  const check = { check: "name", fresh: "" };
+  try {
+    if (!(await server.hasJob(name))) return { ...check, state: "free", message: `The name ${name} is free: you have no job of that name.`, hint: "" };
+    const fresh = await freshName(server, name);
+    return {
+      ...check, state: "taken", fresh,
+      message: `You already have a job named ${name}: the rest-server would refuse this one (job names are unique per user).`,
+      hint: fresh ? `submit it as ${fresh}, or change name: in the YAML` : "change name: in the YAML",
+    };
+  } catch (error) {
+    return { ...check, ...cannot("", error) };
+  }
+}
+
+/* {check: "cluster", state: "allowed" | "denied" | "unknown", message, hint}, from the user's record
+ * (null when it could not be read: `recordError` says why). */
+export function checkCluster(record, recordError, cluster) {
+  const check = { check: "cluster", fresh: "" };
+  const mine = record && Array.isArray(record.virtualCluster) ? record.virtualCluster.map(String) : null;
+  if (!mine) return { ...check, ...cannot(`Virtual cluster ${cluster} not checked: `, recordError || new Error("your record lists none")) };
+  if (mine.includes(cluster)) return { ...check, state: "allowed", message: `Virtual cluster ${cluster}: your groups may use it.`, hint: "" };
+  return {
+    ...check, state: "denied",
+    message: `Your groups may not use the virtual cluster ${cluster}: the rest-server would refuse the job. Yours: ${mine.length ? mine.join(", ") : "none"}.`,
+    hint: "set defaults.virtualCluster to one of yours, or pick a queue below",
+  };
+}
+
+/* The job's text named `name` (the fresh name the user took), edited by the YAML engine. */
+export function withName(text, name) {
+  const yaml = new YamlText(text, { source: "job" });
+  yaml.set(["name"], name);
+  return yaml.text;
+}

@@ -1,0 +1,61 @@
+/* The queues the user's groups get (no DOM): the execution catalog the index publishes
+ * (api/v1/execution/catalog.json, `prereq build` writes it for a registry with a catalog), the user's
+ * OpenPAI groups (`grouplist` of their record) and execution/rights.js, the rule `prereq rights
+ * --groups` follows: over all the groups, the most slots and the highest priority.  Reputation is
+ * not the portal's to know, so it is 100 (x1).
+ *
+ * Picking a queue puts the job on the queue's OpenPAI virtual cluster: `defaults.virtualCluster` set
+ * by the YAML engine, as `prereq job` edits a job (comments and every other byte stay).
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+import { userRights } from "../execution/rights.js";
+import { YamlText } from "../yaml/yamltext.js";
+
+export const CATALOG_PATH = "execution/catalog.json";
+export const CATALOG_FORMAT = "prereq-execution/1";
+
+/* The index's catalog document (`api` is the index's api/v1 address), null when it publishes none. */
+export async function loadCatalog(api, fetch = globalThis.fetch) {
+  const url = `${api}/${CATALOG_PATH}`;
+  const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new PrereqError(`cannot load the execution catalog (${response.status} ${response.statusText})`,
+    { hint: "reload the page; the index may be incomplete" });
+  const document = await response.json();
+  if (!document || document.format !== CATALOG_FORMAT) {
+    throw new PrereqError(`the index's execution catalog is in the format ${JSON.stringify(document && document.format)}, not ${CATALOG_FORMAT}`,
+      { hint: "the index is newer or older than this plugin: rebuild the site with the same prereq" });
+  }
+  return document;
+}
+
+/* [{queue, title, slots, priority, groups, virtualCluster, usable}] for the user's `record`: every
+ * queue the groups give a slot on, `usable` when the record's virtual clusters hold the queue's
+ * (null: unknown); a PrereqError when the groups are none the catalog knows. */
+export function queueOffers(document, record) {
+  const groups = Array.isArray(record.grouplist) ? record.grouplist.map(String) : [];
+  const clusters = Array.isArray(record.virtualCluster) ? record.virtualCluster.map(String) : null;
+  const queues = new Map(document.queues.map((queue) => [queue.name, queue]));
+  return userRights(document, groups).map((right) => {
+    const queue = queues.get(right.queue);
+    return {
+      queue: right.queue, title: queue.title, slots: right.slots, priority: right.priority, groups: right.groups,
+      virtualCluster: queue.virtual_cluster, usable: clusters ? clusters.includes(queue.virtual_cluster) : null,
+    };
+  });
+}
+
+/* The job's text with `defaults.virtualCluster` set to `cluster` (a new `defaults` goes before
+ * `extras`, where the protocol lists it). */
+export function withVirtualCluster(text, cluster) {
+  const yaml = new YamlText(text, { source: "job" });
+  if (yaml.get(["defaults"]) && typeof yaml.get(["defaults"]) === "object") yaml.set(["defaults", "virtualCluster"], cluster);
+  else yaml.set(["defaults"], { virtualCluster: cluster }, { before: ["extras"] });
+  return yaml.text;
+}
