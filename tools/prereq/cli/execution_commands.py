@@ -18,7 +18,7 @@ from prereq.execution.experiment import check_experiment
 from prereq.execution.placement import place_block
 from prereq.execution.records import Catalog, Ref
 from prereq.execution.request import Submitter, build_request, read_request, request_problems
-from prereq.execution.rights import FULL_REPUTATION, QueueRight, offered_queues, user_groups, user_rights
+from prereq.execution.rights import FULL_REPUTATION, QueueRight, groups_of, offered_queues, user_rights
 from prereq.execution.schedule import render_text, simulate
 from prereq.execution.validate import open_catalog
 from prereq.index.reader import Index, index_source
@@ -109,14 +109,20 @@ example:
   prereq place vision.request.json --block train --index build/site > train.yaml"""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--registry", type=Path, help="registry folder (default: as for validate)")
-    common.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+def who_parent() -> argparse.ArgumentParser:
+    """--user, --groups and --reputation: whose rights (``prereq job add --queue`` takes them too)."""
     who = argparse.ArgumentParser(add_help=False)
     who.add_argument("--user", help="a user of owners.yaml: their groups")
     who.add_argument("--groups", help="groups, comma-separated (teams of owners.yaml, rights.yaml's groups)")
     who.add_argument("--reputation", type=int, default=FULL_REPUTATION, metavar="PERCENT", help="default: 100")
+    return who
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--registry", type=Path, help="registry folder (default: as for validate)")
+    common.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    who = who_parent()
 
     def add(name: str, text: str, description: str, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
         return subparsers.add_parser(
@@ -152,11 +158,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _who(args: argparse.Namespace, catalog: Catalog, owners: Owners) -> list[str]:
-    if args.groups:
-        return sorted({group.strip() for group in args.groups.split(",") if group.strip()})
-    if args.user:
-        return user_groups(args.user, owners, catalog)
-    raise PrereqError("say whose rights: --user NAME or --groups A,B", hint="e.g. --groups default,super")
+    return groups_of(catalog, owners, user=args.user, groups=args.groups)
 
 
 def _ref(text: str, what: str) -> Ref:

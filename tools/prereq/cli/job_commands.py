@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from prereq import jobs
+from prereq.cli.defaults import registry_folder
+from prereq.cli.execution_commands import WHO, who_parent
+from prereq.core.errors import PrereqError
+from prereq.execution.validate import open_catalog
 from prereq.jobs import expressions
+from prereq.jobs.queue import QueueChoice, add_queue
 
 INDEX_HELP = (
     "index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
@@ -30,6 +36,31 @@ Edits keep your comments and layout; files are replaced atomically.
 
 exit codes: 0 done, 1 the job has problems, 2 usage error or missing input,
 3 internal error"""
+
+ADD_HELP = f"""\
+Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and everything it
+requires to a task role of JOB. Prints what it added and why.
+
+--queue QUEUE puts the job's task roles (or --task-role's) on a queue of the
+execution catalog, as 'prereq place' places a block: the queue's virtual
+cluster (defaults.virtualCluster), resourcePerInstance of --slots (per
+instance) x the queue's per-slot cpu, memory and GPUs, the environment's
+docker image when the task role has none (--image: replace its own), and
+what installs each --library and all it depends on.  Refused (exit 1) when
+you have no slot there, the queue does not serve the environment, a library
+does not work in it, or the slots are more than you have or one machine has.
+Recorded in extras.prereq.queues: 'job lock' locks the items it selected,
+'job remove' takes one out like any selection, and --queue again (this
+queue or another) replaces what the last placement wrote.  The catalog is
+the one published beside the index (api/v1/execution/catalog.json), or
+--registry's.
+
+{WHO}
+
+examples:
+  prereq job add job.yaml mnist-data output-dir
+  prereq job add job.yaml --queue gpu-1d-32g --slots 2 --user erin \\
+      --library vision-transforms@1.0.0"""
 
 EXPRESSION_HELP = """\
 Your own values for <% expression.KEY %> in jobs, so one job works for many
@@ -60,14 +91,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add = commands.add_parser(
         "add",
-        help="add items and their requirements to a job",
-        parents=[job_file, dry_run],
-        description="Add NAME or NAME@RANGE (npm semver: ^1.2, ~1.0, >=1 <2) and "
-        "everything it requires to a task role of JOB. Prints what it added and why.",
+        help="add items and their requirements to a job, or put it on a queue",
+        parents=[job_file, dry_run, who_parent()],
+        description=ADD_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add.add_argument("names", nargs="+", metavar="NAME[@RANGE]")
+    add.add_argument("names", nargs="*", metavar="NAME[@RANGE]")
     add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
     add.add_argument("--bind", action="store_true", help="also set the task role's data:/script:/output: to each item")
+    _register_queue(add)
     add.set_defaults(run=run_add)
 
     remove = commands.add_parser(
@@ -104,6 +136,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
     resolve.set_defaults(run=run_resolve)
     _register_expression(subparsers)
+
+
+def _register_queue(add: argparse.ArgumentParser) -> None:
+    queue = add.add_argument_group("putting the job on a queue of the execution catalog")
+    queue.add_argument("--queue", metavar="QUEUE", help="put the task roles (or --task-role's) on QUEUE")
+    queue.add_argument("--slots", type=int, default=None, metavar="N", help="slots per instance (default: 1)")
+    queue.add_argument("--environment", metavar="NAME@VERSION", help="default: the queue's one that fits")
+    queue.add_argument("--library", action="append", default=[], metavar="NAME@VERSION", help="a library (repeat)")
+    queue.add_argument(
+        "--image", action="store_true", help="replace the task role's own dockerImage by the environment's"
+    )
+    queue.add_argument("--registry", type=Path, help="the catalog of this registry folder (default: the index's)")
 
 
 def _register_expression(subparsers: argparse._SubParsersAction) -> None:
@@ -145,11 +189,53 @@ def _report(result: jobs.JobEdit, dry_run: bool) -> int:
     return 0
 
 
+QUEUE_ONLY = ("slots", "environment", "library", "image", "registry", "user", "groups")
+
+
 def run_add(args: argparse.Namespace) -> int:
+    if args.queue is not None:
+        return _run_add_queue(args)
+    given = [f"--{name}" for name in QUEUE_ONLY if getattr(args, name) not in (None, [], False)]
+    if given:
+        raise PrereqError(f"{', '.join(given)} only go with --queue QUEUE", hint="add --queue QUEUE, or leave them out")
+    if not args.names:
+        raise PrereqError(
+            "name the items to add, or a queue to put the job on", hint="e.g. prereq job add job.yaml mnist-data"
+        )
     result = jobs.add(
         args.job, args.names, task_role=args.task_role, bind=args.bind, index=args.index, dry_run=args.dry_run
     )
     return _report(result, args.dry_run)
+
+
+def _run_add_queue(args: argparse.Namespace) -> int:
+    if args.bind:
+        raise PrereqError(
+            "--bind goes with items, not with --queue", hint="add the items to bind in a command of their own"
+        )
+    choice = QueueChoice(
+        queue=args.queue,
+        slots=1 if args.slots is None else args.slots,
+        environment=args.environment,
+        libraries=tuple(args.library),
+        image=args.image,
+        user=args.user,
+        groups=args.groups,
+        reputation=args.reputation,
+    )
+    catalog = open_catalog(registry_folder(args.registry)) if args.registry is not None else None
+    placed = add_queue(
+        args.job,
+        choice,
+        names=args.names,
+        catalog=catalog,
+        index=args.index,
+        task_role=args.task_role,
+        dry_run=args.dry_run,
+    )
+    for line in placed.describe(dry_run=args.dry_run):
+        print(line, file=sys.stderr if args.dry_run else sys.stdout)
+    return _report(placed.edit, args.dry_run)
 
 
 def run_remove(args: argparse.Namespace) -> int:

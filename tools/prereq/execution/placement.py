@@ -4,7 +4,9 @@ The job has one task role, named after the block, on the queue's virtual cluster
 docker image (its registry item, or a dockerimage prerequisite made from its URI), resources per
 instance of slots x the queue's per-slot cores, memory and GPUs, and the prerequisites that install
 the block's libraries, requirements first (registry items, from the published index; a library of
-files gets a script that downloads them under ``/opt/prereq/libraries/<library>/``)."""
+files gets a script that downloads them under ``/opt/prereq/libraries/<library>/``).  ``prereq job add
+--queue`` (``jobs.queue``) puts an ordinary job's task roles on a queue with the same pieces:
+``resources``, ``uri_image``, ``download`` and ``python_path``."""
 
 from __future__ import annotations
 
@@ -14,12 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.execution.records import Catalog, Library, Ref
+from prereq.execution.records import Catalog, Environment, Library, Queue, Ref
 from prereq.index.reader import Index
 from prereq.openpai import forms
 from prereq.openpai.protocol import JobProblem, validate_job
 
 LIBRARIES_ROOT = "/opt/prereq/libraries"
+PYTHONPATH_LINE = f"export PYTHONPATH={LIBRARIES_ROOT}/"  # how the command python_path writes starts
 
 
 @dataclass
@@ -50,18 +53,14 @@ def place_block(request: Mapping[str, Any], block: str, *, catalog: Catalog, ind
             hint="place it with the registry it was requested from (--registry)",
         )
     libraries = [_library(catalog, text) for text in configuration["libraries"]]
-    image = _image(environment.image_item, environment.image_uri, environment.ref, index)
+    image = _image(environment, index)
     installs = _installs(libraries, index)
     slots = configuration["slots"]
     role: dict[str, Any] = {
         "instances": 1,
         "dockerImage": image["name"],
-        "resourcePerInstance": {
-            "cpu": slots * queue.cores_per_slot,
-            "memoryMB": slots * queue.memory_mb,
-            "gpu": slots * queue.gpus_per_slot,
-        },
-        "commands": _python_path(libraries) + list(configuration["commands"]),
+        "resourcePerInstance": resources(queue, slots),
+        "commands": python_path(libraries) + list(configuration["commands"]),
     }
     if installs:
         role["prerequisites"] = [form["name"] for form in installs]
@@ -98,14 +97,31 @@ def _needs_index(what: str) -> PrereqError:
     return PrereqError(f"{what} comes from the registry's published index, and none was found", hint="pass --index")
 
 
-def _image(item: str | None, uri: str | None, env: Ref, index: Index | None) -> dict[str, Any]:
-    if item is not None:
-        if index is None:
-            raise _needs_index(f"{env}'s image ({item})")
-        chosen = index.closure([item])
-        return dict(chosen[-1].openpai)
-    name = _name(f"{env.name}-{env.version}-image")
-    return {"name": name, "type": "dockerimage", "version": env.version, "description": f"{env} image", "uri": uri}
+def resources(queue: Queue, slots: int) -> dict[str, int]:
+    """``resourcePerInstance`` of ``slots`` of ``queue``: its per-slot cores, memory and GPUs times slots."""
+    per_slot = {"cpu": queue.cores_per_slot, "memoryMB": queue.memory_mb, "gpu": queue.gpus_per_slot}
+    return {key: slots * value for key, value in per_slot.items()}
+
+
+def uri_image(env: Environment) -> dict[str, Any]:
+    """The dockerimage prerequisite of an environment given by its image's URI (no registry item)."""
+    ref = env.ref
+    name = _name(f"{ref.name}-{ref.version}-image")
+    return {
+        "name": name,
+        "type": "dockerimage",
+        "version": ref.version,
+        "description": f"{ref} image",
+        "uri": env.image_uri,
+    }
+
+
+def _image(env: Environment, index: Index | None) -> dict[str, Any]:
+    if env.image_item is None:
+        return uri_image(env)
+    if index is None:
+        raise _needs_index(f"{env.ref}'s image ({env.image_item})")
+    return dict(index.closure([env.image_item])[-1].openpai)
 
 
 def _installs(libraries: list[Library], index: Index | None) -> list[dict[str, Any]]:
@@ -117,13 +133,11 @@ def _installs(libraries: list[Library], index: Index | None) -> list[dict[str, A
         if index is None:
             raise _needs_index(f"the install prerequisites {', '.join(selections)}")
         found += [dict(entry.openpai) for entry in index.closure(selections)]
-    for library in libraries:
-        if library.install_files:
-            found.append(_download(library))
+    found += [download(library) for library in libraries if library.install_files]
     return found
 
 
-def _download(library: Library) -> dict[str, Any]:
+def download(library: Library) -> dict[str, Any]:
     """A script prerequisite that puts the library's files in place (its URIs and paths are checked by
     the catalog's schema: no quote or space can reach the commands)."""
     folder = f"{LIBRARIES_ROOT}/{library.ref.name}"
@@ -143,9 +157,9 @@ def _download(library: Library) -> dict[str, Any]:
     return forms.compile_item(item, lookup=lambda key: None)
 
 
-def _python_path(libraries: list[Library]) -> list[str]:
+def python_path(libraries: list[Library]) -> list[str]:
     """Python libraries of files on the block's PYTHONPATH (each prerequisite is its own process, so the
-    job's commands set it themselves)."""
+    job's commands set it themselves): the one command, or none.  It starts with PYTHONPATH_LINE."""
     folders = [
         f"{LIBRARIES_ROOT}/{lib.ref.name}" for lib in libraries if lib.install_files and lib.language == "python"
     ]

@@ -13,12 +13,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from prereq.core.errors import PrereqError
+from prereq.core.yamlload import LoadedYaml
 from prereq.execution.checks import effective_environments
 from prereq.execution.published import PublishedCatalog, published_catalog
-from prereq.execution.records import Catalog, Environment, Library, Queue
+from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
 from prereq.execution.rights import library_closure
 from prereq.execution.validate import open_catalog
 from prereq.index.builder import summary
+from prereq.index.reader import Index
 from prereq.registry.loader import Owners
 
 CATALOG_FILE = Path("api") / "v1" / "execution" / "catalog.json"
@@ -137,3 +140,88 @@ def write_catalog_index(registry: Path, out: Path) -> list[str]:
     text = json.dumps(catalog_document(published, owners), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
     path.write_text(text, encoding="utf-8")
     return [f"execution catalog: {warning}" for warning in published.warnings]
+
+
+def _refs(texts: list[str]) -> tuple[Ref, ...]:
+    return tuple(Ref.parse(text) for text in texts)
+
+
+def _source(entry: dict[str, Any]) -> Source:
+    # A published record has no positions: nothing reports problems in it, the index was checked.
+    return Source(rel=entry.get("source") or CATALOG_FILE.as_posix(), yaml=LoadedYaml(entry))
+
+
+def _published_environment(entry: dict[str, Any]) -> Environment:
+    image = entry["image"]
+    return Environment(
+        ref=Ref(entry["name"], entry["version"]),
+        title=entry["title"],
+        languages=tuple(entry["languages"]),
+        capabilities=tuple(entry["capabilities"]),
+        packages=dict(entry["packages"]),
+        image_item=image.get("item"),
+        image_uri=image.get("uri"),
+        owners=tuple(entry["owners"]),
+        data=entry,
+        source=_source(entry),
+    )
+
+
+def _published_queue(entry: dict[str, Any]) -> Queue:
+    sizes = ("memory_mb", "time_limit_minutes", "cores_per_slot", "gpus_per_slot", "slots_per_machine", "total_slots")
+    return Queue(
+        name=entry["name"],
+        title=entry["title"],
+        **{key: entry[key] for key in sizes},
+        environments=_refs(entry["environments"]),
+        virtual_cluster=entry["virtual_cluster"],
+        owners=tuple(entry["owners"]),
+        data=entry,
+        source=_source(entry),
+    )
+
+
+def _published_library(entry: dict[str, Any]) -> Library:
+    install = entry["install"]
+    return Library(
+        ref=Ref(entry["name"], entry["version"]),
+        title=entry["title"],
+        language=entry["language"],
+        environments=_refs(entry["environments"]),
+        depends=_refs(entry["depends"]),
+        install_item=install.get("prerequisite"),
+        install_files=tuple(install.get("files") or ()),
+        owners=tuple(entry["owners"]),
+        data=entry,
+        source=_source(entry),
+    )
+
+
+def read_catalog(index: Index) -> tuple[Catalog, Owners]:
+    """The catalog an index publishes, for computing with as with a registry's (``validate.open_catalog``):
+    its records, and owners whose users are the groups' members and whose teams are owners.yaml's."""
+    try:
+        document = index.read_file(CATALOG_FILE.relative_to("api/v1").as_posix(), "execution")
+    except PrereqError as exc:
+        raise PrereqError(
+            f"the index {index.base} has no execution catalog ({exc.message})",
+            hint="build the index from a registry with a catalog, or name the registry with --registry",
+        ) from None
+    groups = document["groups"]
+    catalog = Catalog(
+        environments={env.ref: env for env in map(_published_environment, document["environments"])},
+        queues={queue.name: queue for queue in map(_published_queue, document["queues"])},
+        libraries={lib.ref: lib for lib in map(_published_library, document["libraries"])},
+        rights=[RightsRow(index=at, **row) for at, row in enumerate(document["rights"])],
+        groups={
+            name: None if group["everyone"] else tuple(group["members"])
+            for name, group in groups.items()
+            if group["from"] == "rights.yaml"
+        },
+    )
+    owners = Owners(
+        users={member for group in groups.values() for member in group["members"]},
+        teams={name: list(group["members"]) for name, group in groups.items() if group["from"] == "owners.yaml"},
+        loaded=True,
+    )
+    return catalog, owners

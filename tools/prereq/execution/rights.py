@@ -63,6 +63,15 @@ def user_groups(user: str, owners: Owners, catalog: Catalog) -> list[str]:
     return sorted(set(groups))
 
 
+def groups_of(catalog: Catalog, owners: Owners, *, user: str | None, groups: str | None) -> list[str]:
+    """Whose rights: ``groups`` as given (``A,B``), else the groups of ``user``; one of them is needed."""
+    if groups:
+        return sorted({group.strip() for group in groups.split(",") if group.strip()})
+    if user:
+        return user_groups(user, owners, catalog)
+    raise PrereqError("say whose rights: --user NAME or --groups A,B", hint="e.g. --groups default,super")
+
+
 def with_reputation(slots: int, reputation: int, total: int) -> int:
     """``slots`` times ``reputation`` percent, rounded down, at most ``total``, and at least 1 when
     ``slots`` is (reputation never takes access away)."""

@@ -163,6 +163,11 @@ class Index:
         base = _api_base(source)
         return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
 
+    def read_file(self, rel: str, kind: str) -> Any:
+        """Another file of this index (``rel`` below api/v1), checked against the index schema's ``kind``
+        (the execution catalog: ``execution/catalog.json``, ``execution``)."""
+        return _parse(self.base, rel, kind)
+
     def _read_document(self, name: str) -> ItemDocument:
         entry = self.entries.get(name)
         if entry is None:

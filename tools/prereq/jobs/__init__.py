@@ -22,7 +22,12 @@ positions), ``plan``, ``apply``, ``operations`` (add/remove/lock), ``prepare``
 composer runs the same engine in JS (``site/assets/composer/``); the shared cases in
 ``tests/cases/jobs/`` hold both to the same texts and messages.
 
-May import: prereq.core, prereq.openpai, prereq.registry (rule hints), prereq.index.
+``queue`` and ``queue_edits`` (``prereq job add --queue``: task roles put on a queue of the
+execution catalog, recorded in ``extras.prereq.queues``) are the CLI's only: the composer keeps
+that record as it is, and this package does not import them (the catalog is not needed to edit).
+
+May import: prereq.core, prereq.openpai, prereq.registry (rule hints), prereq.index, and for
+``queue`` prereq.execution.
 """
 
 from prereq.jobs.operations import add, add_to_text, lock, lock_text, remove, remove_from_text

@@ -46,7 +46,7 @@ def recorded_index(recorded: str | None, used: str) -> tuple[str | None, list[st
     ]
 
 
-def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
+def pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
     roles = list(job.roles)
     if task_role is not None:
         return [job.require_role(task_role)]
@@ -57,7 +57,7 @@ def _pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
     )
 
 
-def _edited(
+def edited(
     job: JobDocument,
     text: str,
     plan: Plan,
@@ -66,6 +66,8 @@ def _edited(
     notes: Sequence[str] = (),
     told: Sequence[str] = (),
 ) -> JobEdit:
+    """``plan`` applied to ``job``, as the result of an edit of ``text``: ``notes`` are warnings, shown
+    before the plan's; ``told`` what the user should know that is not a problem."""
     apply_edits(job.doc, plan.edits)
     return JobEdit(
         path=None,
@@ -113,17 +115,26 @@ def add_to_text(
     job = JobDocument(text, source)
     old = job.state()
     loaded, used = open_index(index, old, job_dir)
-    roles = _pick_roles(job, task_role)
+    roles = pick_roles(job, task_role)
     recorded, told = recorded_index(old.index, used)
     new = old.copy(index=recorded)
+    notes = select(job, new, loaded, names, roles, bind=bind)
+    return edited(job, text, plan_edit(job, old, new, loaded), notes=notes, told=told)
+
+
+def select(
+    job: JobDocument, new: JobState, index: Index, names: Sequence[str], roles: Sequence[str], *, bind: bool = False
+) -> list[str]:
+    """Select ``NAME[@RANGE]`` texts in ``roles`` of the state ``new`` (a name selected already takes the
+    new range); notes of names that were selected as they are."""
     notes: list[str] = []
     for text_name in names:
         requirement = Requirement.parse(text_name)
         if not requirement.name:
             raise PrereqError(f"'{text_name}' is not NAME or NAME@RANGE")
-        loaded.document(requirement.name)  # unknown names fail here, with a suggestion
+        index.document(requirement.name)  # unknown names fail here, with a suggestion
         if bind:
-            _bind(job, new, loaded, requirement.name, roles)
+            _bind(job, new, index, requirement.name, roles)
         for role in roles:
             chosen = new.selected.setdefault(role, [])
             same = [i for i, t in enumerate(chosen) if Requirement.parse(t).name == requirement.name]
@@ -135,7 +146,7 @@ def add_to_text(
             chosen[same[0]] = text_name
             for extra in reversed(same[1:]):
                 del chosen[extra]
-    return _edited(job, text, plan_edit(job, old, new, loaded), notes=notes, told=told)
+    return notes
 
 
 def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | None) -> PrereqError:
@@ -210,7 +221,7 @@ def remove_from_text(
         else:
             reason = "still selected in another task role"
         changes.append(ItemChange("kept", name, kept.version, reason=reason))
-    return _edited(job, text, plan, changes=changes)
+    return edited(job, text, plan, changes=changes)
 
 
 def lock_text(
@@ -237,10 +248,11 @@ def lock_text(
     recorded, told = recorded_index(old.index, old.index or used)
     new = old.copy(index=recorded)
     plan = plan_edit(job, old, new, loaded, upgrade_all=upgrade_all, upgrade=set(upgrade))
-    return _edited(job, text, plan, told=told)
+    return edited(job, text, plan, told=told)
 
 
-def _edit_file(job: str | Path, dry_run: bool, run: Callable[[str, str, Path], JobEdit]) -> JobEdit:
+def edit_file(job: str | Path, dry_run: bool, run: Callable[[str, str, Path], JobEdit]) -> JobEdit:
+    """``run`` (the text, its source, its folder) on the job file ``job``, replacing it unless ``dry_run``."""
     path = Path(job)
     result = run(read_job_file(path), str(path), path.resolve().parent)
     result.path = path
@@ -264,7 +276,7 @@ def add(
     The items go to ``task_role`` (or the job's only task role); with ``bind``, each (a data, script or
     output item) also fills the task role's field of its type, which ``<% $data.uri[0] %>`` reads.  The
     index is ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
-    return _edit_file(
+    return edit_file(
         job,
         dry_run,
         lambda text, source, folder: add_to_text(
@@ -282,7 +294,7 @@ def remove(
     dry_run: bool = False,
 ) -> JobEdit:
     """Remove selected items from a job file, and the requirements nothing selected still needs."""
-    return _edit_file(
+    return edit_file(
         job,
         dry_run,
         lambda text, source, folder: remove_from_text(
@@ -301,7 +313,7 @@ def lock(
 ) -> JobEdit:
     """Refresh a job file's lock; the ``upgrade`` names (or all, with ``upgrade_all``) move to the newest
     versions allowed."""
-    return _edit_file(
+    return edit_file(
         job,
         dry_run,
         lambda text, source, folder: lock_text(
