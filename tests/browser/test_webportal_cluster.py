@@ -179,5 +179,5 @@ def test_a_user_in_default_and_super_is_shown_the_queues_with_their_slots(
     expect(page.locator("#prereq-plugin-queue-q1")).to_have_text("In use")
     expect(page.locator("#prereq-plugin-queue-q2")).to_have_attribute("aria-pressed", "false")
     expect(check(page, "cluster")).to_have_attribute("data-state", "allowed")
-    page.locator("pai-plugin").screenshot(path=str(screenshots / "webportal-queues.png"))
+    page.locator("#prereq-plugin-queues").screenshot(path=str(screenshots / "webportal-queues.png"))
     assert yaml.safe_load(session.editor())["defaults"] == {"virtualCluster": queues["q1"].virtual_cluster}

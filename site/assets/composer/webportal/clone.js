@@ -10,7 +10,8 @@
  * `<% expression.KEY %>` unrendered), with what the rest-server was sent; a clone opens that text
  * when the rest-server's config is still what was sent, and the rest-server's own (as block YAML)
  * otherwise.  Kept texts belong to the user who submitted them: another user signing in on this
- * browser starts with none, and only the user's own jobs are looked up.
+ * browser starts with none, and only the user's own jobs are looked up.  (They hold what the editor
+ * held, secrets included, as the composer's draft in the same storage already does.)
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
