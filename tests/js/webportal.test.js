@@ -169,6 +169,9 @@ test("webportal/a name in use is said, with the first free name after it", async
   const expired = await checkName(jobServer({}, 401).server, "a");
   assert.equal(expired.state, "unknown");
   assert.match(expired.message, /^Cannot check whether the name a is free: your sign-in has expired.*You can still submit/);
+  const forbidden = await checkName(jobServer({}, 403).server, "a");
+  assert.equal(forbidden.state, "unknown");
+  assert.match(forbidden.message, /^Cannot check whether the name a is free: your account does not have the right.*You can still submit/);
 });
 
 test("webportal/the job's name and virtual cluster as the rest-server reads them", () => {
