@@ -21,7 +21,8 @@ It runs one task role of a job the way ``microsoft/openpai-runtime`` does
 
 Everything runs in a sandbox folder: a clean environment (``PATH`` kept, with
 the sandbox's ``bin/`` first for fakes), ``HOME`` and the working directory
-inside it, ``PREREQ_ENV_FILE`` pointing into it, a few ``PAI_*`` variables.
+inside it, a few ``PAI_*`` variables.  prereq's environment file in the container's own ``/tmp``
+(``/tmp/prereq.env``) is the sandbox's ``tmp/prereq.env``.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class RunResult:
     def failed(self) -> Step | None:
         return next((step for step in self.steps if step.returncode != 0), None)
 
+    def env_names(self) -> set[str]:
+        """The variables the environment file sets (its ``export -p`` lines)."""
+        return set(re.findall(r"^declare -[a-z]*x[a-z]* ([A-Za-z_][A-Za-z0-9_]*)", self.env_text(), re.M))
+
     def env_text(self) -> str:
         return self.env_file.read_text(encoding="utf-8") if self.env_file.exists() else ""
 
@@ -125,6 +130,15 @@ def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any] | None
     return re.sub(r"<%(\s*)\$([\s\S]*?)(\s*)%>", find, text)
 
 
+ENV_FILE = "/tmp/prereq.env"  # prereq's file in the container's own /tmp
+
+
+def in_container(text: str, sandbox: Path) -> str:
+    """A script's text with prereq's file in the container's ``/tmp`` as the sandbox's ``tmp/prereq.env``
+    (only that path: the tests' own folders live under the host's /tmp)."""
+    return text.replace(ENV_FILE, str(sandbox / "tmp" / "prereq.env"))
+
+
 def _script(commands: list[str], policy: str) -> str:
     lines = [command + "\n" for command in commands]
     if policy.lower() == "ignore":
@@ -154,7 +168,6 @@ def sandbox_env(sandbox: Path, job: dict[str, Any], role: str, extra: dict[str, 
         "PATH": f"{sandbox / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "HOME": str(sandbox / "home"),
         "LANG": "C.UTF-8",
-        "PREREQ_ENV_FILE": str(sandbox / "prereq" / "env.sh"),
         "PAI_JOB_NAME": str(job.get("name", "job")),
         "PAI_USER_NAME": "tester",
         "PAI_CURRENT_TASK_ROLE_NAME": role,
@@ -166,9 +179,14 @@ def sandbox_env(sandbox: Path, job: dict[str, Any], role: str, extra: dict[str, 
     return env
 
 
+def inherited_names(sandbox: Path) -> set[str]:
+    """What every script of a task inherits, less what describes one process only (not handed on)."""
+    return set(sandbox_env(sandbox, {"name": "x", "taskRoles": {"main": {}}}, "main")) - {"PWD", "OLDPWD", "SHLVL", "_"}
+
+
 def _prepare_sandbox(sandbox: Path, fakes: dict[str, str]) -> None:
     """The sandbox's folders, and each fake command as an executable script in its ``bin/``."""
-    for folder in ("bin", "home", "work", "runtime"):
+    for folder in ("bin", "home", "work", "runtime", "tmp"):
         (sandbox / folder).mkdir(parents=True, exist_ok=True)
     for name, body in fakes.items():
         fake = sandbox / "bin" / name
@@ -209,11 +227,11 @@ def _write_plugin_scripts(
         pre, post = _cmd_scripts(parameters or {}, policy)
         if pre is not None:
             path = runtime_dir / f"plugin_pre{index}.sh"
-            path.write_text(pre, encoding="utf-8")
+            path.write_text(in_container(pre, runtime_dir.parent), encoding="utf-8")
             pre_scripts.append((name, path))
         if post is not None:
             path = runtime_dir / f"plugin_post{index}.sh"
-            path.write_text(post, encoding="utf-8")
+            path.write_text(in_container(post, runtime_dir.parent), encoding="utf-8")
             post_scripts.insert(0, (name, path))
     return pre_scripts, post_scripts
 
@@ -268,7 +286,7 @@ def run_job(
     role = role or next(iter(job["taskRoles"]))
     _prepare_sandbox(sandbox, fakes or {})
     environment = sandbox_env(sandbox, job, role, env)
-    result = RunResult(sandbox=sandbox, env_file=Path(environment["PREREQ_ENV_FILE"]))
+    result = RunResult(sandbox=sandbox, env_file=sandbox / "tmp" / "prereq.env")
     runtime_dir = sandbox / "runtime"
 
     def run(kind: str, name: str, path: Path) -> bool:
@@ -282,7 +300,8 @@ def run_job(
         if not run("start", name, path):
             return result
     user = runtime_dir / "user.sh"
-    user.write_text(USER_HEADER + "\n" + "\n".join(user_commands(job, role)) + "\n", encoding="utf-8")
+    user_script = USER_HEADER + "\n" + "\n".join(user_commands(job, role)) + "\n"
+    user.write_text(in_container(user_script, sandbox), encoding="utf-8")
     if not run("job", "job", user):
         return result
     for name, path in post_scripts:

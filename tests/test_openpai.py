@@ -157,9 +157,9 @@ def test_random_commands_survive_and_behave_the_same(seed: int, tmp_path: Path) 
         parameters = after_runtime(form)
         assert parameters == forms.runtime_parameters(form), commands
         callback = parameters["callbacks"][0]
-        assert callback["commands"][:2] == [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
+        assert callback["commands"][:1] == [runtime.CALLBACK_LINE]
         originals.append("\n".join(commands))
-        compiled.append("\n".join(callback["commands"][2:]))
+        compiled.append("\n".join(callback["commands"][1:]))
     expected = run_blocks(originals, tmp_path)
     actual = run_blocks(compiled, tmp_path)
     for commands, want, got in zip(blocks, expected, actual, strict=False):
@@ -207,9 +207,7 @@ def test_random_prose_and_uris_survive() -> None:
 def test_a_block_that_survives_is_left_readable() -> None:
     commands = ["mkdir -p /data", "export DATA_DIR=/data", 'echo "done: $DATA_DIR"', "echo 'single'"]
     form = compile_plain(item("plain", commands))
-    assert form["callbacks"] == [
-        {"event": "taskStarts", "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]}
-    ]
+    assert form["callbacks"] == [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
 
 
 @pytest.mark.parametrize(
@@ -227,7 +225,7 @@ def test_a_block_that_survives_is_left_readable() -> None:
 def test_a_block_that_would_break_is_one_eval(command: str) -> None:
     form = compile_plain(item("broken", ["echo first", command, "echo last"]))
     commands = form["callbacks"][0]["commands"]
-    assert len(commands) == 3 and commands[2].startswith("eval $'")
+    assert len(commands) == 2 and commands[1].startswith("eval $'")
     assert forms.check_round_trip(form) == []
 
 
@@ -240,7 +238,7 @@ def test_start_and_succeed_blocks_are_merged_and_events_mapped() -> None:
         {"event": "somethingElse", "commands": ["echo never"]},
     ]
     form = compile_plain(data)
-    prelude = [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
+    prelude = [runtime.CALLBACK_LINE]
     assert form["callbacks"] == [
         {"event": "taskStarts", "commands": [*prelude, "echo a", "echo b"]},
         {"event": "taskSucceeds", "commands": [*prelude, "echo c", "echo d"]},
@@ -258,13 +256,13 @@ def test_this_values_are_rendered_before_the_round_trip_check() -> None:
     data = item("rendered", ["echo <% this.greeting %>"], parameters={"greeting": 'it\'s "quoted"'})
     form = forms.compile_item(data, lookup=lambda key: data["parameters"].get(key))
     assert "<% this" not in str(form)
-    assert form["callbacks"][0]["commands"][2].startswith("eval $'")
+    assert form["callbacks"][0]["commands"][1].startswith("eval $'")
     assert forms.check_round_trip(form) == []
 
 
 def test_openpai_templates_stay_readable_when_encoded() -> None:
     form = compile_plain(item("templated", ['echo "it\'s" <% $parameters.x %>', "echo <% $secrets.y %>"]))
-    command = form["callbacks"][0]["commands"][2]
+    command = form["callbacks"][0]["commands"][1]
     assert "'<% $parameters.x %>'" in command and "'<% $secrets.y %>'" in command
     assert forms.check_round_trip(form) == []
 

@@ -21,13 +21,10 @@ def test_the_syntax_checked_is_the_script_the_runtime_writes() -> None:
     script = shelllint.runtime_script(["echo one", "if true; then\n  echo two\nfi"])
     assert (
         script.text
-        == "".join(
-            line + "\n"
-            for line in ("set -o errexit", runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, "echo one", "if true; then")
-        )
+        == "".join(line + "\n" for line in ("set -o errexit", runtime.CALLBACK_LINE, "echo one", "if true; then"))
         + "  echo two\nfi\n"
     )
-    assert script.starts == (4, 5) and script.locate(6) == (1, 1) and script.locate(2) is None
+    assert script.starts == (3, 4) and script.locate(5) == (1, 1) and script.locate(2) is None
     ignored = shelllint.runtime_script(["false"], policy="ignore").text
     assert ignored.startswith("set +o errexit\n") and ignored.endswith("false\nset -o errexit\n")
     # bash runs it: prereq's own lines are valid bash, and the item's commands run after them.

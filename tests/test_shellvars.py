@@ -233,6 +233,6 @@ def test_broken_shell_never_raises(text: str) -> None:
 def test_prereqs_own_lines_use_and_export_nothing() -> None:
     from prereq.openpai import runtime
 
-    lines = [runtime.JOB_LOAD_LINE, runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
+    lines = [runtime.JOB_LOAD_LINE, runtime.CALLBACK_LINE]
     assert used_variables(lines) == []
     assert exported_variables(lines) == []

@@ -13,6 +13,7 @@ import yaml
 from corpus import JOBS, case_folders, load_case, read_text
 from engine_py import run_case
 
+from prereq.openpai import runtime
 from runtime_sim import init_failure, make_job, run_job
 
 
@@ -84,3 +85,50 @@ def test_a_bound_script_gives_its_uri_and_payload_version(tmp_path: Path) -> Non
     result = run_job(job, role="train", sandbox=tmp_path, fakes={"python": "exit 0"})
     assert result.ok, result.describe()
     assert "clone https://github.com/example/trainer at a1b2c3d" in result.describe()
+
+
+MACHINERY_WIDTH = 105  # "about 100 characters" (issue 13): runtime.CALLBACK_LINE is the longest
+
+
+@pytest.mark.parametrize("folder", case_folders(), ids=lambda folder: folder.name)
+def test_prereqs_own_lines_are_one_short_line_per_callback_and_task_role(folder: Path) -> None:
+    """Issue 13: in a resolved job, prereq's own lines are at most one per callback plus one per task role
+    (and per deployment's preCommands, which run in the task role's shell), none longer than about 100
+    characters."""
+    for job in _accepted(folder):
+        for entry in job.get("prerequisites") or []:
+            for callback in entry.get("callbacks") or []:
+                own = [c for c in callback.get("commands") or [] if c == runtime.CALLBACK_LINE]
+                assert len(own) <= 1 and all("trap " not in c for c in callback["commands"] if c not in own)
+        for role, spec in job["taskRoles"].items():
+            loads = [c for c in spec.get("commands") or [] if isinstance(c, str) and runtime.ENV_MARK in c]
+            assert len(loads) <= 1, f"{folder.name}: task role {role}"
+        lines = [c for c in _commands(job) if c == runtime.CALLBACK_LINE or runtime.ENV_MARK in c]
+        assert all(len(line) <= MACHINERY_WIDTH for line in lines), folder.name
+
+
+def _commands(job: dict[str, Any]) -> list[str]:
+    found = [c for e in job.get("prerequisites") or [] for cb in e.get("callbacks") or [] for c in cb["commands"]]
+    found += [c for spec in job["taskRoles"].values() for c in spec.get("commands") or []]
+    return [c for c in found if isinstance(c, str)]
+
+
+def test_the_machinery_works_under_nounset_and_with_failure_policy_ignore(tmp_path: Path) -> None:
+    """One line per callback carries exports on, whatever the item's policy, with ``set -u`` in force."""
+
+    def item(name: str, policy: str, commands: list[str]) -> dict[str, Any]:
+        form = {
+            "name": name,
+            "type": "script",
+            "plugin": "com.microsoft.pai.runtimeplugin.cmd",
+            "failurePolicy": policy,
+        }
+        form["callbacks"] = [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
+        return form
+
+    first = item("first", "ignore", ["set -u", "false", "export FIRST=1"])
+    second = item("second", "fail", ["set -u", 'export BOTH="$FIRST and 2"', "cd /"])
+    job = make_job([first, second], [runtime.JOB_LOAD_LINE, 'echo "$BOTH in $PWD"'])
+    result = run_job(job, sandbox=tmp_path)
+    assert result.ok, result.describe()
+    assert result.job is not None and result.job.stdout == f"1 and 2 in {tmp_path / 'work'}\n"

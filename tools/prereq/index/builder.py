@@ -267,6 +267,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
     root: Root = {
         "format": schemas.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
+        "replaced_load_lines": list(runtime.REPLACED_LOAD_LINES),
         "key_orders": {part: list(keys) for part, keys in forms.KEY_ORDERS.items()},
         "type_groups": facets.TYPE_GROUPS,
         "type_labels": facets.TYPE_LABELS,

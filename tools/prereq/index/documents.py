@@ -86,6 +86,7 @@ class Root(TypedDict):
 
     format: str
     job_load_line: str
+    replaced_load_lines: list[str]  # what earlier versions wrote instead (optional in the format)
     key_orders: dict[str, list[str]]
     type_groups: list[TypeGroup]  # in display order
     type_labels: dict[str, str]

@@ -79,11 +79,9 @@ def insert_position(names: Sequence[str | None], name: str, needs: Mapping[str, 
 
 
 def is_load_line(command: Any, load_line: str) -> bool:
-    """``load_line`` (the index's), or a line a user adapted from it: its mark kept, still an ``if [ -f`` test."""
+    """``load_line`` (the index's), one an earlier prereq wrote, or a line a user adapted: its mark kept."""
     mark = load_line[load_line.find(LOAD_LINE_MARK) :]
-    return isinstance(command, str) and (
-        command == load_line or (mark in command and command.lstrip().startswith("if [ -f"))
-    )
+    return isinstance(command, str) and (command == load_line or mark in command)
 
 
 def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]], *, load_line: str) -> dict[str, Any]:
@@ -259,7 +257,7 @@ def _plan_bindings(work: WorkingCopy, role: str, old: JobState, new: JobState, w
 
 
 def _plan_load_line(
-    work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str], *, load_line: str
+    work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str], *, lines: LoadLines
 ) -> None:
     needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions)
     # A deployment's preCommands run before the task role's commands, in the same shell: load there too.
@@ -267,10 +265,10 @@ def _plan_load_line(
     for position in range(len(deployments) if isinstance(deployments, list) else 0):
         pre = ("deployments", position, "taskRoles", role, "preCommands")
         if isinstance(work.get(pre), list):
-            _place_load_line(work, pre, needed, load_line)
+            _place_load_line(work, pre, needed, lines)
     path = ("taskRoles", role, "commands")
     if isinstance(work.get(path), list):
-        _place_load_line(work, path, needed, load_line)
+        _place_load_line(work, path, needed, lines)
     elif needed:
         warnings.append(
             f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
@@ -278,15 +276,31 @@ def _plan_load_line(
         )
 
 
-def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, load_line: str) -> None:
-    """The load line first in the list at ``path`` when ``needed``, else none (the list keeps one entry)."""
+@dataclass(frozen=True)
+class LoadLines:
+    """The index's load line, and those earlier versions of prereq wrote (replaced where found)."""
+
+    current: str
+    replaced: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, root: Mapping[str, Any]) -> LoadLines:
+        return cls(root["job_load_line"], tuple(root.get("replaced_load_lines") or ()))
+
+
+def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, lines: LoadLines) -> None:
+    """The load line first in the list at ``path`` when ``needed``, else none (the list keeps one entry);
+    a line an earlier prereq wrote becomes today's, where it stands."""
     commands = work.get(path)
-    present = [i for i, command in enumerate(commands) if is_load_line(command, load_line)]
+    present = [i for i, command in enumerate(commands) if is_load_line(command, lines.current)]
+    for position in present:
+        if needed and commands[position] in lines.replaced:
+            work.set(path + (position,), lines.current)
     if needed and not present:
         if commands:
-            work.insert(path + (0,), load_line)
+            work.insert(path + (0,), lines.current)
         else:
-            work.set(path, [load_line])
+            work.set(path, [lines.current])
     elif not needed:
         for position in reversed(present):
             if len(work.get(path)) > 1:
@@ -372,7 +386,7 @@ def plan_edit(
     for role in list(job.roles):
         _plan_role(work, role, old, wanted)
         _plan_bindings(work, role, old, new, wanted)
-        _plan_load_line(work, job, role, wanted, warnings, load_line=index.root["job_load_line"])
+        _plan_load_line(work, job, role, wanted, warnings, lines=LoadLines.of(index.root))
     _plan_record(work, new, wanted)
     notes = needs.add_notes(
         job.data, work.data, lambda name: wanted.versions[name].needs if name in wanted.versions else None

@@ -132,7 +132,7 @@ def _compile_callbacks(data: dict[str, Any]) -> list[dict[str, Any]]:
         if not all(runtime.scalar_survives(command) for command in commands):
             # The whole block at once (multi-line constructs stay whole), templates kept readable.
             commands = runtime.encode_script(commands)
-        compiled.append({"event": event, "commands": [runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT, *commands]})
+        compiled.append({"event": event, "commands": [runtime.CALLBACK_LINE, *commands]})
     return compiled
 
 

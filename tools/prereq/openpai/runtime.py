@@ -5,11 +5,12 @@
   breaks (``survives_round_trip``).
 - Every script runs as its own bash process, so ``export`` in one prerequisite
   reaches nothing else.  prereq compiles each cmd prerequisite's callbacks so
-  they load a shared environment file first and append what they exported to
-  it when they exit; the job's commands load it with one marked line.
+  they load a shared environment file first and write what is exported back to
+  it when they exit (one line, ``CALLBACK_LINE``); the job's commands load it
+  with one marked line.
 
-Everything prereq adds to a job is written here, and written only with double
-quotes and no backslash, so it survives the repr round trip unchanged.
+Everything prereq adds to a job is written here, with one kind of quote and no
+backslash, so it survives the repr round trip unchanged.
 """
 
 from __future__ import annotations
@@ -30,34 +31,24 @@ COMMAND_KEYS = {"preCommands": START, "postCommands": SUCCEED}  # an item's own 
 # Lifted out of a prerequisite by the runtime; every other key becomes a parameter.
 LIFTED_KEYS = ("type", "failurePolicy", "plugin")
 
-# The shared environment file.  PREREQ_ENV_FILE lets tests (and admins) move it.
-ENV_FILE = "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"
+# The shared environment file, in the container's own /tmp (every process of a task shares its file system).
+ENV_FILE = "/tmp/prereq.env"
 ENV_MARK = "# prereq: load variables exported by prerequisites"
-# Shell variables of prereq's own, never handed on.
-_OWN = "PWD|OLDPWD|SHLVL|_|PREREQ_ENV|PREREQ_NAME|PREREQ_BEFORE"
 
-# First command of every compiled callback: load what earlier scripts
-# exported, then remember every exported variable's value.
-LOAD_AND_TRACK = (
-    f'PREREQ_ENV="{ENV_FILE}"; if [ -f "$PREREQ_ENV" ]; then . "$PREREQ_ENV"; fi; '
-    "declare -A PREREQ_BEFORE=(); "
-    'for PREREQ_NAME in $(compgen -e); do PREREQ_BEFORE[$PREREQ_NAME]="${!PREREQ_NAME-}"; done'
-    f"  {ENV_MARK}"
+# prereq's one line at the top of every compiled callback: load what earlier scripts exported, and when
+# this script exits, however it exits, write every exported variable back (``export -p`` quotes each
+# value so bash reads it back as it was, newlines included; the file then holds what every script so
+# far exported, as each started from the one before).  PWD, OLDPWD, SHLVL and ``_`` describe this
+# process, not the task: they lose their export first, so the next script keeps its own.  The load
+# cannot fail a script: ``|| :`` also keeps ``errexit`` out of the sourced file.
+CALLBACK_LINE = f". {ENV_FILE} 2>/dev/null || :; trap 'export -n PWD OLDPWD SHLVL _; export -p >{ENV_FILE}' EXIT"
+# The one line at the top of a task role's commands (and of its deployments' preCommands).
+JOB_LOAD_LINE = f". {ENV_FILE} 2>/dev/null || :  {ENV_MARK}"
+# What earlier versions of prereq wrote instead: ``job add``, ``remove`` and ``lock`` replace them.
+REPLACED_LOAD_LINES = (
+    'if [ -f "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}" ]; then . "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"; fi  '
+    + ENV_MARK,
 )
-# Second command: when the script exits, however it exits, append every
-# variable that is newly exported or changed as a ``declare -p`` line (bash
-# quotes it, so any value is read back as it was, newlines included).
-SAVE_ON_EXIT = (
-    "prereq_save_env() { local prereq_n; local -a prereq_names; "
-    "mapfile -t prereq_names < <(compgen -e); "
-    'mkdir -p "$(dirname "$PREREQ_ENV")" && for prereq_n in "${prereq_names[@]}"; do '
-    f'case "$prereq_n" in {_OWN}) continue;; esac; '
-    'if [ -z "${PREREQ_BEFORE[$prereq_n]+x}" ] || [ "${PREREQ_BEFORE[$prereq_n]}" != "${!prereq_n-}" ]; '
-    'then declare -p "$prereq_n"; fi; done >> "$PREREQ_ENV" || true; }; '
-    "trap prereq_save_env EXIT  # prereq: hand exported variables to what runs next"
-)
-# The one line at the top of a task role's commands.
-JOB_LOAD_LINE = f'if [ -f "{ENV_FILE}" ]; then . "{ENV_FILE}"; fi  {ENV_MARK}'
 ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"
 
 # What OpenPAI defines in every process of a task, as (names, what): the rest-server's variables of the
@@ -104,7 +95,6 @@ RUNTIME_VARIABLES = re.compile(
     r"RANDOM|SECONDS|LINENO|EPOCHSECONDS|EPOCHREALTIME|BASH[A-Z_]*|FUNCNAME|GROUPS|PIPESTATUS|IFS|UID|EUID|"
     r"PPID|OSTYPE|HOSTTYPE|MACHTYPE|COLUMNS|LINES|"
     r"CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|LD_LIBRARY_PATH|PYTHONPATH|REPLY|OPTARG|OPTIND|"
-    r"PREREQ_ENV_FILE|"
     r"[0-9]+|[@*#?$!_-])$"
 )
 

@@ -313,12 +313,12 @@ def _script(head: Sequence[str], commands: Sequence[str], tail: Sequence[str]) -
 
 def runtime_script(commands: Sequence[str], *, policy: str = "fail") -> Script:
     """The file the cmd plugin writes for one event (see ../shared/openpai/README.md): every command of
-    the compiled callback (prereq's two lines, then the item's) one a line, under ``set -o errexit``, or
+    the compiled callback (prereq's line, then the item's) one a line, under ``set -o errexit``, or
     between ``set +o errexit`` and ``set -o errexit`` under ``failurePolicy: ignore``.  An item whose
     commands do not survive the repr round trip runs them through ``eval`` of the same lines joined by
     newlines (``runtime.encode_script``), which bash reads as this same text."""
     ignore = policy == "ignore"
-    head = ["set +o errexit" if ignore else "set -o errexit", runtime.LOAD_AND_TRACK, runtime.SAVE_ON_EXIT]
+    head = ["set +o errexit" if ignore else "set -o errexit", runtime.CALLBACK_LINE]
     return _script(head, commands, ["set -o errexit"] if ignore else [])
 
 

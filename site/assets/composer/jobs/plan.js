@@ -33,10 +33,11 @@ export function insertPosition(names, name, needs) {
   return position;
 }
 
+/* The index's load line, one an earlier prereq wrote, or a line a user adapted: its mark kept. */
 export function isLoadLine(index, command) {
   const line = index.root.job_load_line;
   const mark = line.slice(line.indexOf("# prereq:"));
-  return typeof command === "string" && (command === line || (command.includes(mark) && command.trimStart().startsWith("if [ -f")));
+  return typeof command === "string" && (command === line || command.includes(mark));
 }
 
 function closureOf(index, selections, locked) {
@@ -215,10 +216,15 @@ function planLoadLine(work, job, role, wanted, index, warnings) {
   }
 }
 
-/* The load line first in the list at `path` when `needed`, else none (the list keeps one entry). */
+/* The load line first in the list at `path` when `needed`, else none (the list keeps one entry);
+ * a line an earlier prereq wrote becomes today's, where it stands. */
 function placeLoadLine(work, path, needed, index) {
   const commands = work.get(path);
   const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
+  const replaced = index.root.replaced_load_lines || [];
+  for (const position of present) {
+    if (needed && replaced.includes(commands[position])) work.set([...path, position], index.root.job_load_line);
+  }
   if (needed && !present.length) {
     if (commands.length) work.insert([...path, 0], index.root.job_load_line);
     else work.set(path, [index.root.job_load_line]);
