@@ -8,8 +8,10 @@ from pathlib import Path
 
 RULE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rules"
 # The execution catalog's (PRQ3xx) need prereq.execution on top of the registry's validation:
-# tests/test_execution_rules.py runs those.
-EXECUTION_FIXTURE_DIRS = sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ3"))
+# tests/test_execution_rules.py runs those (a PRQ3xx fixture with a base/ tree is a review's).
+EXECUTION_FIXTURE_DIRS = sorted(
+    p for p in RULE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("PRQ3") and not (p / "base").is_dir()
+)
 # A fixture with a base/ tree is a review's (PRQ2xx: a base and a head): tests/test_review_rules.py runs those.
 FIXTURE_DIRS = sorted(
     p

@@ -40,7 +40,8 @@ def test_review_fixture_reports_exactly_the_expected_problems(fixture: Path, tmp
 
 def test_every_review_rule_has_a_fixture_and_a_reference_entry() -> None:
     assert {p.name.split("-")[0] for p in REVIEW_FIXTURE_DIRS} == set(REVIEW_RULES)
-    assert all(re.fullmatch(r"PRQ2\d\d", rule_id) for rule_id in REVIEW_RULES)
+    # the review's own range, and the execution catalog's rule that only a review can tell (PRQ316)
+    assert all(re.fullmatch(r"PRQ2\d\d", rule_id) for rule_id in REVIEW_RULES if rule_id != "PRQ316")
     reference = rule_reference_markdown()
     for rule_id in REVIEW_RULES:
         assert f"## {rule_id}" in reference

@@ -94,9 +94,11 @@ def _output(reviewed: ReviewResult, fmt: str, repo_root: Path) -> str:
         return text
     impact = reviewed.impact
     verdict = "trivially safe" if impact.trivially_safe else "needs a review"
+    moved = len(impact.catalog.changes) + len(impact.catalog.rights)
+    catalog = f"{moved} in the execution catalog, " if moved else ""
     lines = [
         text.removesuffix(summary(reviewed.result)).rstrip("\n"),
-        f"reviewed against {reviewed.ref} ({reviewed.base_commit[:10]}): {len(impact.changes)} changed, "
+        f"reviewed against {reviewed.ref} ({reviewed.base_commit[:10]}): {len(impact.changes)} changed, {catalog}"
         f"{len(impact.dependents)} dependent{'s' * (len(impact.dependents) != 1)}, {verdict}",
         *[f"    note: {note}" for note in reviewed.notes],
         summary(reviewed.result),

@@ -41,12 +41,13 @@ class VersionedRevision:
     revision: FileRevision
 
 
-def versioned_revisions(repo: Repository, root: Path) -> Iterator[VersionedRevision]:
-    """Every revision of the versioned catalog files under the registry folder ``root``, newest first
-    per folder; files elsewhere in those folders (PRQ302's) are skipped."""
+def versioned_revisions(repo: Repository, root: Path, *, rev: str = "HEAD") -> Iterator[VersionedRevision]:
+    """Every revision of the versioned catalog files under the registry folder ``root`` on the history of
+    ``rev`` (the review reads its base's), newest first per folder; other files there (PRQ302's) are
+    skipped."""
     prefix = repo.relative(root)
     for folder, kind in VERSIONED:
-        for revision in repo.history(root / folder):
+        for revision in repo.history(root / folder, rev=rev):
             rel = revision.path if prefix == "." else revision.path.removeprefix(prefix + "/")
             parts = PurePosixPath(rel).parts
             if len(parts) == 3 and parts[2].endswith(".yaml"):

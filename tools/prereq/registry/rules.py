@@ -589,7 +589,10 @@ _RULES = [
         "{name} {version} was published before (commit {commit}) with other content",
         "choose a version never published, such as {suggestion}",
         "A version that was ever published (on the base branch, at any point of its history) never reappears "
-        "with different content: jobs locked to it, and the index's copies of it, would disagree.",
+        "with different content: jobs locked to it, and the index's copies of it, would disagree. The same "
+        "holds for a version of an environment or a library of the execution catalog "
+        "(`<name>/<version>.yaml`, its description aside): a change goes into a new file with a version "
+        "above every published one (PRQ314 says so of a file whose own history held other content).",
     ),
     Rule(
         "PRQ202",
@@ -629,15 +632,19 @@ _RULES = [
         "`owners.yaml` the author belongs to, among its owners as the base has them (a pull request "
         "cannot grant itself ownership). No live API is called. The author is a user, never a team (a "
         "team counts through its members): a GitHub login matches the user `owners.yaml` gives that "
-        "handle (`github:`), and a user's local name matches only while that user has no handle.",
+        "handle (`github:`), and a user's local name matches only while that user has no handle. In the "
+        "execution catalog the same goes for a modified or deleted environment, library or queue, a new "
+        "version of an environment or a library (its newest version's owners decide), and a changed row "
+        "of `rights.yaml` (its queue's owners decide who gets slots there).",
     ),
     Rule(
         "PRQ206",
         "new-item-without-author",
         E,
-        "the new item {name} does not list its author {author} among its owners",
+        "the new {what} {name} does not list its author {author} among its owners",
         "add {author} to owners",
-        "With `--author`, a new item lists its author among its owners, so that someone owns it from the start.",
+        "With `--author`, a new item lists its author among its owners, so that someone owns it from the start; "
+        "so does a new environment, library or queue of the execution catalog.",
     ),
     Rule(
         "PRQ207",
@@ -807,6 +814,16 @@ _RULES = [
         "group {group!r} is also a team of owners.yaml",
         "rename the group, or remove it and add its members to the team",
         "Groups come from owners.yaml's teams and from rights.yaml's groups; one name means one set of users.",
+    ),
+    Rule(
+        "PRQ316",
+        "catalog-deleted-in-use",
+        E,
+        "{what} {name} is deleted but still used by {users}",
+        "keep {name} until nothing uses it: move {users} to another {what} first",
+        "A review (`prereq validate --base`) refuses to delete an environment that queues serve or libraries "
+        "list, a library that libraries depend on, or a queue that rows of `rights.yaml` name: what uses it "
+        "moves first (the head's validation names each dangling reference too, PRQ303).",
     ),
 ]
 

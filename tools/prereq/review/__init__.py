@@ -10,6 +10,8 @@ that any file changed outside the item folder withholds.
 - ``base``: the merge base, the base tree as a loaded registry, and what its history published;
 - ``changes``: base and head items compared (added, modified, renamed, deleted; docs-only; bumps);
 - ``checks``: the review rules (PRQ2xx) over those changes;
+- ``catalog``: the execution catalog compared (environments, libraries, queues, rights rows, group
+  members) and the same rules over it (PRQ201, PRQ205, PRQ206, and PRQ316: deleted while in use);
 - ``impact``: dependents, direct and transitive, the templates using them, the verdict;
 - ``markdown``: the impact report, for a pull request's comment or a job summary;
 - ``review``: the library API (a registry folder and a base ref in, a ``ReviewResult`` out);
@@ -17,5 +19,5 @@ that any file changed outside the item folder withholds.
 - ``targets``: where the review writes (the report, CODEOWNERS): never into the registry or .git,
   never through a link in the checkout.
 
-May import: prereq.core, prereq.openpai, prereq.registry, prereq.index.
+May import: prereq.core, prereq.openpai, prereq.registry, prereq.index, prereq.execution.
 """

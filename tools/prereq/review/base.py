@@ -2,8 +2,9 @@
 history ever published.
 
 The base tree is read from git in one ``ls-tree`` and the persistent ``cat-file`` process, written to a
-temporary folder and loaded by the ordinary loader, so the base is read exactly as validation reads
-the head.  What was published is read from the base branch's whole history, up to its tip.  A shallow
+temporary folder and loaded by the ordinary loaders (the execution catalog's too), so the base is read
+exactly as validation reads the head.  What was published is read from the base branch's whole
+history, up to its tip.  A shallow
 clone or a missing ref is an error that says how to fetch the history: a review that silently saw less
 history would let a republished version through."""
 
@@ -19,8 +20,13 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE, load_catalog
+from prereq.execution.published import DESCRIPTIVE, versioned_revisions
+from prereq.execution.records import Catalog, Ref
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, LoadedRegistry, SourceItem, load_registry
 from prereq.review.records import DOCS_KEYS
+
+CATALOG_FOLDERS = (f"{ENVIRONMENTS_DIR}/", f"{LIBRARIES_DIR}/", f"{QUEUES_DIR}/")  # and RIGHTS_FILE
 
 FETCH_HINT = "in GitHub Actions, give actions/checkout 'fetch-depth: 0'"
 
@@ -72,6 +78,9 @@ class Base:
     tip: str = ""  # the commit ``ref`` names
     prefix: str = "."  # the registry folder relative to the repository root
     paths: list[str] = field(default_factory=list)  # every repository path the working tree changes since ``commit``
+    catalog: Catalog = field(default_factory=Catalog)  # the execution catalog as of ``commit``
+    # Every version of an environment or a library the base branch published, as ``published`` for items.
+    catalog_published: dict[tuple[str, Ref], list[Published]] = field(default_factory=dict)
 
 
 def behaviour(data: dict[str, Any]) -> str:
@@ -103,8 +112,8 @@ def _repository(root: Path, ref: str) -> tuple[Repository, str, str]:
     return repo, tip, merge_base
 
 
-def _load_tree(files: dict[str, bytes]) -> LoadedRegistry:
-    """The base's files, loaded by the ordinary loader from a temporary folder."""
+def _load_tree(files: dict[str, bytes]) -> tuple[LoadedRegistry, Catalog]:
+    """The base's files, loaded by the ordinary loaders (the registry's, the catalog's) from a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="prereq-base-") as temp:
         folder = Path(temp)
         (folder / ITEMS_DIR).mkdir()
@@ -112,7 +121,28 @@ def _load_tree(files: dict[str, bytes]) -> LoadedRegistry:
             path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
-        return load_registry(folder)
+        return load_registry(folder), load_catalog(folder)[0]
+
+
+def catalog_behaviour(data: dict[str, Any]) -> str:
+    """What a version of an environment or a library is, for comparing two (PRQ314's keys: all but the
+    description)."""
+    return json.dumps({k: v for k, v in data.items() if k not in DESCRIPTIVE}, sort_keys=True, default=str)
+
+
+def _catalog_published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, Ref], list[Published]]:
+    found: dict[tuple[str, Ref], list[Published]] = {}
+    for entry in versioned_revisions(repo, root, rev=tip):
+        if entry.revision.content is None:
+            continue
+        try:
+            data = load_yaml(entry.revision.content).data
+        except YamlLoadError:
+            continue  # never valid, so never published
+        if isinstance(data, dict) and data.get("name") == entry.ref.name and data.get("version") == entry.ref.version:
+            published = Published(entry.revision.commit, catalog_behaviour(data))
+            found.setdefault((entry.kind, entry.ref), []).append(published)
+    return found
 
 
 def _published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, str], list[Published]]:
@@ -141,9 +171,10 @@ def open_base(root: Path, ref: str) -> Base:
     texts: dict[str, bytes] = {}
     for path, content in repo.files_at(commit, root).items():
         rel = path if prefix == "." else path.removeprefix(prefix + "/")
-        if rel == OWNERS_FILE or (rel.startswith(kept) and rel.count("/") == 1):
+        item_file = rel.startswith(kept) and rel.count("/") == 1
+        if rel in (OWNERS_FILE, RIGHTS_FILE) or item_file or rel.startswith(CATALOG_FOLDERS):
             texts[rel] = content
-    registry = _load_tree(texts)
+    registry, catalog = _load_tree(texts)
     items: dict[str, SourceItem] = {}
     for item in registry.items:
         items.setdefault(item.name, item)
@@ -157,4 +188,6 @@ def open_base(root: Path, ref: str) -> Base:
         tip=tip,
         prefix=prefix,
         paths=repo.changed_paths(commit),
+        catalog=catalog,
+        catalog_published=_catalog_published(repo, root, tip),
     )

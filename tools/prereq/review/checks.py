@@ -19,7 +19,8 @@ from prereq.review.base import Base, behaviour
 from prereq.review.records import Change, Kind
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
-REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206", "PRQ207", "PRQ208")
+# PRQ316 (an execution catalog entry deleted while in use) is the review's too, checked in ``catalog``.
+REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206", "PRQ207", "PRQ208", "PRQ316")
 
 
 @dataclass
@@ -42,7 +43,11 @@ def _names(names: list[str]) -> str:
 
 def next_patch(name: str, version: str, base: Base) -> str:
     """The patch version after both ``version`` and the highest version ``name`` ever published."""
-    seen = [v for (n, v) in base.published if n == name and is_version(v)]
+    return next_above([v for (n, v) in base.published if n == name and is_version(v)], version)
+
+
+def next_above(seen: list[str], version: str) -> str:
+    """The patch version after both ``version`` and the highest of ``seen`` (valid versions)."""
     highest = sort_versions([*seen, version] if is_version(version) else seen or ["0.0.0"])[-1]
     match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", highest)
     major, minor, patch = (int(part) for part in match.groups()) if match else (0, 0, 0)
@@ -162,7 +167,7 @@ def owns(names: set[str], listed: Any, owners: Owners) -> bool:
     return any(owner in names or set(owners.teams.get(owner, [])) & names for owner in listed)
 
 
-def _either(base: Owners, head: Owners) -> Owners:
+def combined_owners(base: Owners, head: Owners) -> Owners:
     """The base's and the head's owners together, the base's handle winning for a user both know: a
     pull request adds users with their handles, but cannot move a user's name to another login."""
     return Owners(
@@ -176,14 +181,14 @@ def _either(base: Owners, head: Owners) -> Owners:
 def check_ownership(changes: list[Change], base: Base, head: Head, *, author: str) -> Iterator[Problem]:
     """PRQ205 (changing what one does not own, as the base says who owns it) and PRQ206 (a new item
     that does not list its author)."""
-    names = identities(author, _either(base.registry.owners, head.owners))
+    names = identities(author, combined_owners(base.registry.owners, head.owners))
     base_names = identities(author, base.registry.owners)
     for change in changes:
         item = head.items.get(change.name)
         if change.kind is Kind.ADDED:
             listed = item.data.get("owners") if item else None
             if item is not None and not (isinstance(listed, list) and names & set(listed)):
-                yield _at(item, ("owners",), "PRQ206", name=change.name, author=author)
+                yield _at(item, ("owners",), "PRQ206", what="item", name=change.name, author=author)
             continue
         before = base.items.get(change.old_name or change.name)
         if before is None:

@@ -1,8 +1,9 @@
 """What a change reaches: every item depending on a changed item, directly or through others, the job
 templates using any of them, and whether the change is *trivially safe* to merge.
 
-Trivially safe means: no problem at all, no item added, deleted or renamed, no file changed outside
-the registry's item folder (owners.yaml, templates, prereq.yaml, mkdocs.yml, workflows, site pages:
+Trivially safe means: no problem at all, no item added, deleted or renamed, no change to the execution
+catalog (a queue or a rights change is as dangerous as a storage change), no file changed outside the
+registry's item folder (owners.yaml, templates, prereq.yaml, mkdocs.yml, workflows, site pages:
 anything else can run code or change who decides), and every change either docs-only or a patch bump
 made by an owner (so ``--author`` is needed for a patch) that no dependent's range excludes.  A
 repository may auto-merge those."""
@@ -16,7 +17,7 @@ from prereq.core.versions import satisfies
 from prereq.openpai import protocol
 from prereq.registry.rules import Problem
 from prereq.review.checks import Head
-from prereq.review.records import Change, Dependent, Impact, Kind
+from prereq.review.records import CatalogImpact, Change, Dependent, Impact, Kind
 
 
 def _requirers(head: Head) -> dict[str, list[tuple[str, str]]]:
@@ -105,6 +106,21 @@ def _outside_reason(outside: Sequence[str]) -> str:
     return f"{files} changed outside the item folder (no rule checks them, a person must): {shown}{more}"
 
 
+def _catalog_reasons(catalog: CatalogImpact) -> list[str]:
+    """Where blocks run and who may use how much is never trivially safe: each change is a reason."""
+    reasons = [f"{c.what} {c.name} is {c.kind.value}" for c in catalog.changes]
+    reasons += [f"group {r.group} {r.describe()} on queue {r.queue}" for r in catalog.rights]
+    return reasons + [
+        f"group {m.group} changes its members (queue rights with them): "
+        + "; ".join(part for part in (_joined(m.joined, "joins"), _joined(m.left, "leaves")) if part)
+        for m in catalog.memberships
+    ]
+
+
+def _joined(names: Sequence[str], verb: str) -> str:
+    return f"{', '.join(names)} {verb[:-1] if len(names) > 1 else verb}" if names else ""
+
+
 def verdict(
     changes: list[Change],
     dependents: list[Dependent],
@@ -113,11 +129,14 @@ def verdict(
     owned: set[str] | None,
     owners_changed: bool,
     outside: Sequence[str] = (),
+    catalog: CatalogImpact | None = None,
 ) -> list[str]:
     """Why the change is not trivially safe; empty when it is.  ``owned``: the changed items the author
-    owns on the base (None without --author); ``outside``: the changed paths outside the item folder."""
+    owns on the base (None without --author); ``outside``: the changed paths no review rule reads;
+    ``catalog``: what the change does to the execution catalog."""
     reasons: list[str] = []
-    if not changes and not owners_changed and not outside:
+    catalog = catalog or CatalogImpact()
+    if not changes and not owners_changed and not outside and catalog.empty:
         reasons.append("nothing in the registry changed (the verdict is about registry changes)")
     if problems:
         reasons.append(f"{len(problems)} problem{'s' * (len(problems) != 1)} found")
@@ -128,7 +147,7 @@ def verdict(
     for change in changes:
         excluded = [d for d in dependents if d.changed == change.name and d.direct and not d.satisfied]
         reasons += _change_reasons(change, None if owned is None else change.name in owned, excluded)
-    return reasons
+    return reasons + _catalog_reasons(catalog)
 
 
 def impact(
@@ -139,16 +158,21 @@ def impact(
     owned: set[str] | None,
     owners_changed: bool,
     outside: Sequence[str] = (),
+    catalog: CatalogImpact | None = None,
 ) -> Impact:
-    """What the changes reach and the verdict; ``outside``: the changed repository paths outside the
-    registry's item folder, each of which keeps the change from being trivially safe."""
+    """What the changes reach and the verdict; ``outside``: the changed repository paths no review rule
+    reads, each of which keeps the change from being trivially safe, as every change of the execution
+    catalog (``catalog``) does."""
     dependents: list[Dependent] = []
     for change in changes:
         if change.what == "item":
             start = [change.old_name] if change.old_name else []
             dependents += dependents_of(change.name, head, start=start)
     names = {c.name for c in changes if c.what == "item"} | {d.name for d in dependents}
-    reasons = verdict(changes, dependents, problems, owned=owned, owners_changed=owners_changed, outside=outside)
+    catalog = catalog or CatalogImpact()
+    reasons = verdict(
+        changes, dependents, problems, owned=owned, owners_changed=owners_changed, outside=outside, catalog=catalog
+    )
     return Impact(
         changes=changes,
         dependents=dependents,
@@ -157,4 +181,5 @@ def impact(
         reasons=reasons,
         owners_changed=owners_changed,
         outside=list(outside),
+        catalog=catalog,
     )

@@ -7,7 +7,7 @@ still fits GitHub's 1 MiB job summary."""
 from __future__ import annotations
 
 from prereq.registry.reporters import markdown_cell, markdown_problems, markdown_table
-from prereq.review.records import Change, Dependent, ReviewResult
+from prereq.review.records import CatalogImpact, Change, Dependent, ReviewResult
 
 
 def _version(change: Change) -> str:
@@ -55,6 +55,33 @@ def _verdict(review: ReviewResult) -> list[str]:
     return ["**Needs a review**: not trivially safe, because", ""] + [f"- {markdown_cell(r)}" for r in impact.reasons]
 
 
+def _row(values: tuple[int, int] | None) -> str:
+    return "—" if values is None else f"{values[0]} slot(s), priority {values[1]}"
+
+
+def _catalog_lines(catalog: CatalogImpact) -> list[str]:
+    """The execution catalog's changes, the rights rows that give or take slots, who joins or leaves a group."""
+    lines = ["", "### Execution catalog", ""]
+    if catalog.changes:
+        rows = [
+            [c.kind.value, c.what, markdown_cell(c.name), ", ".join(markdown_cell(k) for k in c.changed_keys)]
+            for c in catalog.changes
+        ]
+        lines += [*markdown_table(["change", "what", "name", "changed keys"], rows), ""]
+    if catalog.rights:
+        header = ["queue", "group", "on the base", "here", "what its members get"]
+        rows = [
+            [markdown_cell(r.queue), markdown_cell(r.group), _row(r.before), _row(r.after), markdown_cell(r.describe())]
+            for r in catalog.rights
+        ]
+        lines += ["Queue rights that change:", "", *markdown_table(header, rows), ""]
+    for change in catalog.memberships:
+        joined = ", ".join(markdown_cell(n) for n in change.joined) or "nobody"
+        left = ", ".join(markdown_cell(n) for n in change.left) or "nobody"
+        lines.append(f"- group {markdown_cell(change.group)}: {joined} joins, {left} leaves (with its queue rights)")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 _DEPENDENTS_NOTE = (
     "_The range and version are those of the changed item: for an item depending on it through others, "
     "the range that the chain's direct dependent requires of it._"
@@ -67,11 +94,13 @@ def impact_markdown(review: ReviewResult) -> str:
     errors = sum(p.severity.value == "error" for p in review.result.problems)
     warnings = len(review.result.problems) - errors
     author = f" · author {markdown_cell(review.author)}" if review.author else ""
+    moved = len(impact.catalog.changes) + len(impact.catalog.rights)
+    catalog = f"{moved} execution catalog change{'s' * (moved != 1)}, " if moved else ""
     lines = [
         "## prereq review",
         "",
         f"Compared with {markdown_cell(review.ref)} at merge base {review.base_commit[:10]}{author}: "
-        f"{len(impact.changes)} change{'s' * (len(impact.changes) != 1)}, "
+        f"{len(impact.changes)} change{'s' * (len(impact.changes) != 1)}, {catalog}"
         f"{len(impact.dependents)} dependent{'s' * (len(impact.dependents) != 1)}, "
         f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}.",
         "",
@@ -80,6 +109,8 @@ def impact_markdown(review: ReviewResult) -> str:
     if impact.changes:
         header = ["change", "what", "name", "version", "bump", "changed keys"]
         lines += ["", "### Changes", "", *markdown_table(header, [_change_row(c) for c in impact.changes])]
+    if not impact.catalog.empty:
+        lines += _catalog_lines(impact.catalog)
     if impact.owners_changed:
         lines += ["", "`owners.yaml` changes: who may change which items changes with it."]
     if impact.dependents:

@@ -84,6 +84,87 @@ class Dependent:
         return self.chain[-2]
 
 
+@dataclass(frozen=True)
+class CatalogChange:
+    """A version of an environment or a library, or a queue, that differs between the base and the head."""
+
+    kind: Kind  # added, modified or deleted (a catalog file has no renames: its path names it)
+    what: str  # "environment", "library" or "queue"
+    name: str  # NAME@VERSION for an environment or a library
+    changed_keys: tuple[str, ...] = ()
+    file: str | None = None  # relative to the registry root, in the head
+    base_file: str | None = None
+
+
+@dataclass(frozen=True)
+class RightsChange:
+    """A row of rights.yaml (one queue, one group) that differs: what the group's members gain or lose."""
+
+    queue: str
+    group: str
+    before: tuple[int, int] | None  # (slots, priority) on the base; None: no row
+    after: tuple[int, int] | None  # in the head
+
+    def describe(self) -> str:
+        """``gains 2 slots (2 -> 4)``, ``loses its 3 slots (the row is gone)``, ``priority 0 -> 1``..."""
+        if self.before is None and self.after is not None:
+            return f"gets {self.after[0]} slot(s) at priority {self.after[1]} (a new row)"
+        if self.after is None and self.before is not None:
+            return f"loses its {self.before[0]} slot(s) (the row is gone)"
+        assert self.before is not None and self.after is not None
+        parts = []
+        moved = self.after[0] - self.before[0]
+        if moved:
+            verb = "gains" if moved > 0 else "loses"
+            parts.append(f"{verb} {abs(moved)} slot(s) ({self.before[0]} → {self.after[0]})")
+        if self.after[1] != self.before[1]:
+            parts.append(f"priority {self.before[1]} → {self.after[1]}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class MembershipChange:
+    """A group with queue rights whose members change (owners.yaml's teams, rights.yaml's groups)."""
+
+    group: str
+    joined: tuple[str, ...]
+    left: tuple[str, ...]
+
+
+@dataclass
+class CatalogImpact:
+    """What the change does to the execution catalog: where blocks run and who may use how much."""
+
+    changes: list[CatalogChange] = field(default_factory=list)
+    rights: list[RightsChange] = field(default_factory=list)
+    memberships: list[MembershipChange] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.changes or self.rights or self.memberships)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "changes": [
+                {"kind": c.kind.value, "what": c.what, "name": c.name, "changed_keys": list(c.changed_keys)}
+                for c in self.changes
+            ],
+            "rights": [
+                {
+                    "queue": r.queue,
+                    "group": r.group,
+                    "before": None if r.before is None else {"slots": r.before[0], "priority": r.before[1]},
+                    "after": None if r.after is None else {"slots": r.after[0], "priority": r.after[1]},
+                    "change": r.describe(),
+                }
+                for r in self.rights
+            ],
+            "memberships": [
+                {"group": m.group, "joined": list(m.joined), "left": list(m.left)} for m in self.memberships
+            ],
+        }
+
+
 @dataclass
 class Impact:
     """What the change reaches, and whether it can be merged without a second look."""
@@ -94,7 +175,8 @@ class Impact:
     trivially_safe: bool
     reasons: list[str]  # why it is not trivially safe (empty when it is)
     owners_changed: bool = False
-    outside: list[str] = field(default_factory=list)  # changed repository paths outside <registry>/prerequisites/
+    outside: list[str] = field(default_factory=list)  # changed repository paths no review rule reads
+    catalog: CatalogImpact = field(default_factory=CatalogImpact)
 
 
 @dataclass
@@ -153,6 +235,7 @@ class ReviewResult:
                 for d in impact.dependents
             ],
             "templates": impact.templates,
+            "catalog": impact.catalog.as_dict(),
             "outside_registry_items": impact.outside,
             "trivially_safe": impact.trivially_safe,
             "reasons": impact.reasons,

@@ -1,17 +1,21 @@
 """The review's library API: a registry folder and a base ref in, a ``ReviewResult`` out.
 
-The head is the working tree as ``prereq validate`` sees it (fully validated: a review adds to the
-validation, it never replaces it); the base is the merge base of HEAD and the ref."""
+The head is the working tree as ``prereq validate`` sees it (fully validated, its execution catalog
+too: a review adds to the validation, it never replaces it); the base is the merge base of HEAD and
+the ref."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
+from prereq.execution.load import RIGHTS_FILE, load_catalog
+from prereq.execution.validate import with_catalog
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult, validate
-from prereq.review.base import Base, open_base
+from prereq.review.base import CATALOG_FOLDERS, Base, open_base
+from prereq.review.catalog import catalog_impact, catalog_problems
 from prereq.review.changes import compare, templates_by_name
 from prereq.review.checks import Head, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
@@ -40,9 +44,11 @@ def _owned(changes: list[Change], base: Base, author: str | None) -> set[str] | 
 
 
 def outside_items(base: Base) -> list[str]:
-    """The changed repository paths outside the registry's item folder: what no review rule reads."""
-    items = f"{ITEMS_DIR}/" if base.prefix == "." else f"{base.prefix}/{ITEMS_DIR}/"
-    return [path for path in base.paths if not path.startswith(items)]
+    """The changed repository paths outside the registry's item folder and execution catalog: what no
+    review rule reads."""
+    read = (f"{ITEMS_DIR}/", *CATALOG_FOLDERS, RIGHTS_FILE)
+    prefixes = read if base.prefix == "." else tuple(f"{base.prefix}/{part}" for part in read)
+    return [path for path in base.paths if not path.startswith(prefixes)]
 
 
 def changes_between(base: Base, result: ValidationResult) -> list[Change]:
@@ -60,10 +66,18 @@ def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
     clone, an unknown ref, or no common history."""
     root = root.resolve()
     the_base = open_base(root, base)
-    validation = validate(root)
+    validation = with_catalog(validate(root))
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)
+    head_catalog = load_catalog(root)[0]
+    catalog = catalog_impact(the_base, validation.owners, head_catalog)
+    said = {p.file for p in validation.problems if p.rule == "PRQ314"}  # PRQ201 would say it again
+    found += [
+        p
+        for p in catalog_problems(catalog, the_base, head_catalog, validation.owners, author=author)
+        if not (p.rule == "PRQ201" and p.file in said)
+    ]
     outdated = codeowners_problem(root, validation.items, validation.owners)
     found += [outdated] if outdated else []
     combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
@@ -71,7 +85,7 @@ def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
     gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
     owners_changed = the_base.texts.get(OWNERS_FILE) != _owners_text(root)
     notes = [] if author else ["ownership not checked: no --author given"]
-    if not any(c.kind is Kind.MODIFIED for c in changes) and not the_base.published:
+    if not any(c.kind is Kind.MODIFIED for c in changes) and not (the_base.published or the_base.catalog_published):
         notes.append("the base's history published no versions yet")
     return ReviewResult(
         result=combined,
@@ -86,6 +100,7 @@ def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
             owned=_owned(changes, the_base, author),
             owners_changed=owners_changed,
             outside=outside_items(the_base),
+            catalog=catalog,
         ),
         notes=notes,
     )
