@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from job_helpers import assert_openpai_accepts, copy_job, data, registry_item, top_names
+from job_helpers import (
+    assert_clean_cli_error,
+    assert_openpai_accepts,
+    copy_job,
+    data,
+    prereq_cli,
+    registry_item,
+    top_names,
+)
 from prereq import jobs
 from prereq.core.errors import PrereqError
 from textdiff import line_diff
@@ -59,3 +67,19 @@ def test_remove_names_an_unknown_task_role(tmp_path: Path, bundled: Path) -> Non
     with pytest.raises(PrereqError, match="no task role 'test'") as caught:
         jobs.remove(path, ["mnist-data"], task_role="test", index=bundled)
     assert caught.value.hint == "task roles: train"
+
+
+def test_remove_unbind_from_the_command_line_keeps_the_item(tmp_path: Path, bundled: Path) -> None:
+    path = copy_job(tmp_path, "mnist-commented.yaml")
+    jobs.add(path, ["mnist-data"], index=bundled, bind=True)
+    assert data(path)["taskRoles"]["train"]["data"] == "mnist-data"
+    before = path.read_text()
+    run = prereq_cli("job", "remove", str(path), "mnist-data", "--unbind", "--index", str(bundled))
+    assert run.returncode == 0, run.stderr
+    assert "unbound mnist-data" in run.stdout and "(task role train)" in run.stdout
+    job_data = data(path)
+    assert "data" not in job_data["taskRoles"]["train"] and "mnist-data" in top_names(job_data)
+    assert line_diff(before, path.read_text())[1] == []  # only deletions
+    assert_clean_cli_error(
+        ["job", "remove", str(path), "mnist-data", "--unbind", "--index", str(bundled)], "mnist-data is not bound", 2
+    )

@@ -76,7 +76,7 @@ def row(page, name: str):
 
 
 def box(page, name: str):
-    return row(page, name).locator("input[type=checkbox]")
+    return row(page, name).locator("input.prereq-composer__check")
 
 
 def toggle(page, name: str) -> None:

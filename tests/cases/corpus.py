@@ -37,16 +37,17 @@ class Step:
     task_role: str | None = None
     index: str | None = None  # another index fixture for this step only
     bind: bool = False  # add --bind
+    unbind: bool = False  # remove --unbind
     expect: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_data(cls, data: dict[str, Any], where: str) -> Step:
         actions = [key for key in ACTIONS if key in data]
-        unknown = set(data) - set(ACTIONS) - {"task_role", "index", "bind", "expect"}
+        unknown = set(data) - set(ACTIONS) - {"task_role", "index", "bind", "unbind", "expect"}
         if len(actions) != 1 or unknown:
             raise CaseError(
                 f"{where}: a step has one of {', '.join(ACTIONS)}, and optionally task_role, "
-                f"index, bind and expect (got {', '.join(map(str, data))})"
+                f"index, bind, unbind and expect (got {', '.join(map(str, data))})"
             )
         return cls(
             action=actions[0],
@@ -54,6 +55,7 @@ class Step:
             task_role=data.get("task_role"),
             index=data.get("index"),
             bind=bool(data.get("bind", False)),
+            unbind=bool(data.get("unbind", False)),
             expect=data.get("expect") or {},
         )
 
@@ -65,6 +67,8 @@ class Step:
             data["index"] = self.index
         if self.bind:
             data["bind"] = True
+        if self.unbind:
+            data["unbind"] = True
         data["expect"] = self.expect
         return data
 

@@ -57,7 +57,9 @@ def _edit(text: str, step: Mapping[str, Any], index: Index, source: str) -> jobs
             text, names, index=index, task_role=task_role, bind=bool(step.get("bind")), source=source
         )
     if "remove" in step:
-        return jobs.remove_from_text(text, _names(step["remove"]), index=index, task_role=task_role, source=source)
+        names = _names(step["remove"])
+        unbind = bool(step.get("unbind"))
+        return jobs.remove_from_text(text, names, index=index, task_role=task_role, unbind=unbind, source=source)
     if "lock" in step:
         options = _options(step["lock"])
         return jobs.lock_text(

@@ -37,7 +37,7 @@ const names = (value) => (typeof value === "string" ? [value] : [...value]);
 async function runStep(jobText, step, index) {
   const taskRole = step.task_role ?? null;
   if ("add" in step) return addToText(jobText, names(step.add), { index, taskRole, bind: Boolean(step.bind), source: SOURCE });
-  if ("remove" in step) return removeFromText(jobText, names(step.remove), { index, taskRole, source: SOURCE });
+  if ("remove" in step) return removeFromText(jobText, names(step.remove), { index, taskRole, unbind: Boolean(step.unbind), source: SOURCE });
   if ("lock" in step) {
     const options = step.lock || {};
     return lockText(jobText, { index, upgradeAll: Boolean(options.upgrade_all), upgrade: names(options.upgrade || []), source: SOURCE });

@@ -111,6 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     remove.add_argument("names", nargs="+", metavar="NAME")
     remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
+    remove.add_argument(
+        "--unbind", action="store_true", help="keep the items; only clear the data:/script:/output: that --bind set"
+    )
     remove.set_defaults(run=run_remove)
 
     lock = commands.add_parser(
@@ -239,7 +242,9 @@ def _run_add_queue(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    result = jobs.remove(args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run)
+    result = jobs.remove(
+        args.job, args.names, task_role=args.task_role, index=args.index, dry_run=args.dry_run, unbind=args.unbind
+    )
     return _report(result, args.dry_run)
 
 

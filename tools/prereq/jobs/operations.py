@@ -192,20 +192,45 @@ def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: 
     return new
 
 
+def _unbind(old: JobState, names: Sequence[str], task_role: str | None) -> tuple[JobState, list[tuple[str, str]]]:
+    """``remove --unbind``: the task roles' fields prereq bound ``names`` to are cleared, the items stay
+    selected; the (name, task role) pairs unbound."""
+    new = old.copy()
+    unbound: list[tuple[str, str]] = []
+    for name in dict.fromkeys(Requirement.parse(text).name for text in names):
+        roles = [role for role, bound in old.bound.items() if name in bound and task_role in (None, role)]
+        if not roles:
+            where = f" in task role {task_role}" if task_role else ""
+            raise PrereqError(f"{name} is not bound{where}", hint="see extras.prereq.bound for what prereq bound")
+        for role in roles:
+            new.bound[role] = [n for n in new.bound[role] if n != name]
+            if not new.bound[role]:
+                del new.bound[role]
+            unbound.append((name, role))
+    return new, unbound
+
+
 def remove_from_text(
     text: str,
     names: Sequence[str],
     *,
     index: IndexChoice = None,
     task_role: str | None = None,
+    unbind: bool = False,
     source: str = "<job>",
     job_dir: Path | None = None,
 ) -> JobEdit:
-    """Remove selections (and what only they needed) from a job's text; see ``remove``."""
+    """Remove selections (and what only they needed) from a job's text, or with ``unbind`` only clear
+    the fields prereq bound them to; see ``remove``."""
     job = JobDocument(text, source)
     old = job.state()
     if task_role is not None:
         job.require_role(task_role)
+    if unbind:
+        new, unbound = _unbind(old, names, task_role)
+        plan = plan_edit(job, old, new, open_index(index, old, job_dir)[0])
+        done = [ItemChange("unbound", n, plan.closure[n].version, reason=f"task role {r}") for n, r in unbound]
+        return edited(job, text, plan, changes=[*plan.changes, *done])
     new = _unselect(job, old, names, task_role)
     loaded, _ = open_index(index, old, job_dir)
     plan = plan_edit(job, old, new, loaded)
@@ -292,13 +317,15 @@ def remove(
     task_role: str | None = None,
     index: IndexChoice = None,
     dry_run: bool = False,
+    unbind: bool = False,
 ) -> JobEdit:
-    """Remove selected items from a job file, and the requirements nothing selected still needs."""
+    """Remove selected items from a job file, and the requirements nothing selected still needs; with
+    ``unbind``, only clear the task role fields ``add --bind`` set to them."""
     return edit_file(
         job,
         dry_run,
         lambda text, source, folder: remove_from_text(
-            text, names, index=index, task_role=task_role, source=source, job_dir=folder
+            text, names, index=index, task_role=task_role, unbind=unbind, source=source, job_dir=folder
         ),
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 STATE_KEY = "prereq"
 STATE_PATH = ("extras", STATE_KEY)
-PLANNED = {"added": "add", "removed": "remove", "updated": "update", "kept": "keep"}  # a dry run's verbs
+PLANNED = {"added": "add", "removed": "remove", "updated": "update", "kept": "keep", "unbound": "unbind"}
 # What ``prereq job add --queue`` records per task role under extras.prereq.queues (``jobs.queue`` reads
 # it; every job editor keeps it as it is): the queue, the environment and slots, the libraries with what
 # they depend on, what it selected, the prerequisites it wrote that are no registry items, and the
@@ -75,7 +75,7 @@ def _queue_copy(record: dict[str, Any]) -> dict[str, Any]:
 class ItemChange:
     """What an edit did to one prerequisite."""
 
-    action: str  # "added" | "removed" | "updated" | "kept"
+    action: str  # "added" | "removed" | "updated" | "kept" | "unbound"
     name: str
     version: str
     previous: str | None = None

@@ -137,10 +137,38 @@ function unselect(job, old, names, taskRole) {
   return next;
 }
 
-export async function removeFromText(text, names, { index, taskRole = null, source = "<job>" }) {
+/* `remove --unbind`: the task roles' fields prereq bound `names` to are cleared, the items stay
+ * selected; the [name, task role] pairs unbound. */
+function unbindNames(old, names, taskRole) {
+  const next = old.copy();
+  const unbound = [];
+  for (const name of new Set(names.map((text) => parseRequirement(text).name))) {
+    const roles = [...old.bound].filter(([role, bound]) => bound.includes(name) && (taskRole == null || taskRole === role))
+      .map(([role]) => role);
+    if (!roles.length) {
+      throw new PrereqError(`${name} is not bound${taskRole ? ` in task role ${taskRole}` : ""}`,
+        { hint: "see extras.prereq.bound for what prereq bound" });
+    }
+    for (const role of roles) {
+      next.bound.set(role, next.bound.get(role).filter((n) => n !== name));
+      if (!next.bound.get(role).length) next.bound.delete(role);
+      unbound.push([name, role]);
+    }
+  }
+  return { next, unbound };
+}
+
+export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>" }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   if (taskRole !== null && taskRole !== undefined) job.requireRole(taskRole);
+  if (unbind) {
+    const { next, unbound } = unbindNames(old, names, taskRole);
+    await loadFor(index, job, old);
+    const plan = planEdit(job, old, next, index);
+    const done = unbound.map(([name, role]) => ({ action: "unbound", name, version: plan.closure.get(name).version, reason: `task role ${role}` }));
+    return edited(job, text, plan, { changes: [...plan.changes, ...done] });
+  }
   const next = unselect(job, old, names, taskRole);
   await loadFor(index, job, old);
   const plan = planEdit(job, old, next, index);

@@ -63,7 +63,7 @@ export class JobState {
   }
 }
 
-const PLANNED = { added: "add", removed: "remove", updated: "update", kept: "keep" }; // a dry run's verbs
+const PLANNED = { added: "add", removed: "remove", updated: "update", kept: "keep", unbound: "unbind" }; // a dry run's verbs
 
 /* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe); with
  * `dryRun`, what it would do ("would add X 1.0"). */

@@ -1,7 +1,8 @@
 /* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
  * each row a checkbox whose state follows the job, and a version picker under an item the task
- * role selects.  `ctx` is the composer's state: {ui, root, index, records, view, role, limit,
- * siteUrl(path), check(name, on), pick(name, range)}.
+ * role selects, with, for a data, script or output item, whether the task role's field of that name
+ * is bound to it.  `ctx` is the composer's state: {ui, root, index, records, view, role, limit,
+ * siteUrl(path), check(name, on), pick(name, range), bind(name, on)}.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js).
@@ -74,6 +75,27 @@ function versionPicker(ctx, name) {
   return label;
 }
 
+const BINDING_FIELDS = ["data", "script", "output"]; // the task role fields an item of that type can fill
+
+/* "[ ] as the task role's data" for a selected data, script or output item (`job add --bind`,
+ * unchecked `job remove --unbind`): the task role's field then names it, for `<% $data... %>`. */
+function bindToggle(ctx, entry) {
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.id = "prereq-composer-bind-" + entry.name;
+  box.setAttribute("data-focus-key", box.id);
+  box.checked = (ctx.view.state.bound.get(ctx.role) || []).includes(entry.name);
+  box.addEventListener("change", () => {
+    refocus = box.id;
+    box.disabled = true; // until the edit is done, as the item's own box is
+    ctx.bind(entry.name, box.checked);
+  });
+  const label = el("label", "prereq-composer__pickline prereq-composer__bind");
+  label.appendChild(box);
+  label.appendChild(document.createTextNode(` as the task role's ${entry.type}`));
+  return label;
+}
+
 function row(ctx, entry) {
   const item = el("li", "prereq-composer__item" + (entry.deprecated ? " prereq-composer__item--deprecated" : ""));
   item.setAttribute("data-name", entry.name);
@@ -116,7 +138,10 @@ function row(ctx, entry) {
     head.appendChild(link);
   }
   item.appendChild(head);
-  if (resolved && ctx.view.selected.has(entry.name)) item.appendChild(versionPicker(ctx, entry.name));
+  if (resolved && ctx.view.selected.has(entry.name)) {
+    item.appendChild(versionPicker(ctx, entry.name));
+    if (BINDING_FIELDS.includes(entry.type)) item.appendChild(bindToggle(ctx, entry));
+  }
   const notes = [];
   if (reason) notes.push(reason);
   if (resolved && requiredBy.length && ctx.view.selected.has(entry.name)) notes.push("also selected");

@@ -140,7 +140,7 @@ class Composer {
     const { ui, root, index, records, view, role, limit } = this;
     drawList({
       ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl,
-      check: (n, on) => this.check(n, on), pick: (n, range) => this.pick(n, range),
+      check: (n, on) => this.check(n, on), pick: (n, range) => this.pick(n, range), bind: (n, on) => this.bind(n, on),
     });
   }
 
@@ -186,6 +186,15 @@ class Composer {
    * `prereq job add NAME@RANGE` does (the locked version stays while the range allows it). */
   pick(name, range) {
     return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
+  }
+
+  /* Bind (`prereq job add --bind`) or unbind (`prereq job remove --unbind`) the task role's field of the
+   * item's type to a selected item. */
+  bind(name, on) {
+    const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
+    return this.edit((text) => (on
+      ? addToText(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
+      : removeFromText(text, [name], { index: this.index, taskRole: this.role, unbind: true, source: "job" })));
   }
 
   /* Start from a template, selecting the registry items its task roles name, as
