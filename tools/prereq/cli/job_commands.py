@@ -102,20 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_queue(add)
     add.set_defaults(run=run_add)
 
-    remove = commands.add_parser(
-        "remove",
-        help="remove selected items and what only they needed",
-        parents=[job_file, dry_run],
-        description="Remove selected items from JOB, and the requirements that nothing "
-        "still selected needs. Items you wrote yourself are never removed.",
-    )
-    remove.add_argument("names", nargs="+", metavar="NAME")
-    remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
-    remove.add_argument(
-        "--unbind", action="store_true", help="keep the items; only clear the data:/script:/output: that --bind set"
-    )
-    remove.set_defaults(run=run_remove)
-
+    _register_remove(commands, [job_file, dry_run])
     lock = commands.add_parser(
         "lock",
         help="refresh the job's locked versions",
@@ -139,6 +126,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     resolve.add_argument("-o", "--output", metavar="OUT", help="write to OUT (atomically) instead of stdout")
     resolve.set_defaults(run=run_resolve)
     _register_expression(subparsers)
+
+
+def _register_remove(commands: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    remove = commands.add_parser(
+        "remove",
+        help="remove selected items and what only they needed",
+        parents=parents,
+        description="Remove selected items from JOB, and the requirements that nothing "
+        "still selected needs. Items you wrote yourself are never removed. With --unbind, "
+        "the items stay: only the task role's data:/script:/output: that 'job add --bind' set is cleared.",
+    )
+    remove.add_argument("names", nargs="+", metavar="NAME")
+    remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
+    remove.add_argument(
+        "--unbind", action="store_true", help="keep the items; only clear the data:/script:/output: that --bind set"
+    )
+    remove.set_defaults(run=run_remove)
 
 
 def _register_queue(add: argparse.ArgumentParser) -> None:
