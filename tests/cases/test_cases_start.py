@@ -87,7 +87,7 @@ def test_a_bound_script_gives_its_uri_and_payload_version(tmp_path: Path) -> Non
     assert "clone https://github.com/example/trainer at a1b2c3d" in result.describe()
 
 
-MACHINERY_WIDTH = 105  # "about 100 characters" (issue 13): runtime.CALLBACK_LINE is the longest
+MACHINERY_WIDTH = 110  # "about 100 characters" (issue 13): runtime.CALLBACK_LINE is the longest
 
 
 @pytest.mark.parametrize("folder", case_folders(), ids=lambda folder: folder.name)
@@ -132,3 +132,21 @@ def test_the_machinery_works_under_nounset_and_with_failure_policy_ignore(tmp_pa
     result = run_job(job, sandbox=tmp_path)
     assert result.ok, result.describe()
     assert result.job is not None and result.job.stdout == f"1 and 2 in {tmp_path / 'work'}\n"
+
+
+def test_the_machinery_never_fails_a_script_that_succeeded(tmp_path: Path) -> None:
+    """Under ``noclobber`` the file is still written; when it cannot be written (here a folder stands in
+    its place) the script keeps its own status and bash says why on stderr."""
+
+    def item(name: str, commands: list[str]) -> dict[str, Any]:
+        callbacks = [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
+        return {"name": name, "type": "script", "plugin": "com.microsoft.pai.runtimeplugin.cmd", "callbacks": callbacks}
+
+    job = make_job([item("careful", ["set -o noclobber", "export KEPT=yes"])], [runtime.JOB_LOAD_LINE, 'echo "$KEPT"'])
+    result = run_job(job, sandbox=tmp_path / "noclobber")
+    assert result.ok and result.job is not None and result.job.stdout == "yes\n", result.describe()
+    blocked = tmp_path / "blocked"
+    (blocked / "tmp" / "prereq.env").mkdir(parents=True)
+    result = run_job(make_job([item("quiet", ["export X=1"])], ["true"]), sandbox=blocked)
+    assert result.ok, result.describe()
+    assert "prereq.env" in result.step("start", "quiet").stderr

@@ -22,7 +22,7 @@ or a task role list that prereq did not write) stays in the job.
 The plan is pure: it reads the job and the index and returns edits (``apply.Edit``)
 with the changes and warnings to report; nothing here touches the text.
 
-May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.records/document/apply.
+May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.records/document/apply/loadline.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from prereq.index.reader import ClosureItem, Index
 from prereq.jobs import conflicts, needs
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
+from prereq.jobs.loadline import LoadLines, plan_load_line
 from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Locked
 from prereq.openpai import forms
 
-LOAD_LINE_MARK = "# prereq:"  # where the mark starts in the index's load line; what is after it tells a load line
 BINDING_FIELDS = ("data", "script", "output")  # task role fields naming the item ``<% $data... %>`` reads
 # Top-level keys that come after ``prerequisites`` in an OpenPAI job.
 AFTER_PREREQUISITES = ("parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras")
@@ -76,12 +76,6 @@ def insert_position(names: Sequence[str | None], name: str, needs: Mapping[str, 
     if requirements and position <= max(requirements):
         position = max(requirements) + 1
     return position
-
-
-def is_load_line(command: Any, load_line: str) -> bool:
-    """``load_line`` (the index's), one an earlier prereq wrote, or a line a user adapted: its mark kept."""
-    mark = load_line[load_line.find(LOAD_LINE_MARK) :]
-    return isinstance(command, str) and (command == load_line or mark in command)
 
 
 def task_role_fields(closure: Sequence[tuple[str, Mapping[str, Any]]], *, load_line: str) -> dict[str, Any]:
@@ -256,57 +250,6 @@ def _plan_bindings(work: WorkingCopy, role: str, old: JobState, new: JobState, w
             work.set(spec + (kind,), name, after=("dockerImage",), before=("prerequisites", "resourcePerInstance"))
 
 
-def _plan_load_line(
-    work: WorkingCopy, job: JobDocument, role: str, wanted: _Closures, warnings: list[str], *, lines: LoadLines
-) -> None:
-    needed = any(forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions)
-    # A deployment's preCommands run before the task role's commands, in the same shell: load there too.
-    deployments = work.get(("deployments",))
-    for position in range(len(deployments) if isinstance(deployments, list) else 0):
-        pre = ("deployments", position, "taskRoles", role, "preCommands")
-        if isinstance(work.get(pre), list):
-            _place_load_line(work, pre, needed, lines)
-    path = ("taskRoles", role, "commands")
-    if isinstance(work.get(path), list):
-        _place_load_line(work, path, needed, lines)
-    elif needed:
-        warnings.append(
-            f"{job.where(('taskRoles', role))}: task role {role} has no list of commands; "
-            "variables exported by prerequisites will not reach it"
-        )
-
-
-@dataclass(frozen=True)
-class LoadLines:
-    """The index's load line, and those earlier versions of prereq wrote (replaced where found)."""
-
-    current: str
-    replaced: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, root: Mapping[str, Any]) -> LoadLines:
-        return cls(root["job_load_line"], tuple(root.get("replaced_load_lines") or ()))
-
-
-def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, lines: LoadLines) -> None:
-    """The load line first in the list at ``path`` when ``needed``, else none (the list keeps one entry);
-    a line an earlier prereq wrote becomes today's, where it stands."""
-    commands = work.get(path)
-    present = [i for i, command in enumerate(commands) if is_load_line(command, lines.current)]
-    for position in present:
-        if needed and commands[position] in lines.replaced:
-            work.set(path + (position,), lines.current)
-    if needed and not present:
-        if commands:
-            work.insert(path + (0,), lines.current)
-        else:
-            work.set(path, [lines.current])
-    elif not needed:
-        for position in reversed(present):
-            if len(work.get(path)) > 1:
-                work.delete(path + (position,))
-
-
 def _plan_record(work: WorkingCopy, new: JobState, wanted: _Closures) -> None:
     """The record in extras.prereq."""
     new.lock = {name: Locked(r.version, r.digest) for name, r in wanted.versions.items()}
@@ -386,7 +329,10 @@ def plan_edit(
     for role in list(job.roles):
         _plan_role(work, role, old, wanted)
         _plan_bindings(work, role, old, new, wanted)
-        _plan_load_line(work, job, role, wanted, warnings, lines=LoadLines.of(index.root))
+        runs_cmd = any(
+            forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions
+        )
+        plan_load_line(work, job, role, runs_cmd, warnings, lines=LoadLines.of(index.root))
     _plan_record(work, new, wanted)
     notes = needs.add_notes(
         job.data, work.data, lambda name: wanted.versions[name].needs if name in wanted.versions else None

@@ -17,7 +17,8 @@ from prereq.execution.placement import PYTHONPATH_LINE, download, python_path, r
 from prereq.execution.records import Catalog, Environment, Library, Queue
 from prereq.jobs.apply import WorkingCopy
 from prereq.jobs.document import JobDocument, top_entries, top_names
-from prereq.jobs.plan import AFTER_PREREQUISITES, is_load_line
+from prereq.jobs.loadline import is_load_line
+from prereq.jobs.plan import AFTER_PREREQUISITES
 from prereq.jobs.records import ItemChange
 from prereq.openpai import forms
 

@@ -33,11 +33,15 @@ export function insertPosition(names, name, needs) {
   return position;
 }
 
-/* The index's load line, one an earlier prereq wrote, or a line a user adapted: its mark kept. */
+/* The index's load line, or a line that starts as it (or as an earlier prereq's did: "if [ -f") and
+ * keeps its mark: a load line its user adapted.  A line of the user's own that only carries the mark is not. */
 export function isLoadLine(index, command) {
   const line = index.root.job_load_line;
   const mark = line.slice(line.indexOf("# prereq:"));
-  return typeof command === "string" && (command === line || command.includes(mark));
+  if (typeof command !== "string") return false;
+  const start = command.trimStart();
+  const loads = line.split(" ").slice(0, 2).join(" ");
+  return command === line || (command.includes(mark) && (start.startsWith(loads) || start.startsWith("if [ -f")));
 }
 
 function closureOf(index, selections, locked) {
@@ -205,19 +209,27 @@ function planLoadLine(work, job, role, wanted, index, warnings) {
   const deployments = work.get(["deployments"]);
   for (let position = 0; position < (Array.isArray(deployments) ? deployments.length : 0); position++) {
     const pre = ["deployments", position, "taskRoles", role, "preCommands"];
-    if (Array.isArray(work.get(pre))) placeLoadLine(work, pre, needed, index);
+    if (Array.isArray(work.get(pre))) warnStale(job, pre, placeLoadLine(work, pre, needed, index), index, warnings);
   }
   const path = ["taskRoles", role, "commands"];
   if (Array.isArray(work.get(path))) {
-    placeLoadLine(work, path, needed, index);
+    warnStale(job, path, placeLoadLine(work, path, needed, index), index, warnings);
   } else if (needed) {
     warnings.push(`${job.where(["taskRoles", role])}: task role ${role} has no list of commands; ` +
       "variables exported by prerequisites will not reach it");
   }
 }
 
+function warnStale(job, path, stale, index, warnings) {
+  for (const position of stale) {
+    warnings.push(`${job.where([...path, position])}: this load line, changed by hand, reads the file an earlier prereq ` +
+      `used, which nothing writes now; replace it with: ${index.root.job_load_line}`);
+  }
+}
+
 /* The load line first in the list at `path` when `needed`, else none (the list keeps one entry);
- * a line an earlier prereq wrote becomes today's, where it stands. */
+ * a line an earlier prereq wrote becomes today's, where it stands.  The positions of those an earlier
+ * prereq wrote and their user changed: they stay as they are, and load nothing. */
 function placeLoadLine(work, path, needed, index) {
   const commands = work.get(path);
   const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
@@ -225,12 +237,14 @@ function placeLoadLine(work, path, needed, index) {
   for (const position of present) {
     if (needed && replaced.includes(commands[position])) work.set([...path, position], index.root.job_load_line);
   }
+  const stale = present.filter((i) => needed && work.get([...path, i]).trimStart().startsWith("if [ -f"));
   if (needed && !present.length) {
     if (commands.length) work.insert([...path, 0], index.root.job_load_line);
     else work.set(path, [index.root.job_load_line]);
   } else if (!needed) {
     for (const position of present.reverse()) if (work.get(path).length > 1) work.delete([...path, position]);
   }
+  return stale;
 }
 
 function planRecord(work, next, wanted) {
