@@ -110,17 +110,41 @@ def survives_round_trip(value: Any) -> bool:
         return False
 
 
+def plainly_survives(text: str) -> bool:
+    """True when ``text`` survives the round trip as a list entry or mapping key for a reason seen without
+    parsing, as nearly every command does.  Python's repr quotes a string in ``'`` (in ``"`` when it holds
+    a ``'`` and no ``"``) and escapes only that quote, backslashes and what is not printable; YAML reads a
+    quoted scalar holding neither its own quote nor a backslash character for character (every character
+    Python prints is one YAML allows, and a quoted scalar is always a string, whatever it looks like).
+    False means only "parse it": ``tests/test_round_trip_properties.py`` holds it to PyYAML on random strings."""
+    return text.isprintable() and "\\" not in text and not ("'" in text and '"' in text)
+
+
+# PyYAML reads an implicit key within 1,024 characters of where it starts: a longer key is parsed.
+_PLAIN_KEY_CHARS = 1000
+
+
 @lru_cache(maxsize=16384, typed=True)  # typed: 1, 1.0 and True are different values here
-def scalar_survives(value: str | int | float | bool | None) -> bool:
-    """``survives_round_trip`` for one scalar in a list, as plugin parameters hold
-    them; cached, since every compiled callback repeats prereq's own lines."""
+def _scalar_parsed(value: str | int | float | bool | None) -> bool:
     return survives_round_trip([value])
 
 
+def scalar_survives(value: str | int | float | bool | None) -> bool:
+    """``survives_round_trip`` for one scalar in a list, as plugin parameters hold them: seen at once for
+    nearly every string (``plainly_survives``), parsed (and cached) for the others."""
+    return (isinstance(value, str) and plainly_survives(value)) or _scalar_parsed(value)
+
+
 @lru_cache(maxsize=4096, typed=True)
+def _key_parsed(key: str | int | float | bool | None) -> bool:
+    return survives_round_trip({key: 0})
+
+
 def key_survives(key: str | int | float | bool | None) -> bool:
     """``survives_round_trip`` for one mapping key."""
-    return survives_round_trip({key: 0})
+    if isinstance(key, str) and len(key) <= _PLAIN_KEY_CHARS and plainly_survives(key):
+        return True
+    return _key_parsed(key)
 
 
 def ansi_c_quote(text: str) -> str:
