@@ -55,11 +55,22 @@ _DETECTOR_HINT = re.compile(
     r"|[MNO][\w-]{23,25}\.[\w-]{6}\."
 )
 _URL_PASSWORD = "a password in a URL (user:password@host)"
+_BEARER = "a bearer token"
 # Our own shapes: an Azure SAS signature in a URL, Hugging Face tokens, GitHub's fine-grained tokens.
 _SHAPES = (
     (re.compile(r"[?&]sig=[A-Za-z0-9%+/=]{20,}"), "an Azure shared access signature"),
     (re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "a Hugging Face token"),
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{60,}\b"), "a GitHub token"),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), "a Google API key"),
+    (re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{20,}"), _BEARER),
+)
+# Commands whose short -p takes a password: `sshpass -p X`, `docker login -p X`, `mysql -pX` (mysql's
+# `-p` alone prompts, and what follows it is a database).
+_SHORT_PASSWORD = (
+    re.compile(
+        r"\b(?:sshpass|(?:docker|podman|nerdctl|buildah)\s+login)\b[^;&|\n]*?\s-p\s*(?P<value><%.*?%>|[^\s;&|]+)"
+    ),
+    re.compile(r"\bmysql(?:dump|admin)?\b[^;&|\n]*?\s-p(?P<value><%.*?%>|[^\s;&|<-][^\s;&|]*)"),
 )
 # Option and variable names whose value is a credential: `password=...`, `AccountKey=...`,
 # `AZURE_STORAGE_ACCESS_KEY=...`, `--password ...`.  A name ends with the credential word.
@@ -67,11 +78,12 @@ _CREDENTIAL_NAME = (
     r"[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key"
     r"|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret)"
 )
-_NAME_ONLY = re.compile(rf"(?i){_CREDENTIAL_NAME}")
+_NAME_ONLY = re.compile(rf"(?i)(?:{_CREDENTIAL_NAME}|token|secret)")
 _OPTION = re.compile(
     rf"(?i)(?<![A-Za-z0-9_])(?P<name>{_CREDENTIAL_NAME}|token|secret)"
     r"(?:=|\s*:\s*(?=[\"']))(?P<value><%.*?%>|\"[^\"]*\"|'[^']*'|[^\s;&,'\"]*)"
 )
+_LEADING_TEMPLATE = re.compile(r"<%.*?%>")
 _LONG_OPTION = re.compile(r"--(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])")
 _URL_USERINFO = re.compile(r"://(?P<user>[^\s/@:]+):(?P<value><%.*?%>|[^\s/@]+)@(?P<host>[^\s/?#:]+)")
 # Hosts of documentation (RFC 2606) and values that stand for a credential without being one.
@@ -124,11 +136,18 @@ def _options(line: str) -> Iterator[tuple[str, bool]]:
         if literal is not None and not (literal and value.strip("\"'").isdigit() and len(value) < 5):
             yield (f"a plain-text {name}= value" if literal else f"{name}="), literal
     for match in _LONG_OPTION.finditer(line):
-        words = line[match.end() :].lstrip(" =").split(None, 1)
-        value = words[0] if words else ""  # nothing, or only tabs, after the option
+        rest = line[match.end() :].lstrip(" =")
+        template = _LEADING_TEMPLATE.match(rest)  # `--password <% $secrets.pw %>`: one value, spaces and all
+        words = rest.split(None, 1)
+        value = template[0] if template else words[0] if words else ""  # nothing, or only tabs, after it
         literal = _value_kind(value) if not value.startswith("-") else None
         if literal is not None:
             yield (f"a plain-text value after {match[0]}" if literal else match[0]), literal
+    for pattern in _SHORT_PASSWORD:
+        for match in pattern.finditer(line):
+            literal = _value_kind(match["value"])
+            if literal is not None:
+                yield ("a plain-text password after -p" if literal else "-p"), literal
 
 
 def _url_passwords(line: str) -> Iterator[tuple[str, bool]]:
@@ -148,7 +167,9 @@ def _detected(line: str) -> Iterator[str]:
 
 
 # Text without which no rule can match a line: most lines of most items skip every regex.
-_MAYBE = re.compile(r"(?i)[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.")
+_MAYBE = re.compile(
+    r"(?i)[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.|bearer|login|mysql|aiza"
+)
 
 
 def scan_text(text: str) -> list[Leak]:
@@ -159,6 +180,8 @@ def scan_text(text: str) -> list[Leak]:
         if not _MAYBE.search(line):
             continue
         named = list(dict.fromkeys(_detected(line)))
+        if len(named) > 1 and _BEARER in named:  # the token a bearer carries is named by its own shape
+            named.remove(_BEARER)
         generic = [found for found in (*_url_passwords(line), *_options(line)) if not (named and found[1])]
         leaks.extend(Leak(number, kind) for kind in named)
         leaks.extend(Leak(number, kind, literal) for kind, literal in dict(generic).items())

@@ -27,7 +27,7 @@ from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
 from prereq.scaffold.starter import Written, owner_for, schema_ref, write_all
 
-_NOT_COPIED = ("name", "type", "version")  # the item says these itself
+_NOT_COPIED = ("name", "type", "version", "owners")  # the item says these itself (the owner is the user's)
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@
  *
  * Owns: scanDocument (every string of a value, line by line) and kinds (one phrase for a message).
  * Python scans with detect-secrets' plugins and prereq's own rules; this module has prereq's own
- * rules (credential options and names, `user:password@` in URLs, Azure SAS signatures, Hugging Face
- * and fine-grained GitHub tokens) and the three shapes a job most often leaks (private key blocks,
- * AWS access key ids, GitHub tokens), named as Python names them.  The pull request's validation
- * still runs the whole Python scan; tests/cases/share/ holds both engines equal on what both know.
+ * rules and the shapes of the patterns of each plugin secrets.py runs (private keys, AWS, Azure
+ * storage, GitHub, GitLab, Slack, JWT, npm, PyPI, OpenAI, Stripe, SendGrid, Discord), named as
+ * Python names them, so the composer refuses what `prereq share` refuses before anything reaches a
+ * forge's address.  tests/cases/share/ holds both engines equal, a case for each kind.
  * A finding names the kind of credential, never its value.
  *
  * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
@@ -16,19 +16,60 @@
 
 import { parse, strings } from "../core/placeholders.js";
 
+/* True when a JWT's header and payload are base64url JSON, as detect-secrets' JwtTokenDetector asks. */
+function formalJwt(token) {
+  return token.split(".").slice(0, 2).every((part) => {
+    const body = part.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
+    if (body.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(body)) return false;
+    try {
+      const bytes = Uint8Array.from(atob(body + "===".slice((body.length + 3) % 4)), (c) => c.charCodeAt(0));
+      JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      return true;
+    } catch (error) {
+      return false;
+    }
+  });
+}
+
+const JWT = /eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?/g;
+// [a pattern, or a test of the line; the kind], in the order secrets.py names them: detect-secrets'
+// plugins (the shapes of their patterns), then prereq's own.
 const SHAPES = [
-  [/BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY|PuTTY-User-Key-File/, "a private key"],
-  [/(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}/, "an AWS access key"],
-  [/gh[pousr]_[A-Za-z0-9_]{36}/, "a GitHub token"],
+  [/BEGIN (?:DSA|EC|OPENSSH|RSA) PRIVATE KEY|BEGIN PGP PRIVATE KEY BLOCK|BEGIN PRIVATE KEY|BEGIN SSH2 ENCRYPTED PRIVATE KEY|PuTTY-User-Key-File-2/,
+    "a private key"],
+  [(line) => /(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}/.test(line) ||
+    /aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?['"][0-9a-zA-Z/+]{40}['"]/i.test(line), "an AWS access key"],
+  [/AccountKey=[a-zA-Z0-9+/=]{88}/, "an Azure storage account key"],
+  [/(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}/, "a GitHub token"],
+  [/(?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_-]{20,50}(?!\w)|GR1348941[A-Za-z0-9_-]{20,50}(?!\w)|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_-]{20,50}(?!\w)|glimt-[A-Za-z0-9_-]{25}(?!\w)|glptt-[A-Za-z0-9_-]{40}(?!\w)|glagent-[A-Za-z0-9_-]{50,1024}(?!\w)|gloas-[A-Za-z0-9_-]{64}(?!\w)/,
+    "a GitLab token"],
+  [/xox(?:a|b|p|o|s|r)-(?:\d+-)+[a-z0-9]+|https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9_]+\/B[a-zA-Z0-9_]+\/[a-zA-Z0-9_]+/i,
+    "a Slack token"],
+  [(line) => [...line.matchAll(JWT)].some((found) => formalJwt(found[0])), "a JSON Web Token"],
+  [/\/\/.+\/:_authToken=\s*(?:npm_.+|[A-Fa-f0-9-]{36})/, "an npm token"],
+  [/pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{70,}|pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{70,}/, "a PyPI token"],
+  [/sk-[A-Za-z0-9_-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/, "an OpenAI API key"],
+  [/(?:r|s)k_live_[0-9a-zA-Z]{24}/, "a Stripe key"],
+  [/SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}/, "a SendGrid key"],
+  [/[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}/, "a Discord bot token"],
   [/[?&]sig=[A-Za-z0-9%+/=]{20,}/, "an Azure shared access signature"],
   [/\bhf_[A-Za-z0-9]{30,}\b/, "a Hugging Face token"],
   [/\bgithub_pat_[A-Za-z0-9_]{60,}\b/, "a GitHub token"],
+  [/\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, "a Google API key"],
+  [/\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/, "a bearer token"],
 ];
+const BEARER = "a bearer token"; // named only when nothing names the token it carries
+// Commands whose short -p takes a password (secrets.py _SHORT_PASSWORD).
+const SHORT_PASSWORD = [
+  /\b(?:sshpass|(?:docker|podman|nerdctl|buildah)\s+login)\b[^;&|\n]*?\s-p\s*(?<value><%.*?%>|[^\s;&|]+)/g,
+  /\bmysql(?:dump|admin)?\b[^;&|\n]*?\s-p(?<value><%.*?%>|[^\s;&|<-][^\s;&|]*)/g,
+];
+const LEADING_TEMPLATE = /^<%.*?%>/;
 const URL_PASSWORD = "a password in a URL (user:password@host)";
 const CREDENTIAL_NAME =
   "[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key" +
   "|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret)";
-const NAME_ONLY = new RegExp(`^(?:${CREDENTIAL_NAME})$`, "i");
+const NAME_ONLY = new RegExp(`^(?:${CREDENTIAL_NAME}|token|secret)$`, "i");
 const OPTION = new RegExp(
   `(?<![A-Za-z0-9_])(?<name>${CREDENTIAL_NAME}|token|secret)(?:=|\\s*:\\s*(?=["']))` +
     `(?<value><%.*?%>|"[^"]*"|'[^']*'|[^\\s;&,'"]*)`,
@@ -38,7 +79,7 @@ const LONG_OPTION = /--(?:password|passwd|token|secret|api-key|account-key|sas-t
 const URL_USERINFO = /:\/\/(?<user>[^\s/@:]+):(?<value><%.*?%>|[^\s/@]+)@(?<host>[^\s/?#:]+)/g;
 const EXAMPLE_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)$/i;
 const PLACEHOLDER = /^(<[^<>%]*>|\{[^{}]*\}|\*+|x+|\.+|changeme|secret|password|pass|token|none|null|)$/i;
-const MAYBE = /[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\./i;
+const MAYBE = /[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.|bearer|login|mysql|aiza/i;
 const WHOLE_TEMPLATE = /^<%\s*([\s\S]*?)\s*%>$/;
 
 const unquote = (value) => value.replace(/^["']+|["']+$/g, "");
@@ -62,10 +103,17 @@ function* options(line) {
     if (literal !== null && !shortNumber) yield [literal ? `a plain-text ${name}= value` : `${name}=`, literal];
   }
   for (const match of line.matchAll(LONG_OPTION)) {
-    const words = line.slice(match.index + match[0].length).replace(/^[ =]+/, "").trim().split(/\s+/);
-    const value = words[0] || ""; // nothing, or only tabs, after the option
+    const rest = line.slice(match.index + match[0].length).replace(/^[ =]+/, "");
+    const template = LEADING_TEMPLATE.exec(rest); // `--password <% $secrets.pw %>`: one value, spaces and all
+    const value = template ? template[0] : rest.trim().split(/\s+/)[0] || ""; // nothing, or only tabs, after it
     const literal = value.startsWith("-") ? null : valueKind(value);
     if (literal !== null) yield [literal ? `a plain-text value after ${match[0]}` : match[0], literal];
+  }
+  for (const pattern of SHORT_PASSWORD) {
+    for (const match of line.matchAll(pattern)) {
+      const literal = valueKind(match.groups.value);
+      if (literal !== null) yield [literal ? "a plain-text password after -p" : "-p", literal];
+    }
   }
 }
 
@@ -81,7 +129,9 @@ export function scanText(text) {
   const leaks = [];
   text.split("\n").forEach((line, number) => {
     if (!MAYBE.test(line)) return;
-    const named = [...new Set(SHAPES.filter(([pattern]) => pattern.test(line)).map(([, kind]) => kind))];
+    const found = SHAPES.filter(([match]) => (typeof match === "function" ? match(line) : match.test(line)));
+    const named = [...new Set(found.map(([, kind]) => kind))];
+    if (named.length > 1 && named.includes(BEARER)) named.splice(named.indexOf(BEARER), 1);
     const generic = new Map();
     for (const [kind, literal] of [...urlPasswords(line), ...options(line)]) {
       if (!(named.length && literal)) generic.set(kind, literal);

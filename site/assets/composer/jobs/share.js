@@ -18,7 +18,7 @@ import { Renderer } from "../yaml/yamlrender.js";
 import { YamlLoadError, loadYaml } from "../yaml/yamlload.js";
 import { kinds, scanDocument } from "./credentials.js";
 
-const NOT_COPIED = ["name", "type", "version"]; // the item says these itself
+const NOT_COPIED = ["name", "type", "version", "owners"]; // the item says these itself (the owner is the user's)
 
 const foldName = (name) => name.toLowerCase().replaceAll("_", "-");
 const valueOf = (dict, key, fallback) => (dict.has(key) ? dict.get(key) : fallback);
@@ -74,10 +74,11 @@ function itemFromEntry(entry, { name, owner, format }) {
   item.set("owners", [owner]);
   if (kind === "data") item.set("license", format.data_license);
   const copied = entry.entries().filter(([key]) => !NOT_COPIED.includes(key));
-  const plugin = copied.find(([key]) => key === "plugin")?.[1] ?? format.default_plugin;
+  const written = copied.find(([key]) => key === "plugin");
+  const plugin = written ? written[1] : format.default_plugin; // `plugin: ~` is a plugin, an unknown one
   let allowed = null;
   if (kind === "dockerimage") allowed = format.keys.dockerimage;
-  else if (typeof plugin === "string") allowed = format.keys.plugins[plugin] ?? null;
+  else if (typeof plugin === "string" && Object.hasOwn(format.keys.plugins, plugin)) allowed = format.keys.plugins[plugin];
   const parameters = copied.filter(([key]) => allowed !== null && !allowed.includes(key));
   for (const [key, value] of copied) if (!parameters.some(([other]) => other === key)) item.set(key, value);
   if (parameters.length) {

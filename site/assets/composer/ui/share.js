@@ -129,8 +129,10 @@ export class SharePanel {
         asName: ui.name.value.trim() || null,
       });
     } catch (error) {
-      if (!(error instanceof PrereqError)) throw error;
-      problem = error;
+      // A bug of ours must not stop the composer drawing the rest: said here, and in the console.
+      if (!(error instanceof PrereqError)) window.console.error(error);
+      problem = error instanceof PrereqError ? error : new PrereqError(`the item could not be made: ${error}`,
+        { hint: "run 'prereq share JOB.yaml NAME' instead, and report this" });
     }
     this.text = this.shared ? this.header() + this.shared.text : "";
     ui.code.textContent = this.text;
@@ -147,7 +149,8 @@ export class SharePanel {
 
   header() {
     const schema = new URL(this.host.siteUrl(SCHEMA_URI), window.location.href).href;
-    return `# yaml-language-server: $schema=${schema}\n# Shared from ${this.jobName} by the job composer.\n`;
+    const job = String(this.jobName).replace(/[^A-Za-z0-9_.~-]+/g, "-"); // one line, whatever the job's name holds
+    return `# yaml-language-server: $schema=${schema}\n# Shared from ${job} by the job composer.\n`;
   }
 
   forgeUrl(withText) {
