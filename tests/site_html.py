@@ -1,8 +1,10 @@
 """Reading the site's HTML in tests: every start tag with its attributes (and whether it sits inside
-the page's <article>), the page's <style> text, and whether a URL points at another host."""
+the page's <article>), the page's <style> text, whether a URL points at another host, and an item
+page's job snippet."""
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -42,3 +44,28 @@ def parse(path: Path) -> Tags:
 
 def is_remote(url: str) -> bool:
     return bool(re.match(r"^\s*(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)", url)) and not url.strip().startswith(("data:", "#"))
+
+
+_SNIPPET = re.compile(r'<code id="prereq-yaml">(.*?)</code>', re.S)
+_PLACEHOLDER = re.compile(r'<span class="prereq-job-yaml__requirements"[^>]*>.*?</span>', re.S)
+_CLOSURE = re.compile(r'<ol class="prereq-closure">(.*?)</ol>', re.S)
+_REQUIREMENT = re.compile(r'<li><a href="\.\./([^/"]+)/">[^<]*</a> <code>([^<]+)</code>')
+
+
+def snippet(page: str) -> str:
+    """The text of an item page's "Use it in a job" box as written (the requirements' forms not in)."""
+    block = _SNIPPET.search(page)
+    assert block is not None, "no snippet"
+    return html.unescape(re.sub(r"<[^>]+>", "", block.group(1)))
+
+
+def whole_snippet(site: Path, name: str) -> str:
+    """The box's text once the page's script (assets/item.js) has put in the forms of the items the
+    closure list names, read from the files beside their pages, as the script reads them."""
+    page = (site / "items" / name / "index.html").read_text(encoding="utf-8")
+    listed = _CLOSURE.search(page)
+    forms = "".join(
+        (site / "items" / other / f"{version}.yaml").read_text(encoding="utf-8")
+        for other, version in _REQUIREMENT.findall(listed.group(1) if listed else "")
+    )
+    return snippet(_PLACEHOLDER.sub("\0", page, count=1)).replace("\0", forms)

@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prereq.marketplace.diagram import dependency_svg
+from prereq.marketplace.diagram import MAX_REQUIREMENTS, dependency_svg
+from prereq.marketplace.itempage import job_text
+from prereq.marketplace.pages import SiteData
 from prereq.marketplace.render import safe_url
 from prereq.registry.rules import RULES
-from site_html import is_remote, parse
+from site_html import is_remote, parse, snippet, whole_snippet
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -119,16 +121,33 @@ def test_home_page_counts_and_recent_items(site: Path) -> None:
 
 
 def test_item_page_yaml_is_the_closure_in_openpai_form(site: Path) -> None:
-    text = (site / "items" / "mnist-data" / "index.html").read_text(encoding="utf-8")
-    block = re.search(r'<code id="prereq-yaml">(.*?)</code>', text, re.S).group(1)
-    job = yaml.safe_load(html.unescape(re.sub(r"<[^>]+>", "", block)))
+    text = whole_snippet(site, "mnist-data")
+    job = yaml.safe_load(text)
     document = json.loads((site / "api" / "v1" / "prerequisites" / "mnist-data.json").read_text(encoding="utf-8"))
     closure = [node["name"] for node in document["versions"][-1]["closure"]]
+    assert len(closure) > 2
+    assert text == job_text(SiteData(site), document["versions"][-1])
     assert [form["name"] for form in job["prerequisites"]] == closure
     assert job["taskRoles"]["taskrole"]["prerequisites"] == closure
     assert job["prerequisites"][-1] == document["versions"][-1]["openpai"]
     root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
     assert job["taskRoles"]["taskrole"]["commands"] == [root["job_load_line"]]
+
+
+def test_item_pages_hold_their_own_form_and_files_hold_every_versions(site: Path) -> None:
+    """The page shows the item's own form and names its requirements; each version's form is a file
+    beside the page, the entry a job's prerequisites list takes."""
+    root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    for entry in root["items"]:
+        document = json.loads((site / "api" / "v1" / entry["path"]).read_text(encoding="utf-8"))
+        for version in document["versions"]:
+            text = (site / "items" / entry["name"] / f"{version['version']}.yaml").read_text(encoding="utf-8")
+            assert yaml.safe_load(text) == [version["openpai"]], (entry["name"], version["version"])
+        page = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")
+        shown = yaml.safe_load(snippet(page))["prerequisites"]
+        assert shown == [document["versions"][-1]["openpai"]], entry["name"]
+        requirements = len(document["versions"][-1]["closure"]) - 1
+        assert (f'data-prereq-requirements="{requirements}"' in page) == (requirements > 0), entry["name"]
 
 
 def test_item_pages_list_the_variables_the_item_exports(site: Path) -> None:
@@ -161,14 +180,30 @@ def test_item_page_snippets_give_the_task_role_prereq_job_add_gives(site: Path) 
     )
     root = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
     for entry in root["items"]:
-        text = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")
-        block = re.search(r'<code id="prereq-yaml">(.*?)</code>', text, re.S).group(1)
-        shown = yaml.safe_load(html.unescape(re.sub(r"<[^>]+>", "", block)))["taskRoles"]["taskrole"]
+        shown = yaml.safe_load(whole_snippet(site, entry["name"]))["taskRoles"]["taskrole"]
         added = yaml.safe_load(jobs.add_to_text(skeleton, [entry["name"]], index=site).after)["taskRoles"]["taskrole"]
         assert shown.get("dockerImage") == added.get("dockerImage"), entry["name"]
         assert shown["prerequisites"] == added["prerequisites"], entry["name"]
         load_line = [c for c in added["commands"] if c != "python train.py"]
         assert shown.get("commands", []) == load_line, entry["name"]
+
+
+def test_dependency_diagram_draws_the_nearest_requirements_and_counts_the_rest() -> None:
+    chain = {f"c{i}": [f"c{i + 1}"] for i in range(40)} | {"c40": []}
+    svg = str(
+        dependency_svg(
+            "c0",
+            "1.0.0",
+            edges=chain,
+            versions=dict.fromkeys(chain, "1.0.0"),
+            required_by=[],
+            href=lambda name: f"../{name}/",
+            more_requirements_href="#in-a-job",
+        )
+    )
+    links = [a.get("href") for a in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}a")]
+    assert links == [f"../c{i}/" for i in range(1, MAX_REQUIREMENTS + 1)] + ["#in-a-job"]
+    assert f"+{40 - MAX_REQUIREMENTS} more" in svg
 
 
 def test_dependency_diagram_is_wellformed_svg() -> None:

@@ -138,7 +138,9 @@
     return button;
   }
 
-  /* A copy button: <button data-prereq-copy="ELEMENT-ID" data-prereq-name="NAME">. */
+  /* A copy button: <button data-prereq-copy="ELEMENT-ID" data-prereq-name="NAME">.  An element whose text
+   * is still arriving carries a `prereqReady` promise (item.js): the copy waits for it, and copies nothing
+   * when it rejects. */
   function bindCopy(button) {
     if (button.getAttribute("data-prereq-bound")) return;
     button.setAttribute("data-prereq-bound", "1");
@@ -146,14 +148,17 @@
     button.addEventListener("click", function () {
       var source = document.getElementById(button.getAttribute("data-prereq-copy"));
       if (!source) return;
-      var text = source.textContent;
       var name = button.getAttribute("data-prereq-name");
-      if (name) pushRecent(name);
-      copyText(text).then(function () {
+      var text = null;
+      Promise.resolve(source.prereqReady).then(function () {
+        text = source.textContent;
+        if (name) pushRecent(name);
+        return copyText(text);
+      }).then(function () {
         button.textContent = "Copied ✓";
         document.dispatchEvent(new CustomEvent("prereq:copied", { detail: { name: name, text: text } }));
       }, function () {
-        button.textContent = "Select the text and copy it";
+        button.textContent = text === null ? "Could not load what it requires" : "Select the text and copy it";
       }).then(function () {
         window.setTimeout(function () { button.textContent = label; }, 2000);
       });

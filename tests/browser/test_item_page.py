@@ -1,14 +1,18 @@
-"""Item pages: facts, requirements, the YAML to paste and its copy button."""
+"""Item pages: facts, requirements, the YAML to paste and its copy button (which puts in the forms of
+the items it requires: the same text as prereq's Python)."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 from playwright.sync_api import expect
 
+from site_html import whole_snippet
 
-def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots):
+
+def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots, built_site):
     page = visit.open("items/upload-results/")
     article = page.locator("article.prereq-item")
     expect(article.locator("h1")).to_have_text("Upload results next to the digits")
@@ -28,6 +32,15 @@ def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots
     links = graph.locator("a").evaluate_all("(links) => links.map(a => a.getAttribute('href'))")
     assert sorted(links) == ["../digits/", "../nfs-share/"]
     expect(graph.locator(".prereq-graph__node--self")).to_contain_text("upload-results 0.3.0")
+
+    # The closure in a job's order, each linked but the item itself.
+    closure = article.locator("ol.prereq-closure > li")
+    expect(closure).to_have_count(3)
+    expect(closure.nth(0)).to_contain_text("nfs-share 1.2.0")
+    assert closure.locator("a").evaluate_all("(links) => links.map(a => a.getAttribute('href'))") == [
+        "../nfs-share/",
+        "../digits/",
+    ]
 
     # Callbacks as written, as shell.
     expect(article.locator("h3.prereq-event")).to_have_count(2)
@@ -49,6 +62,7 @@ def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == page.evaluate("window.__copied.text")
     assert copied == page.locator("#prereq-yaml").text_content()
+    assert copied == whole_snippet(built_site, "upload-results")
     job = yaml.safe_load(copied)
     assert [p["name"] for p in job["prerequisites"]] == ["nfs-share", "digits", "upload-results"]
     assert job["taskRoles"]["taskrole"]["prerequisites"] == ["nfs-share", "digits", "upload-results"]
@@ -56,6 +70,20 @@ def test_item_page_shows_requirements_and_copies_the_job_yaml(visit, screenshots
     assert "export DIGITS_DIR=/mnt/share/digits" in digits["callbacks"][0]["commands"]
     # A copy counts as a use: the catalog's "recently used" filter and the composer read this.
     assert json.loads(page.evaluate("localStorage.getItem('prereq.recent')")) == ["upload-results"]
+
+
+def test_a_requirement_that_cannot_be_read_is_said_and_nothing_is_copied(visit):
+    visit.page.route(re.compile(r".*/items/nfs-share/1\.2\.0\.yaml$"), lambda route: route.fulfill(status=404))
+    page = visit.open("items/upload-results/")
+    page.evaluate("navigator.clipboard.writeText('before')")
+    box = page.locator("#prereq-yaml")
+    expect(box).to_contain_text("The forms of the 2 items it requires could not be loaded")
+    expect(box).not_to_have_attribute("aria-busy", "true")
+    button = page.locator("article.prereq-item [data-prereq-copy]")
+    button.click()
+    expect(button).to_have_text("Could not load what it requires")
+    assert page.evaluate("navigator.clipboard.readText()") == "before"
+    expect(button).to_have_text("Copy YAML for your job", timeout=5000)
 
 
 def test_item_page_versions_deprecation_and_images(visit):

@@ -2,7 +2,8 @@
 
 - ``publish``: ``prereq build`` and ``prereq serve`` (validate, index, site, swap into place);
 - ``site``: MkDocs behind one small module; ``plugin``: the MkDocs plugin that generates pages;
-- ``pages`` (with ``templates/``): item, tag and template pages; ``reference``: the format reference;
+- ``pages`` (with ``templates/``): tag, template and home page parts; ``itempage``: an item's page
+  and its form files; ``reference``: the format reference; ``frame``: the theme's whitespace out;
 - ``diagram``: the dependency SVG; ``render``: the sanitiser for contributor text;
 - ``execution_pages``: the execution catalog's pages (where jobs run, which queues each user gets).
 

@@ -4,6 +4,9 @@ Rendered at build time, so the page loads no diagram library.  A simple
 layered layout, left to right: the items that require this one, the item, then
 its requirements by depth (each node in the column after the deepest item that
 needs it), ordered within a column by the mean position of their parents.
+Bounded both ways, so that a page stays a page however large the graph: the first
+``MAX_DEPENDENTS`` dependents and the ``MAX_REQUIREMENTS`` nearest requirements,
+each side's rest in one "+N more" box.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ COLUMN_GAP = 56
 PADDING = 8
 MAX_LABEL = 32
 MAX_DEPENDENTS = 12
+MAX_REQUIREMENTS = 12
 ARC_LIFT = 34
 
 
@@ -40,6 +44,19 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
+def _nearest(name: str, edges: dict[str, list[str]]) -> tuple[dict[str, list[str]], int]:
+    """The item's requirements the diagram draws (nearest first, at most ``MAX_REQUIREMENTS``) as edges
+    among them, and how many it leaves out."""
+    reached, seen = [name], {name}
+    for current in reached:  # breadth first: the list grows while it is walked
+        for child in edges.get(current, []):
+            if child not in seen:
+                seen.add(child)
+                reached.append(child)
+    kept = set(reached[: MAX_REQUIREMENTS + 1])
+    return {node: [c for c in edges.get(node, []) if c in kept] for node in kept}, len(reached) - len(kept)
+
+
 def _nodes(
     name: str,
     version: str,
@@ -48,9 +65,12 @@ def _nodes(
     required_by: list[str],
     href: Callable[[str], str],
     more_href: str | None = None,
+    more_requirements_href: str | None = None,
 ) -> tuple[dict[str, _Node], list[str], list[tuple[str, str]]]:
-    """The boxes (the item, its closure, the first dependents) in columns, their order and the links."""
+    """The boxes (the item, its nearest requirements, the first dependents) in columns, their order and
+    the links."""
     nodes: dict[str, _Node] = {name: _Node(name, f"{name} {version}", None, "self", f"{name} {version}")}
+    edges, left_out = _nearest(name, edges)
     # Longest distance from the item: every edge then points to a later column.
     depth: dict[str, int] = {name: 0}
     order = list(reversed(post_order([name], lambda node: edges.get(node, []))))
@@ -61,6 +81,12 @@ def _nodes(
         if current != name:
             label = f"{current} {versions.get(current, '')}".strip()
             nodes[current] = _Node(current, label, href(current), "requirement", label)
+    if left_out:
+        depth["\0more-requirements"] = max(depth.values()) + 1
+        tip = f"{left_out} more items {name} requires"
+        nodes["\0more-requirements"] = _Node(
+            "\0more-requirements", f"+{left_out} more", more_requirements_href, "more", tip
+        )
     shown = required_by[:MAX_DEPENDENTS]
     for dependent in shown:
         nodes["\0" + dependent] = _Node("\0" + dependent, dependent, href(dependent), "dependent", dependent)
@@ -68,8 +94,8 @@ def _nodes(
         more = len(required_by) - len(shown)
         nodes["\0more"] = _Node("\0more", f"+{more} more", more_href, "more", f"{more} more items require {name}")
     offset = 1 if required_by else 0
-    for key, node in nodes.items():
-        node.column = 0 if node.kind in ("dependent", "more") else depth[key] + offset
+    for key, node in nodes.items():  # the dependents' side has no depth
+        node.column = depth[key] + offset if key in depth else 0
     links: list[tuple[str, str]] = [("\0" + d, name) for d in shown]
     links += [(parent, child) for parent in order for child in edges.get(parent, [])]
     return nodes, order, links
@@ -157,11 +183,13 @@ def dependency_svg(
     required_by: list[str],
     href: Callable[[str], str],
     more_href: str | None = None,
+    more_requirements_href: str | None = None,
 ) -> Markup:
     """``edges``: item name → names it directly requires, for the item and its whole closure;
     ``versions``: name → the version in the closure; ``href(name)``: the link to an item page;
-    ``more_href``: where the "+N more" box leads (every item that requires this one)."""
-    nodes, _, links = _nodes(name, version, edges, versions, required_by, href, more_href)
+    ``more_href``: where the dependents' "+N more" box leads (every item that requires this one),
+    ``more_requirements_href`` where the requirements' one does (all of them)."""
+    nodes, _, links = _nodes(name, version, edges, versions, required_by, href, more_href, more_requirements_href)
     geometry = _Geometry.of(nodes, _rows(nodes, links), links)
     # role="group", not "img": the boxes are links, and links inside an image are hidden from screen readers.
     parts = [

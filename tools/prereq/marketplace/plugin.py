@@ -9,9 +9,13 @@ the catalog can load it.
 
 Generated pages (``File.generated``, kept out of the navigation): one per item
 under ``items/<name>/``, the tag pages, the rule reference and the item format
-reference.  Item and tag pages get their body in ``on_page_content``, as HTML
-rendered by ``prereq.marketplace.pages`` — contributor text never goes through
-the site's own Markdown, which allows raw HTML.
+reference.  Item and tag pages get their body as HTML rendered by
+``prereq.marketplace.itempage`` and ``pages`` — contributor text never goes through
+the site's own Markdown, which allows raw HTML.  MkDocs reads every page before it
+writes any, keeping each body: item and tag bodies are rendered only when their page
+is written (``on_page_context``) and dropped once it is (10,000 item pages held 4 GB).
+Each item's form files (``itempage.form_files``) are written beside its page then.
+Every page's frame loses the whitespace the theme's templates leave (``frame``).
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
 reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
@@ -38,7 +42,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from prereq.core.errors import PrereqError
-from prereq.marketplace import csp, execution_pages, pagemeta, pages, reference
+from prereq.marketplace import csp, execution_pages, frame, itempage, pagemeta, pages, reference
 from prereq.registry import rules, schemas
 
 log = logging.getLogger("mkdocs.plugins.prereq")
@@ -54,6 +58,9 @@ PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
     ],
     "composer.md": [{"src": "assets/composer/ui/start.js", "module": False}],
 }
+# Item pages load a script of their own, which completes their snippet (itempage says how).
+ITEM_SCRIPTS: list[dict[str, Any]] = [{"src": "assets/item.js", "module": False}]
+DEFERRED = ("item", "tag")  # pages whose body is rendered when the page is written, then dropped
 # The OpenPAI webportal plugin: written at a fixed address of the site, the one administrators put in
 # webportal.plugins (site/webportal.md); it finds the rest of the site from its own URL.
 WEBPORTAL_SCRIPT = ("assets/composer/webportal/prereq-plugin.js", "webportal/prereq-plugin.js")
@@ -211,11 +218,11 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             files.append(File.generated(config, LOGO_URI + logo.suffix, abs_src_path=str(logo)))
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        scripts = PAGE_SCRIPTS.get(page.file.src_uri, [])
+        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+        scripts = ITEM_SCRIPTS if kind == "item" else PAGE_SCRIPTS.get(page.file.src_uri, [])
         page.meta["prereq_scripts"] = [
             script for script in scripts if files.get_file_from_path(script["src"]) is not None
         ]
-        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
         if kind == "item":  # the item's own summary for search engines and link previews, escaped here
             # (Markup: whether or not the theme's templates escape, it reaches the page once escaped)
             page.meta["description"] = Markup.escape(self._site_data().entries[arg]["summary"][:300])
@@ -227,9 +234,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        body = self._content(html, page, config)
+        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+        body = "" if kind in DEFERRED else self._content(html, page, config)
         if "description" not in page.meta:  # else every page would carry the site's own description
-            kind, arg = self.generated.get(page.file.src_uri, ("", ""))
             text = (
                 pagemeta.tag_description(arg, self._site_data().tags()[arg])
                 if kind == "tag"
@@ -238,6 +245,18 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             if text:
                 page.meta["description"] = Markup.escape(text)
         return body
+
+    def on_page_context(self, context: Any, *, page: Page, config: MkDocsConfig, nav: Any) -> Any:
+        kind, arg = self.generated.get(page.file.src_uri, ("", ""))
+        if kind in DEFERRED:
+            page.content = self._content("", page, config)
+        if kind == "item":
+            folder = Path(page.file.abs_dest_path).parent
+            folder.mkdir(parents=True, exist_ok=True)
+            for file, text in itempage.form_files(self._site_data(), arg).items():
+                # Plain writes, as MkDocs writes its pages: prereq build moves the whole site into place.
+                (folder / file).write_text(text, encoding="utf-8")
+        return context
 
     def _content(self, html: str, page: Page, config: MkDocsConfig) -> str:
         data = self._site_data()
@@ -251,7 +270,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         # (str + Markup would escape the str).
         kind, arg = self.generated.get(page.file.src_uri, ("", ""))
         if kind == "item":
-            return str(pages.render_item(data, arg, href, repo_url=config.repo_url))
+            return str(itempage.render_item(data, arg, href, repo_url=config.repo_url))
         if kind == "tag":
             return str(pages.render_tag(data, arg, href))
         if kind == "tags":
@@ -266,13 +285,17 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         return html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        return self._with_policy(output, page.file.src_uri, page.content)
+        output = self._with_policy(output, page.file.src_uri, page.content)
+        if self.generated.get(page.file.src_uri, ("",))[0] in DEFERRED:
+            page.content = None  # written next, and not needed again
+        return output
 
     def on_post_template(self, output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
         # The theme's own pages (404.html) have no Page; sitemap.xml is no HTML.
         return self._with_policy(output_content, template_name) if template_name.endswith(".html") else output_content
 
     def _with_policy(self, output: str, name: str, content: str | None = None) -> str:
+        output = frame.compact(output, content=content)
         try:
             output, blocked = csp.apply(output, content=content, live_reload=self.live_reload)
         except ValueError as exc:

@@ -112,12 +112,19 @@ def markdown_to_html(text: str | None) -> Markup:
 _BASH = BashLexer()
 _YAML = YamlLexer()
 _FORMATTER = HtmlFormatter(nowrap=True)
+# Pygments names a token by its whole type ("l l-Scalar l-Scalar-Plain") and wraps whitespace in spans;
+# the theme colours the first name only and whitespace not at all.  Both go: half of a highlighted block.
+_CLASSES = re.compile(r'<span class="([a-z0-9]+)(?: [A-Za-z0-9-]+)+">')
+_WHITESPACE = re.compile(r'<span class="w">([ \t\n]*)</span>')
 
 
 def highlight_fragment(code: str, language: str = "sh") -> Markup:
     """Highlighted (and escaped) lines, without the surrounding block."""
     lexer = {"sh": _BASH, "yaml": _YAML}.get(language)
-    return Markup(highlight(code, lexer, _FORMATTER)) if lexer else escape(code)
+    if lexer is None:
+        return escape(code)
+    html = _WHITESPACE.sub(r"\1", highlight(code, lexer, _FORMATTER))
+    return Markup(_CLASSES.sub(r'<span class="\1">', html))
 
 
 def code_block_html(body: Markup, language: str, *, element_id: str | None = None, copy: bool = True) -> Markup:
