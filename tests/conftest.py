@@ -3,6 +3,7 @@ indexes the job tests run against."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# Validation keeps no cache in the tests (nor in the processes they start): every run computes what it
+# reports, and nothing is written into the checkout or a home.  tests/test_validation_cache.py turns it on.
+os.environ["PREREQ_CACHE"] = "off"
 
 OWNERS_YAML = "users: [alice, bob]\nteams:\n  data-team: [alice, bob]\n"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from check_helpers import found, item
+from prereq.core.files import Cache
 from prereq.openpai import runtime, shellhints, shelllint
 from prereq.openpai.shellvars import used_variables
 from prereq.registry.validate import validate
@@ -205,24 +205,29 @@ taskRoles:
 """
 
 
-def test_with_prereq_cache_a_later_run_starts_no_shellcheck(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_with_a_cache_a_later_run_starts_no_shellcheck_and_no_bash(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     if not shelllint.available():
         pytest.skip("ShellCheck is not installed")
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("PREREQ_CACHE", str(cache))
-    monkeypatch.setattr(shelllint, "_LINT", {})
+    folder = tmp_path / "cache"
     token = re.sub(r"\W", "_", tmp_path.name).upper()
     texts = [shelllint.lint_script([f'export AT_{i}_{token}=$(date) && echo "$UNSET_{token}"']).text for i in range(3)]
+    pairs = [*((text, text) for text in texts), ("if true\n", texts[0])]  # bash's verdicts too, an error among them
+
+    def run() -> tuple[list[list[shelllint.ShellIssue]], list[shelllint.Lint]]:
+        monkeypatch.setattr(shelllint, "_LINT", {})  # as a new process would start
+        monkeypatch.setattr(shelllint, "_SYNTAX", {})
+        cache = Cache(folder, "test")
+        found = shelllint.check_scripts(pairs, cache=cache)
+        cache.save()
+        return found
+
     calls = _counted_runs(monkeypatch)
-    first = shelllint.lint_scripts(texts)
-    assert [(lint.findings[0].code, lint.unassigned) for lint in first] == [(2155, {f"UNSET_{token}"})] * 3
-    assert len(calls) == 1 and len(list(cache.glob("shellcheck-*.json"))) == 1
-    monkeypatch.setattr(shelllint, "_LINT", {})  # as a new process would start
-    assert shelllint.lint_scripts(texts) == first and len(calls) == 1  # no ShellCheck this time
-    for kept in cache.glob("*.json"):
+    first = run()
+    assert [(lint.findings[0].code, lint.unassigned) for lint in first[1][:3]] == [(2155, {f"UNSET_{token}"})] * 3
+    assert first[0][:3] == [[]] * 3 and first[0][3][0].code == 0
+    assert len(calls) >= 2 and {p.name for p in folder.glob("*.json")} == {"shellcheck.json", "bash-syntax.json"}
+    started = len(calls)
+    assert run() == first and len(calls) == started  # neither ShellCheck nor bash this time
+    for kept in folder.glob("*.json"):
         kept.write_text('{"not": "what prereq wrote"', encoding="utf-8")
-    monkeypatch.setattr(shelllint, "_LINT", {})
-    assert shelllint.lint_scripts(texts) == first and len(calls) == 2  # a damaged cache is ignored
-    monkeypatch.setenv("PREREQ_CACHE", "relative/folder")
-    monkeypatch.setattr(shelllint, "_LINT", {})
-    assert shelllint.lint_scripts(texts) == first and len(calls) == 3 and not Path("relative").exists()
+    assert run() == first and len(calls) > started  # a damaged cache is ignored

@@ -14,7 +14,8 @@ every import to this).
 - ``versions``: semantic versions and npm ranges (node-semver);
 - ``graph``: cycles (networkx), the one depth-first walk, closures, parameter lookup;
 - ``gitrepo``: the registry's git history (GitPython);
-- ``files``: where prereq's own files are, safe output folders, atomic writes of regular files;
+- ``files``: where prereq's own files are, safe output folders, atomic writes of regular files, the cache
+  kept across runs;
 - ``shapes``: untrusted data read by shape; ``terminal``: control characters shown, not obeyed; ``errors``: PrereqError.
 
 May import: the standard library and third-party libraries only, never another prereq package.

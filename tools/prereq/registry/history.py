@@ -4,20 +4,24 @@ A credential removed by a later commit is still readable in the repository, and 
 item ever had is published from its history, so ``prereq validate`` looks at every revision of every
 item and job template: each version that held a credential is reported once, with the commit that
 first held it, so that its owners rotate it (the index builder leaves such versions out).  Revisions
-the working tree still has byte for byte are left to PRQ190, which points at the line.
+the working tree still has byte for byte are left to PRQ190, which points at the line.  One
+``git log`` lists the blob each commit left; what a blob holds (a pure function of its content) is
+kept by its id across runs, so a run reads from git only the blobs no earlier run scanned.
 
 May import: the standard library, prereq.core, prereq.registry.loader/rules/secrets/suppress.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.gitrepo import FileRevision, Repository
+from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.core.gitrepo import FileChange, Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.registry import secrets
 from prereq.registry.loader import ITEMS_DIR, TEMPLATES_DIR, SourceItem
@@ -48,56 +52,78 @@ def revision_leaks(content: bytes) -> list[secrets.Located]:
     return list(secrets.locate(loaded)) if isinstance(loaded.data, dict) else []
 
 
-def _revisions(repo: Repository, root: Path) -> list[FileRevision]:
-    return [
-        revision
-        for folder in (ITEMS_DIR, TEMPLATES_DIR)
-        if (root / folder).is_dir()
-        for revision in repo.history(root / folder)
-        if revision.content is not None and revision.path.endswith(".yaml")
+def _line_digest(line: str) -> str:
+    """What is kept of a line holding a credential: enough to know it again, nothing to read it by."""
+    return hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _findings(content: bytes | None) -> dict[str, Any]:
+    """What ``history_problems`` needs of one revision, a pure function of its content (kept by blob id):
+    nothing for one without a literal credential; else its name and version, the line of its first
+    credential, and each credential's kind beside a digest of the line of text holding it."""
+    found = [f for f in revision_leaks(content or b"") if any(leak.literal for leak in f.leaks)]
+    if not found:
+        return {}
+    data = load_yaml(content or b"").data
+    values = dict(placeholders.strings(data))
+    leaks = [
+        [_line_digest(_leak_line(values[path], leak)), leak.kind]
+        for path, leak in secrets.scan_document(data)
+        if leak.literal
     ]
+    name, version = data.get("name"), data.get("version")
+    return {"name": str(name or ""), "version": str(version or ""), "line": found[0].line, "leaks": leaks}
 
 
-def _same_as_working_tree(path: Path, content: bytes) -> bool:
-    """The file still holds ``content`` (compared only when the sizes agree: most revisions differ)."""
-    try:
-        return (
-            path.is_file()
-            and not path.is_symlink()
-            and path.stat().st_size == len(content)
-            and (path.read_bytes() == content)
-        )
-    except OSError:
-        return False
+def _scanned(repo: Repository, changes: list[FileChange], shelf: Shelf) -> dict[str, dict[str, Any]]:
+    """``_findings`` of each blob the changes left, those ``shelf`` kept read from it, the others from
+    git in one pass (and kept)."""
+    blobs = {change.blob for change in changes if change.blob}
+    scanned = {blob: kept for blob in blobs if isinstance(kept := shelf.get(blob), dict)}
+    contents = repo.blobs(blob for blob in blobs if blob not in scanned)
+    for blob in blobs - set(scanned):
+        scanned[blob] = _findings(contents.get(blob))
+        if blob in contents:  # one git could not give (a partial clone's) may come later
+            shelf.put(blob, scanned[blob])
+    return scanned
 
 
-def history_problems(root: Path, *, cleared: Mapping[str, set[str]] | None = None) -> list[Problem]:
+def history_problems(
+    root: Path,
+    *,
+    cleared: Mapping[str, set[str]] | None = None,
+    current: Mapping[Path, str] | None = None,
+    cache: Cache = NO_CACHE,
+) -> list[Problem]:
     """PRQ192 for every version in the history of the registry at ``root`` that held a credential;
     none outside a git repository.  ``cleared`` (``cleared_lines``) holds, per item, the lines its
     current file suppresses PRQ190 on: the build publishes older versions whose only findings are
-    those, so they are not reported either."""
+    those, so they are not reported either.  ``current`` holds the blob id of each file as the working
+    tree has it: a revision still there is PRQ190's.  What each blob holds is kept in ``cache``."""
     repo = Repository.find(root)
     if repo is None:
         return []
     root = root.resolve()
+    changes = [
+        change
+        for folder in (ITEMS_DIR, TEMPLATES_DIR)
+        if (root / folder).is_dir()
+        for change in repo.changes(root / folder)
+        if change.blob
+        and change.path.endswith(".yaml")
+        and change.blob != (current or {}).get(repo.root / change.path)  # what the working tree holds: PRQ190's
+    ]
+    scanned = _scanned(repo, changes, cache.shelf("history-secrets"))
     held: dict[tuple[str, str], _Held] = {}
-    for revision in _revisions(repo, root):  # newest first: the last one seen is the oldest
-        assert revision.content is not None
-        path = repo.root / revision.path
-        rel = path.relative_to(root).as_posix()
-        if _same_as_working_tree(path, revision.content):
-            continue  # what the working tree holds is PRQ190's
-        found = [f for f in revision_leaks(revision.content) if any(leak.literal for leak in f.leaks)]
-        if not found:
-            continue
-        data = load_yaml(revision.content).data
-        remaining = withheld_leaks(data, (cleared or {}).get(Path(rel).stem, set()))
-        if not remaining:
-            continue  # only what its owners judged no credential: published, so not reported
-        version = str(data.get("version") or "")
-        entry = held.setdefault((rel, version), _Held(rel, str(data.get("name") or Path(rel).stem), version))
-        entry.commit, entry.line = revision.commit, found[0].line
-        kinds = [leak.kind for leak in remaining]
+    for change in changes:  # newest first: the last one seen is the oldest
+        found = scanned[change.blob or ""]
+        rel = (repo.root / change.path).relative_to(root).as_posix()
+        lines = {_line_digest(line) for line in (cleared or {}).get(Path(rel).stem, set())}
+        kinds = [kind for line, kind in found.get("leaks", []) if line not in lines]
+        if not kinds:
+            continue  # no credential, or only what its owners judged none: published, so not reported
+        entry = held.setdefault((rel, found["version"]), _Held(rel, found["name"] or Path(rel).stem, found["version"]))
+        entry.commit, entry.line = change.commit, found["line"]
         entry.kinds = list(dict.fromkeys([*entry.kinds, *kinds]))
     return [
         problem(

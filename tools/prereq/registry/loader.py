@@ -4,6 +4,7 @@ beyond "is this one YAML mapping"; the checks do the rest."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -12,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
+from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.core.versions import Requirement
-from prereq.core.yamlload import MAX_DEPTH, LoadedYaml, YamlLoadError, format_path, load_yaml
+from prereq.core.yamlload import MAX_DEPTH, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
 from prereq.registry.handles import read_handles
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
 from prereq.registry.rules import Problem, problem
@@ -37,6 +39,8 @@ class SourceItem:
     rel: str  # relative to the registry root, '/'-separated
     data: dict[str, Any]
     yaml: LoadedYaml
+    digest: str = ""  # the SHA-256 of the bytes read: what results kept across runs are keyed by
+    blob: str = ""  # git's id of the same bytes: the revision in its history the file still is
 
     @property
     def stem(self) -> str:
@@ -85,21 +89,16 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     ``start/registry`` qualify: a mistyped path must not silently validate
     some other registry further up.
     """
+    hint = f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'"
     if not start.exists():
-        raise PrereqError(
-            f"{start} does not exist",
-            hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
-        )
+        raise PrereqError(f"{start} does not exist", hint=hint)
     start = start.resolve()
     if (start / ITEMS_DIR).is_dir():
         return start
     for folder in (start, *start.parents) if search_parents else (start,):
         if (folder / "registry" / ITEMS_DIR).is_dir():
             return folder / "registry"
-    raise PrereqError(
-        f"no registry found {'at or above' if search_parents else 'at'} {start}",
-        hint=f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'",
-    )
+    raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=hint)
 
 
 def entry_problem(path: Path, rel: str, *, folder: bool = False) -> Problem | None:
@@ -172,11 +171,8 @@ def _yaml_fix(message: str) -> str:
     return "fix the YAML syntax at this position"
 
 
-def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
+def _parse(raw: bytes, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     """Load one YAML file strictly; YAML issues and the size limits become positioned problems."""
-    raw = _read_bytes(path, rel)
-    if isinstance(raw, Problem):
-        return None, [raw]
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if len(text) > MAX_LINE_CHARS:  # bytes: at least as many as characters
             detail = f"line {number} is {len(text)} bytes long (at most {MAX_LINE_CHARS})"
@@ -185,17 +181,8 @@ def read_yaml_file(path: Path, rel: str) -> tuple[LoadedYaml | None, list[Proble
     try:
         loaded = load_yaml(raw)
     except YamlLoadError as exc:
-        return None, [
-            problem(
-                _YAML_RULES[issue.kind],
-                file=rel,
-                line=issue.line,
-                column=issue.column,
-                detail=issue.message,
-                fix=_yaml_fix(issue.message),
-            )
-            for issue in exc.issues
-        ]
+        found = [(_YAML_RULES[issue.kind], issue.line, issue.column, issue.message) for issue in exc.issues]
+        return None, [problem(r, file=rel, line=n, column=c, detail=m, fix=_yaml_fix(m)) for r, n, c, m in found]
     where = _past_expanded_limit(loaded.data)
     if where is not None:
         line, column = loaded.position(where)
@@ -257,7 +244,12 @@ _SHAPES = {
 def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, list[Problem]]:
     """One YAML mapping; ``shape`` is the key of ``_SHAPES`` saying what the file should hold, or, for
     files other packages read through here (the execution catalog), that advice itself."""
-    loaded, problems = read_yaml_file(path, rel)
+    raw = _read_bytes(path, rel)
+    return (None, [raw]) if isinstance(raw, Problem) else _mapping(raw, rel, shape)
+
+
+def _mapping(raw: bytes, rel: str, shape: str) -> tuple[LoadedYaml | None, list[Problem]]:
+    loaded, problems = _parse(raw, rel)
     if loaded is not None:
         for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
             line, column = loaded.position(where, key=True)
@@ -272,6 +264,24 @@ def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, l
         problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=fix))
         return None, problems
     return loaded, problems
+
+
+def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem | None, list[Problem]]:
+    """One file of ``folder``, its data kept in ``shelf`` by its digest: a file read before is not parsed
+    again (only a file without problems is kept, so nothing the loader checks needs checking again)."""
+    raw = _read_bytes(path, rel)
+    if isinstance(raw, Problem):
+        return None, [raw]
+    digest = hashlib.sha256(raw).hexdigest()
+    blob = hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()  # git's own id of them
+    kept = shelf.get(digest)
+    loaded: LoadedYaml | None = Reloaded(kept, raw) if isinstance(kept, dict) else None
+    if loaded is None:
+        loaded, problems = _mapping(raw, rel, folder)
+        if loaded is None:
+            return None, problems
+        shelf.put(digest, loaded.data)
+    return SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded, digest=digest, blob=blob), []
 
 
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
@@ -322,13 +332,9 @@ def _read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
             if member not in owners.users:
                 detail = f"team {team!r} lists {member!r}, who is not in users"
                 problems.append(_owners_problem(loaded, ("teams", team, index), detail, f"add {member} to users"))
-    return owners, problems + _handles(owners, loaded, trusted)
-
-
-def _handles(owners: Owners, loaded: LoadedYaml, trusted: bool) -> list[Problem]:
-    """Reads ``github:`` into ``owners`` (handles of a malformed owners file are not trusted either)."""
+    # the GitHub handles (those of a malformed owners file are not trusted either)
     owners.github, found = read_handles(loaded, owners.users, set(owners.teams)) if trusted else ({}, [])
-    return found
+    return owners, problems + found
 
 
 def _not_read_fix(path: Path, folder: str) -> str:
@@ -345,7 +351,7 @@ def _not_read_fix(path: Path, folder: str) -> str:
     return f"move it out of {folder}/, or name it <name>.yaml if it is {_FOLDERS[folder]}"
 
 
-def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]]:
+def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem], list[Problem]]:
     """Every ``<name>/*.yaml`` mapping; anything else in the folder is a problem, never read or skipped
     silently (a link, a pipe, ``x.yml``, a folder)."""
     folder = root / name
@@ -368,15 +374,16 @@ def _load_folder(root: Path, name: str) -> tuple[list[SourceItem], list[Problem]
                 fix = _not_read_fix(path, name)
                 problems.append(problem("PRQ106", file=rel, detail=path.name, what=_FOLDERS[name], fix=fix))
             continue
-        loaded, found = load_mapping(path, rel, name)
+        source, found = _source(path, rel, name, shelf)
         problems += found
-        if loaded is not None:
-            loaded_files.append(SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded))
+        if source is not None:
+            loaded_files.append(source)
     return loaded_files, problems
 
 
-def load_registry(root: Path) -> LoadedRegistry:
-    """Read every item file and the owners list under ``root``."""
+def load_registry(root: Path, *, cache: Cache = NO_CACHE) -> LoadedRegistry:
+    """Read every item file and the owners list under ``root``; what the ``cache`` kept of a file read
+    before (its data) is not parsed again."""
     root = root.resolve()
     items_dir = root / ITEMS_DIR
     if not items_dir.is_dir():
@@ -384,7 +391,8 @@ def load_registry(root: Path) -> LoadedRegistry:
             f"{root} has no {ITEMS_DIR}/ folder", hint="point at the registry folder, e.g. 'prereq validate registry'"
         )
     owners, problems = _load_owners(root)
-    items, found = _load_folder(root, ITEMS_DIR)
-    templates, found_in_templates = _load_folder(root, TEMPLATES_DIR)
+    shelf = cache.shelf("files")
+    items, found = _load_folder(root, ITEMS_DIR, shelf)
+    templates, found_in_templates = _load_folder(root, TEMPLATES_DIR, shelf)
     problems += found + found_in_templates
     return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

@@ -1,15 +1,38 @@
-"""The validator's library API: a registry folder in, items and problems out."""
+"""The validator's library API: a registry folder in, items and problems out.
+
+What validation reads of each file and script is kept across runs (``Cache``), keyed by content and
+prereq's identity: the data of each file, what the file checks find in it, ShellCheck's and bash's
+readings of each script, and what each blob of the git history holds.  Checks across items (the
+require graph, variables flowing between items, conflicts, placeholders) always run.  The folder is
+``$PREREQ_CACHE`` (an absolute path; ``off``: none), else ``.prereq-cache/`` at the root of the git
+work tree holding the registry, git-ignored by its own ``.gitignore``: on by default, as ruff's and
+mypy's caches are, since a pre-commit hook validates on every commit; never in a user's home, and
+none outside a git work tree (nothing is written beside a registry that is not a checkout).  A cache
+folder git tracks files in is not read: a pull request could bring one that hides a credential.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import os
+import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
+import prereq
+from prereq.core.files import NO_CACHE, SCHEMA_DIR, Cache
+from prereq.core.gitrepo import Repository
 from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
 from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
 from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
+
+CACHE_FOLDER = ".prereq-cache"
+# What else computes what is kept: a new version of any of them is a new identity.
+_LIBRARIES = ("PyYAML", "detect-secrets", "jsonschema", "jsonschema-rs", "node-semver")
 
 
 @dataclass
@@ -33,9 +56,9 @@ class ValidationResult:
         return bool(self.errors or (strict and self.warnings))
 
 
-def validate_loaded(registry: LoadedRegistry, *, history: bool = False) -> ValidationResult:
+def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: Cache = NO_CACHE) -> ValidationResult:
     """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied."""
-    ctx, problems = run_checks(registry)
+    ctx, problems = run_checks(registry, cache=cache)
     # A suppression is judged unused only for the rules this run checks (not the review's, nor the
     # history's without ``history``).
     judged = {rule for check in CHECKS for rule in check.ids} | set(LOADER_RULES)
@@ -43,7 +66,9 @@ def validate_loaded(registry: LoadedRegistry, *, history: bool = False) -> Valid
     sources = [*registry.items, *registry.templates]
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
         _, first = suppress.apply(registry.root, sources, problems, judged=judged)
-        problems = problems + history_problems(registry.root, cleared=cleared_lines(ctx.items, first))
+        current = {source.path: source.blob for source in sources}
+        cleared = cleared_lines(ctx.items, first)
+        problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
     kept, suppressed = suppress.apply(registry.root, sources, problems, judged=judged)
     return ValidationResult(
         root=registry.root,
@@ -59,4 +84,42 @@ def validate(root: Path, *, history: bool = False) -> ValidationResult:
     """Check every file under the registry folder ``root``; never raises for bad content.  With
     ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
     for it, the build does not (it leaves such versions out instead of failing)."""
-    return validate_loaded(load_registry(root), history=history)
+    cache = cache_for(root)
+    result = validate_loaded(load_registry(root, cache=cache), history=history, cache=cache)
+    cache.save()
+    return result
+
+
+def cache_for(root: Path) -> Cache:
+    """The cache of validating the registry at ``root`` (see the module's docstring)."""
+    setting = os.environ.get("PREREQ_CACHE", "")
+    if setting == "off" or (setting and not os.path.isabs(setting)):
+        return NO_CACHE  # a relative folder would depend on where prereq runs
+    if setting:
+        folder = Path(setting)
+    else:
+        above = [f for f in (root.resolve(), *root.resolve().parents) if (f / ".git").exists()]
+        if not above:
+            return NO_CACHE
+        folder = above[0] / CACHE_FOLDER
+    repository = Repository.find(folder) if folder.exists() else None
+    if repository is not None and repository.tracks(folder):
+        return NO_CACHE
+    return Cache(folder, identity())
+
+
+@lru_cache(maxsize=1)
+def identity() -> str:
+    """prereq as what computed a kept result: its version, a digest of its code and schemas (an edited
+    checkout is another prereq), Python's and the libraries' versions."""
+    digest = hashlib.sha256()
+    package = Path(prereq.__file__).parent
+    for path in sorted([*package.rglob("*.py"), *SCHEMA_DIR.glob("*.json")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    libraries = []
+    for name in _LIBRARIES:
+        try:
+            libraries.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            libraries.append(f"{name} -")
+    return f"prereq {prereq.__version__} {digest.hexdigest()[:20]} Python {sys.version.split()[0]} {libraries}"

@@ -1,6 +1,8 @@
 """What every check may look at (``Context``), and how a check declares the rule ids it emits.
 
-A check is a small function decorated with ``item_check(*ids)`` (run once per item) or
+A check is a small function decorated with ``item_check(*ids)`` (run once per item),
+``file_check(*ids)`` (once per item, and per job template with ``templates=True``, looking at
+nothing but that file: its problems are kept across runs by the file's content and path) or
 ``registry_check(*ids)`` (once per registry); ``run_checks`` refuses a problem whose id
 its check did not declare, and a test holds every rule of the table to exactly the
 checks (or the loader) that declare it.
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from prereq.core.files import NO_CACHE, Cache
 from prereq.core.graph import build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms
 from prereq.registry import schemas
@@ -32,6 +35,8 @@ class Context:
     items: dict[str, SourceItem]
     owners: Owners
     graph: Graph
+    cache: Cache = NO_CACHE  # what earlier runs read of files and scripts
+    valid_files: dict[str, bool] = field(default_factory=dict)  # by file: known valid (or not) without a schema check
     _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
     _forms: dict[str, dict[str, Any] | forms.PlaceholderError] = field(default_factory=dict)
 
@@ -44,6 +49,11 @@ class Context:
         if item.rel not in self._schema_issues:
             self._schema_issues[item.rel] = schemas.check_item(item.data)
         return self._schema_issues[item.rel]
+
+    def valid(self, item: SourceItem) -> bool:
+        """The item passes its schema (known from an earlier run when its file is unchanged)."""
+        known = self.valid_files.get(item.rel)
+        return known if known is not None else not self.schema_issues(item)
 
     def form(self, item: SourceItem) -> dict[str, Any] | forms.PlaceholderError:
         """The OpenPAI form of a valid item, its templates rendered from this registry (computed once),
@@ -96,6 +106,7 @@ class Check:
     run: Callable[..., Iterator[Problem]]
     ids: tuple[str, ...]
     scope: str
+    templates: bool = False  # a file check that also runs on every job template
 
     @property
     def name(self) -> str:
@@ -106,13 +117,21 @@ def item_check(*ids: str) -> Callable[[Callable[[SourceItem, Context], Iterator[
     return lambda run: Check(run, ids, "item")
 
 
+def file_check(
+    *ids: str, templates: bool = False
+) -> Callable[[Callable[[SourceItem, Context], Iterator[Problem]]], Check]:
+    """A check of one file that looks at nothing else (its data, positions and path; of the context only
+    ``schema_issues`` of that file): what it finds is a pure function of the file, kept across runs."""
+    return lambda run: Check(run, ids, "file", templates)
+
+
 def registry_check(*ids: str) -> Callable[[Callable[[LoadedRegistry, Context], Iterator[Problem]]], Check]:
     return lambda run: Check(run, ids, "registry")
 
 
-def make_context(registry: LoadedRegistry) -> Context:
+def make_context(registry: LoadedRegistry, *, cache: Cache = NO_CACHE) -> Context:
     items: dict[str, SourceItem] = {}
     for item in registry.items:
         items.setdefault(item.name, item)
     graph = build_graph({name: [r.name for r in item.requires] for name, item in items.items()})
-    return Context(items=items, owners=registry.owners, graph=graph)
+    return Context(items=items, owners=registry.owners, graph=graph, cache=cache)

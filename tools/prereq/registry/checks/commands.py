@@ -55,7 +55,7 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
             lint = shelllint.lint_script([c for _, c in rendered[event]]).text if rendered and raw[event] else None
             blocks.append((item, event, raw[event], known_here, lint))
     roles = [shelllint.lint_script([c for _, c in entries]).text for _, _, entries, _ in _task_role_blocks(registry)]
-    shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles)
+    shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles, cache=ctx.cache)
     for item, event, entries, known_here, lint in blocks:
         yield from unset_variables(item, event, entries, known=known_here, lint=lint)
 
@@ -78,7 +78,7 @@ def unset_variables(
 @item_check("PRQ154", "PRQ155")
 def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     """Parameters that use parameters: no cycle, and no expansion past ``forms.MAX_RENDERED``."""
-    if ctx.schema_issues(item):
+    if not ctx.valid(item):
         return
     form = ctx.form(item)
     if not isinstance(form, forms.PlaceholderError):
@@ -96,7 +96,7 @@ def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]
 
 @item_check("PRQ171")
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    form = ctx.form(item) if not ctx.schema_issues(item) else None
+    form = ctx.form(item) if ctx.valid(item) else None
     if not isinstance(form, dict):
         return  # only a valid item has a form to check (PRQ154/155 say why a form could not be made)
     for broken in forms.check_round_trip(form):
@@ -127,7 +127,9 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     blocks += _task_role_blocks(registry)
     run = [shelllint.runtime_script([c for _, c in e], policy=policy) for _, _, e, policy in blocks]
     lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries, _ in blocks]
-    syntax, linted = shelllint.check_scripts([(r.text, li.text) for r, li in zip(run, lint, strict=True)])
+    syntax, linted = shelllint.check_scripts(
+        [(r.text, li.text) for r, li in zip(run, lint, strict=True)], cache=ctx.cache
+    )
     for (item, event, entries, _), script, errors, lint_script, findings in zip(
         blocks, run, syntax, lint, linted, strict=True
     ):
@@ -139,7 +141,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
 
 def _shell_readable(item: SourceItem, ctx: Context) -> bool:
     """A valid cmd item whose commands' templates are all closed (PRQ153 says where one is not)."""
-    if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN or ctx.schema_issues(item):
+    if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN or not ctx.valid(item):
         return False
     blocks = forms.command_blocks(item.data).values()
     return not any(placeholders.unclosed(command) for entries in blocks for _, command in entries)

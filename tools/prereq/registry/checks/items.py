@@ -13,13 +13,13 @@ from prereq.core.versions import fold_name
 from prereq.core.yamlload import format_path
 from prereq.openpai import forms, runtime
 from prereq.registry import schemas
-from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.checks.base import Context, at, file_check, item_check, registry_check
 from prereq.registry.itemformat import is_windows_reserved
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
 
 
-@item_check("PRQ110", "PRQ111", "PRQ112", "PRQ135")
+@file_check("PRQ110", "PRQ111", "PRQ112", "PRQ135")
 def check_schema(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     for issue in ctx.schema_issues(item):
         if issue.kind == "unknown-key":
@@ -47,7 +47,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROL_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-@item_check("PRQ113")
+@file_check("PRQ113")
 def check_characters(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     for path, value in placeholders.strings(item.data):
         pattern = _CONTROL_IN_LINE if path and path[0] in _LINE_FIELDS else _CONTROL
@@ -64,7 +64,7 @@ _TODO_FIELDS = ("title", "description", "tags", "license", "homepage", "uri")
 _TODO = re.compile(r"\bTODO\b")
 
 
-@item_check("PRQ114")
+@file_check("PRQ114")
 def check_todo(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     """The blanks ``prereq new`` and ``prereq share`` leave (only in the fields people read first)."""
     for path, value in placeholders.strings({k: v for k, v in item.data.items() if k in _TODO_FIELDS}):
@@ -84,7 +84,7 @@ def _keys(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
             stack.extend((child, (*where, index)) for index, child in enumerate(current))
 
 
-@item_check("PRQ120", "PRQ122")
+@file_check("PRQ120", "PRQ122")
 def check_name(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     name = item.data.get("name")
     if isinstance(name, str) and name != item.stem:
@@ -103,7 +103,7 @@ def check_collisions(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem
             yield at(item, ("name",), "PRQ121", name=item.name, other=other.name, other_file=other.rel)
 
 
-@item_check("PRQ130", "PRQ131", "PRQ132", "PRQ133", "PRQ134", "PRQ136")
+@file_check("PRQ130", "PRQ131", "PRQ132", "PRQ133", "PRQ134", "PRQ136")
 def check_plugin(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     data = item.data
     if data.get("type") == "dockerimage":

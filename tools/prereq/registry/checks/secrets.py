@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from prereq.core.yamlload import format_path
 from prereq.registry import secrets
-from prereq.registry.checks.base import Context, registry_check
-from prereq.registry.loader import LoadedRegistry, SourceItem
+from prereq.registry.checks.base import Context, file_check
+from prereq.registry.loader import SourceItem
 from prereq.registry.rules import Problem, problem
 
 
@@ -28,11 +28,10 @@ def leak_problems(item: SourceItem) -> Iterator[Problem]:
                 yield problem("PRQ191", file=item.rel, line=line, column=column, where=where, name=leak.kind)
 
 
-@registry_check("PRQ190", "PRQ191")
-def check_secrets(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+@file_check("PRQ190", "PRQ191", templates=True)
+def check_secrets(source: SourceItem, ctx: Context) -> Iterator[Problem]:
     """Every item and every job template (one check for both: a rule is declared in one place)."""
-    for source in (*registry.items, *registry.templates):
-        yield from leak_problems(source)
+    yield from leak_problems(source)
 
 
 CHECKS = (check_secrets,)

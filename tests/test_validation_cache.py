@@ -1,0 +1,181 @@
+"""What validation keeps across runs (``registry.validate.cache_for``): a warm run reports exactly what a
+run without the cache reports (every rule fixture, the bundled registry, the history), a changed file
+or another prereq misses, a damaged cache is ignored, a cache git tracks is not read, and the cache is
+written only where it should be (the work tree's ``.prereq-cache``, or ``$PREREQ_CACHE``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prereq
+from check_helpers import FIXTURE_DIRS, item
+from conftest import REPO
+from gitrepo import GitRepo, item_yaml
+from prereq.core.gitrepo import Repository
+from prereq.registry import loader, schemas
+from prereq.registry import validate as validation
+from prereq.registry.validate import validate
+
+TOKEN = "".join(("gh", "p_", "R7tLq2Vx9Kd4Mw8Ns1Pz6Bc3Hf5Jg0Ya2Eu7"))  # put together: no scanner's food
+CLONE = f"git clone https://{TOKEN}@github.com/team/tools.git /opt/tools"
+FETCH = "wget -q https://anonymous:anonymous@ftp.gnu.org/gnu/hello/hello-2.12.tar.gz -P /tmp"
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[Any]:
+    """The arguments of each call of ``owner.name`` from now on, the real function still run."""
+    calls: list[Any] = []
+    real = getattr(owner, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
+def _seen(root: Path, *, history: bool = False) -> list[tuple[Any, ...]]:
+    result = validate(root, history=history)
+    return [tuple(p.as_dict().values()) for p in result.problems] + [
+        ("suppressed", *s.problem.as_dict().values()) for s in result.suppressed
+    ]
+
+
+def _cold_and_warm(root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> list[Any]:
+    """Problems without a cache, then with a new one twice: all three the same; the last parses no file
+    and checks no schema the first run of the cache saw (but those with problems the loader reports)."""
+    monkeypatch.setenv("PREREQ_CACHE", "off")
+    plain = _seen(root, **options)
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    assert _seen(root, **options) == plain
+    parsed = _counted(monkeypatch, loader, "_mapping")
+    schema_checked = _counted(monkeypatch, schemas, "check_item")
+    assert _seen(root, **options) == plain
+    loader_rules = {problem[0] for problem in plain} & set(loader.LOADER_RULES)
+    files = [rel for _, rel, _ in parsed if rel != loader.OWNERS_FILE]  # the owners file is always read
+    assert schema_checked == [] and (files == [] or loader_rules), (files, loader_rules)
+    return plain
+
+
+@pytest.mark.parametrize(
+    "fixture", [*FIXTURE_DIRS, REPO / "registry"], ids=[*(p.name for p in FIXTURE_DIRS), "bundled"]
+)
+def test_a_warm_run_reports_what_a_run_without_the_cache_reports(
+    fixture: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = _cold_and_warm(fixture, tmp_path / "cache", monkeypatch)
+    assert plain or fixture.name in ("registry", "PRQ000-clean")
+
+
+def _tools(tmp_path: Path) -> GitRepo:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    path = "registry/prerequisites/tools.yaml"
+    repo.write(path, item_yaml("tools", "1.0.0", commands=[FETCH]))
+    repo.commit("tools", date="2026-01-01T00:00:00+00:00")
+    repo.write(path, item_yaml("tools", "1.1.0", commands=[FETCH, CLONE]))
+    repo.commit("private tools", date="2026-01-02T00:00:00+00:00")
+    repo.write(path, item_yaml("tools", "1.2.0", commands=[FETCH + "  # prereq: disable=PRQ190 -- anonymous FTP"]))
+    repo.commit("no token", date="2026-01-03T00:00:00+00:00")
+    return repo
+
+
+def test_the_history_reads_each_blob_once_and_today_s_never(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _tools(tmp_path)
+    registry = repo.root / "registry"
+    read = _counted(monkeypatch, Repository, "blobs")
+    plain = _cold_and_warm(registry, tmp_path / "cache", monkeypatch, history=True)
+    assert [(p[0], p[2]) for p in plain if p[0] != "suppressed"] == [("PRQ192", "prerequisites/tools.yaml")]
+    assert "tools 1.1.0 held a GitHub token" in plain[0][5]  # 1.0.0's only finding is what today's file clears
+    today = repo.git("rev-parse", "HEAD:registry/prerequisites/tools.yaml").strip()
+    asked = [list(ids) for _, ids in read]
+    assert len(read) == 3  # no cache, the cold run of the cache, then nothing to read: each call once
+    assert today not in repr(asked)
+    # What today's file suppresses applies to what the cache kept: without the comment, no line is cleared
+    # (and the committed 1.2.0 is no longer the working tree's).
+    path = registry / "prerequisites" / "tools.yaml"
+    path.write_text(item_yaml("tools", "1.2.0", commands=[FETCH]), encoding="utf-8")
+    found = _seen(registry, history=True)
+    assert {p[5].split(" held")[0] for p in found if p[0] == "PRQ192"} == {f"tools 1.{n}.0" for n in range(3)}
+
+
+def test_a_changed_file_and_another_prereq_miss(make_registry: Callable[..., Path], monkeypatch) -> None:
+    root = make_registry({f"prerequisites/{n}.yaml": item(n) for n in ("one", "two", "three")})
+    monkeypatch.setenv("PREREQ_CACHE", str(root.parent / "cache"))
+    assert validate(root).problems == []
+    parsed = _counted(monkeypatch, loader, "_mapping")
+    (root / "prerequisites" / "two.yaml").write_text(
+        item("two", head="description: TODO say what it is\n"), encoding="utf-8"
+    )
+    assert [p.rule for p in validate(root).problems] == ["PRQ114"]
+    assert [rel for _, rel, _ in parsed] == ["owners.yaml", "prerequisites/two.yaml"]  # only what changed
+    monkeypatch.setattr(prereq, "__version__", prereq.__version__ + ".next")
+    validation.identity.cache_clear()
+    try:
+        assert [p.rule for p in validate(root).problems] == ["PRQ114"]
+    finally:
+        validation.identity.cache_clear()
+    assert len(parsed) == 2 + 4  # another prereq reads every file again
+
+
+def test_a_damaged_cache_is_ignored(make_registry: Callable[..., Path], monkeypatch) -> None:
+    root = make_registry(
+        {"prerequisites/one.yaml": item("one", head="description: TODO\n"), "prerequisites/two.yaml": item("two")}
+    )
+    folder = root.parent / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    first = _seen(root)
+    assert [p[0] for p in first] == ["PRQ114"]
+    shelves = sorted(folder.glob("*.json"))
+    assert {p.name for p in shelves} >= {"files.json", "file-checks.json"}
+    for shelf in shelves:  # what prereq wrote, every entry replaced by something else
+        kept = json.loads(shelf.read_text(encoding="utf-8"))
+        kept["entries"] = {key: [42, "x"] for key in kept["entries"]}
+        shelf.write_text(json.dumps(kept), encoding="utf-8")
+    assert _seen(root) == first
+    for shelf in shelves:
+        shelf.write_bytes(b"\x00 not json")
+    assert _seen(root) == first
+
+
+def test_a_cache_git_tracks_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pull request could carry a cache saying a file with a credential is clean: a tracked one is ignored."""
+    monkeypatch.delenv("PREREQ_CACHE")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    repo.write("registry/prerequisites/tools.yaml", item_yaml("tools", "1.0.0", commands=[CLONE]))
+    repo.commit("tools")
+    registry = repo.root / "registry"
+    assert [p.rule for p in validate(registry).problems] == ["PRQ190"]
+    shelf = repo.root / ".prereq-cache" / "file-checks.json"
+    kept = json.loads(shelf.read_text(encoding="utf-8"))
+    kept["entries"] = {key: {"problems": [], "valid": True} for key in kept["entries"]}
+    shelf.write_text(json.dumps(kept), encoding="utf-8")
+    assert validate(registry).problems == []  # what a cache says is believed: hence the rule below
+    repo.git("add", "-f", ".prereq-cache")
+    repo.git("commit", "-q", "-m", "a cache that hides the token")
+    assert [p.rule for p in validate(registry).problems] == ["PRQ190"]
+
+
+def test_where_the_cache_is_written(tmp_path: Path, make_registry: Callable[..., Path], monkeypatch) -> None:
+    monkeypatch.delenv("PREREQ_CACHE")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("team/registry/owners.yaml", "users: [alice, bob]\n")
+    repo.write("team/registry/prerequisites/one.yaml", item("one"))
+    repo.commit("one")
+    validate(repo.root / "team" / "registry")
+    folder = repo.root / ".prereq-cache"
+    assert (folder / "files.json").is_file() and (folder / "CACHEDIR.TAG").is_file()
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == ""  # it ignores itself
+    outside = make_registry({"prerequisites/one.yaml": item("one")}, root=tmp_path / "plain" / "registry")
+    for setting in (None, "off", "relative/cache"):
+        if setting:
+            monkeypatch.setenv("PREREQ_CACHE", setting)
+        before = sorted(p for p in tmp_path.rglob("*") if "repo" not in p.parts)
+        validate(outside)
+        assert sorted(p for p in tmp_path.rglob("*") if "repo" not in p.parts) == before, setting
