@@ -1,20 +1,27 @@
 """Pages that scale: on a registry of 3,000 items, the page of the item 2,000 others require stays a
 page (under 200 KB), says how many require it and leads to all of them through the catalog's
-?requires= filter, as the graph's "+N more" does."""
+?requires= filter, as the graph's "+N more" does.  In a tree of 200 items (each requires the two
+below it), an item page grows by a small constant per item of its closure (a list row and a name in
+the task role, never the item's form), and Copy still gives the root's whole snippet of 200 forms."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 
 from conftest import _serve, copy_site_sources
 from gitrepo import GitRepo, item_yaml
+from site_html import whole_snippet
 
 ITEMS = 3000
 DEPENDENTS = 2000
 LIMIT = 200 * 1024
+TREE = 200
+PER_MEMBER = 200  # bytes a page may grow by for each item of its closure
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +46,66 @@ def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def big_url(big_site: Path):
     yield from _serve(big_site)
+
+
+def _node(i: int) -> str:
+    return f"node-{i:03d}"
+
+
+def _below(i: int) -> list[int]:
+    return [child for child in (2 * i + 1, 2 * i + 2) if child < TREE]
+
+
+@pytest.fixture(scope="module")
+def tree_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from prereq.marketplace.publish import build
+
+    root = tmp_path_factory.mktemp("tree-repo")
+    repo = GitRepo(root)
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    for i in range(TREE):
+        require = [f"{_node(child)}@^1.0" for child in _below(i)]
+        repo.write(f"registry/prerequisites/{_node(i)}.yaml", item_yaml(_node(i), "1.0.0", require=require))
+    repo.commit("a tree of 200")
+    copy_site_sources(root)
+    result = build(root / "registry", root / "out")
+    assert result.built, result.problems
+    return result.out
+
+
+def _closure_size(site: Path, i: int) -> int:
+    document = json.loads((site / "api" / "v1" / "prerequisites" / f"{_node(i)}.json").read_text(encoding="utf-8"))
+    return len(document["versions"][-1]["closure"])
+
+
+def test_an_item_page_grows_by_a_small_constant_per_item_of_its_closure(tree_site):
+    def size(i: int) -> int:
+        return (tree_site / "items" / _node(i) / "index.html").stat().st_size
+
+    assert _closure_size(tree_site, 0) == TREE
+    # node 0's closure is 200, node 1's about half of it, node 3's a quarter: the same page otherwise.
+    for big, small in ((0, 1), (1, 3)):
+        grown = (size(big) - size(small)) / (_closure_size(tree_site, big) - _closure_size(tree_site, small))
+        form = (tree_site / "items" / _node(big) / "1.0.0.yaml").stat().st_size
+        assert grown < min(PER_MEMBER, form), (big, grown, form)
+
+
+@pytest.fixture(scope="module")
+def tree_url(tree_site: Path):
+    yield from _serve(tree_site)
+
+
+def test_copy_gives_the_whole_snippet_of_a_large_closure(visits, tree_site, tree_url):
+    visit = visits(tree_url)
+    page = visit.open(f"items/{_node(0)}/")
+    button = page.locator("article.prereq-item [data-prereq-copy]")
+    button.click()
+    expect(button).to_have_text("Copied ✓")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == whole_snippet(tree_site, _node(0))
+    assert len(yaml.safe_load(copied)["prerequisites"]) == TREE
+    # The diagram stays a diagram: the nearest requirements, the rest behind one box.
+    expect(page.locator(".prereq-graph a", has_text="more")).to_have_attribute("href", "#in-a-job")
 
 
 def test_the_most_required_item_page_stays_small(big_site):

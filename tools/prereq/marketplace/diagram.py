@@ -162,15 +162,13 @@ def _edge(nodes: dict[str, _Node], geometry: _Geometry, source: str, target: str
         x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
         peak = min(y1, y2) - geometry.lift + 4
         return Markup(
-            '<path class="prereq-graph__edge prereq-graph__edge--long" '
-            'marker-end="url(#prereq-arrow)" d="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, '
-            '{:.1f} {:.1f}" />'
+            '<path class="prereq-graph__edge prereq-graph__edge--long" d="M {:.0f} {:.0f} C {:.0f} {:.0f}, '
+            '{:.0f} {:.0f}, {:.0f} {:.0f}" />'
         ).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
     x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
     middle = (x1 + x2) / 2
     return Markup(
-        '<path class="prereq-graph__edge" marker-end="url(#prereq-arrow)" '
-        'd="M {:.1f} {:.1f} C {:.1f} {:.1f}, {:.1f} {:.1f}, {:.1f} {:.1f}" />'
+        '<path class="prereq-graph__edge" d="M {:.0f} {:.0f} C {:.0f} {:.0f}, {:.0f} {:.0f}, {:.0f} {:.0f}" />'
     ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
 
 
@@ -202,22 +200,25 @@ def dependency_svg(
         ).format(w=geometry.width, h=geometry.height, title=f"What {name} requires and what requires it")
     ]
     parts += [_edge(nodes, geometry, source, target) for source, target in links]
+    # Arrows, the text's centring and the boxes' corners are the stylesheet's (prereq.css): bytes on every page.
     for node in nodes.values():
         nx, ny, nw = geometry.box(node)
+        label = _clip(node.label)
         shape = Markup(
-            '<g class="prereq-graph__node prereq-graph__node--{kind}"><title>{tip}</title>'
-            '<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="6" />'
-            '<text x="{tx:.1f}" y="{ty:.1f}" text-anchor="middle" dominant-baseline="central">{label}</text></g>'
+            '<g class="prereq-graph__node prereq-graph__node--{kind}">{tip}'
+            '<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h}" />'
+            '<text x="{tx:.0f}" y="{ty:.0f}">{label}</text></g>'
         ).format(
             kind=node.kind,
-            tip=node.tooltip,
+            # A tooltip only where it says more than the box (a clipped name, what "+N more" stands for).
+            tip=Markup("<title>{}</title>").format(node.tooltip) if node.tooltip != label else "",
             x=nx,
             y=ny,
             w=nw,
             h=NODE_HEIGHT,
             tx=nx + nw / 2,
             ty=ny + NODE_HEIGHT / 2,
-            label=_clip(node.label),
+            label=label,
         )
         if node.href:
             shape = Markup('<a href="{}">{}</a>').format(node.href, shape)
