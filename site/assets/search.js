@@ -14,6 +14,7 @@
  * corrected word by word to the nearest word the entries use (one typo, or two in long words:
  * "mnsit" becomes "mnist"), and the caller shows "did you mean".
  *
+ * The Python port, tools/prereq/index/search.py (prereq search), ranks alike: tests/cases/search/.
  * Why our own code and not a search library: bench/bench_search.mjs measures it beside MiniSearch
  * at 10,000 and 100,000 entries (BENCHMARKS.md); a scan over the entries answers within a frame
  * there with no index to build first, and the ranking above (name first, by tier) is ours to keep.

@@ -111,7 +111,10 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_search(args: argparse.Namespace) -> int:
     index = Index.load(index_source(args.index))
-    found = index.search(" ".join(args.query))
+    answer = index.find(" ".join(args.query))
+    found = answer.entries
+    if answer.corrected:
+        print(f"nothing matches {' '.join(answer.words)}; showing {' '.join(answer.corrected)}", file=sys.stderr)
     if args.json:
         print(json.dumps(found, indent=2))
     else:

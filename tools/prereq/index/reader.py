@@ -21,6 +21,7 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
+from prereq.index import search as ranking
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.openpai.needs import form_needs
@@ -196,20 +197,13 @@ class Index:
         return documents[chosen]
 
     def search(self, query: str) -> list[RootEntry]:
-        """Items matching every word of ``query``; name matches first."""
-        words = query.lower().split()
-        scored = []
-        for entry in self.root["items"]:
-            fields = [
-                entry["name"].lower(),
-                entry["title"].lower(),
-                entry["summary"].lower(),
-                " ".join(entry["tags"]).lower(),
-            ]
-            if all(any(word in f for f in fields) for word in words):
-                rank = 0 if all(word in fields[0] for word in words) else 1
-                scored.append((rank, entry["name"], entry))
-        return [entry for _, _, entry in sorted(scored, key=lambda t: (t[0], t[1]))]
+        """Items matching every word of ``query``, ranked as the site ranks them (``prereq.index.search``)."""
+        return self.find(query).entries  # type: ignore[return-value]  # the root's own entries
+
+    def find(self, query: str) -> ranking.Found:
+        """``search`` with the ranking tiers and the words searched instead of a query that found nothing."""
+        labels = ranking.labels_of(self.root)
+        return ranking.search([ranking.Record.of(entry, labels(entry)) for entry in self.root["items"]], query)
 
     def closure(self, selections: list[str], *, locked: dict[str, str] | None = None) -> list[ClosureItem]:
         """Expand ``name[@range]`` selections into one ordered closure.
