@@ -123,24 +123,22 @@ def test_a_changed_file_and_another_prereq_miss(make_registry: Callable[..., Pat
     assert len(parsed) == 2 + 4  # another prereq reads every file again
 
 
-def test_a_damaged_cache_is_ignored(make_registry: Callable[..., Path], monkeypatch) -> None:
-    root = make_registry(
-        {"prerequisites/one.yaml": item("one", head="description: TODO\n"), "prerequisites/two.yaml": item("two")}
-    )
-    folder = root.parent / "cache"
+def test_a_damaged_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = _tools(tmp_path).root / "registry"
+    folder = tmp_path / "cache"
     monkeypatch.setenv("PREREQ_CACHE", str(folder))
-    first = _seen(root)
-    assert [p[0] for p in first] == ["PRQ114"]
+    first = _seen(registry, history=True)
+    assert [p[0] for p in first] == ["PRQ192", "suppressed"]
     shelves = sorted(folder.glob("*.json"))
-    assert {p.name for p in shelves} >= {"files.json", "file-checks.json"}
+    assert {p.stem for p in shelves} >= {"files", "file-checks", "history-secrets", "shell-uses", "shell-hints"}
     for shelf in shelves:  # what prereq wrote, every entry replaced by something else
         kept = json.loads(shelf.read_text(encoding="utf-8"))
         kept["entries"] = {key: [42, "x"] for key in kept["entries"]}
         shelf.write_text(json.dumps(kept), encoding="utf-8")
-    assert _seen(root) == first
+    assert _seen(registry, history=True) == first
     for shelf in shelves:
         shelf.write_bytes(b"\x00 not json")
-    assert _seen(root) == first
+    assert _seen(registry, history=True) == first
 
 
 def test_a_cache_git_tracks_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

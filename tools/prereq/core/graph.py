@@ -1,4 +1,4 @@
-"""The dependency graph: cycles (networkx), requirement order, closures and parameter lookup.
+"""The dependency graph: components and cycles, requirement order, closures and parameter lookup.
 
 The one depth-first walk of prereq (``post_order``): validation, the index, job editing
 and the site's diagram all order requirements with it.
@@ -9,40 +9,92 @@ May import: the standard library and networkx.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:  # networkx costs a tenth of a second to import: only validation needs it
-    import networkx as nx
-
-    Graph = nx.DiGraph  # the require graph's type, for modules that hold one without using networkx
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
 
 
-def build_graph(requires: Mapping[str, Iterable[str]]) -> nx.DiGraph:
+@dataclass(frozen=True)
+class Graph:
+    """Edges from each node to the nodes it requires, each once, in the order written."""
+
+    successors: dict[str, list[str]]
+
+    @cached_property
+    def components(self) -> list[list[str]]:
+        """``components`` of this graph, found once."""
+        return components(self)
+
+
+def build_graph(requires: Mapping[str, Iterable[str]]) -> Graph:
     """Edges from each item to the items it requires (only those that exist)."""
-    import networkx as nx
-
-    graph = nx.DiGraph()
-    graph.add_nodes_from(requires)
+    successors: dict[str, list[str]] = {name: [] for name in requires}
     for name, required in requires.items():
+        edges = successors[name]
         for other in required:
-            if other in requires:
-                graph.add_edge(name, other)
-    return graph
+            if other in successors and other not in edges:
+                edges.append(other)
+    return Graph(successors)
 
 
-def cycles(graph: nx.DiGraph) -> list[list[str]]:
-    """One cycle per strongly connected component, as a path that ends where it starts."""
-    import networkx as nx
-
-    found = []
-    for component in nx.strongly_connected_components(graph):
-        start = min(component)
-        if len(component) == 1 and not graph.has_edge(start, start):
+def components(graph: Graph) -> list[list[str]]:
+    """The strongly connected components (Tarjan's, iterative: a chain of any length fits), each after
+    every component it reaches."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in graph.successors:
+        if root in index:
             continue
-        sub = graph.subgraph(component)
-        edges = nx.find_cycle(sub, source=start)
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(graph.successors[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component: list[str] = []
+                    while not component or component[-1] != node:
+                        component.append(stack.pop())
+                        on_stack.discard(component[-1])
+                    found.append(component)
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(graph.successors[child])))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def _cyclic(graph: Graph, members: list[str]) -> bool:
+    return len(members) > 1 or members[0] in graph.successors[members[0]]
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """One cycle per strongly connected component, as a path that ends where it starts (networkx's
+    ``find_cycle``, imported only for a graph that has one)."""
+    found = []
+    for members in graph.components:
+        if not _cyclic(graph, members):
+            continue
+        import networkx as nx
+
+        inside = set(members)
+        sub = nx.DiGraph()
+        sub.add_nodes_from(node for node in graph.successors if node in inside)  # the order written
+        sub.add_edges_from((node, child) for node in sub for child in graph.successors[node] if child in inside)
+        edges = nx.find_cycle(sub, source=min(members))
         path = [edges[0][0]] + [edge[1] for edge in edges]
         # Rotate so the report is stable: start at the smallest name.
         body = path[:-1]
@@ -82,23 +134,21 @@ def transitive_requirements(requires: Mapping[str, Iterable[str]]) -> dict[str, 
     return {name: set(post_order(requires[name], lambda n: requires.get(n, ()))) - {name} for name in requires}
 
 
-def reachable_union(graph: nx.DiGraph, own: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]]:
+def reachable_union(graph: Graph, own: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]]:
     """For each node, the union of ``own[n]`` over every node ``n`` reachable from its successors
     (the node itself only through a cycle).  Shared work over the graph's strongly connected
     components, so it stays linear in the graph (plus the size of the unions)."""
-    import networkx as nx
-
-    condensed = nx.condensation(graph)
-    members: dict[int, list[str]] = {c: data["members"] for c, data in condensed.nodes(data=True)}
-    below: dict[int, frozenset[str]] = {}  # each component's own values and everything under it
+    component_of: dict[str, int] = {}
+    below: list[frozenset[str]] = []  # each component's own values and everything under it
     out: dict[str, frozenset[str]] = {}
-    for component in reversed(list(nx.topological_sort(condensed))):
-        under = frozenset().union(*(below[c] for c in condensed.successors(component)))
-        mine = frozenset(value for node in members[component] for value in own.get(node, ()))
-        below[component] = mine | under
-        cyclic = len(members[component]) > 1 or any(graph.has_edge(n, n) for n in members[component])
-        for node in members[component]:
-            out[node] = (mine | under) if cyclic else under
+    for number, members in enumerate(graph.components):  # what a component reaches comes before it
+        component_of.update((node, number) for node in members)
+        reached = {component_of[child] for node in members for child in graph.successors[node]} - {number}
+        under = frozenset().union(*(below[c] for c in reached))
+        mine = frozenset(value for node in members for value in own.get(node, ()))
+        below.append(mine | under)
+        for node in members:
+            out[node] = below[number] if _cyclic(graph, members) else under
     return out
 
 

@@ -30,13 +30,13 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.files import NO_CACHE, Cache
+from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.openpai import runtime
 
 # ShellCheck codes that say nothing true of a prerequisite's commands: 2164 (cd without `|| exit`)
@@ -96,6 +96,7 @@ def available() -> bool:
 # Each script is checked once per process, whatever the number of items sharing it.
 _SYNTAX: dict[str, list[ShellIssue]] = {}
 _LINT: dict[str, Lint] = {}
+_PENDING: dict[str, tuple[Future[dict[str, Lint]], Shelf]] = {}  # scripts ShellCheck is reading, by hash
 
 
 def _bash_n(path: Path) -> list[ShellIssue]:
@@ -146,6 +147,8 @@ def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
 def _too_deep(text: str) -> bool:
     """Parentheses nested past ``MAX_LINT_NESTING``: ShellCheck's time grows with the square of the
     depth (90 s for 2,000 ``$(``), and no real command nests so."""
+    if text.count("(") <= MAX_LINT_NESTING:
+        return False  # nothing can nest deeper than the parentheses it opens
     depth = 0
     for char in text:
         depth += 1 if char == "(" else -1 if char == ")" else 0
@@ -197,21 +200,37 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
     return found
 
 
+def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> None:
+    """Start ShellCheck on the scripts neither this process nor ``cache`` knows, in the background:
+    ``lint_scripts`` waits for what it needs of it (so ShellCheck reads while prereq checks the rest)."""
+    binary = shellcheck_binary()
+    todo = {_sha(text): text for text in texts} if binary else {}
+    todo = {sha: text for sha, text in todo.items() if sha not in _LINT and sha not in _PENDING and not _too_deep(text)}
+    if not (binary and todo):
+        return
+    shelf = cache.shelf("shellcheck", identity=_tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
+    hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
+    _LINT.update(hits)
+    rest = {sha: text for sha, text in todo.items() if sha not in hits}
+    if rest:
+        pool = ThreadPoolExecutor(max_workers=1)
+        _PENDING.update(dict.fromkeys(rest, (pool.submit(_lint_texts, binary, rest), shelf)))
+        pool.shutdown(wait=False)  # its thread ends with the run; lint_scripts waits for the result
+
+
 def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]:
     """ShellCheck's reading of each script, in order (all of them in one run, each once per process, and
     once for good in ``cache``)."""
-    binary = shellcheck_binary()
-    todo = {_sha(text): text for text in texts if _sha(text) not in _LINT and not _too_deep(text)} if binary else {}
-    if binary and todo:
-        shelf = cache.shelf("shellcheck", identity=_tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
-        hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
-        _LINT.update(hits)
-        if len(hits) < len(todo):
-            found = _lint_texts(binary, {sha: text for sha, text in todo.items() if sha not in hits})
+    prefetch(texts, cache=cache)
+    for sha in {_sha(text) for text in texts} & _PENDING.keys():
+        if sha in _PENDING:  # a run collected by an earlier script of the same run is gone
+            future, shelf = _PENDING[sha]
+            found = future.result()
             _LINT.update(found)
-            for sha, lint in found.items():
+            for done, lint in found.items():
+                del _PENDING[done]
                 if lint.read:  # a script ShellCheck could not read is tried again next time
-                    shelf.put(sha, [_issues_json(lint.findings), sorted(lint.unassigned or ())])
+                    shelf.put(done, [_issues_json(lint.findings), sorted(lint.unassigned or ())])
     return [_LINT.get(_sha(text), Lint()) for text in texts]
 
 
@@ -239,6 +258,8 @@ def _issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
 
 def _issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
     """Issues as ``_issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
+    if kept == []:
+        return ()  # what nearly every script has
     try:
         return tuple(ShellIssue(int(line), int(code), str(text)) for line, code, text in kept)
     except (TypeError, ValueError):
@@ -298,9 +319,11 @@ class Script:
 
 def _script(head: Sequence[str], commands: Sequence[str], tail: Sequence[str]) -> Script:
     lines, starts = list(head), []
+    line = sum(text.count("\n") + 1 for text in head) + 1
     for command in commands:
-        starts.append(sum(text.count("\n") + 1 for text in lines) + 1)
+        starts.append(line)
         lines.append(as_shell(command))
+        line += lines[-1].count("\n") + 1
     return Script("".join(text + "\n" for text in (*lines, *tail)), tuple(starts))
 
 

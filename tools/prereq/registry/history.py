@@ -79,13 +79,24 @@ def _scanned(repo: Repository, changes: list[FileChange], shelf: Shelf) -> dict[
     """``_findings`` of each blob the changes left, those ``shelf`` kept read from it, the others from
     git in one pass (and kept)."""
     blobs = {change.blob for change in changes if change.blob}
-    scanned = {blob: kept for blob in blobs if isinstance(kept := shelf.get(blob), dict)}
+    scanned = {blob: kept for blob in blobs if (kept := _kept_findings(shelf.get(blob))) is not None}
     contents = repo.blobs(blob for blob in blobs if blob not in scanned)
     for blob in blobs - set(scanned):
         scanned[blob] = _findings(contents.get(blob))
         if blob in contents:  # one git could not give (a partial clone's) may come later
             shelf.put(blob, scanned[blob])
     return scanned
+
+
+def _kept_findings(kept: Any) -> dict[str, Any] | None:
+    """``_findings`` as the cache kept it, or None for anything else (a damaged cache: scanned again)."""
+    if kept == {}:
+        return kept
+    try:
+        leaks = [[str(line), str(kind)] for line, kind in kept["leaks"]]
+        return {"name": str(kept["name"]), "version": str(kept["version"]), "line": int(kept["line"]), "leaks": leaks}
+    except (TypeError, ValueError, KeyError):
+        return None
 
 
 def history_problems(

@@ -183,7 +183,8 @@ def _parse(raw: bytes, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     except YamlLoadError as exc:
         found = [(_YAML_RULES[issue.kind], issue.line, issue.column, issue.message) for issue in exc.issues]
         return None, [problem(r, file=rel, line=n, column=c, detail=m, fix=_yaml_fix(m)) for r, n, c, m in found]
-    where = _past_expanded_limit(loaded.data)
+    # Without an alias (``*``) the text is at most the file's own: only a large file can pass the limit.
+    where = _past_expanded_limit(loaded.data) if b"*" in raw or 2 * len(raw) > MAX_EXPANDED_CHARS else None
     if where is not None:
         line, column = loaded.position(where)
         detail = f"with its aliases expanded, the file holds more than {MAX_EXPANDED_CHARS} characters of text"

@@ -166,26 +166,34 @@ def _detected(line: str) -> Iterator[str]:
             yield kind
 
 
-# Text without which no rule can match a line: most lines of most items skip every regex.
+# Text without which no rule can match a line, from each rule's fixed parts: the detectors' hint, the
+# words every credential name and option holds (password, passwd, sshpass, ...key, ...token, ...secret,
+# sharedaccesssignature), the commands whose -p is a password, a URL's ``://`` and our own shapes.  Most
+# lines of most items then skip every regex (tests/test_secrets_prefilter.py holds it to every rule).
 _MAYBE = re.compile(
-    r"(?i)[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.|bearer|login|mysql|aiza"
+    rf"{_DETECTOR_HINT.pattern}|(?i:key|pass|token|secret|signature|login|mysql)|://|sig=|hf_|github_pat_|AIza|Bearer"
 )
 
 
 def scan_text(text: str) -> list[Leak]:
     """Every credential in ``text``, one Leak per line and kind, in line order.  A credential that a
     detector names by its shape is named so, not again as the option or URL that holds it."""
+    if not _MAYBE.search(text):
+        return []  # what most strings are
     leaks: list[Leak] = []
     for number, line in enumerate(text.split("\n")):
-        if not _MAYBE.search(line):
-            continue
-        named = list(dict.fromkeys(_detected(line)))
-        if len(named) > 1 and _BEARER in named:  # the token a bearer carries is named by its own shape
-            named.remove(_BEARER)
-        generic = [found for found in (*_url_passwords(line), *_options(line)) if not (named and found[1])]
-        leaks.extend(Leak(number, kind) for kind in named)
-        leaks.extend(Leak(number, kind, literal) for kind, literal in dict(generic).items())
+        if _MAYBE.search(line):
+            leaks.extend(scan_line(line, number))
     return leaks
+
+
+def scan_line(line: str, number: int = 0) -> list[Leak]:
+    """The credentials of one line (the ``number``-th of its text), every rule tried."""
+    named = list(dict.fromkeys(_detected(line)))
+    if len(named) > 1 and _BEARER in named:  # the token a bearer carries is named by its own shape
+        named.remove(_BEARER)
+    generic = [found for found in (*_url_passwords(line), *_options(line)) if not (named and found[1])]
+    return [Leak(number, kind) for kind in named] + [Leak(number, k, literal) for k, literal in dict(generic).items()]
 
 
 def _credential_key(path: tuple[Any, ...]) -> str | None:

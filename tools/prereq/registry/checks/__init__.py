@@ -11,6 +11,7 @@ May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/se
 from __future__ import annotations
 
 from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.openpai import shelllint
 from prereq.registry.checks import commands, items, job_templates, requirements, secrets
 from prereq.registry.checks.base import Check, Context, make_context
 from prereq.registry.loader import TEMPLATES_DIR, LoadedRegistry, SourceItem
@@ -36,8 +37,12 @@ def run_checks(registry: LoadedRegistry, *, cache: Cache = NO_CACHE) -> tuple[Co
     ctx = make_context(registry, cache=cache)
     found = list(registry.problems)
     shelf = cache.shelf("file-checks")
-    for source in (*registry.items, *registry.templates):
-        found.extend(_file_problems(source, ctx, shelf))
+    sources = [*registry.items, *registry.templates]
+    kept = {source.rel: _kept(source, ctx, shelf) for source in sources}
+    shelllint.prefetch(commands.lint_texts(registry, ctx), cache=cache)  # ShellCheck reads while the rest is checked
+    for source in sources:
+        known = kept[source.rel]
+        found.extend(known if known is not None else _file_problems(source, ctx, shelf))
     for item in registry.items:
         for check in CHECKS:
             if check.scope == "item":
@@ -48,23 +53,31 @@ def run_checks(registry: LoadedRegistry, *, cache: Cache = NO_CACHE) -> tuple[Co
     return ctx, sorted(set(found), key=Problem.sort_key)
 
 
+def _key(source: SourceItem) -> str:
+    return f"{source.rel}\0{source.digest}"
+
+
+def _kept(source: SourceItem, ctx: Context, shelf: Shelf) -> list[Problem] | None:
+    """The file checks' problems ``shelf`` kept for this file (its path and content), with what other
+    checks ask of it (``Context.facts``: whether it passes its schema, whether it holds a template);
+    None when it kept none (or something prereq did not write)."""
+    kept = shelf.get(_key(source)) if source.digest else None
+    if not isinstance(kept, dict) or not isinstance(kept.get("problems"), list):
+        return None
+    try:
+        problems = [Problem(r, Severity(s), source.rel, n, c, m, h) for r, s, n, c, m, h in kept["problems"]]
+    except (TypeError, ValueError):
+        return None
+    ctx.facts[source.rel] = {"valid": bool(kept.get("valid")), "templated": bool(kept.get("templated"))}
+    return problems
+
+
 def _file_problems(source: SourceItem, ctx: Context, shelf: Shelf) -> list[Problem]:
-    """The file checks' problems of one item or job template, kept in ``shelf`` by its path and content
-    (with whether an item passes its schema, which other checks ask)."""
+    """The file checks' problems of one item or job template, kept in ``shelf`` with its facts."""
     template = source.rel.startswith(TEMPLATES_DIR + "/")
-    key = f"{source.rel}\0{source.digest}"
-    kept = shelf.get(key) if source.digest else None
-    if isinstance(kept, dict) and isinstance(kept.get("problems"), list):
-        try:
-            problems = [Problem(r, Severity(s), source.rel, n, c, m, h) for r, s, n, c, m, h in kept["problems"]]
-        except (TypeError, ValueError):
-            problems = None  # not what prereq wrote: checked again
-        if problems is not None:
-            if not template:
-                ctx.valid_files[source.rel] = bool(kept.get("valid"))
-            return problems
     checks = [check for check in CHECKS if check.scope == "file" and (check.templates or not template)]
     problems = [problem for check in checks for problem in _declared(check, list(check.run(source, ctx)))]
     rows = [[p.rule, p.severity.value, p.line, p.column, p.message, p.hint] for p in problems]
-    shelf.put(key, {"problems": rows, "valid": template or not ctx.schema_issues(source)})
+    valid = template or not ctx.schema_issues(source)
+    shelf.put(_key(source), {"problems": rows, "valid": valid, "templated": ctx.templated(source)})
     return problems

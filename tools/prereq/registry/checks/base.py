@@ -12,20 +12,33 @@ May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from prereq.core import placeholders
 from prereq.core.files import NO_CACHE, Cache
 from prereq.core.graph import build_graph, lookup_parameter, reachable_union
-from prereq.openpai import forms
+from prereq.openpai import forms, runtime, shellvars
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
 from prereq.registry.rules import Problem, problem
 
 if TYPE_CHECKING:
     from prereq.core.graph import Graph
+
+Entry = tuple[tuple[Any, ...], str]  # a command and where it is in its file
+T = TypeVar("T")
+
+
+def names(kept: Any) -> list[str]:
+    """A list of names, as ``Context.remembered`` keeps it (TypeError for anything else)."""
+    if not isinstance(kept, list) or not all(isinstance(name, str) for name in kept):
+        raise TypeError("not a list of names")
+    return kept
 
 
 @dataclass
@@ -36,13 +49,19 @@ class Context:
     owners: Owners
     graph: Graph
     cache: Cache = NO_CACHE  # what earlier runs read of files and scripts
-    valid_files: dict[str, bool] = field(default_factory=dict)  # by file: known valid (or not) without a schema check
+    facts: dict[str, dict[str, bool]] = field(default_factory=dict)  # by file, as an earlier run found them
     _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
     _forms: dict[str, dict[str, Any] | forms.PlaceholderError] = field(default_factory=dict)
+    _blocks: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)
+    _shell_blocks: dict[str, dict[str, list[Entry]] | None] = field(default_factory=dict)
+    _requires: dict[str, list[str]] = field(default_factory=dict)
 
     def requires_of(self, name: str) -> list[str]:
-        item = self.items.get(name)
-        return [r.name for r in item.requires if r.name in self.items] if item else []
+        """What the item ``name`` requires that the registry has (its ranges parsed once)."""
+        if name not in self._requires:
+            item = self.items.get(name)
+            self._requires[name] = [r.name for r in item.requires if r.name in self.items] if item else []
+        return self._requires[name]
 
     def schema_issues(self, item: SourceItem) -> list[schemas.SchemaIssue]:
         """The item's schema issues, computed once (several checks need to know)."""
@@ -52,8 +71,17 @@ class Context:
 
     def valid(self, item: SourceItem) -> bool:
         """The item passes its schema (known from an earlier run when its file is unchanged)."""
-        known = self.valid_files.get(item.rel)
+        known = self.facts.get(item.rel, {}).get("valid")
         return known if known is not None else not self.schema_issues(item)
+
+    def templated(self, item: SourceItem) -> bool:
+        """A string of the item holds ``<%`` (without one, nothing renders and no template check has
+        anything to say), known from an earlier run when its file is unchanged."""
+        known = self.facts.get(item.rel, {}).get("templated")
+        if known is None:
+            known = any(placeholders.OPEN in value for _, value in placeholders.strings(item.data))
+            self.facts.setdefault(item.rel, {})["templated"] = known
+        return known
 
     def form(self, item: SourceItem) -> dict[str, Any] | forms.PlaceholderError:
         """The OpenPAI form of a valid item, its templates rendered from this registry (computed once),
@@ -70,10 +98,61 @@ class Context:
                 self._forms[item.rel] = exc
         return self._forms[item.rel]
 
+    def blocks(self, item: SourceItem) -> dict[str, list[Entry]]:
+        """The item's commands per event (``forms.command_blocks``), once per file."""
+        if item.rel not in self._blocks:
+            self._blocks[item.rel] = forms.command_blocks(item.data)
+        return self._blocks[item.rel]
+
+    def shell_blocks(self, item: SourceItem) -> dict[str, list[Entry]] | None:
+        """The item's commands per event as the shell will see them, ``<% this.KEY %>`` filled in one level
+        deep (``for s in <% this.splits %>`` is a loop over several words), once per file; None for what
+        the shell checks do not read: an invalid or not cmd item, or a template left open (PRQ153's)."""
+        if item.rel not in self._shell_blocks:
+            blocks = self.blocks(item)
+            readable = item.data.get("plugin", runtime.DEFAULT_PLUGIN) == runtime.DEFAULT_PLUGIN and self.valid(item)
+            if readable and not self.templated(item):
+                self._shell_blocks[item.rel] = blocks
+            elif readable and not any(placeholders.unclosed(c) for entries in blocks.values() for _, c in entries):
+
+                def lookup(key: str) -> str | None:
+                    found = lookup_parameter(item.name, key, self.parameters, self.requires_of)
+                    return str(found[1]) if isinstance(found, tuple) else None
+
+                self._shell_blocks[item.rel] = {
+                    event: [(path, placeholders.render(command, "this", lookup)) for path, command in entries]
+                    for event, entries in blocks.items()
+                }
+            else:
+                self._shell_blocks[item.rel] = None
+        return self._shell_blocks[item.rel]
+
+    def remembered(self, kind: str, key: Any, compute: Callable[[], Any], read: Callable[[Any], T]) -> T:
+        """``read(compute())``: ``compute`` is a pure function of ``key`` (JSON: the texts it reads) that
+        returns JSON, kept across runs; ``read`` turns it into what the check uses, and raises on what
+        prereq did not write (a damaged cache: computed again)."""
+        if self.cache.folder is None:
+            return read(compute())
+        shelf = self.cache.shelf(kind)
+        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()
+        kept = shelf.get(digest)
+        if kept is not None:
+            try:
+                return read(kept)
+            except (TypeError, ValueError):
+                pass
+        kept = compute()
+        shelf.put(digest, kept)
+        return read(kept)
+
     @cached_property
     def exports(self) -> dict[str, list[str]]:
         """The variables each item's start commands export."""
-        return {name: forms.exports(item.data) for name, item in self.items.items()}
+        exports = {}
+        for name, item in self.items.items():
+            texts = [command for _, command in self.blocks(item)[runtime.START]]
+            exports[name] = self.remembered("shell-exports", texts, partial(shellvars.exported_variables, texts), names)
+        return exports
 
     @cached_property
     def exported_below(self) -> dict[str, frozenset[str]]:

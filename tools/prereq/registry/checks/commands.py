@@ -7,21 +7,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.graph import lookup_parameter, reachable_union
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
-from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.checks.base import Context, Entry, at, item_check, names, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem, problem
-
-Entry = tuple[tuple[Any, ...], str]  # a command and where it is in its file
 
 
 @item_check("PRQ150", "PRQ151", "PRQ152", "PRQ153")
 def check_templates(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    if not ctx.templated(item):
+        return
     parameters = ctx.parameters
     for path, value in placeholders.strings(item.data):
         if path and path[0] in ("description", "title"):
@@ -47,8 +48,7 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
     job_templates' and check_shell's readings of the same scripts are the cached ones."""
     blocks: list[tuple[SourceItem, str, list[Entry], set[str], str | None]] = []
     for item in registry.items:
-        raw = forms.command_blocks(item.data)
-        rendered = forms.command_blocks(_with_parameters(item, ctx)) if _shell_readable(item, ctx) else {}
+        raw, rendered = ctx.blocks(item), ctx.shell_blocks(item)
         known = set(ctx.exported_below.get(item.name, ()))
         own = set(ctx.exports.get(item.name, []))  # a start callback's exports reach its succeed callback
         for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
@@ -57,29 +57,44 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
     roles = [shelllint.lint_script([c for _, c in entries]).text for _, _, entries, _ in _task_role_blocks(registry)]
     shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles, cache=ctx.cache)
     for item, event, entries, known_here, lint in blocks:
-        yield from unset_variables(item, event, entries, known=known_here, lint=lint)
+        yield from unset_variables(ctx, item, event, entries, known=known_here, lint=lint)
 
 
 def unset_variables(
-    item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: str | None
+    ctx: Context, item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: str | None
 ) -> Iterator[Problem]:
     """PRQ170 for one block of commands, at the line of each name's first use: a name prereq's reader
     finds used with nothing defining it before (not ``known``, not the runtime's), that ShellCheck, when it
     read ``lint`` (these commands as it reads them; None: not read), also says nothing assigns (SC2154).
     Each knows what the other cannot: the reader, what required items export, the runtime's variables
-    and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not follow."""
-    reading = shelllint.lint_scripts([lint])[0] if lint is not None else shelllint.Lint()
-    for use in shellvars.undefined_uses([c for _, c in entries], known, unassigned=reading.unassigned):
-        path, command = entries[use.command]
-        line, column = command_line(item, path, command, use.line)
-        yield problem("PRQ170", file=item.rel, line=line, column=column, name=use.name, event=event)
+    and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not follow.
+    The reading of the commands is kept across runs; ``known`` (what flows in from other items) is
+    applied to it every time (a name ``known`` holds is never a use, whatever else the commands hold)."""
+    commands = [c for _, c in entries]
+    if not commands:
+        return
+    unassigned = (shelllint.lint_scripts([lint])[0] if lint is not None else shelllint.Lint()).unassigned
+    reading = [commands, sorted(unassigned) if unassigned is not None else None]
+    for name, index, offset in ctx.remembered("shell-uses", reading, partial(_uses, commands, unassigned), _read_uses):
+        if name not in known:
+            path, command = entries[index]
+            line, column = command_line(item, path, command, offset)
+            yield problem("PRQ170", file=item.rel, line=line, column=column, name=name, event=event)
+
+
+def _uses(commands: list[str], unassigned: frozenset[str] | None) -> list[list[Any]]:
+    return [[u.name, u.command, u.line] for u in shellvars.undefined_uses(commands, unassigned=unassigned)]
+
+
+def _read_uses(kept: Any) -> list[tuple[str, int, int]]:
+    return [(str(name), int(index), int(offset)) for name, index, offset in kept]
 
 
 @item_check("PRQ154", "PRQ155")
 def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     """Parameters that use parameters: no cycle, and no expansion past ``forms.MAX_RENDERED``."""
-    if not ctx.valid(item):
-        return
+    if not ctx.valid(item) or not ctx.templated(item):
+        return  # without a template there is nothing to render
     form = ctx.form(item)
     if not isinstance(form, forms.PlaceholderError):
         return
@@ -96,12 +111,22 @@ def check_placeholder_graph(item: SourceItem, ctx: Context) -> Iterator[Problem]
 
 @item_check("PRQ171")
 def check_round_trip(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    form = ctx.form(item) if ctx.valid(item) else None
-    if not isinstance(form, dict):
-        return  # only a valid item has a form to check (PRQ154/155 say why a form could not be made)
-    for broken in forms.check_round_trip(form):
+    """What the runtime's round trip breaks in the item's OpenPAI form: a form without templates is a pure
+    function of the file, and its verdict is kept across runs by the file's content."""
+    if not ctx.valid(item):
+        return  # only a valid item has a form to check
+    if ctx.templated(item):
+        paths = _round_trip(ctx, item)
+    else:
+        paths = ctx.remembered("round-trip", item.digest, partial(_round_trip, ctx, item), names)
+    for broken in paths:
         top = re.split(r"[.\[]", broken, maxsplit=1)[0]
         yield at(item, (top,) if top in item.data else (), "PRQ171", on_key=True, field=broken)
+
+
+def _round_trip(ctx: Context, item: SourceItem) -> list[str]:
+    form = ctx.form(item)
+    return forms.check_round_trip(form) if isinstance(form, dict) else []  # else PRQ154/155 say why
 
 
 def command_line(item: SourceItem, path: tuple[Any, ...], command: str, offset: int) -> tuple[int, int]:
@@ -120,8 +145,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     blocks = [
         (item, event, entries, str(item.data.get("failurePolicy", "fail")))
         for item in ctx.items.values()
-        if _shell_readable(item, ctx)
-        for event, entries in forms.command_blocks(_with_parameters(item, ctx)).items()
+        for event, entries in (ctx.shell_blocks(item) or {}).items()
         if entries
     ]
     blocks += _task_role_blocks(registry)
@@ -139,12 +163,12 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
             yield _shell_problem(item, entries, lint_script, issue, "PRQ173", code=issue.code)
 
 
-def _shell_readable(item: SourceItem, ctx: Context) -> bool:
-    """A valid cmd item whose commands' templates are all closed (PRQ153 says where one is not)."""
-    if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN or not ctx.valid(item):
-        return False
-    blocks = forms.command_blocks(item.data).values()
-    return not any(placeholders.unclosed(command) for entries in blocks for _, command in entries)
+def lint_texts(registry: LoadedRegistry, ctx: Context) -> list[str]:
+    """Every script ShellCheck reads for ``check_variables`` and ``check_shell``: each block of commands
+    the shell checks read, and each job template's task role commands."""
+    blocks = [entries for item in registry.items for entries in (ctx.shell_blocks(item) or {}).values() if entries]
+    blocks += [entries for _, _, entries, _ in _task_role_blocks(registry)]
+    return [shelllint.lint_script([c for _, c in entries]).text for entries in blocks]
 
 
 def _task_role_blocks(registry: LoadedRegistry) -> list[tuple[SourceItem, str, list[Entry], str]]:
@@ -171,18 +195,6 @@ def role_readable(entries: list[Entry]) -> bool:
     return not any(placeholders.unclosed(command) for _, command in entries)
 
 
-def _with_parameters(item: SourceItem, ctx: Context) -> dict[str, Any]:
-    """The item with its ``<% this.KEY %>`` filled in, one level deep, as the shell will see them
-    (``for s in <% this.splits %>`` is a loop over several words)."""
-
-    def lookup(key: str) -> str | None:
-        found = lookup_parameter(item.name, key, ctx.parameters, ctx.requires_of)
-        return str(found[1]) if isinstance(found, tuple) else None
-
-    rendered = placeholders.render(item.data, "this", lookup)
-    return rendered if isinstance(rendered, dict) else item.data
-
-
 def _shell_problem(
     item: SourceItem,
     entries: list[Entry],
@@ -201,26 +213,44 @@ def _shell_problem(
 def check_pipeline(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     """Downloads and ``cd`` into folders nothing created, ``curl | sh`` over http, ``rm -r $EMPTY/``.
     The folders each item creates are gathered once for the whole graph (per item, following every
-    require chain would be quadratic in their length)."""
-    blocks = {
-        name: forms.command_blocks(_with_parameters(item, ctx))
-        for name, item in ctx.items.items()
-        if _shell_readable(item, ctx)
-    }
+    require chain would be quadratic in their length); what each text's reading finds is kept across
+    runs, keyed by the text and the folders created before it."""
+    blocks = {name: shell for name, item in ctx.items.items() if (shell := ctx.shell_blocks(item)) is not None}
     texts = {
         name: {event: "\n".join(shelllint.as_shell(c) for _, c in entries) for event, entries in events.items()}
         for name, events in blocks.items()
     }
-    made = {name: shellhints.created_folders(events[runtime.START]) for name, events in texts.items()}
+    made = {name: _created(ctx, events[runtime.START]) for name, events in texts.items()}
     below = reachable_union(ctx.graph, made)
     for name, events in blocks.items():
         item, created = ctx.items[name], set(below.get(name, ()))
         for event, entries in events.items():  # start first: the succeed commands see what it made
-            for hint in shellhints.hints(texts[name][event], created=created):
+            for hint in _hints(ctx, texts[name][event], created):
                 index, offset = _command_at(entries, hint.offset)
                 line, column = command_line(item, entries[index][0], entries[index][1], offset)
                 yield problem(hint.rule, file=item.rel, line=line, column=column, **dict(hint.details))
             created.update(made[name])
+
+
+def _created(ctx: Context, text: str) -> list[str]:
+    return ctx.remembered("shell-folders", text, partial(shellhints.created_folders, text), names) if text else []
+
+
+def _hints(ctx: Context, text: str, created: set[str]) -> list[shellhints.Hint]:
+    if not text:
+        return []
+
+    def find() -> list[list[Any]]:
+        return [[h.rule, h.offset, [list(d) for d in h.details]] for h in shellhints.hints(text, created=created)]
+
+    return ctx.remembered("shell-hints", [text, sorted(created)], find, _read_hints)
+
+
+def _read_hints(kept: Any) -> list[shellhints.Hint]:
+    return [
+        shellhints.Hint(str(rule), int(offset), tuple((str(k), str(v)) for k, v in details))
+        for rule, offset, details in kept
+    ]
 
 
 def _command_at(entries: list[tuple[tuple[Any, ...], str]], offset: int) -> tuple[int, int]:

@@ -54,7 +54,7 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
         lint = (
             shelllint.lint_script([c for _, c in entries]).text if entries and commands.role_readable(entries) else None
         )
-        yield from commands.unset_variables(template, f"task role {role!r}", entries, known=known, lint=lint)
+        yield from commands.unset_variables(ctx, template, f"task role {role!r}", entries, known=known, lint=lint)
     if not complete or not all(ctx.valid(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
     added_forms = [ctx.form(ctx.items[n]) for n in added]

@@ -67,7 +67,7 @@ def check_conflicts(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     if not isinstance(conflicts, list) or not conflicts:
         return  # most items declare none: walking every closure would make validation quadratic
     required: set[str] = set()
-    queue = ctx.requires_of(item.name)
+    queue = list(ctx.requires_of(item.name))  # a copy: the context keeps the list
     while queue:  # everything it requires, transitively (a cycle is PRQ143's)
         name = queue.pop()
         if name not in required:
