@@ -65,7 +65,8 @@ def tree_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo.write("registry/owners.yaml", "users: [alice]\n")
     for i in range(TREE):
         require = [f"{_node(child)}@^1.0" for child in _below(i)]
-        repo.write(f"registry/prerequisites/{_node(i)}.yaml", item_yaml(_node(i), "1.0.0", require=require))
+        text = item_yaml(_node(i), "1.0.0", require=require, extra="tags: [tree]\n")
+        repo.write(f"registry/prerequisites/{_node(i)}.yaml", text)
     repo.commit("a tree of 200")
     copy_site_sources(root)
     result = build(root / "registry", root / "out")
@@ -76,6 +77,14 @@ def tree_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _closure_size(site: Path, i: int) -> int:
     document = json.loads((site / "api" / "v1" / "prerequisites" / f"{_node(i)}.json").read_text(encoding="utf-8"))
     return len(document["versions"][-1]["closure"])
+
+
+def test_a_tag_page_lists_the_first_hundred_and_leads_to_the_rest(tree_site):
+    from prereq.marketplace.pages import TAGGED_SHOWN
+
+    page = (tree_site / "tags" / "tree" / "index.html").read_text(encoding="utf-8")
+    assert page.count('class="prereq-list__name"') == TAGGED_SHOWN < TREE
+    assert f'<a href="../../catalog/?tag=tree">All {TREE} items tagged tree in the catalog</a>' in page
 
 
 def test_an_item_page_grows_by_a_small_constant_per_item_of_its_closure(tree_site):
