@@ -1,7 +1,7 @@
 """An item's page (``items/NAME/``): its facts, what it runs, its requirements and the YAML for a job.
 
-The page stays small however many items the item's closure holds (a 10,000-item registry has
-closures of 200): it shows the item's own OpenPAI form, lists the closure (name, version, type,
+The page stays small however many items the item's closure holds (in a generated 10,000-item
+registry, up to 185): it shows the item's own OpenPAI form, lists the closure (name, version, type,
 link), draws a bounded diagram and shows the first ``DEPENDENTS_SHOWN`` items that require it.  The
 forms of the items it requires are not on the page: each version's form is a file beside its
 item's page (``form_files``: ``items/NAME/VERSION.yaml``, the entry a job's ``prerequisites`` list
