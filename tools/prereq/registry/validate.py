@@ -110,11 +110,13 @@ def cache_for(root: Path) -> Cache:
 
 @lru_cache(maxsize=1)
 def identity() -> str:
-    """prereq as what computed a kept result: its version, a digest of its code and schemas (an edited
-    checkout is another prereq), Python's and the libraries' versions."""
+    """prereq as what computed a kept result: its version, a digest of the code validation runs (the
+    packages the registry may import, as the layers allow: core, openpai, registry) and of the schemas,
+    so that an edited checkout is another prereq, and Python's and the libraries' versions."""
     digest = hashlib.sha256()
     package = Path(prereq.__file__).parent
-    for path in sorted([*package.rglob("*.py"), *SCHEMA_DIR.glob("*.json")]):
+    code = [path for part in ("core", "openpai", "registry") for path in (package / part).rglob("*.py")]
+    for path in sorted([package / "__init__.py", *code, *SCHEMA_DIR.glob("*.json")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     libraries = []
     for name in _LIBRARIES:
