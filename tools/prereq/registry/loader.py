@@ -39,8 +39,9 @@ class SourceItem:
     rel: str  # relative to the registry root, '/'-separated
     data: dict[str, Any]
     yaml: LoadedYaml
-    digest: str = ""  # the SHA-256 of the bytes read: what results kept across runs are keyed by
-    blob: str = ""  # git's id of the same bytes: the revision in its history the file still is
+    raw: bytes = b""  # the bytes read (its comments are read from them, never from the file again)
+    digest: str = ""  # their SHA-256: what results kept across runs are keyed by
+    blob: str = ""  # git's id of them: the revision in its history the file still is
 
     @property
     def stem(self) -> str:
@@ -282,7 +283,7 @@ def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem
         if loaded is None:
             return None, problems
         shelf.put(digest, loaded.data)
-    return SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded, digest=digest, blob=blob), []
+    return SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded, raw=raw, digest=digest, blob=blob), []
 
 
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:

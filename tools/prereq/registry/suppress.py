@@ -7,7 +7,7 @@ value or above a list entry, or a shell comment inside a block of commands.  An 
 problem is still shown (as suppressed) in every report, a suppression that silences nothing is a
 warning, and one that names no rule or an unknown rule is an error.
 
-May import: the standard library, prereq.registry.limits/loader/rules.
+May import: the standard library, prereq.registry.loader/rules.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
-from prereq.registry.limits import MAX_FILE_BYTES
 from prereq.registry.loader import ITEMS_DIR, SourceItem
 from prereq.registry.rules import RULES, Problem, problem
 
@@ -57,16 +55,6 @@ class Suppressed:
         return {**self.problem.as_dict(), "suppressed_by": self.suppression.by}
 
 
-def _read(path: Path) -> str:
-    """The file's text (the loader read it already; a file it refused has no suppressions)."""
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return ""
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
 def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[Problem]]:
     match = _IDS.match(text)
     if match is None:
@@ -85,6 +73,8 @@ def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[
 def comment_suppressions(file: str, text: str) -> tuple[list[Suppression], list[Problem]]:
     found: list[Suppression] = []
     malformed: list[Problem] = []
+    if "prereq" not in text:
+        return found, malformed  # what most files are
     for number, line in enumerate(text.split("\n"), start=1):
         if "prereq" not in line:
             continue
@@ -112,7 +102,7 @@ def item_suppressions(item: SourceItem) -> tuple[list[Suppression], list[Problem
 
 
 def apply(
-    root: Path, sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str]
+    sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str]
 ) -> tuple[list[Problem], list[Suppressed]]:
     """The problems left once every suppression of the files of ``sources`` is applied, with PRQ178 for
     each suppression of a ``judged`` rule (one this validation checks) that silenced nothing and PRQ179
@@ -121,7 +111,7 @@ def apply(
     left: list[Problem] = []
     for source in sources:
         for written, malformed in (
-            comment_suppressions(source.rel, _read(root / source.rel)),
+            comment_suppressions(source.rel, source.raw.decode("utf-8", errors="replace")),
             item_suppressions(source) if source.rel.startswith(ITEMS_DIR + "/") else ([], []),
         ):
             suppressions += written

@@ -65,11 +65,11 @@ def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: C
     judged |= set(HISTORY_RULES) if history else set()
     sources = [*registry.items, *registry.templates]
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
-        _, first = suppress.apply(registry.root, sources, problems, judged=judged)
+        _, first = suppress.apply(sources, problems, judged=judged)
         current = {source.path: source.blob for source in sources}
         cleared = cleared_lines(ctx.items, first)
         problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
-    kept, suppressed = suppress.apply(registry.root, sources, problems, judged=judged)
+    kept, suppressed = suppress.apply(sources, problems, judged=judged)
     return ValidationResult(
         root=registry.root,
         items=ctx.items,

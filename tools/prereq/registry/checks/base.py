@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from prereq.core import placeholders
 from prereq.core.files import NO_CACHE, Cache
 from prereq.core.graph import build_graph, lookup_parameter, reachable_union
-from prereq.openpai import forms, runtime, shellvars
+from prereq.openpai import forms, runtime, shelllint, shellvars
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
 from prereq.registry.rules import Problem, problem
@@ -55,6 +55,7 @@ class Context:
     _blocks: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)
     _shell_blocks: dict[str, dict[str, list[Entry]] | None] = field(default_factory=dict)
     _requires: dict[str, list[str]] = field(default_factory=dict)
+    _lint_scripts: dict[tuple[str, ...], shelllint.Script] = field(default_factory=dict)
 
     def requires_of(self, name: str) -> list[str]:
         """What the item ``name`` requires that the registry has (its ranges parsed once)."""
@@ -126,6 +127,13 @@ class Context:
             else:
                 self._shell_blocks[item.rel] = None
         return self._shell_blocks[item.rel]
+
+    def lint_script(self, entries: list[Entry]) -> shelllint.Script:
+        """``shelllint.lint_script`` of these commands, made once per run (several checks read it)."""
+        commands = tuple(command for _, command in entries)
+        if commands not in self._lint_scripts:
+            self._lint_scripts[commands] = shelllint.lint_script(commands)
+        return self._lint_scripts[commands]
 
     def remembered(self, kind: str, key: Any, compute: Callable[[], Any], read: Callable[[Any], T]) -> T:
         """``read(compute())``: ``compute`` is a pure function of ``key`` (JSON: the texts it reads) that

@@ -52,9 +52,9 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
         known = set(ctx.exported_below.get(item.name, ()))
         own = set(ctx.exports.get(item.name, []))  # a start callback's exports reach its succeed callback
         for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
-            lint = shelllint.lint_script([c for _, c in rendered[event]]).text if rendered and raw[event] else None
+            lint = ctx.lint_script(rendered[event]).text if rendered and raw[event] else None
             blocks.append((item, event, raw[event], known_here, lint))
-    roles = [shelllint.lint_script([c for _, c in entries]).text for _, _, entries, _ in _task_role_blocks(registry)]
+    roles = [ctx.lint_script(entries).text for _, _, entries, _ in _task_role_blocks(registry)]
     shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles, cache=ctx.cache)
     for item, event, entries, known_here, lint in blocks:
         yield from unset_variables(ctx, item, event, entries, known=known_here, lint=lint)
@@ -150,7 +150,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     ]
     blocks += _task_role_blocks(registry)
     run = [shelllint.runtime_script([c for _, c in e], policy=policy) for _, _, e, policy in blocks]
-    lint = [shelllint.lint_script([c for _, c in entries]) for _, _, entries, _ in blocks]
+    lint = [ctx.lint_script(entries) for _, _, entries, _ in blocks]
     syntax, linted = shelllint.check_scripts(
         [(r.text, li.text) for r, li in zip(run, lint, strict=True)], cache=ctx.cache
     )
@@ -168,7 +168,7 @@ def lint_texts(registry: LoadedRegistry, ctx: Context) -> list[str]:
     the shell checks read, and each job template's task role commands."""
     blocks = [entries for item in registry.items for entries in (ctx.shell_blocks(item) or {}).values() if entries]
     blocks += [entries for _, _, entries, _ in _task_role_blocks(registry)]
-    return [shelllint.lint_script([c for _, c in entries]).text for entries in blocks]
+    return [ctx.lint_script(entries).text for entries in blocks]
 
 
 def _task_role_blocks(registry: LoadedRegistry) -> list[tuple[SourceItem, str, list[Entry], str]]:
