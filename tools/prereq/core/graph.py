@@ -144,9 +144,9 @@ def reachable_union(graph: Graph, own: Mapping[str, Iterable[str]]) -> dict[str,
     for number, members in enumerate(graph.components):  # what a component reaches comes before it
         component_of.update((node, number) for node in members)
         reached = {component_of[child] for node in members for child in graph.successors[node]} - {number}
-        under = frozenset().union(*(below[c] for c in reached))
+        under = below[next(iter(reached))] if len(reached) == 1 else frozenset().union(*(below[c] for c in reached))
         mine = frozenset(value for node in members for value in own.get(node, ()))
-        below.append(mine | under)
+        below.append(mine | under if mine - under else under)  # shared, not copied, when it adds nothing
         for node in members:
             out[node] = below[number] if _cyclic(graph, members) else under
     return out

@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,7 @@ def as_shell(command: str) -> str:
     return placeholders.TEMPLATE.sub(_TEMPLATE_WORD, command)
 
 
+@cache  # every check asks for the same scripts' hashes; they are few beside the scripts
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -177,7 +179,7 @@ def _batch_passes(folder: Path, texts: list[str]) -> bool:
     """``bash -n`` of many scripts at once, each the body of a function of its own, so that a construct
     one leaves open makes the whole batch fail.  Only scripts ShellCheck's parser read are batched:
     two broken scripts that close each other's quote would pass together, never one."""
-    path = folder / f"batch-{_sha(''.join(texts))[:20]}.sh"
+    path = folder / f"batch-{hashlib.sha256(''.join(texts).encode()).hexdigest()[:20]}.sh"
     path.write_text("".join(f"prereq_check_{i}() {{\n{text}\n}}\n" for i, text in enumerate(texts)), "utf-8")
     return not _bash_n(path)
 

@@ -103,18 +103,21 @@ def history_problems(
     root: Path,
     *,
     cleared: Mapping[str, set[str]] | None = None,
-    current: Mapping[Path, str] | None = None,
+    current: Mapping[str, str] | None = None,
     cache: Cache = NO_CACHE,
 ) -> list[Problem]:
     """PRQ192 for every version in the history of the registry at ``root`` that held a credential;
     none outside a git repository.  ``cleared`` (``cleared_lines``) holds, per item, the lines its
     current file suppresses PRQ190 on: the build publishes older versions whose only findings are
     those, so they are not reported either.  ``current`` holds the blob id of each file as the working
-    tree has it: a revision still there is PRQ190's.  What each blob holds is kept in ``cache``."""
+    tree has it, by its path in the registry: a revision still there is PRQ190's.  What each blob holds
+    is kept in ``cache``."""
     repo = Repository.find(root)
     if repo is None:
         return []
     root = root.resolve()
+    inside = root.relative_to(repo.root).as_posix()  # git names paths from the repository's root
+    prefix = "" if inside == "." else inside + "/"
     changes = [
         change
         for folder in (ITEMS_DIR, TEMPLATES_DIR)
@@ -122,13 +125,13 @@ def history_problems(
         for change in repo.changes(root / folder)
         if change.blob
         and change.path.endswith(".yaml")
-        and change.blob != (current or {}).get(repo.root / change.path)  # what the working tree holds: PRQ190's
+        and change.blob != (current or {}).get(change.path.removeprefix(prefix))  # the working tree's: PRQ190's
     ]
     scanned = _scanned(repo, changes, cache.shelf("history-secrets"))
     held: dict[tuple[str, str], _Held] = {}
     for change in changes:  # newest first: the last one seen is the oldest
         found = scanned[change.blob or ""]
-        rel = (repo.root / change.path).relative_to(root).as_posix()
+        rel = change.path.removeprefix(prefix)
         lines = {_line_digest(line) for line in (cleared or {}).get(Path(rel).stem, set())}
         kinds = [kind for line, kind in found.get("leaks", []) if line not in lines]
         if not kinds:

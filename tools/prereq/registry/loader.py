@@ -3,6 +3,7 @@ beyond "is this one YAML mapping"; the checks do the rest."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -252,20 +253,17 @@ def load_mapping(path: Path, rel: str, shape: str) -> tuple[LoadedYaml | None, l
 
 def _mapping(raw: bytes, rel: str, shape: str) -> tuple[LoadedYaml | None, list[Problem]]:
     loaded, problems = _parse(raw, rel)
-    if loaded is not None:
-        for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
-            line, column = loaded.position(where, key=True)
-            shown = format_path(where[:-1], empty="the top level")
-            problems.append(problem("PRQ108", file=rel, line=line, column=column, key=_show_key(where[-1]), path=shown))
-        if problems:
-            return None, problems
-    if loaded is not None and not isinstance(loaded.data, dict):
-        kind = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}"
-        line, column = loaded.value_positions.get((), (1, 1))
-        fix = _SHAPES.get(shape, shape)
-        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=fix))
+    if loaded is None:
         return None, problems
-    return loaded, problems
+    for where in sorted(_non_string_keys(loaded.data), key=lambda w: loaded.position(w, key=True)):
+        line, column = loaded.position(where, key=True)
+        shown = format_path(where[:-1], empty="the top level")
+        problems.append(problem("PRQ108", file=rel, line=line, column=column, key=_show_key(where[-1]), path=shown))
+    if not problems and not isinstance(loaded.data, dict):
+        kind, fix = "nothing" if loaded.data is None else f"a {type(loaded.data).__name__}", _SHAPES.get(shape, shape)
+        line, column = loaded.value_positions.get((), (1, 1))
+        problems.append(problem("PRQ105", file=rel, line=line, column=column, detail=kind, fix=fix))
+    return (None, problems) if problems else (loaded, problems)
 
 
 def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem | None, list[Problem]]:
@@ -292,10 +290,8 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     if refused is not None:
         return Owners(), [refused]
     if path.is_dir():
-        detail = "owners.yaml is a folder, not the owners file"
-        return Owners(), [
-            problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="replace it with a file: " + _OWNERS_FIX)
-        ]
+        detail, fix = "owners.yaml is a folder, not the owners file", "replace it with a file: " + _OWNERS_FIX
+        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix=fix)]
     if not path.is_file():
         detail = "owners.yaml is missing"
         return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="create it: " + _OWNERS_FIX)]
@@ -365,13 +361,16 @@ def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem],
         return [], [problem("PRQ106", file=name, detail=name, what="the folder of job templates", fix=fix)]
     loaded_files: list[SourceItem] = []
     problems: list[Problem] = []
-    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
-        rel = path.relative_to(root).as_posix()
-        refused = entry_problem(path, rel)
+    with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(iter(())) as listing:
+        entries = {folder / entry.name: entry for entry in listing}  # what each is, mostly without a stat
+    for path, entry in sorted(entries.items()):
+        rel = f"{name}/{entry.name}"
+        plain = entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)
+        refused = None if plain else entry_problem(path, rel)
         if refused is not None:
             problems.append(refused)
             continue
-        if path.suffix != ".yaml" or not path.is_file():
+        if path.suffix != ".yaml" or not entry.is_file(follow_symlinks=False):
             if not path.name.startswith("."):
                 fix = _not_read_fix(path, name)
                 problems.append(problem("PRQ106", file=rel, detail=path.name, what=_FOLDERS[name], fix=fix))

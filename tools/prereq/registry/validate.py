@@ -66,7 +66,7 @@ def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: C
     sources = [*registry.items, *registry.templates]
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
         _, first = suppress.apply(sources, problems, judged=judged)
-        current = {source.path: source.blob for source in sources}
+        current = {source.rel: source.blob for source in sources}
         cleared = cleared_lines(ctx.items, first)
         problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
     kept, suppressed = suppress.apply(sources, problems, judged=judged)

@@ -142,7 +142,8 @@ class Context:
         if self.cache.folder is None:
             return read(compute())
         shelf = self.cache.shelf(kind)
-        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()
+        text = key if isinstance(key, str) else json.dumps(key)  # a text is its own key; JSON keeps lists apart
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         kept = shelf.get(digest)
         if kept is not None:
             try:

@@ -55,17 +55,19 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
             lint = ctx.lint_script(rendered[event]).text if rendered and raw[event] else None
             blocks.append((item, event, raw[event], known_here, lint))
     roles = [ctx.lint_script(entries).text for _, _, entries, _ in _task_role_blocks(registry)]
-    shelllint.lint_scripts([lint for *_, lint in blocks if lint is not None] + roles, cache=ctx.cache)
+    texts = [lint for *_, lint in blocks if lint is not None]
+    readings = dict(zip(texts, shelllint.lint_scripts(texts + roles, cache=ctx.cache), strict=False))
     for item, event, entries, known_here, lint in blocks:
-        yield from unset_variables(ctx, item, event, entries, known=known_here, lint=lint)
+        reading = readings[lint] if lint is not None else shelllint.Lint()
+        yield from unset_variables(ctx, item, event, entries, known=known_here, lint=reading)
 
 
 def unset_variables(
-    ctx: Context, item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: str | None
+    ctx: Context, item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: shelllint.Lint
 ) -> Iterator[Problem]:
     """PRQ170 for one block of commands, at the line of each name's first use: a name prereq's reader
     finds used with nothing defining it before (not ``known``, not the runtime's), that ShellCheck, when it
-    read ``lint`` (these commands as it reads them; None: not read), also says nothing assigns (SC2154).
+    read these commands (``lint``, its reading; ``Lint()``: not read), also says nothing assigns (SC2154).
     Each knows what the other cannot: the reader, what required items export, the runtime's variables
     and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not follow.
     The reading of the commands is kept across runs; ``known`` (what flows in from other items) is
@@ -73,7 +75,7 @@ def unset_variables(
     commands = [c for _, c in entries]
     if not commands:
         return
-    unassigned = (shelllint.lint_scripts([lint])[0] if lint is not None else shelllint.Lint()).unassigned
+    unassigned = lint.unassigned
     reading = [commands, sorted(unassigned) if unassigned is not None else None]
     for name, index, offset in ctx.remembered("shell-uses", reading, partial(_uses, commands, unassigned), _read_uses):
         if name not in known:

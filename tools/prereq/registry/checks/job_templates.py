@@ -10,7 +10,7 @@ from typing import Any
 
 from prereq.core.graph import post_order
 from prereq.core.shapes import as_dict, as_list
-from prereq.openpai import protocol
+from prereq.openpai import protocol, shelllint
 from prereq.registry.checks import commands
 from prereq.registry.checks.base import Context, at, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
@@ -51,7 +51,8 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
         added += [n for n in order if n in ctx.items and n not in own and n not in added]
         known = {v for n in order for v in ctx.exports.get(n, [])}
         entries = commands.role_commands(role, spec)
-        lint = ctx.lint_script(entries).text if entries and commands.role_readable(entries) else None
+        readable = entries and commands.role_readable(entries)
+        lint = shelllint.lint_scripts([ctx.lint_script(entries).text])[0] if readable else shelllint.Lint()
         yield from commands.unset_variables(ctx, template, f"task role {role!r}", entries, known=known, lint=lint)
     if not complete or not all(ctx.valid(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
