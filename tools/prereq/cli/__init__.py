@@ -14,31 +14,39 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from importlib import import_module
+from types import ModuleType
 from typing import NoReturn
 
 from prereq import __version__
-from prereq.cli import (
-    execution_commands,
-    index_commands,
-    job_commands,
-    registry_commands,
-    review_commands,
-    scaffold_commands,
-    site_commands,
-)
 from prereq.core.errors import PrereqError
 from prereq.core.terminal import VisibleStream
 
-# review_commands extends registry_commands' validate, so it comes after it.
-COMMAND_MODULES = (
-    scaffold_commands,
-    registry_commands,
-    review_commands,
-    index_commands,
-    job_commands,
-    site_commands,
-    execution_commands,
-)
+# The modules of prereq.cli that register commands, in the order --help lists them (review_commands
+# extends registry_commands' validate, so it comes after it), and the commands each registers: a
+# command loads only its modules, so that `prereq job add` does not import the site's, the review's or
+# the catalog's libraries (tests/test_cli_commands.py holds this table to what each module registers).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "scaffold_commands": ("init", "new", "share"),
+    "registry_commands": ("validate", "rules"),
+    "review_commands": ("codeowners", "validate"),
+    "index_commands": ("build", "search", "show"),
+    "job_commands": ("job", "expression"),
+    "site_commands": ("serve",),
+    "execution_commands": ("rights", "queues", "request", "schedule", "place"),
+}
+
+_EXTENDS = {"review_commands": "registry_commands"}  # a module that adds to another's command needs it first
+
+
+def command_modules(argv: Sequence[str]) -> list[ModuleType]:
+    """The modules the command in ``argv`` needs; all of them for --help, --version or an unknown command."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    wanted = {name for name, commands in COMMAND_MODULES.items() if first in commands}
+    wanted |= {_EXTENDS[name] for name in wanted if name in _EXTENDS}
+    names = [name for name in COMMAND_MODULES if name in wanted] or list(COMMAND_MODULES)
+    return [import_module(f"prereq.cli.{name}") for name in names]
+
 
 EPILOG = """\
 exit codes: 0 all is well, 1 problems found, 2 usage error or missing input,
@@ -54,7 +62,8 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of the commands ``argv`` needs (every command's when it names none)."""
     parser = _Parser(
         prog="prereq",
         description="Share OpenPAI prerequisites: validate a registry, publish its index and marketplace, "
@@ -65,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"prereq {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    for module in COMMAND_MODULES:
+    for module in command_modules(argv):
         module.register(subparsers)
     return parser
 
@@ -76,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream = getattr(sys, name)
         if stream.isatty() and not isinstance(stream, VisibleStream):
             setattr(sys, name, VisibleStream(stream))
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prereq.registry.loader import find_registry
-from prereq.registry.settings import load_settings
-
 DEFAULT_OUT = Path("build") / "site"
 
 
 def registry_folder(explicit: Path | None) -> Path:
     """The named registry, else prereq.yaml's, else the registry/ of the repository around the current folder."""
+    # Imported here: `prereq job` and `prereq search` read no registry unless a command needs one.
+    from prereq.registry.loader import find_registry
+    from prereq.registry.settings import load_settings
+
     if explicit is not None:
         return find_registry(explicit, search_parents=False)
     settings = load_settings(Path.cwd())
@@ -28,4 +29,6 @@ def registry_folder(explicit: Path | None) -> Path:
 
 def output_folder(explicit: Path | None, registry: Path) -> Path:
     """The named --out, else build/site at the root of the registry's repository."""
+    from prereq.registry.settings import load_settings
+
     return explicit if explicit is not None else load_settings(registry).root / DEFAULT_OUT

@@ -8,21 +8,19 @@ import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prereq.cli.defaults import registry_folder
 from prereq.core.errors import PrereqError
-from prereq.core.files import write_atomic
-from prereq.core.yamlload import YamlLoadError, dump_yaml, load_yaml
-from prereq.execution.experiment import check_experiment
-from prereq.execution.placement import place_block
-from prereq.execution.records import Catalog, Ref
-from prereq.execution.request import Submitter, build_request, read_request, request_problems
-from prereq.execution.rights import FULL_REPUTATION, QueueRight, groups_of, offered_queues, user_rights
-from prereq.execution.schedule import render_text, simulate
-from prereq.execution.validate import open_catalog
-from prereq.index.reader import Index, index_source
-from prereq.registry.loader import Owners
+from prereq.execution.records import FULL_REPUTATION
+
+if TYPE_CHECKING:
+    from prereq.execution.records import Catalog, Ref
+    from prereq.execution.rights import QueueRight
+    from prereq.registry.loader import Owners
+
+# Each command imports the catalog's modules when it runs: `prereq job` reads WHO and who_parent from
+# here and should not pay for them (prereq.cli loads only the modules a command needs).
 
 WHO = """\
 who: --user NAME takes the user's groups from owners.yaml's teams and
@@ -158,10 +156,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _who(args: argparse.Namespace, catalog: Catalog, owners: Owners) -> list[str]:
+    from prereq.execution.rights import groups_of
+
     return groups_of(catalog, owners, user=args.user, groups=args.groups)
 
 
 def _ref(text: str, what: str) -> Ref:
+    from prereq.execution.records import Ref
+
     ref = Ref.parse(text)
     if not ref.name or not ref.version:
         raise PrereqError(f"{what} {text!r} is not NAME@VERSION", hint=f"e.g. --{what} python@1.0.0")
@@ -182,6 +184,9 @@ def _right_json(right: QueueRight, catalog: Catalog) -> dict[str, Any]:
 
 
 def run_rights(args: argparse.Namespace) -> int:
+    from prereq.execution.rights import user_rights
+    from prereq.execution.validate import open_catalog
+
     catalog, owners = open_catalog(registry_folder(args.registry))
     if not (args.user or args.groups):
         rows = [{"queue": r.queue, "group": r.group, "slots": r.slots, "priority": r.priority} for r in catalog.rights]
@@ -208,6 +213,9 @@ def run_rights(args: argparse.Namespace) -> int:
 
 
 def run_queues(args: argparse.Namespace) -> int:
+    from prereq.execution.rights import offered_queues, user_rights
+    from prereq.execution.validate import open_catalog
+
     catalog, owners = open_catalog(registry_folder(args.registry))
     groups = _who(args, catalog, owners)
     rights = user_rights(catalog, groups, reputation=args.reputation)
@@ -251,6 +259,12 @@ def _submitted(text: str | None) -> datetime:
 
 
 def run_request(args: argparse.Namespace) -> int:
+    from prereq.core.files import write_atomic
+    from prereq.execution.experiment import check_experiment
+    from prereq.execution.request import Submitter, build_request, request_problems
+    from prereq.execution.rights import user_rights
+    from prereq.execution.validate import open_catalog
+
     if not args.user:
         raise PrereqError("say who submits: --user NAME", hint="the request records the user and their rights")
     catalog, owners = open_catalog(registry_folder(args.registry))
@@ -283,6 +297,8 @@ def run_request(args: argparse.Namespace) -> int:
 
 
 def _machines(path: Path | None) -> dict[str, int]:
+    from prereq.core.yamlload import YamlLoadError, load_yaml
+
     if path is None:
         return {}
     try:
@@ -299,6 +315,9 @@ def _machines(path: Path | None) -> dict[str, int]:
 
 
 def run_schedule(args: argparse.Namespace) -> int:
+    from prereq.execution.request import read_request
+    from prereq.execution.schedule import render_text, simulate
+
     requests = [read_request(path, shown=str(path)) for path in args.requests]
     schedule = simulate(requests, machines=_machines(args.machines))
     if args.format == "json":
@@ -309,6 +328,13 @@ def run_schedule(args: argparse.Namespace) -> int:
 
 
 def run_place(args: argparse.Namespace) -> int:
+    from prereq.core.files import write_atomic
+    from prereq.core.yamlload import dump_yaml
+    from prereq.execution.placement import place_block
+    from prereq.execution.request import read_request
+    from prereq.execution.validate import open_catalog
+    from prereq.index.reader import Index, index_source
+
     request = read_request(args.request, shown=str(args.request))
     catalog, _ = open_catalog(registry_folder(args.registry))
     try:

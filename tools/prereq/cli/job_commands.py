@@ -10,9 +10,7 @@ from prereq import jobs
 from prereq.cli.defaults import registry_folder
 from prereq.cli.execution_commands import WHO, who_parent
 from prereq.core.errors import PrereqError
-from prereq.execution.validate import open_catalog
 from prereq.jobs import expressions
-from prereq.jobs.queue import QueueChoice, add_queue
 
 INDEX_HELP = (
     "index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else the index "
@@ -216,6 +214,10 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def _run_add_queue(args: argparse.Namespace) -> int:
+    # The catalog's modules only for --queue: a plain `job add` does not import them.
+    from prereq.execution.validate import open_catalog
+    from prereq.jobs.queue import QueueChoice, add_queue
+
     if args.bind:
         raise PrereqError(
             "--bind goes with items, not with --queue", hint="add the items to bind in a command of their own"

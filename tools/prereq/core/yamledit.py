@@ -146,8 +146,29 @@ class YamlText(Splices):
         self._edit(
             parent_path,
             lambda container: container.insert(index, copy.deepcopy(value)),
-            lambda: self._splice_insert_item(parent_path, index, value),
+            lambda: self._splice_insert_items(parent_path, index, [value]),
         )
+
+    def insert_many(self, path: Path_, values: list[Any]) -> None:
+        """``insert`` of each of ``values`` at ``path[-1]``, ``path[-1] + 1``...: the same text, read and
+        checked once rather than once an item (a job's closure of a hundred items is a hundred inserts).
+        When the one splice cannot be made or checked, each item is inserted as ``insert`` does."""
+        path = tuple(path)
+        parent_path, index = path[:-1], path[-1]
+        parent = self.get(parent_path)
+        if len(values) > 1 and isinstance(parent, list) and 0 <= index <= len(parent):
+            expected = copy.deepcopy(self.data)
+            _get(expected, parent_path)[index:index] = copy.deepcopy(values)
+            try:
+                new_text = self._splice_insert_items(parent_path, index, values)
+                loaded = load_yaml(new_text)
+            except (NotHere, YamlLoadError):
+                loaded = None
+            if loaded is not None and _equal(loaded.data, expected):
+                self._set_text(new_text, loaded)
+                return
+        for offset, value in enumerate(values):
+            self.insert(path[:-1] + (index + offset,), value)
 
     def delete(self, path: Path_) -> None:
         """Remove a mapping key or a sequence item, with its lines."""

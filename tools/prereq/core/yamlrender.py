@@ -9,6 +9,7 @@ May import: PyYAML and prereq.core.yamlload.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -28,27 +29,9 @@ class Renderer:
     # -- scalars ---------------------------------------------------------
     def scalar(self, value: Any) -> str:
         """A one-line scalar, or '' when ``value`` needs a block (multi-line string)."""
-        if value is None:
-            return "null"
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, (int, float)):
-            text = yaml.safe_dump(value, width=_WIDTH).strip()
-            return text.removesuffix("\n...").strip()
-        if isinstance(value, dict) and not value:
-            return "{}"
-        if isinstance(value, list) and not value:
-            return "[]"
-        if not isinstance(value, str):
-            raise TypeError(f"cannot write a {type(value).__name__} as YAML")
-        if "\n" in value and self._literal_ok(value):
-            return ""
-        if "\n" not in value and "\r" not in value:
-            text = yaml.safe_dump(value, width=_WIDTH, allow_unicode=True)
-            text = text.removesuffix("\n").removesuffix("\n...").strip("\n")
-            if "\n" not in text and _reads_back(text, value):
-                return text
-        return json.dumps(value, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
+        if isinstance(value, str):
+            return _string_text(value)  # the same for every renderer, and written again and again
+        return _scalar(value)
 
     @staticmethod
     def _literal_ok(value: str) -> bool:
@@ -127,6 +110,36 @@ class Renderer:
             return json.dumps(value, ensure_ascii=False)
         scalar = self.scalar(value)
         return scalar or json.dumps(value, ensure_ascii=False)
+
+
+def _scalar(value: Any) -> str:
+    """``Renderer.scalar``: PyYAML's own text when it reads back as the value, else JSON's."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        text = yaml.safe_dump(value, width=_WIDTH).strip()
+        return text.removesuffix("\n...").strip()
+    if isinstance(value, dict) and not value:
+        return "{}"
+    if isinstance(value, list) and not value:
+        return "[]"
+    if not isinstance(value, str):
+        raise TypeError(f"cannot write a {type(value).__name__} as YAML")
+    if "\n" in value and Renderer._literal_ok(value):
+        return ""
+    if "\n" not in value and "\r" not in value:
+        text = yaml.safe_dump(value, width=_WIDTH, allow_unicode=True)
+        text = text.removesuffix("\n").removesuffix("\n...").strip("\n")
+        if "\n" not in text and _reads_back(text, value):
+            return text
+    return json.dumps(value, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
+
+
+@lru_cache(maxsize=8192)  # strings only: 0.0 and -0.0 are equal keys, and written differently
+def _string_text(value: str) -> str:
+    return _scalar(value)
 
 
 def _reads_back(text: str, value: Any) -> bool:

@@ -240,7 +240,9 @@ class Splices:
             block = self.newline + block
         return self._t[:at] + block + self._t[at:]
 
-    def _splice_insert_item(self, parent_path: Path_, index: int, value: Any) -> str:
+    def _splice_insert_items(self, parent_path: Path_, index: int, values: list[Any]) -> str:
+        """The lines of ``values`` at ``index`` of a block sequence: the same text as inserting them one by
+        one at ``index``, ``index + 1``... (each goes after the one before, above what stood there)."""
         node = self._node(parent_path)
         if not isinstance(node, yaml.SequenceNode) or node.flow_style or not node.value:
             raise NotHere  # flow or empty: the fallback rewrites the list
@@ -250,15 +252,16 @@ class Splices:
                 raise NotHere
             column = self._column(dash)
             at = self._above_comments(self._line_start(dash))
-            lines = self._item_lines(value, column)
+            lines = [line for value in values for line in self._item_lines(value, column)]
             return self._t[:at] + self._join(lines) + self.newline + self._t[at:]
         last = node.value[-1]
         dash = self._dash(last)
         if not self._owns_line(dash):
             raise NotHere
+        column = self._column(dash)
         return self._insert_lines_after(
             self._content_end(last) if not _is_empty_plain(last) else dash + 1,
-            self._item_lines(value, self._column(dash)),
+            [line for value in values for line in self._item_lines(value, column)],
         )
 
     def _item_lines(self, value: Any, column: int) -> list[str]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from prereq.core.yamlload import LoadedYaml
 
+FULL_REPUTATION = 100  # percent: x1
+
 GPU = "gpu"  # the capability a GPU queue asks of its environments
 
 

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 
 from prereq.core.errors import PrereqError
 from prereq.core.graph import post_order
-from prereq.execution.records import Catalog, Library, Queue, Ref
+from prereq.execution.records import FULL_REPUTATION, Catalog, Library, Queue, Ref
 from prereq.registry.loader import Owners
-
-FULL_REPUTATION = 100  # percent: x1
 
 
 @dataclass(frozen=True)

@@ -81,11 +81,29 @@ class WorkingCopy:
 
 
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
-    """Replay ``edits`` on the text."""
-    for edit in edits:
-        if edit.op == "set":
+    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once
+    (``YamlText.insert_many``: the same text, read once)."""
+    run: list[Edit] = []
+    for edit in [*edits, None]:
+        if edit is not None and edit.op == "insert" and _continues(run, edit):
+            run.append(edit)
+            continue
+        if run:
+            doc.insert_many(run[0].path, [e.value for e in run])
+            run = []
+        if edit is None:
+            break
+        if edit.op == "insert":
+            run = [edit]
+        elif edit.op == "set":
             doc.set(edit.path, edit.value, before=edit.before, after=edit.after)
-        elif edit.op == "insert":
-            doc.insert(edit.path, edit.value)
         else:
             doc.delete(edit.path)
+
+
+def _continues(run: list[Edit], edit: Edit) -> bool:
+    """``edit`` inserts right after the inserts of ``run``, into the same list."""
+    if not run:
+        return False
+    first = run[0].path
+    return edit.path[:-1] == first[:-1] and edit.path[-1] == first[-1] + len(run)

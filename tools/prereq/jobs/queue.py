@@ -33,9 +33,8 @@ from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement, version_key
 from prereq.execution.placement import resources
 from prereq.execution.publish import read_catalog
-from prereq.execution.records import Catalog, Queue, Ref
+from prereq.execution.records import FULL_REPUTATION, Catalog, Queue, Ref
 from prereq.execution.rights import (
-    FULL_REPUTATION,
     environment,
     groups_of,
     incompatible,

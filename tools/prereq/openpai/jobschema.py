@@ -21,9 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:  # jsonschema costs a tenth of a second: imported when a job is first checked
+    import jsonschema
+
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import SCHEMA_DIR
@@ -217,6 +219,8 @@ def _text(error: jsonschema.ValidationError) -> str:
 
 def _wording(keyword: str, value: Any, instance: Any, schema: Any, error: jsonschema.ValidationError, n: int) -> str:
     """The message of the ``n``-th error jsonschema's ``keyword`` gave for ``instance``."""
+    import jsonschema
+
     if keyword == "type":
         types = [value] if isinstance(value, str) else value
         return f"{show(instance)} is not of type {', '.join(show(t) for t in types)}"
@@ -286,6 +290,8 @@ def _one_of_message(instance: Any, context: list[jsonschema.ValidationError]) ->
 
 def _reworded(keyword: str) -> Callable[..., Iterator[jsonschema.ValidationError]]:
     """jsonschema's check for ``keyword``, its errors given our messages."""
+    import jsonschema
+
     original = jsonschema.Draft7Validator.VALIDATORS[keyword]
 
     def check(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
@@ -296,13 +302,10 @@ def _reworded(keyword: str) -> Callable[..., Iterator[jsonschema.ValidationError
     return check
 
 
-_WordedValidator = jsonschema.validators.extend(
-    jsonschema.Draft7Validator, validators={keyword: _reworded(keyword) for keyword in WORDED_KEYWORDS}
-)
-
-
 def unsupported_keywords(schema: Any) -> list[str]:
     """The draft-7 keywords ``schema`` uses that we do not word (protocol.js refuses the same)."""
+    import jsonschema
+
     found: list[str] = []
     for keyword, value in _schema_keywords(schema):
         if keyword in jsonschema.Draft7Validator.VALIDATORS and keyword not in SUPPORTED_KEYWORDS:
@@ -334,12 +337,17 @@ def _schema_keywords(schema: Any) -> Iterator[tuple[str, Any]]:
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = resolve_schema(load_protocol())
     jsonschema.Draft7Validator.check_schema(schema)
     unsupported = unsupported_keywords(schema)
     if unsupported:
         raise PrereqError(f"the OpenPAI schema uses keywords prereq cannot word: {', '.join(unsupported)}")
-    return _WordedValidator(schema)
+    worded = jsonschema.validators.extend(
+        jsonschema.Draft7Validator, validators={keyword: _reworded(keyword) for keyword in WORDED_KEYWORDS}
+    )
+    return worded(schema)
 
 
 def schema_problems(job: Any) -> list[JobProblem]:
