@@ -29,6 +29,7 @@ from prereq.core.versions import Requirement, satisfies
 
 SELECTION = "your selection"
 MAX_ROUNDS = 10_000  # resolvelib's rounds (one pin each) before a search counts as too deep
+PLAIN_ROUNDS = 10_000  # rounds of the plain choice: one per level of the deepest chain of requirements
 Constraints = dict[str, list[tuple[str | None, str]]]  # name -> (range, who asks), in the order they were met
 
 
@@ -96,7 +97,8 @@ def _plain(
     def required(name: str) -> list[Requirement]:
         return requires_of(name, chosen[name]) if name in chosen else []
 
-    for _ in range(100):  # each round only raises constraints; real registries settle in a few
+    # Each round only raises constraints and reaches one level deeper: a chain N deep takes N rounds.
+    for _ in range(PLAIN_ROUNDS):
         constraints: dict[str, list[tuple[str | None, str]]] = {}
         for request in requests:
             constraints.setdefault(request.name, []).append((request.range, SELECTION))
@@ -112,6 +114,11 @@ def _plain(
         if picked == chosen:
             break
         chosen = picked
+    else:
+        raise NoVersionFits(
+            f"the versions did not settle in {PLAIN_ROUNDS:,} rounds (requirements more than {PLAIN_ROUNDS:,} deep?)",
+            hint="shorten the chain of requirements",
+        )
     return chosen
 
 

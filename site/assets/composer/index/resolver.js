@@ -15,6 +15,7 @@ import { satisfies } from "../core/versions.js";
 
 const SELECTION = "your selection";
 const MAX_STEPS = 10000; // versions tried before a search counts as too deep
+const PLAIN_ROUNDS = 10000; // rounds of the plain choice: one per level of the deepest chain (resolver.py)
 
 /* The plain choice's failure: what it would report, the ranges in conflict, all the ranges it had met. */
 class Conflict extends Error {
@@ -50,7 +51,9 @@ function pick(name, ranges, versions, locked) {
 function plain(requests, versionsOf, requiresOf, locked) {
   let chosen = new Map();
   const required = (name) => (chosen.has(name) ? requiresOf(name, chosen.get(name)) : []);
-  for (let round = 0; round < 100; round++) { // each round only raises constraints; real registries settle fast
+  // Each round only raises constraints and reaches one level deeper: a chain N deep takes N rounds.
+  let settled = false;
+  for (let round = 0; round < PLAIN_ROUNDS && !settled; round++) {
     const constraints = new Map();
     const constrain = (name, range, by) => {
       if (!constraints.has(name)) constraints.set(name, []);
@@ -69,9 +72,12 @@ function plain(requests, versionsOf, requiresOf, locked) {
         throw error;
       }
     }
-    const same = picked.size === chosen.size && [...picked].every(([name, version]) => chosen.get(name) === version);
-    if (same) break;
+    settled = picked.size === chosen.size && [...picked].every(([name, version]) => chosen.get(name) === version);
     chosen = picked;
+  }
+  if (!settled) {
+    throw new PrereqError(`the versions did not settle in ${PLAIN_ROUNDS.toLocaleString("en-US")} rounds ` +
+      `(requirements more than ${PLAIN_ROUNDS.toLocaleString("en-US")} deep?)`, { hint: "shorten the chain of requirements" });
   }
   return chosen;
 }
