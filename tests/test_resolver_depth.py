@@ -17,10 +17,6 @@ def _chain(depth: int) -> tuple[dict[str, list[str]], dict[tuple[str, str], list
         for i in range(depth)
         for v in versions[f"n{i}"]
     }
-        (f"n{i}", v): [Requirement.parse(f"n{i + 1}@^1.0")] if i + 1 < depth else []
-        for i in range(depth)
-        for v in versions[f"n{i}"]
-    }
     return versions, requires
 
 
