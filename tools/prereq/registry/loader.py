@@ -363,7 +363,7 @@ def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem],
     problems: list[Problem] = []
     with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(iter(())) as listing:
         entries = {folder / entry.name: entry for entry in listing}  # what each is, mostly without a stat
-    for path, entry in sorted(entries.items()):
+    for path, entry in sorted(entries.items(), key=lambda pair: os.path.normcase(pair[1].name)):  # as Paths sort
         rel = f"{name}/{entry.name}"
         plain = entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)
         refused = None if plain else entry_problem(path, rel)

@@ -6,7 +6,7 @@ May import: prereq.core, prereq.openpai, prereq.registry."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import partial
 from typing import Any
 
@@ -46,39 +46,55 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
     """Variables used that nothing sets, in each item's start and succeed commands (``unset_variables``).
     ShellCheck reads every item's blocks and every job template's task roles in one run, so that
     job_templates' and check_shell's readings of the same scripts are the cached ones."""
-    blocks: list[tuple[SourceItem, str, list[Entry], set[str], str | None]] = []
+    blocks: list[tuple[SourceItem, str, list[Entry], str | None]] = []
     for item in registry.items:
         raw, rendered = ctx.blocks(item), ctx.shell_blocks(item)
-        known = set(ctx.exported_below.get(item.name, ()))
-        own = set(ctx.exports.get(item.name, []))  # a start callback's exports reach its succeed callback
-        for event, known_here in ((runtime.START, known), (runtime.SUCCEED, known | own)):
+        for event in (runtime.START, runtime.SUCCEED):
             lint = ctx.lint_script(rendered[event]).text if rendered and raw[event] else None
-            blocks.append((item, event, raw[event], known_here, lint))
+            blocks.append((item, event, raw[event], lint))
     roles = [ctx.lint_script(entries).text for _, _, entries, _ in _task_role_blocks(registry)]
     texts = [lint for *_, lint in blocks if lint is not None]
     readings = dict(zip(texts, shelllint.lint_scripts(texts + roles, cache=ctx.cache), strict=False))
-    for item, event, entries, known_here, lint in blocks:
+    for item, event, entries, lint in blocks:
         reading = readings[lint] if lint is not None else shelllint.Lint()
-        yield from unset_variables(ctx, item, event, entries, known=known_here, lint=reading)
+        yield from unset_variables(
+            ctx, item, event, entries, known=partial(_flowing_in, ctx, item, event), lint=reading
+        )
+
+
+def _flowing_in(ctx: Context, item: SourceItem, event: str) -> set[str]:
+    """What reaches a block of the item from elsewhere: what everything it requires exports, and for its
+    succeed commands what its own start commands export."""
+    known = set(ctx.exported_below.get(item.name, ()))
+    return known | set(ctx.exports.get(item.name, [])) if event == runtime.SUCCEED else known
 
 
 def unset_variables(
-    ctx: Context, item: SourceItem, event: str, entries: list[Entry], *, known: set[str], lint: shelllint.Lint
+    ctx: Context,
+    item: SourceItem,
+    event: str,
+    entries: list[Entry],
+    *,
+    known: Callable[[], Collection[str]],
+    lint: shelllint.Lint,
 ) -> Iterator[Problem]:
     """PRQ170 for one block of commands, at the line of each name's first use: a name prereq's reader
-    finds used with nothing defining it before (not ``known``, not the runtime's), that ShellCheck, when it
-    read these commands (``lint``, its reading; ``Lint()``: not read), also says nothing assigns (SC2154).
-    Each knows what the other cannot: the reader, what required items export, the runtime's variables
-    and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not follow.
-    The reading of the commands is kept across runs; ``known`` (what flows in from other items) is
-    applied to it every time (a name ``known`` holds is never a use, whatever else the commands hold)."""
+    finds used with nothing defining it before (not ``known()``, not the runtime's), that ShellCheck, when
+    it read these commands (``lint``, its reading; ``Lint()``: not read), also says nothing assigns
+    (SC2154).  Each knows what the other cannot: the reader, what required items export, the runtime's
+    variables and what ``conda activate`` sets; ShellCheck, assignments by any builtin the reader does not
+    follow.  The reading of the commands is kept across runs; what flows in from other items is applied
+    to it every time (a name ``known()`` holds is never a use, whatever else the commands hold), asked
+    only for a block that uses a name it does not define."""
     commands = [c for _, c in entries]
     if not commands:
         return
     unassigned = lint.unassigned
     reading = [commands, sorted(unassigned) if unassigned is not None else None]
-    for name, index, offset in ctx.remembered("shell-uses", reading, partial(_uses, commands, unassigned), _read_uses):
-        if name not in known:
+    uses = ctx.remembered("shell-uses", reading, partial(_uses, commands, unassigned), _read_uses)
+    flowing = known() if uses else ()
+    for name, index, offset in uses:
+        if name not in flowing:
             path, command = entries[index]
             line, column = command_line(item, path, command, offset)
             yield problem("PRQ170", file=item.rel, line=line, column=column, name=name, event=event)
@@ -215,37 +231,56 @@ def _shell_problem(
 def check_pipeline(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     """Downloads and ``cd`` into folders nothing created, ``curl | sh`` over http, ``rm -r $EMPTY/``.
     The folders each item creates are gathered once for the whole graph (per item, following every
-    require chain would be quadratic in their length); what each text's reading finds is kept across
-    runs, keyed by the text and the folders created before it."""
+    require chain would be quadratic in their length), when a block needs them; what each text's
+    reading finds is kept across runs (``_hints``)."""
     blocks = {name: shell for name, item in ctx.items.items() if (shell := ctx.shell_blocks(item)) is not None}
     texts = {
         name: {event: "\n".join(shelllint.as_shell(c) for _, c in entries) for event, entries in events.items()}
         for name, events in blocks.items()
     }
-    made = {name: _created(ctx, events[runtime.START]) for name, events in texts.items()}
-    below = reachable_union(ctx.graph, made)
+    made: dict[str, list[str]] = {}
+    below: dict[str, frozenset[str]] = {}
+
+    def created(name: str, event: str) -> set[str]:
+        """The folders made before a block runs: by what the item requires, and for its succeed
+        commands by its own start commands (gathered only when a block needs to know)."""
+        if not made:
+            made.update({other: _created(ctx, events[runtime.START]) for other, events in texts.items()})
+            below.update(reachable_union(ctx.graph, made))
+        folders = set(below.get(name, ()))
+        return folders | set(made[name]) if event == runtime.SUCCEED else folders
+
     for name, events in blocks.items():
-        item, created = ctx.items[name], set(below.get(name, ()))
-        for event, entries in events.items():  # start first: the succeed commands see what it made
-            for hint in _hints(ctx, texts[name][event], created):
+        item = ctx.items[name]
+        for event, entries in events.items():
+            for hint in _hints(ctx, texts[name][event], partial(created, name, event)):
                 index, offset = _command_at(entries, hint.offset)
                 line, column = command_line(item, entries[index][0], entries[index][1], offset)
                 yield problem(hint.rule, file=item.rel, line=line, column=column, **dict(hint.details))
-            created.update(made[name])
 
 
 def _created(ctx: Context, text: str) -> list[str]:
     return ctx.remembered("shell-folders", text, partial(shellhints.created_folders, text), names) if text else []
 
 
-def _hints(ctx: Context, text: str, created: set[str]) -> list[shellhints.Hint]:
+_FOLDER_HINTS = ("PRQ174", "PRQ176")  # the hints a folder made before can silence; the others never change
+
+
+def _hints(ctx: Context, text: str, created: Callable[[], set[str]]) -> list[shellhints.Hint]:
+    """The hints of one text: read as if nothing were made before it (kept by the text), and only when
+    that finds a download or ``cd`` into a missing folder, read again with the folders made before it
+    (kept by both): more folders can only silence those."""
     if not text:
         return []
 
-    def find() -> list[list[Any]]:
-        return [[h.rule, h.offset, [list(d) for d in h.details]] for h in shellhints.hints(text, created=created)]
+    def find(folders: set[str]) -> list[list[Any]]:
+        return [[h.rule, h.offset, [list(d) for d in h.details]] for h in shellhints.hints(text, created=folders)]
 
-    return ctx.remembered("shell-hints", [text, sorted(created)], find, _read_hints)
+    alone = ctx.remembered("shell-hints", text, partial(find, set()), _read_hints)
+    if not any(hint.rule in _FOLDER_HINTS for hint in alone):
+        return alone
+    folders = created()
+    return ctx.remembered("shell-hints-after", [text, sorted(folders)], partial(find, folders), _read_hints)
 
 
 def _read_hints(kept: Any) -> list[shellhints.Hint]:

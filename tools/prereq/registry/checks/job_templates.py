@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from prereq.core.graph import post_order
@@ -53,7 +54,8 @@ def _check_job_template(template: SourceItem, ctx: Context) -> Iterator[Problem]
         entries = commands.role_commands(role, spec)
         readable = entries and commands.role_readable(entries)
         lint = shelllint.lint_scripts([ctx.lint_script(entries).text])[0] if readable else shelllint.Lint()
-        yield from commands.unset_variables(ctx, template, f"task role {role!r}", entries, known=known, lint=lint)
+        where = f"task role {role!r}"
+        yield from commands.unset_variables(ctx, template, where, entries, known=partial(set, known), lint=lint)
     if not complete or not all(ctx.valid(ctx.items[n]) for n in added):
         return  # the missing or invalid items are reported already
     added_forms = [ctx.form(ctx.items[n]) for n in added]

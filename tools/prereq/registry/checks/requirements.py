@@ -5,6 +5,7 @@ May import: prereq.core, prereq.openpai.runtime (the plugin prefix), prereq.regi
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from prereq.core.graph import cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
@@ -12,6 +13,8 @@ from prereq.openpai.runtime import PLUGIN_PREFIX
 from prereq.registry.checks.base import Context, at, item_check, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
+
+_is_version = cache(is_version)  # asked of a target's version for every item that requires it
 
 
 @item_check("PRQ140", "PRQ141", "PRQ142", "PRQ144")
@@ -35,7 +38,7 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             continue
         version = target.data.get("version")
         # An invalid version is the target's own schema error; do not report it again here.
-        if spec and isinstance(version, str) and is_version(version) and not satisfies(version, spec):
+        if spec and isinstance(version, str) and _is_version(version) and not satisfies(version, spec):
             yield at(item, path, "PRQ142", name=name, range=spec, version=version)
         deprecated = target.data.get("deprecated")
         if isinstance(deprecated, dict) and not item.data.get("deprecated"):
