@@ -199,13 +199,10 @@ def scan_line(line: str, number: int = 0) -> list[Leak]:
 def _credential_key(path: tuple[Any, ...]) -> str | None:
     """The mapping key naming a credential that holds this value (``parameters.storagePassword``,
     ``auth.password``, a job's ``secrets.KEY``), if any."""
-    keys = [key for key in path if isinstance(key, str)]
-    if not keys:
-        return None
     if len(path) >= 2 and path[0] == "secrets":
         return f"secrets.{path[1]}"
-    last = keys[-1]
-    return last if isinstance(path[-1], str) and _NAME_ONLY.fullmatch(last) else None
+    last = path[-1] if path else None  # asked of every string: the last key only, no list made
+    return last if isinstance(last, str) and _NAME_ONLY.fullmatch(last) else None
 
 
 def scan_value(path: tuple[Any, ...], value: str) -> list[Leak]:

@@ -14,7 +14,7 @@ folder git tracks files in is not read: a pull request could bring one that hide
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
+import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field
@@ -32,7 +32,7 @@ from prereq.registry.rules import Problem, Severity
 
 CACHE_FOLDER = ".prereq-cache"
 # What else computes what is kept: a new version of any of them is a new identity.
-_LIBRARIES = ("PyYAML", "detect-secrets", "jsonschema", "jsonschema-rs", "node-semver")
+_LIBRARIES = ("yaml", "yaml._yaml", "detect_secrets", "jsonschema", "jsonschema_rs", "nodesemver")
 
 
 @dataclass
@@ -118,10 +118,16 @@ def identity() -> str:
     code = [path for part in ("core", "openpai", "registry") for path in (package / part).rglob("*.py")]
     for path in sorted([package / "__init__.py", *code, *SCHEMA_DIR.glob("*.json")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    libraries = []
-    for name in _LIBRARIES:
-        try:
-            libraries.append(f"{name} {importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            libraries.append(f"{name} -")
+    libraries = [_installed(name) for name in _LIBRARIES]
     return f"prereq {prereq.__version__} {digest.hexdigest()[:20]} Python {sys.version.split()[0]} {libraries}"
+
+
+def _installed(module: str) -> str:
+    """A library as installed: where its code is, its size and time (found without importing it, nor
+    importlib.metadata: a tenth of a second for both), so that another version is another identity."""
+    spec = importlib.util.find_spec(module)
+    try:
+        stat = Path(spec.origin).stat() if spec and spec.origin else None
+    except OSError:
+        stat = None
+    return f"{module} {spec.origin if spec else '-'} {stat.st_size if stat else 0} {stat.st_mtime_ns if stat else 0}"
