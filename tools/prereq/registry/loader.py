@@ -275,13 +275,14 @@ def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem
     digest = hashlib.sha256(raw).hexdigest()
     blob = hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()  # git's own id of them
     kept = shelf.get(digest)
-    loaded: LoadedYaml | None = Reloaded(kept, raw) if isinstance(kept, dict) else None
-    if loaded is None:
-        loaded, problems = _mapping(raw, rel, folder)
-        if loaded is None:
+    if not isinstance(kept, dict):
+        fresh, problems = _mapping(raw, rel, folder)
+        if fresh is None:
             return None, problems
-        shelf.put(digest, loaded.data)
-    return SourceItem(path=path, rel=rel, data=loaded.data, yaml=loaded, raw=raw, digest=digest, blob=blob), []
+        kept = fresh.data
+        shelf.put(digest, kept)
+    # Positions are found again only for a file with a problem (kept for all, a fifth of the memory).
+    return SourceItem(path=path, rel=rel, data=kept, yaml=Reloaded(kept, raw), raw=raw, digest=digest, blob=blob), []
 
 
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
