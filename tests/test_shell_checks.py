@@ -71,6 +71,22 @@ def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) 
     assert calls == []
 
 
+def test_many_scripts_are_read_by_processes_of_at_most_lint_files_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command line has a limit (50,000 paths passed it): past LINT_FILES, more processes, same readings."""
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    monkeypatch.setattr(shelllint, "LINT_FILES", 7)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    calls = _counted_runs(monkeypatch)
+    scripts = [shelllint.lint_script([f"export CHUNK{i}=$(date +%s)", f'echo "$MISSING{i}"']).text for i in range(40)]
+    linted = shelllint.lint_scripts(scripts)
+    runs = [command for command in calls if "json1" in command]
+    assert len(runs) == 6 and all(len([a for a in run if a.endswith(".sh")]) <= 7 for run in runs)
+    assert [(lint.findings[0].code, lint.unassigned) for lint in linted] == [
+        (2155, frozenset({f"MISSING{i}"})) for i in range(40)
+    ]
+
+
 def test_sc2154_is_what_shellcheck_knows_of_assignments_never_a_finding_of_its_own() -> None:
     if not shelllint.available():
         pytest.skip("ShellCheck is not installed")

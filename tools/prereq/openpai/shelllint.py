@@ -160,17 +160,20 @@ def _too_deep(text: str) -> bool:
 
 
 def _lint_all(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
-    """``_shellcheck`` of every script, in two processes side by side when there are many (two cores)."""
+    """``_shellcheck`` of every script, in two processes side by side when there are many (two cores),
+    each given at most ``LINT_FILES`` files (a command line has a limit: 50,000 paths passed it)."""
     shas = list(paths)
-    halves = [shas] if len(shas) < 100 else [shas[: len(shas) // 2], shas[len(shas) // 2 :]]
+    size = max(1, min(LINT_FILES, len(shas) if len(shas) < 100 else -(-len(shas) // 2)))
+    chunks = [shas[start : start + size] for start in range(0, len(shas), size)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         found: dict[str, Lint] = {}
-        for lints in pool.map(lambda half: _shellcheck(binary, {sha: paths[sha] for sha in half}), halves):
+        for lints in pool.map(lambda chunk: _shellcheck(binary, {sha: paths[sha] for sha in chunk}), chunks):
             found.update(lints)
         return found
 
 
 BATCH = 200  # scripts per bash -n process
+LINT_FILES = 2000  # scripts per ShellCheck process (their paths, about 80 bytes each, on its command line)
 MAX_LINT_NESTING = 64
 LINT_SECONDS = 60  # ShellCheck's time for a registry (plus a little per script): past it, no lint
 
