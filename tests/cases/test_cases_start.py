@@ -113,21 +113,18 @@ def _commands(job: dict[str, Any]) -> list[str]:
     return [c for c in found if isinstance(c, str)]
 
 
+def _cmd_item(name: str, commands: list[str], *, policy: str = "fail") -> dict[str, Any]:
+    """A compiled cmd item whose start callback is prereq's line, then ``commands``."""
+    callbacks = [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
+    plugin = "com.microsoft.pai.runtimeplugin.cmd"
+    return {"name": name, "type": "script", "plugin": plugin, "failurePolicy": policy, "callbacks": callbacks}
+
+
 def test_the_machinery_works_under_nounset_and_with_failure_policy_ignore(tmp_path: Path) -> None:
     """One line per callback carries exports on, whatever the item's policy, with ``set -u`` in force."""
 
-    def item(name: str, policy: str, commands: list[str]) -> dict[str, Any]:
-        form = {
-            "name": name,
-            "type": "script",
-            "plugin": "com.microsoft.pai.runtimeplugin.cmd",
-            "failurePolicy": policy,
-        }
-        form["callbacks"] = [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
-        return form
-
-    first = item("first", "ignore", ["set -u", "false", "export FIRST=1"])
-    second = item("second", "fail", ["set -u", 'export BOTH="$FIRST and 2"', "cd /"])
+    first = _cmd_item("first", ["set -u", "false", "export FIRST=1"], policy="ignore")
+    second = _cmd_item("second", ["set -u", 'export BOTH="$FIRST and 2"', "cd /"])
     job = make_job([first, second], [runtime.JOB_LOAD_LINE, 'echo "$BOTH in $PWD"'])
     result = run_job(job, sandbox=tmp_path)
     assert result.ok, result.describe()
@@ -138,15 +135,12 @@ def test_the_machinery_never_fails_a_script_that_succeeded(tmp_path: Path) -> No
     """Under ``noclobber`` the file is still written; when it cannot be written (here a folder stands in
     its place) the script keeps its own status and bash says why on stderr."""
 
-    def item(name: str, commands: list[str]) -> dict[str, Any]:
-        callbacks = [{"event": "taskStarts", "commands": [runtime.CALLBACK_LINE, *commands]}]
-        return {"name": name, "type": "script", "plugin": "com.microsoft.pai.runtimeplugin.cmd", "callbacks": callbacks}
-
-    job = make_job([item("careful", ["set -o noclobber", "export KEPT=yes"])], [runtime.JOB_LOAD_LINE, 'echo "$KEPT"'])
+    careful = _cmd_item("careful", ["set -o noclobber", "export KEPT=yes"])
+    job = make_job([careful], [runtime.JOB_LOAD_LINE, 'echo "$KEPT"'])
     result = run_job(job, sandbox=tmp_path / "noclobber")
     assert result.ok and result.job is not None and result.job.stdout == "yes\n", result.describe()
     blocked = tmp_path / "blocked"
     (blocked / "tmp" / "prereq.env").mkdir(parents=True)
-    result = run_job(make_job([item("quiet", ["export X=1"])], ["true"]), sandbox=blocked)
+    result = run_job(make_job([_cmd_item("quiet", ["export X=1"])], ["true"]), sandbox=blocked)
     assert result.ok, result.describe()
     assert "prereq.env" in result.step("start", "quiet").stderr

@@ -22,7 +22,7 @@ May import: the standard library, prereq.index.documents.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -204,7 +204,7 @@ def search(records: Sequence[Record], text: str) -> Found:
     return Found(hits, query, corrected)
 
 
-def labels_of(root: Mapping[str, Any]) -> Any:
+def labels_of(root: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], list[str]]:
     """The words the site adds for an entry's type: the type, its label and its group's label."""
 
     def labels(entry: Mapping[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
+import { BINDING_FIELDS } from "../jobs/plan.js";
 import { el } from "./panels.js";
 import { versionChoices } from "./view.js";
 
@@ -75,7 +76,6 @@ function versionPicker(ctx, name) {
   return label;
 }
 
-const BINDING_FIELDS = ["data", "script", "output"]; // the task role fields an item of that type can fill
 
 /* "[ ] as the task role's data" for a selected data, script or output item (`job add --bind`,
  * unchecked `job remove --unbind`): the task role's field then names it, for `<% $data... %>`. */
