@@ -208,6 +208,21 @@ def test_outside_git_only_current_files_are_published(tmp_path: Path) -> None:
     assert root["commit"] is None and [e["name"] for e in root["items"]] == ["solo"]
 
 
+def test_index_documents_carry_no_whitespace_and_the_schemas_people_read_are_indented(
+    history: GitRepo, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _build(history, out)
+    api = out / "api" / "v1"
+    documents = [api / "index.json", *sorted((api / "prerequisites").glob("*.json"))]
+    assert len(documents) == 7
+    for path in documents:
+        text = path.read_text(encoding="utf-8")
+        compact = json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert text == compact + "\n", path.name
+    assert (api / "index.schema.json").read_text(encoding="utf-8").startswith('{\n "')
+
+
 def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: Path) -> None:
     out = tmp_path / "out"
     _build(history, out)

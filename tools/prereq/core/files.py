@@ -105,9 +105,11 @@ def is_build_output(folder: Path) -> bool:
     if (folder / MARKER).is_file():
         return True
     try:
-        return '"format": "prereq-index/' in (folder / "api" / "v1" / "index.json").read_text(encoding="utf-8")
+        text = (folder / "api" / "v1" / "index.json").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
+    # Builds without a marker wrote the index indented; a copy of a newer one may have lost its marker.
+    return any(f'"format":{space}"prereq-index/' in text for space in ("", " "))
 
 
 def staging_folder(out: Path) -> Path:
