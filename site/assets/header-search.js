@@ -56,6 +56,7 @@
     if (!loading) {
       var index = find.loadIndex().then(function (root) {
         items = root.items.map(find.searchRecord);
+        search.warmWhileIdle(items); // the words a first typo is corrected to
       });
       var docs = fetch(find.siteUrl("search/search_index.json"), { credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.json() : null; })

@@ -42,35 +42,40 @@
   }
 
   /* What the search looks at in an entry, lower-cased once.  `labels`: more words the entry is
-   * known by (its type, the type's label, the type group's label).  The words of each part are cut
-   * only for the records a query's text test lets through (split()), so a page pays little before
-   * its first answer. */
+   * known by (its type, the type's label, the type group's label).  Nothing is cut into words here:
+   * a word's place is found in the text itself (startsWord), so a page pays little before its first
+   * answer and keeps no list of words per entry (at 100,000 entries those lists cost more to make
+   * and collect than the whole search). */
   function record(entry, labels) {
     var name = String(entry.name || "").toLowerCase();
     var meta = [entry.title, (entry.tags || []).join(" "), (entry.owners || []).join(" "), (labels || []).join(" ")]
       .join("\n").toLowerCase();
     var summary = String(entry.summary || "").toLowerCase();
-    return { entry: entry, name: name, meta: meta, summary: summary, text: name + "\n" + meta + "\n" + summary, split: null };
+    return { entry: entry, name: name, meta: meta, summary: summary, text: name + "\n" + meta + "\n" + summary };
   }
 
-  /* The record's words: {name, meta, summary}, each a list. */
-  function split(rec) {
-    if (!rec.split) rec.split = { name: tokens(rec.name), meta: tokens(rec.meta), summary: tokens(rec.summary) };
-    return rec.split;
+  /* Is a code unit one SPLIT cuts at (anything but a letter or digit, as the class above says)? */
+  function isSeparator(code) {
+    return !((code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 0xb5 || code >= 0xc0);
   }
 
-  function startsOne(list, word) {
-    for (var i = 0; i < list.length; i++) if (list[i].lastIndexOf(word, 0) === 0) return true;
+  /* Does a token of lower-cased `text` (tokens(text)) start with `word`?  The same answer as
+   * tokens(text).some(t => t.startsWith(word)), without cutting the text: an occurrence of the word
+   * at the text's start or just after a separator.  A word holding a separator starts no token. */
+  function startsWord(text, word) {
+    if (SPLIT.test(word)) return false;
+    for (var at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+      if (at === 0 || isSeparator(text.charCodeAt(at - 1))) return true;
+    }
     return false;
   }
 
   /* The tier of one word in a record (2..5), or -1 when it is nowhere. */
   function wordTier(rec, word) {
     if (rec.text.indexOf(word) === -1) return -1; // the cheap test first: most entries stop here
-    var parts = split(rec);
-    if (startsOne(parts.name, word)) return 2;
-    if (rec.name.indexOf(word) !== -1 || startsOne(parts.meta, word)) return 3;
-    if (startsOne(parts.summary, word)) return 4;
+    if (startsWord(rec.name, word)) return 2;
+    if (rec.name.indexOf(word) !== -1 || startsWord(rec.meta, word)) return 3;
+    if (startsWord(rec.summary, word)) return 4;
     return 5;
   }
 
@@ -89,24 +94,78 @@
     return worst;
   }
 
-  function byTierThenName(a, b) {
-    if (a.tier !== b.tier) return a.tier - b.tier;
-    return a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0;
+  /* The records in name order, computed once per list of records (a stable sort: records with the
+   * same lower-cased name keep their order).  A search walks them in this order and puts each hit
+   * in its tier's list: the hits come out by tier, then by name, with no sort (at 100,000 entries
+   * the sort of every keystroke's hits was the biggest part of the search). */
+  var nameOrders = new WeakMap();
+  function nameOrder(records) {
+    var order = nameOrders.get(records);
+    if (!order) {
+      order = records.slice().sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
+      nameOrders.set(records, order);
+    }
+    return order;
   }
 
-  /* Every word the records use, with how many records use it (built once per list of records). */
+  /* Every word the records use, with how many records use it: word -> {count, last} (`last`: the
+   * last record counted, so a record counts a word once).  Built once per list of records, a part
+   * at a time by warm() while the page is idle, the rest when a query first needs a correction
+   * (at 100,000 entries the whole of it takes about a second). */
   var vocabularies = new WeakMap();
+  function vocabularyState(records) {
+    var state = vocabularies.get(records);
+    if (!state) {
+      state = { words: new Map(), next: 0 };
+      vocabularies.set(records, state);
+    }
+    return state;
+  }
+
+  function countWords(state, records, end) {
+    for (; state.next < end; state.next++) {
+      // The text's words are its parts' words: the parts are joined by a separator ("\n").
+      var found = records[state.next].text.split(SPLIT);
+      for (var i = 0; i < found.length; i++) {
+        var word = found[i];
+        if (!word) continue;
+        var known = state.words.get(word);
+        if (!known) state.words.set(word, { count: 1, last: state.next });
+        else if (known.last !== state.next) { known.count++; known.last = state.next; }
+      }
+    }
+  }
+
   function vocabulary(records) {
-    var known = vocabularies.get(records);
-    if (known) return known;
-    var counts = new Map();
-    records.forEach(function (rec) {
-      var parts = split(rec);
-      var seen = new Set(parts.name.concat(parts.meta, parts.summary));
-      seen.forEach(function (word) { counts.set(word, (counts.get(word) || 0) + 1); });
+    var state = vocabularyState(records);
+    countWords(state, records, records.length);
+    return state.words;
+  }
+
+  /* Count the words of up to `count` more records ahead of a typo; true once every record is
+   * counted.  Searching gives the same results with or without it. */
+  function warm(records, count) {
+    var state = vocabularyState(records);
+    countWords(state, records, Math.min(records.length, state.next + count));
+    return state.next >= records.length;
+  }
+
+  /* warm() the records while the page is idle, 250 records (about 3 ms) at a time for as long as
+   * each idle period lasts, so the first typo does not wait for every record's words; a query that
+   * needs them sooner counts the rest itself.  Without requestIdleCallback (Safari): 10 ms every 50. */
+  var WARM_SLICE = 250;
+  function warmWhileIdle(records) {
+    var later = scope.requestIdleCallback || function (step) {
+      return scope.setTimeout(function () {
+        var start = Date.now();
+        step({ timeRemaining: function () { return 10 - (Date.now() - start); } });
+      }, 50);
+    };
+    later(function step(deadline) {
+      var done = warm(records, WARM_SLICE);
+      while (!done && deadline.timeRemaining() > 4) done = warm(records, WARM_SLICE);
+      if (!done) later(step);
     });
-    vocabularies.set(records, counts);
-    return counts;
   }
 
   /* Optimal string alignment distance (a swap of two neighbours is one typo), or limit + 1. */
@@ -138,11 +197,12 @@
   }
 
   /* The nearest known word for a word no record uses, or null: fewest typos, then the most used. */
-  function nearest(word, counts) {
+  function nearest(word, words) {
     var limit = typosAllowed(word);
     if (!limit || SPLIT.test(word)) return null;
     var best = null, bestDistance = limit + 1, bestCount = 0;
-    counts.forEach(function (count, known) {
+    words.forEach(function (use, known) {
+      var count = use.count;
       var d = distance(word, known, limit);
       if (d > limit) return;
       if (d < bestDistance || (d === bestDistance && (count > bestCount || (count === bestCount && known < best)))) {
@@ -155,12 +215,11 @@
   /* The query with each word that no record uses replaced by the nearest word, or null when
    * nothing changes (no typo, or none that a known word explains). */
   function correct(records, list) {
-    var counts = vocabulary(records);
     var changed = false;
     var out = list.map(function (word) {
       var known = records.some(function (rec) { return rec.text.indexOf(word) !== -1; });
       if (known) return word;
-      var fixed = nearest(word, counts);
+      var fixed = nearest(word, vocabulary(records));
       if (fixed && fixed !== word) { changed = true; return fixed; }
       return word;
     });
@@ -172,15 +231,16 @@
    * when the query itself found nothing, else null. */
   function search(records, text, keep) {
     var list = words(text);
+    var order = nameOrder(records);
     var run = function (query) {
-      var hits = [];
-      for (var i = 0; i < records.length; i++) {
-        var rec = records[i];
+      var tiers = [[], [], [], [], [], [], []]; // 0..6: see tier()
+      for (var i = 0; i < order.length; i++) {
+        var rec = order[i];
         if (keep && !keep(rec)) continue;
         var t = tier(rec, query);
-        if (t !== -1) hits.push({ record: rec, tier: t });
+        if (t !== -1) tiers[t].push({ record: rec, tier: t });
       }
-      return hits.sort(byTierThenName);
+      return Array.prototype.concat.apply([], tiers);
     };
     var hits = run(list);
     var corrected = null;
@@ -199,6 +259,8 @@
     tier: tier,
     correct: correct,
     search: search,
+    warm: warm,
+    warmWhileIdle: warmWhileIdle,
     distance: distance
   });
 })(typeof window !== "undefined" ? window : globalThis);
