@@ -40,20 +40,39 @@
   }
 
   /* Fill a <select>: an "any" option, then every one of `values` (sorted; each stays listed whatever
-   * the other filters leave) with its count in `counts`; `current` selected, listed even when unknown. */
+   * the other filters leave) with its count in `counts`; `current` selected, listed even when unknown.
+   * When the select already lists the same values (every keystroke, as only the counts change), its
+   * options are kept and only the labels that changed are written: rebuilding thousands of owners'
+   * options on each key was a third of a keystroke at 100,000 items. */
   function fillSelect(select, values, counts, current, anyLabel, labelOf) {
     var shown = values.slice().sort();
     if (current && shown.indexOf(current) === -1) shown.unshift(current);
-    select.textContent = "";
-    var any = el("option", null, anyLabel);
-    any.value = "";
-    select.appendChild(any);
-    shown.forEach(function (value) {
-      var option = el("option", null, (labelOf ? labelOf(value) : value) + " (" + (counts[value] || 0) + ")");
-      option.value = value;
-      select.appendChild(option);
+    var labels = shown.map(function (value) { return (labelOf ? labelOf(value) : value) + " (" + (counts[value] || 0) + ")"; });
+    if (!sameValues(select, shown)) {
+      select.textContent = "";
+      var any = el("option", null, anyLabel);
+      any.value = "";
+      select.appendChild(any);
+      shown.forEach(function (value) {
+        var option = el("option");
+        option.value = value;
+        select.appendChild(option);
+      });
+    }
+    var options = select.options;
+    if (options[0].textContent !== anyLabel) options[0].textContent = anyLabel;
+    labels.forEach(function (label, index) {
+      if (options[index + 1].textContent !== label) options[index + 1].textContent = label;
     });
     select.value = current;
+  }
+
+  /* Does `select` hold an "any" option and then exactly `values`, in this order? */
+  function sameValues(select, values) {
+    var options = select.options;
+    if (options.length !== values.length + 1 || options[0].value !== "") return false;
+    for (var i = 0; i < values.length; i++) if (options[i + 1].value !== values[i]) return false;
+    return true;
   }
 
   /* The tag buttons: the selected ones, then the most used among what the other filters leave, the

@@ -235,11 +235,11 @@
   function renderSharing() {
     share.renderShared(sharedLine, {
       names: state.names,
-      known: function (name) { return byName.hasOwnProperty(name); },
+      known: function (name) { return byName.has(name); },
       onClear: function () { update(function () { state.names = []; }); },
       onFavorites: function () { update(function () { state.names = []; state.show = "favorites"; }); }
     });
-    var favorites = state.show === "favorites" ? window.prereq.favorites().filter(function (name) { return byName.hasOwnProperty(name); }) : [];
+    var favorites = state.show === "favorites" ? window.prereq.favorites().filter(function (name) { return byName.has(name); }) : [];
     share.renderShare(shareLine, favorites);
   }
 
@@ -358,13 +358,13 @@
     ["favorites", "recent"].forEach(function (key) {
       var list = key === "favorites" ? window.prereq.favorites() : window.prereq.recent();
       var count = root.querySelector('[data-count="' + key + '"]');
-      if (count) count.textContent = list.filter(function (name) { return byName.hasOwnProperty(name); }).length;
+      if (count) count.textContent = list.filter(function (name) { return byName.has(name); }).length;
     });
   }
 
   /* --- start ---------------------------------------------------------------------------- */
 
-  var byName = {};
+  var byName = new Set(); // every item's name (a Set: an object of 100,000 keys is slow to fill)
   var ownerTotals = {};
   var licenseTotals = {};
 
@@ -377,7 +377,7 @@
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
       entries = index.items.map(prepare);
       entries.forEach(function (record) {
-        byName[record.entry.name] = true;
+        byName.add(record.entry.name);
         (record.entry.owners || []).forEach(function (owner) { ownerTotals[owner] = true; });
         record.licenses.forEach(function (id) { licenseTotals[id] = true; });
       });
@@ -385,6 +385,7 @@
       $("prereq-facet-license").hidden = !Object.keys(licenseTotals).some(function (id) { return id !== facets.NOT_STATED; });
       apply();
       renderActiveCount();
+      window.prereqSearch.warmWhileIdle(entries); // the words a first typo is corrected to
     })
     .catch(function (error) {
       statusLine.textContent = "The index could not be loaded (" + error.message + ").";
