@@ -152,6 +152,7 @@ def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(
     assert "<title>Team prerequisites</title>" in (site / "index.html").read_text(encoding="utf-8")
     assert (site / "items" / "hello-prereq" / "index.html").is_file()
     assert (site / "assets" / "composer").is_dir() and (site / "reference" / "prerequisite.schema.json").is_file()
+    assert '<symbol id="logo"' in (site / "assets" / "icons.svg").read_text(encoding="utf-8")  # .icons/ packaged
 
     status, err = _serve_briefly(prereq, repo, env)
     assert status == 200 and MARK not in err, err[-3000:]

@@ -51,3 +51,22 @@ def test_the_composer_works_by_touch(visits, bundled_url):
     page.evaluate("window.prereqComposer.idle()")
     assert "name: mnist-data" in page.locator("#prereq-composer-yaml").input_value()
     assert sideways(page) <= 0
+
+
+@pytest.mark.parametrize("kind", ["item", "catalog"])
+def test_every_icon_draws_from_the_one_icon_file(visits, bundled_url, kind):
+    """The header, search box and palette switch icons are drawn from assets/icons.svg, at both sizes
+    and in both colour schemes: a <use> whose reference is missing draws nothing (its box is empty)."""
+    drawn: set[str] = set()
+    for size in ("desktop", "phone"):
+        for scheme in ("light", "dark"):
+            page = open_page(visits(bundled_url, size, scheme), kind)
+            assert page.locator("svg path").count() < 5, "an icon is inline again"
+            shown = page.evaluate(
+                """() => Array.from(document.querySelectorAll("svg > use"))
+                     .filter((use) => use.ownerSVGElement.getClientRects().length > 0)
+                     .map((use) => [use.getAttribute("href").split("#")[1], use.getBBox().width])"""
+            )
+            assert shown and all(width > 0 for _, width in shown), (size, scheme, shown)
+            drawn |= {name for name, _ in shown}
+    assert drawn >= {"logo", "menu", "search", "dark", "light"}, drawn

@@ -15,7 +15,8 @@ the site's own Markdown, which allows raw HTML.  MkDocs reads every page before 
 writes any, keeping each body: item and tag bodies are rendered only when their page
 is written (``on_page_context``) and dropped once it is (10,000 item pages held 4 GB).
 Each item's form files (``itempage.form_files``) are written beside its page then.
-Every page's frame loses the whitespace the theme's templates leave (``frame``).
+Every page's frame loses the whitespace the theme's templates leave (``frame``), and its icons
+point into one file (``frame.sprite``).
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
 reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
@@ -84,6 +85,14 @@ class MarketplaceConfig(Config):
 
 LOGO_URI = "assets/site-logo"  # + the logo file's suffix
 SCHEMA_URI = "reference/prerequisite.schema.json"  # the item schema's stable address on every site
+
+
+def _sprite(config: MkDocsConfig) -> str | None:
+    """``assets/icons.svg`` from the theme's folders (``frame.sprite``); a missing icon stops the build."""
+    try:
+        return frame.sprite([Path(folder) for folder in config.theme.dirs])
+    except PrereqError as exc:
+        raise PluginError(f"{exc} ({exc.hint})") from None
 
 
 def _stub(title: str, *, hide: tuple[str, ...] = ("toc",), search: bool = False) -> str:
@@ -194,6 +203,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         if config.site_url:  # published at a known address: the schema's $id says where
             item_schema = {**item_schema, "$id": config.site_url.rstrip("/") + "/" + SCHEMA_URI}
         add(SCHEMA_URI, json.dumps(item_schema, indent=2) + "\n")
+        sprite = _sprite(config)
+        if sprite is not None:
+            add(frame.SPRITE_URI, sprite)
         self._add_repository_files(files, config)
         plugin_script = files.get_file_from_path(WEBPORTAL_SCRIPT[0])
         if plugin_script is not None and plugin_script.abs_src_path:  # moved, not copied: one address
