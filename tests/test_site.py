@@ -18,7 +18,7 @@ import yaml
 from prereq.marketplace.diagram import MAX_REQUIREMENTS, dependency_svg
 from prereq.marketplace.itempage import job_text
 from prereq.marketplace.pages import SiteData
-from prereq.marketplace.render import safe_url
+from prereq.marketplace.render import highlight_fragment, safe_url
 from prereq.registry.rules import RULES
 from site_html import is_remote, parse, snippet, whole_snippet
 
@@ -228,3 +228,19 @@ def test_dependency_diagram_is_wellformed_svg() -> None:
     assert "app 1.0.0" in texts
     # Edges: 12 dependents + app->lib, app->base (long: arcs over lib), lib->base.
     assert len(list(root.iter(f"{ns}path"))) == 1 + 12 + 3
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [
+        ("    commands:\n    - '. /tmp/prereq.env 2>/dev/null || :  # prereq: load variables'\n", "yaml"),
+        ('echo "item $X is ready in $DIR"\nmkdir -p "$DIR" && cd "$DIR"\n', "sh"),
+        ("key: <% this.x %> & 'a  b'\n", "yaml"),
+    ],
+)
+def test_highlighting_is_one_span_per_colour_run_and_keeps_the_text(code: str, language: str) -> None:
+    highlighted = str(highlight_fragment(code, language))
+    assert html.unescape(re.sub(r"<[^>]+>", "", highlighted)) == code
+    assert not re.search(r'<span class="[a-z0-9]+">\s*</span>', highlighted)  # no span of whitespace alone
+    assert not re.search(r'<span class="([a-z0-9]+)">[^<]*</span> *<span class="\1">', highlighted), highlighted
+    assert "<span" in highlighted

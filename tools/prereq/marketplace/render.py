@@ -114,8 +114,11 @@ _YAML = YamlLexer()
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Pygments names a token by its whole type ("l l-Scalar l-Scalar-Plain") and wraps whitespace in spans;
 # the theme colours the first name only and whitespace not at all.  Both go: half of a highlighted block.
+# So do the seams of one colour split at its spaces (a quoted YAML string is a token a word, its spaces
+# another class): a span resumed after spaces by the same class is continued instead.
 _CLASSES = re.compile(r'<span class="([a-z0-9]+)(?: [A-Za-z0-9-]+)+">')
-_WHITESPACE = re.compile(r'<span class="w">([ \t\n]*)</span>')
+_WHITESPACE = re.compile(r'<span class="(?!err")[a-z0-9]+">([ \t\n]*)</span>')  # an error's mark stays
+_SEAM = re.compile(r'(<span class="([a-z0-9]+)">[^<]*)</span>( *)<span class="\2">')
 
 
 def highlight_fragment(code: str, language: str = "sh") -> Markup:
@@ -123,8 +126,11 @@ def highlight_fragment(code: str, language: str = "sh") -> Markup:
     lexer = {"sh": _BASH, "yaml": _YAML}.get(language)
     if lexer is None:
         return escape(code)
-    html = _WHITESPACE.sub(r"\1", highlight(code, lexer, _FORMATTER))
-    return Markup(_CLASSES.sub(r'<span class="\1">', html))
+    html = _WHITESPACE.sub(r"\1", _CLASSES.sub(r'<span class="\1">', highlight(code, lexer, _FORMATTER)))
+    seams = 1
+    while seams:  # each pass joins every other seam of a run
+        html, seams = _SEAM.subn(r"\1\3", html)
+    return Markup(html)
 
 
 def code_block_html(body: Markup, language: str, *, element_id: str | None = None, copy: bool = True) -> Markup:
