@@ -228,6 +228,12 @@ def test_dependency_diagram_is_wellformed_svg() -> None:
     assert "app 1.0.0" in texts
     # Edges: 12 dependents + app->lib, app->base (long: arcs over lib), lib->base.
     assert len(list(root.iter(f"{ns}path"))) == 1 + 12 + 3
+    # The classes are the groups': the edges', and one per run of boxes of a kind (bytes on every page).
+    kinds = [g.get("class") for g in root.iter(f"{ns}g") if g.get("class")]
+    assert kinds == ["prereq-graph__edges"] + [
+        f"prereq-graph__node prereq-graph__node--{kind}" for kind in ("self", "requirement", "dependent", "more")
+    ], kinds
+    assert svg.count("class=") == 1 + len(kinds)
 
 
 @pytest.mark.parametrize(

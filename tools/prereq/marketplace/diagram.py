@@ -11,6 +11,7 @@ each side's rest in one "+N more" box.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -154,6 +155,9 @@ class _Geometry:
         return self.x_of[node.column], top + node.row * (NODE_HEIGHT + ROW_GAP), self.widths[node.column]
 
 
+_CURVE = '<path d="M{:.0f} {:.0f}C{:.0f} {:.0f} {:.0f} {:.0f} {:.0f} {:.0f}"/>'
+
+
 def _edge(nodes: dict[str, _Node], geometry: _Geometry, source: str, target: str) -> Markup:
     sx, sy, sw = geometry.box(nodes[source])
     tx, ty, _ = geometry.box(nodes[target])
@@ -161,15 +165,32 @@ def _edge(nodes: dict[str, _Node], geometry: _Geometry, source: str, target: str
         # Leave from the top, arc over the columns between, arrive on top.
         x1, y1, x2, y2 = sx + sw / 2, sy, tx + 12, ty
         peak = min(y1, y2) - geometry.lift + 4
-        return Markup(
-            '<path class="prereq-graph__edge prereq-graph__edge--long" d="M {:.0f} {:.0f} C {:.0f} {:.0f}, '
-            '{:.0f} {:.0f}, {:.0f} {:.0f}" />'
-        ).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
+        return Markup(_CURVE).format(x1, y1, x1, peak, x2, peak, x2, y2 - 1)
     x1, y1, x2, y2 = sx + sw, sy + NODE_HEIGHT / 2, tx, ty + NODE_HEIGHT / 2
     middle = (x1 + x2) / 2
+    return Markup(_CURVE).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
+
+
+def _node(node: _Node, geometry: _Geometry) -> Markup:
+    """One box: its link (or a bare group), a tooltip only where it says more than the box (a clipped
+    name, what "+N more" stands for), its rectangle and its label."""
+    nx, ny, nw = geometry.box(node)
+    label = _clip(node.label)
     return Markup(
-        '<path class="prereq-graph__edge" d="M {:.0f} {:.0f} C {:.0f} {:.0f}, {:.0f} {:.0f}, {:.0f} {:.0f}" />'
-    ).format(x1, y1, middle, y1, middle, y2, x2 - 1, y2)
+        '{open}{tip}<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h}"/>'
+        '<text x="{tx:.0f}" y="{ty:.0f}">{label}</text>{close}'
+    ).format(
+        open=Markup('<a href="{}">').format(node.href) if node.href else Markup("<g>"),
+        close=Markup("</a>" if node.href else "</g>"),
+        tip=Markup("<title>{}</title>").format(node.tooltip) if node.tooltip != label else "",
+        x=nx,
+        y=ny,
+        w=nw,
+        h=NODE_HEIGHT,
+        tx=nx + nw / 2,
+        ty=ny + NODE_HEIGHT / 2,
+        label=label,
+    )
 
 
 def dependency_svg(
@@ -196,32 +217,17 @@ def dependency_svg(
             'viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" aria-labelledby="prereq-graph-title">'
             '<title id="prereq-graph-title">{title}</title>'
             '<defs><marker id="prereq-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-            'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>'
+            'markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z"/></marker></defs>'
         ).format(w=geometry.width, h=geometry.height, title=f"What {name} requires and what requires it")
     ]
+    # The edges and each run of boxes of one kind share a group, which carries the class: the
+    # stylesheet (prereq.css) draws arrows, centres the text and rounds the corners.  Bytes on every page.
+    parts.append(Markup('<g class="prereq-graph__edges">'))
     parts += [_edge(nodes, geometry, source, target) for source, target in links]
-    # Arrows, the text's centring and the boxes' corners are the stylesheet's (prereq.css): bytes on every page.
-    for node in nodes.values():
-        nx, ny, nw = geometry.box(node)
-        label = _clip(node.label)
-        shape = Markup(
-            '<g class="prereq-graph__node prereq-graph__node--{kind}">{tip}'
-            '<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h}" />'
-            '<text x="{tx:.0f}" y="{ty:.0f}">{label}</text></g>'
-        ).format(
-            kind=node.kind,
-            # A tooltip only where it says more than the box (a clipped name, what "+N more" stands for).
-            tip=Markup("<title>{}</title>").format(node.tooltip) if node.tooltip != label else "",
-            x=nx,
-            y=ny,
-            w=nw,
-            h=NODE_HEIGHT,
-            tx=nx + nw / 2,
-            ty=ny + NODE_HEIGHT / 2,
-            label=label,
-        )
-        if node.href:
-            shape = Markup('<a href="{}">{}</a>').format(node.href, shape)
-        parts.append(shape)
+    parts.append(Markup("</g>"))
+    for kind, run in itertools.groupby(nodes.values(), key=lambda node: node.kind):
+        parts.append(Markup('<g class="prereq-graph__node prereq-graph__node--{}">').format(kind))
+        parts += [_node(node, geometry) for node in run]
+        parts.append(Markup("</g>"))
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
