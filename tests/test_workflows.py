@@ -90,6 +90,17 @@ def test_the_review_reads_only_and_reports_into_the_summary() -> None:
     assert caller["jobs"]["review"]["uses"] == "./.github/workflows/prereq-review.yml"
 
 
+def test_the_review_keeps_validations_cache_between_pushes() -> None:
+    steps = _steps(_load(REPO / ".github" / "workflows" / "prereq-review.yml"))
+    cache = next(step for step in steps if step.get("uses", "").startswith("actions/cache@"))
+    validate = next(step for step in steps if "prereq validate" in step.get("run", ""))
+    assert steps.index(cache) < steps.index(validate)
+    assert cache["with"]["path"] == ".prereq-cache"  # where validation keeps it (README)
+    assert "${{ github.sha }}" in cache["with"]["key"] and cache["with"]["key"].startswith(
+        cache["with"]["restore-keys"]
+    )
+
+
 def test_the_publish_builds_on_main_and_deploys_with_the_official_pages_actions() -> None:
     workflow = _load(REPO / ".github" / "workflows" / "prereq-publish.yml")
     assert set(workflow["on"]) == {"workflow_call"}
