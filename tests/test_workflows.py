@@ -68,7 +68,7 @@ def test_actions_are_pinned_and_checkouts_keep_no_credentials(path: Path) -> Non
     for step in _steps(workflow):
         uses = step.get("uses")
         if uses and not uses.startswith("./"):
-            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), uses
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w.-]+)*@[0-9a-f]{40}", uses), uses
             assert re.search(re.escape(uses) + r" # v\d+\.\d+\.\d+", text), f"{uses}: say which release"
         if uses and uses.startswith("actions/checkout@"):
             assert step["with"]["persist-credentials"] is False
@@ -99,6 +99,11 @@ def test_the_review_keeps_validations_cache_between_pushes() -> None:
     assert "${{ github.sha }}" in cache["with"]["key"] and cache["with"]["key"].startswith(
         cache["with"]["restore-keys"]
     )
+    # The publish saves it for the pull requests against its branch, under a key the review restores.
+    publish = _steps(_load(REPO / ".github" / "workflows" / "prereq-publish.yml"))
+    save = next(step for step in publish if step.get("uses", "").startswith("actions/cache/save@"))
+    assert save["with"] == {"path": ".prereq-cache", "key": cache["with"]["key"]}
+    assert not any(step.get("uses", "").startswith("actions/cache@") for step in publish), "a publish never restores"
 
 
 def test_the_publish_builds_on_main_and_deploys_with_the_official_pages_actions() -> None:
