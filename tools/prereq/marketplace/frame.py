@@ -10,9 +10,10 @@ Content-Security-Policy finds it in the page by its text) and what a browser rea
 Icons: Material inlines each icon of its header, search box, palette switch and back-to-top button,
 ten drawings, 3 KB of every page.  ``mkdocs.yml`` names them ``prereq/NAME`` instead (and so does the
 site's own search box); each ``site/overrides/.icons/prereq/NAME.svg`` is a one-line ``<svg>`` (no
-``xmlns``: HTML's parser gives it the namespace) that ``<use>``s the symbol ``NAME`` of ``assets/icons.svg`` and says in a comment (``{#- icon: SET/ICON -#}``)
-which of the theme's icons it shows.  ``sprite`` writes that file from the installed theme's own
-drawings, so they stay the theme's; ``<use>`` takes the text colour as the inline icon did.
+``xmlns``: HTML's parser gives it the namespace) that ``<use>``s the symbol ``NAME`` of
+``assets/icons.svg`` and says in a comment (``{#- icon: SET/ICON -#}``) which of the theme's icons it
+shows.  ``sprite`` writes that file from the installed theme's own drawings, so they stay the theme's;
+``<use>`` takes the text colour as the inline icon did.
 
 May import: the standard library, prereq.core (``plugin`` calls it).
 """
