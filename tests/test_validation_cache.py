@@ -6,6 +6,8 @@ written only where it should be (the work tree's ``.prereq-cache``, or ``$PREREQ
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from check_helpers import FIXTURE_DIRS, item
 from conftest import REPO
 from gitrepo import GitRepo, item_yaml
 from prereq.core.gitrepo import Repository
+from prereq.openpai import shelllint
 from prereq.registry import loader, schemas
 from prereq.registry import validate as validation
 from prereq.registry.validate import validate
@@ -177,3 +180,28 @@ def test_where_the_cache_is_written(tmp_path: Path, make_registry: Callable[...,
         before = sorted(p for p in tmp_path.rglob("*") if "repo" not in p.parts)
         validate(outside)
         assert sorted(p for p in tmp_path.rglob("*") if "repo" not in p.parts) == before, setting
+
+
+def test_shellcheck_installed_again_elsewhere_is_the_same_program_and_another_build_is_not(
+    make_registry: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI runner restores the cache another one saved: its ShellCheck, installed at another path and
+    time, reads nothing again; a different program under the same name does."""
+    real = shelllint.shellcheck_binary()
+    assert real, "ShellCheck is in the test extra (./scripts/setup.sh --test installs it)"
+    root = make_registry({"prerequisites/one.yaml": item("one")})
+    monkeypatch.setenv("PREREQ_CACHE", str(tmp_path / "cache"))
+    runs = _counted(monkeypatch, shelllint, "_lint_all")
+    for stamp, (where, wrapped, expected) in enumerate([("first", False, 1), ("again", False, 1), ("other", True, 2)]):
+        binary = tmp_path / where / "shellcheck"
+        binary.parent.mkdir()
+        if wrapped:
+            binary.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n', encoding="utf-8")
+        else:
+            shutil.copy(real, binary)
+        binary.chmod(0o755)
+        os.utime(binary, (1_700_000_000 + stamp, 1_700_000_000 + stamp))
+        monkeypatch.setattr(shelllint, "shellcheck_binary", lambda binary=binary: str(binary))
+        monkeypatch.setattr(shelllint, "_LINT", {})  # what this process read already, as a new run
+        assert validate(root).problems == []
+        assert len(runs) == expected, where

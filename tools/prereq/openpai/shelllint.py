@@ -249,12 +249,18 @@ def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
 
 
 def _tool_identity(binary: str, *options: object) -> str:
-    """A program as its path, size and time (a new version is a new identity), with the options it runs with."""
+    """A program as a digest of its file, with the options it runs with: a new version is a new identity,
+    and the same program installed again elsewhere (a CI runner, which restores the cache another one
+    saved) is the same one, as its path and file time would not be."""
     try:
-        stat = Path(binary).stat()
+        return f"{_file_digest(Path(binary).resolve())} {options}"
     except OSError:
         return f"{binary} unknown"
-    return f"{binary} {stat.st_size} {stat.st_mtime_ns} {options}"
+
+
+@cache
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()  # 16 MB of ShellCheck: about 30 ms, once a run
 
 
 def _issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
