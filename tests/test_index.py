@@ -214,8 +214,8 @@ def test_index_documents_carry_no_whitespace_and_the_schemas_people_read_are_ind
     out = tmp_path / "out"
     _build(history, out)
     api = out / "api" / "v1"
-    documents = [api / "index.json", *sorted((api / "prerequisites").glob("*.json"))]
-    assert len(documents) == 7
+    documents = [api / "index.json", api / "catalog.json", *sorted((api / "prerequisites").glob("*.json"))]
+    assert len(documents) == 8
     for path in documents:
         text = path.read_text(encoding="utf-8")
         compact = json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -230,9 +230,14 @@ def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: P
     assert schema == load_schema("index.schema.json")
     validator = jsonschema.Draft202012Validator(schema)
     files = [p for p in (out / "api" / "v1").rglob("*.json") if not p.name.endswith(".schema.json")]
-    assert len(files) == 8  # the root, six items and the execution catalog
+    assert len(files) == 9  # the root, six items, the execution catalog and the catalog file
+    catalog_schema = json.loads((out / "api" / "v1" / "catalog.schema.json").read_text())
+    assert catalog_schema == load_schema("catalog.schema.json")
     for path in files:
-        errors = list(validator.iter_errors(json.loads(path.read_text())))
+        # The catalog file (api/v1/catalog.json) has a schema of its own; the others are the index's.
+        catalog_file = path == out / "api" / "v1" / "catalog.json"
+        checker = jsonschema.Draft202012Validator(catalog_schema) if catalog_file else validator
+        errors = list(checker.iter_errors(json.loads(path.read_text())))
         assert errors == [], (path, errors[0].message if errors else "")
     # The schema is not vacuous: a broken root fails it.
     broken = json.loads((out / "api" / "v1" / "index.json").read_text())

@@ -20,7 +20,7 @@ from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.graph import lookup_parameter
 from prereq.core.versions import Requirement, sort_versions
 from prereq.core.yamlload import YamlLoadError, load_yaml
-from prereq.index import facets
+from prereq.index import catalogfile, facets
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
@@ -283,6 +283,8 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "items": entries,
     }
     files[JOB_SCHEMA] = job_schema
+    files[catalogfile.CATALOG_FILE] = dump_json(catalogfile.catalog_document(root))
+    files[catalogfile.SCHEMA_FILE] = dump_json(schemas.load_schema(catalogfile.SCHEMA_FILE), readable=True)
     return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, files=files)
 
 
