@@ -2,20 +2,24 @@
 
 The bundled registry's site is built once (about 3 s); for each size its root index is widened to
 N entries (``catalog_index.py``: renamed copies of the real ones, checked against the index
-schema) in a copy of the site, served on loopback.  Each run opens the catalog in a fresh browser
-context (an empty cache) and types the queries key by key, waiting for each key's result to be
-painted; sizes are interleaved (10k, 100k, 10k, 100k, ...) and every figure is the median of the
-runs.  Times are the page's own clock (``catalog_probe.js``):
+schema), and the catalog file made from it as the builder does (checked against its schema), in a
+copy of the site, served on loopback.  With ``--before REV`` each size also gets a copy whose
+page scripts (site/assets/*.js) are those of the git revision REV, so that the page before a change
+and after it are measured in the same run.  Each run opens the catalog in a fresh browser context
+(an empty cache) and types the queries key by key, waiting for each key's result to be painted;
+sites are interleaved (10k, 100k, 10k, 100k, ..., each before then now) and every figure is the
+median of the runs.  Times are the page's own clock (``catalog_probe.js``):
 
   first render   navigation start to the end of the frame painting the first cards and the count
-  index fetched  when the response of api/v1/index.json had arrived (resource timing)
-  JSON.parse     the floor: parsing the same index text in the same page
+  file fetched   when the response of the file the page loads (api/v1/catalog.json, or the root
+                 api/v1/index.json for a page from before it) had arrived (resource timing)
+  JSON.parse     the floors: parsing the same text of each file in the same page
   a key          its keydown's time stamp to the end of the frame that paints its result
   scan floor     one bare indexOf of a word over every entry's lower-cased text, in the same page
 
 Nothing asserts a time; the targets (the performance issue's) are printed beside the figures.
 
-    .venv/bin/python bench/bench_catalog.py --items 10000,100000 --repeat 3
+    .venv/bin/python bench/bench_catalog.py --items 10000,100000 --repeat 3 [--before REV]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import http.server
 import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -35,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from catalog_index import widen_index
+from catalog_index import widen_index, widened_catalog
 
 from prereq.index.builder import dump_json
 from prereq.marketplace.publish import build
@@ -52,15 +57,22 @@ FLOOR_REPEAT = 5
 WIDTH = 42  # of the printed table's first column
 
 
+ROOT_FILE = "api/v1/index.json"
+CATALOG_FILE = "api/v1/catalog.json"
+
+
 @dataclass
 class Run:
-    """One page load at one size: milliseconds from the page's clock."""
+    """One page load of one site: milliseconds from the page's clock."""
 
     first_render: float
-    index_fetched: float
-    parse_floor: float
+    index_fetched: float  # the file the page loaded
+    loaded: str  # which one: ROOT_FILE or CATALOG_FILE
+    parse_floor: float  # of the root index
+    catalog_parse_floor: float
     scan_floor: float
     index_bytes: int
+    catalog_bytes: int
     keys: dict[str, float] = field(default_factory=dict)  # "mnist: mn" -> key to painted result
     results: dict[str, str] = field(default_factory=dict)  # query -> what its last key showed
     long_tasks_typing: int = 0
@@ -90,16 +102,39 @@ def serving(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-def make_sites(work: Path, sizes: list[int]) -> None:
-    """work/N/: the bundled registry's site with a root index of N entries, for each size."""
+def make_sites(work: Path, sizes: list[int], before: str | None) -> list[str]:
+    """work/N/: the bundled registry's site with a root index (and catalog file) of N entries, for each
+    size, and work/N-before/ with REV's page scripts; returns the sites' names, in the order run."""
     built = build(REPO / "registry", work / "built")
     if not built.built:
         raise SystemExit(f"the bundled registry did not build: {built.problems}")
-    root = json.loads((built.out / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    root = json.loads((built.out / ROOT_FILE).read_text(encoding="utf-8"))
+    names = []
     for size in sizes:
         site = work / str(size)
         shutil.copytree(built.out, site)
-        (site / "api" / "v1" / "index.json").write_text(dump_json(widen_index(root, size)), encoding="utf-8")
+        wide = widen_index(root, size)
+        (site / ROOT_FILE).write_text(dump_json(wide), encoding="utf-8")
+        (site / CATALOG_FILE).write_text(dump_json(widened_catalog(wide)), encoding="utf-8")
+        if before:
+            shutil.copytree(site, work / f"{size}-before")
+            _use_scripts_of(before, work / f"{size}-before")
+            names.append(f"{size}-before")
+        names.append(str(size))
+    return names
+
+
+def _use_scripts_of(revision: str, site: Path) -> None:
+    """Replace the site's page scripts (assets/*.js) by those of a git revision of site/assets."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-tree", "--name-only", revision, "site/assets/"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    for path in (p for p in listed if p.endswith(".js")):
+        text = subprocess.run(["git", "-C", str(REPO), "show", f"{revision}:{path}"], check=True, capture_output=True)
+        (site / "assets" / Path(path).name).write_bytes(text.stdout)
 
 
 def _type_query(page, query: str, typed: int) -> int:
@@ -136,7 +171,8 @@ def measure(browser, site: str) -> Run:
             labels += [f"{query}: “{query[: i + 1]}”" for i in range(len(query))]
         probe = page.evaluate("window.__catalogBench")
         floors = page.evaluate(
-            "([u, w, r]) => window.__catalogBench.floors(u, w, r)", [site + "api/v1/index.json", "mnist", FLOOR_REPEAT]
+            "([u, w, r]) => window.__catalogBench.floors(u, w, r)",
+            [[site + ROOT_FILE, site + CATALOG_FILE], "mnist", FLOOR_REPEAT],
         )
     finally:
         context.close()
@@ -144,12 +180,16 @@ def measure(browser, site: str) -> Run:
 
 
 def _run_of(probe: dict, floors: dict, labels: list[str], typing_from: float) -> Run:
+    root, catalog = (next(url for url in floors["parse"] if url.endswith(file)) for file in (ROOT_FILE, CATALOG_FILE))
     run = Run(
         first_render=probe["firstPainted"],
         index_fetched=floors["indexFetched"],
-        parse_floor=statistics.median(floors["parse"]),
+        loaded=CATALOG_FILE if floors["loaded"] == catalog else ROOT_FILE,
+        parse_floor=statistics.median(floors["parse"][root]),
+        catalog_parse_floor=statistics.median(floors["parse"][catalog]),
         scan_floor=statistics.median(floors["scan"]),
-        index_bytes=floors["bytes"],
+        index_bytes=floors["bytes"][root],
+        catalog_bytes=floors["bytes"][catalog],
     )
     clears = 0
     for label, key in zip(labels, probe["keys"], strict=True):
@@ -171,21 +211,39 @@ def _median(runs: list[Run], figure) -> float:
     return statistics.median(figure(run) for run in runs)
 
 
-def report(sizes: list[int], runs: dict[int, list[Run]]) -> None:
+def _heading(site: str) -> str:
+    size, _, before = site.partition("-")
+    return f"{int(size):,}" + (" before" if before else "")
+
+
+def report(sites: list[str], runs: dict[str, list[Run]]) -> None:
+    """A column per site; the last one's ratio to the first (10k to 100k), or with --before the
+    largest size's now to before."""
+    compared = (sites[-2], sites[-1]) if sites[-2].endswith("-before") else (sites[0], sites[-1])
+
     def row(label: str, figure, unit: str = "ms", target: str = "") -> None:
-        values = [_median(runs[size], figure) for size in sizes]
-        cells = "".join(f"{value:>12,.1f}" if unit == "×" else f"{value:>12,.0f}" for value in values)
-        ratio = f"{values[-1] / values[0]:>9.1f}×" if len(values) > 1 and values[0] else ""
+        values = {site: _median(runs[site], figure) for site in sites}
+        cells = "".join(
+            f"{values[site]:>15,.1f}" if unit in ("×", "MB") else f"{values[site]:>15,.0f}" for site in sites
+        )
+        first, last = values[compared[0]], values[compared[1]]
+        ratio = f"{last / first:>9.2f}×" if len(sites) > 1 and first else ""
         print(f"{label:<{WIDTH}}{cells}{ratio}   {unit} {target}".rstrip())
 
-    print(f"{'':<{WIDTH}}" + "".join(f"{size:>12,}" for size in sizes) + ("   last/first" if len(sizes) > 1 else ""))
+    ratio_heading = "   now/before" if compared[0].endswith("-before") else "   last/first"
+    print(
+        f"{'':<{WIDTH}}"
+        + "".join(f"{_heading(site):>15}" for site in sites)
+        + (ratio_heading if len(sites) > 1 else "")
+    )
     row("index.json size", lambda r: r.index_bytes / 1e6, "MB")
+    row("catalog.json size", lambda r: r.catalog_bytes / 1e6, "MB")
     row("first render", lambda r: r.first_render, "ms", f"[target ≤ {FIRST_RENDER_TARGET_MS:,} ms]")
-    row("  index fetched at", lambda r: r.index_fetched)
-    row("  JSON.parse floor", lambda r: r.parse_floor)
-    row("  drawn after the index arrived", lambda r: r.first_render - r.index_fetched)
-    row("  that / JSON.parse floor", lambda r: (r.first_render - r.index_fetched) / r.parse_floor, "×")
-    for label in runs[sizes[0]][0].keys:
+    row("  the file loaded fetched at", lambda r: r.index_fetched)
+    row("  JSON.parse floor, index.json", lambda r: r.parse_floor)
+    row("  JSON.parse floor, catalog.json", lambda r: r.catalog_parse_floor)
+    row("  drawn after the file arrived", lambda r: r.first_render - r.index_fetched)
+    for label in runs[sites[0]][0].keys:
         row(f"key {label}", lambda r, label=label: r.keys[label], "ms")
     row("worst key", lambda r: max(r.keys.values()), "ms", f"[target ≤ {KEY_TARGET_MS} ms]")
     row("median key", lambda r: statistics.median(r.keys.values()), "ms")
@@ -193,30 +251,34 @@ def report(sizes: list[int], runs: dict[int, list[Run]]) -> None:
     row("worst key / scan floor", lambda r: max(r.keys.values()) / r.scan_floor, "×")
     row("long tasks while typing", lambda r: r.long_tasks_typing, "tasks")
     row("longest task while typing", lambda r: r.longest_task_typing)
-    for size in sizes:
-        shown = runs[size][0].results
-        print(f"{size:,}: " + "; ".join(f"{query!r} -> {text}" for query, text in shown.items() if query in QUERIES))
+    for site in sites:
+        shown = runs[site][0].results
+        print(
+            f"{_heading(site)} (loads {runs[site][0].loaded}): "
+            + "; ".join(f"{query!r} -> {text}" for query, text in shown.items() if query in QUERIES)
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", default="10000,100000", help="sizes, comma-separated")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per size, interleaved")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per site, interleaved")
+    parser.add_argument("--before", metavar="REV", help="also measure the page scripts of this git revision")
     args = parser.parse_args()
     sizes = [int(size) for size in args.items.split(",")]
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        make_sites(work, sizes)
-        runs: dict[int, list[Run]] = {size: [] for size in sizes}
+        sites = make_sites(work, sizes, args.before)
+        runs: dict[str, list[Run]] = {site: [] for site in sites}
         with serving(work) as url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             for _ in range(args.repeat):
-                for size in sizes:
-                    runs[size].append(measure(browser, f"{url}{size}/"))
+                for site in sites:
+                    runs[site].append(measure(browser, f"{url}{site}/"))
             browser.close()
-        report(sizes, runs)
+        report(sites, runs)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ entries: the real entries first, as they are, then renamed copies of them.  A co
 original's type, summary, license and most tags (real text, so the queries the page is measured
 with find what they would), and gets a name, title words, a tag and an individual owner of its
 own, so the vocabulary, the tag facet and the owner list grow with N as a real registry's do.
-The result must pass the index schema the site is built against (``prereq.registry.schemas``).
+The result must pass the index schema the site is built against (``prereq.registry.schemas``), and
+the catalog file made from it (``api/v1/catalog.json``, as the builder makes it) the catalog schema.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import copy
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from prereq.registry.schemas import index_problems
+import jsonschema_rs
+
+from prereq.index.catalogfile import SCHEMA_FILE, CatalogDocument, catalog_document
+from prereq.registry.schemas import index_problems, load_schema
 
 CONSONANTS = "bdfgklmnprstvz"
 VOWELS = "aeiou"
@@ -70,3 +74,13 @@ def widen_index(root: dict[str, Any], count: int) -> dict[str, Any]:
     if problems:
         raise ValueError("the widened index does not pass the index schema: " + "; ".join(problems[:5]))
     return wide
+
+
+def widened_catalog(wide: dict[str, Any]) -> CatalogDocument:
+    """The catalog file of a widened root, as the builder writes it beside the root; raises ValueError
+    when it does not pass the catalog schema."""
+    catalog = catalog_document(wide)  # type: ignore[arg-type]  # a root that passed the index schema
+    errors = [error.message for error in jsonschema_rs.validator_for(load_schema(SCHEMA_FILE)).iter_errors(catalog)]
+    if errors:
+        raise ValueError("the widened catalog file does not pass the catalog schema: " + "; ".join(errors[:5]))
+    return catalog

@@ -57,25 +57,35 @@
   });
 
   /* The floors, measured in this page once the catalog is drawn: JSON.parse of the very text of
-   * the index (fetched again from the HTTP cache), and one bare indexOf of a word over every entry's
-   * lower-cased text (what any search that looks at every entry must at least do). */
-  probe.floors = async (url, word, repeat) => {
-    const text = await (await fetch(url, { cache: "force-cache" })).text();
-    const parse = [], scan = [];
+   * each of `urls` (the root index and the catalog file, fetched again from the HTTP cache), and one
+   * bare indexOf of a word over every entry's lower-cased text (what any search that looks at every
+   * entry must at least do), the entries of the first URL (the root's).  `loaded`: the first of
+   * `urls` the page itself fetched (the catalog file, or the root for a page from before it) and
+   * when its response had arrived (resource timing). */
+  probe.floors = async (urls, word, repeat) => {
+    const loaded = urls.slice().reverse().find((url) => performance.getEntriesByName(url).length);
+    const fetched = loaded ? performance.getEntriesByName(loaded)[0].responseEnd : null;
+    const parse = {}, bytes = {};
     let items = null, found = 0;
-    for (let i = 0; i < repeat; i++) {
-      const start = performance.now();
-      items = JSON.parse(text).items;
-      parse.push(performance.now() - start);
+    for (const url of urls) {
+      const text = await (await fetch(url, { cache: "force-cache" })).text();
+      parse[url] = [];
+      bytes[url] = text.length;
+      for (let i = 0; i < repeat; i++) {
+        const start = performance.now();
+        const parsed = JSON.parse(text);
+        parse[url].push(performance.now() - start);
+        if (!items) items = parsed.items;
+      }
     }
     const texts = items.map((e) => [e.name, e.title, e.summary, e.tags.join(" "), e.owners.join(" ")].join("\n").toLowerCase());
+    const scan = [];
     for (let i = 0; i < repeat; i++) {
       const start = performance.now();
       found = 0;
       for (let j = 0; j < texts.length; j++) if (texts[j].indexOf(word) !== -1) found++;
       scan.push(performance.now() - start);
     }
-    const fetched = performance.getEntriesByName(url)[0];
-    return { parse, scan, found, indexFetched: fetched ? fetched.responseEnd : null, bytes: text.length };
+    return { parse, scan, found, loaded, indexFetched: fetched, bytes };
   };
 })();

@@ -24,15 +24,20 @@
     return node;
   }
 
-  /* The license identifiers of an index entry, in the order written ([NOT_STATED] when it states none). */
+  /* The license identifiers of an index entry, in the order written ([NOT_STATED] when it states none):
+   * one list per expression, shared by the entries that state it (a registry has a few dozen). */
+  var licensesOf = new Map();
   function licenses(entry) {
-    var tokens = (typeof entry.license === "string" ? entry.license : "").split(/[\s()]+/).filter(Boolean);
+    var expression = typeof entry.license === "string" ? entry.license : "";
+    if (licensesOf.has(expression)) return licensesOf.get(expression);
+    var tokens = expression.split(/[\s()]+/).filter(Boolean);
     var ids = [];
     tokens.forEach(function (token, index) {
       if (OPERATORS[token] || tokens[index - 1] === "WITH") return;
       if (ids.indexOf(token) === -1) ids.push(token);
     });
-    return ids.length ? ids : [NOT_STATED];
+    licensesOf.set(expression, Object.freeze(ids.length ? ids : [NOT_STATED]));
+    return licensesOf.get(expression);
   }
 
   function licenseLabel(id) {
@@ -50,6 +55,8 @@
     var labels = shown.map(function (value) { return (labelOf ? labelOf(value) : value) + " (" + (counts[value] || 0) + ")"; });
     if (!sameValues(select, shown)) {
       select.textContent = "";
+      select.prereqValues = shown;
+      select.prereqLabels = [];
       var any = el("option", null, anyLabel);
       any.value = "";
       select.appendChild(any);
@@ -59,19 +66,22 @@
         select.appendChild(option);
       });
     }
-    var options = select.options;
+    // So are the labels last written: reading 2,000 options' text took time too.
+    var options = select.options, written = select.prereqLabels;
     if (options[0].textContent !== anyLabel) options[0].textContent = anyLabel;
     labels.forEach(function (label, index) {
-      if (options[index + 1].textContent !== label) options[index + 1].textContent = label;
+      if (written[index] !== label) options[index + 1].textContent = label;
     });
+    select.prereqLabels = labels;
     select.value = current;
   }
 
-  /* Does `select` hold an "any" option and then exactly `values`, in this order? */
+  /* Does `select` hold an "any" option and then exactly `values`, in this order, as fillSelect wrote
+   * them (select.prereqValues: kept beside the options, faster to compare than their values)? */
   function sameValues(select, values) {
-    var options = select.options;
-    if (options.length !== values.length + 1 || options[0].value !== "") return false;
-    for (var i = 0; i < values.length; i++) if (options[i + 1].value !== values[i]) return false;
+    var kept = select.prereqValues;
+    if (!kept || kept.length !== values.length || select.options.length !== values.length + 1) return false;
+    for (var i = 0; i < values.length; i++) if (kept[i] !== values[i]) return false;
     return true;
   }
 
@@ -130,7 +140,75 @@
     return counts;
   }
 
+  /* --- counting: the facets' values as numbers, computed once per list of records --------- */
+
+  /* Each facet's values of the `records` (facet -> valuesOf(record), a list of strings), as numbers:
+   * record i's values of a facet are ids[start[i]] up to ids[start[i + 1]], of the facet's `values`.
+   * A keystroke's counts then add into typed arrays; record.facetAt is i. */
+  function facetTable(records, valuesOf) {
+    var table = {};
+    Object.keys(valuesOf).forEach(function (facet) {
+      var idOf = new Map(), values = [], ids = [], start = new Uint32Array(records.length + 1);
+      records.forEach(function (record, at) {
+        record.facetAt = at;
+        valuesOf[facet](record).forEach(function (value) {
+          var id = idOf.get(value);
+          if (id === undefined) { id = values.length; idOf.set(value, id); values.push(value); }
+          ids.push(id);
+        });
+        start[at + 1] = ids.length;
+      });
+      table[facet] = { idOf: idOf, values: values, ids: Int32Array.from(ids), start: start };
+    });
+    return table;
+  }
+
+  /* Does the record at `at` carry every id of `wanted` in `column`? */
+  function carries(column, at, wanted) {
+    for (var w = 0; w < wanted.length; w++) {
+      var found = false;
+      for (var k = column.start[at]; k < column.start[at + 1] && !found; k++) found = column.ids[k] === wanted[w];
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  /* The search hits that pass every filter, and each facet's counts among the hits that pass every
+   * filter but that facet's own (what choosing another of its values would show): one pass over the
+   * hits, and a hit failing two facets counts nowhere.
+   *   selected: facet -> the values chosen ([]: any); keep(record): the filters that are no facet
+   * Returns {found: the hits kept, in their order, counts: facet -> {value: count} (counts above 0)}. */
+  function countHits(table, hits, selected, keep) {
+    var facets = Object.keys(table), columns = facets.map(function (facet) { return table[facet]; });
+    var wanted = facets.map(function (facet) {
+      return selected[facet].map(function (value) { return table[facet].idOf.has(value) ? table[facet].idOf.get(value) : -1; });
+    });
+    var tallies = columns.map(function (column) { return new Int32Array(column.values.length); });
+    var found = [];
+    for (var h = 0; h < hits.length; h++) {
+      var record = hits[h].record, at = record.facetAt;
+      if (!keep(record)) continue;
+      var failed = -1, fails = 0;
+      for (var f = 0; f < columns.length && fails < 2; f++) {
+        if (wanted[f].length && !carries(columns[f], at, wanted[f])) { failed = f; fails++; }
+      }
+      if (fails > 1) continue;
+      if (!fails) found.push(hits[h]);
+      for (f = fails ? failed : 0; f < (fails ? failed + 1 : columns.length); f++) {
+        for (var k = columns[f].start[at]; k < columns[f].start[at + 1]; k++) tallies[f][columns[f].ids[k]]++;
+      }
+    }
+    var counts = {};
+    facets.forEach(function (facet, f) {
+      counts[facet] = {};
+      tallies[f].forEach(function (count, id) { if (count) counts[facet][columns[f].values[id]] = count; });
+    });
+    return { found: found, counts: counts };
+  }
+
   window.prereqFacets = {
+    facetTable: facetTable,
+    countHits: countHits,
     fillTypes: fillTypes,
     NOT_STATED: NOT_STATED,
     licenses: licenses,

@@ -1,4 +1,5 @@
-/* prereq marketplace: shared lists in the catalog (assets/catalog.js shows them).
+/* prereq marketplace: the catalog's address (its filters in the query string, which catalog.js's
+ * header lists) and shared lists in the catalog (assets/catalog.js shows them).
  *
  * A shared list is the catalog's address with ?names=a,b,c: the catalog shows exactly those items
  * (deprecated ones too: whoever shared them chose them) and offers to add them to the visitor's
@@ -94,5 +95,49 @@
     node.appendChild(copy);
   }
 
-  window.prereqShare = { parse: parse, link: link, renderShared: renderShared, renderShare: renderShare };
+  /* --- the catalog's address: its filters (catalog.js's state) as the query string -------- */
+
+  /* The state the address says, filled into `next` (an empty state). */
+  function readAddress(next) {
+    var params = new URLSearchParams(window.location.search);
+    next.q = params.get("q") || "";
+    next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
+    next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
+    next.owner = params.get("owner") || "";
+    next.license = params.get("license") || "";
+    next.sort = params.get("sort") === "updated" ? "updated" : "name";
+    next.deprecated = params.get("deprecated") === "1";
+    next.show = ["favorites", "recent"].indexOf(params.get("show")) !== -1 ? params.get("show") : "";
+    next.requires = params.get("requires") || "";
+    next.required_by = next.requires ? "" : params.get("required_by") || "";
+    next.names = parse(params.get("names"));
+    return next;
+  }
+
+  /* Put `state` in the address: a new step of the history (`push`) or the current one replaced. */
+  function writeAddress(state, push) {
+    var params = new URLSearchParams();
+    if (state.q) params.set("q", state.q);
+    if (state.type) params.set("type", state.type);
+    state.tags.forEach(function (tag) { params.append("tag", tag); });
+    if (state.owner) params.set("owner", state.owner);
+    if (state.license) params.set("license", state.license);
+    if (state.sort !== "name") params.set("sort", state.sort);
+    if (state.deprecated) params.set("deprecated", "1");
+    if (state.show) params.set("show", state.show);
+    if (state.requires) params.set("requires", state.requires);
+    if (state.required_by) params.set("required_by", state.required_by);
+    var query = params.toString();
+    if (state.names.length) query += (query ? "&" : "") + "names=" + state.names.join(","); // as a person writes it
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      if (push) window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
+    }
+  }
+
+  window.prereqShare = {
+    parse: parse, link: link, renderShared: renderShared, renderShare: renderShare,
+    readAddress: readAddress, writeAddress: writeAddress
+  };
 })();

@@ -1,7 +1,7 @@
 /* prereq marketplace: the catalog page.
  *
- * Loads api/v1/index.json (window.prereq.loadIndex(), shared with the header's search box) and
- * filters it in the browser: the site's one search (search.js: name matches first, a typo corrected
+ * Loads api/v1/catalog.json (window.prereq.loadCatalog(): entries and search records shared with the
+ * header's search box) and filters it in the browser: the site's one search (search.js: name matches first, a typo corrected
  * with "did you mean"), facets for type, tags, owner and license (catalog-facets.js), deprecated items
  * hidden unless asked, favorites and recently used (see prereq.js for the localStorage contract), and
  * shared lists of items (catalog-share.js).
@@ -55,52 +55,48 @@
 
   /* --- the URL ---------------------------------------------------------------------------- */
 
-  function readUrl() {
-    var params = new URLSearchParams(window.location.search);
-    var next = emptyState();
-    next.q = params.get("q") || "";
-    next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
-    next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
-    next.owner = params.get("owner") || "";
-    next.license = params.get("license") || "";
-    next.sort = params.get("sort") === "updated" ? "updated" : "name";
-    next.deprecated = params.get("deprecated") === "1";
-    next.show = ["favorites", "recent"].indexOf(params.get("show")) !== -1 ? params.get("show") : "";
-    next.requires = params.get("requires") || "";
-    next.required_by = next.requires ? "" : params.get("required_by") || "";
-    next.names = share.parse(params.get("names"));
-    return next;
+  /* Each filter the user sets is a step Back undoes (`step` "push": pushState); typing ("typing")
+   * replaces the current step, at most every URL_EVERY ms and when the box loses the focus or the
+   * page is left (a replaceState took 20 to 30 ms at 100,000 items, on every key); other redraws
+   * replace it at once. */
+  var URL_EVERY = 250;
+  var urlTimer = null;
+  function writeUrl(step) {
+    if (step === "typing") {
+      if (urlTimer === null) urlTimer = window.setTimeout(flushUrl, URL_EVERY);
+      return;
+    }
+    window.clearTimeout(urlTimer);
+    urlTimer = null;
+    share.writeAddress(state, step === "push");
   }
 
-  /* Each filter the user sets is a step Back undoes (pushState); typing replaces the current step. */
-  function writeUrl(push) {
-    var params = new URLSearchParams();
-    if (state.q) params.set("q", state.q);
-    if (state.type) params.set("type", state.type);
-    state.tags.forEach(function (tag) { params.append("tag", tag); });
-    if (state.owner) params.set("owner", state.owner);
-    if (state.license) params.set("license", state.license);
-    if (state.sort !== "name") params.set("sort", state.sort);
-    if (state.deprecated) params.set("deprecated", "1");
-    if (state.show) params.set("show", state.show);
-    if (state.requires) params.set("requires", state.requires);
-    if (state.required_by) params.set("required_by", state.required_by);
-    var query = params.toString();
-    if (state.names.length) query += (query ? "&" : "") + "names=" + state.names.join(","); // as a person writes it
-    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
-    if (url !== window.location.pathname + window.location.search + window.location.hash) {
-      if (push) window.history.pushState(null, "", url);
-      else window.history.replaceState(null, "", url);
-    }
+  /* Write what was typed now, if it is not written yet. */
+  function flushUrl() {
+    if (urlTimer !== null) writeUrl();
   }
 
   /* --- filtering ---------------------------------------------------------------------------- */
 
-  function prepare(entry) {
-    var record = find.searchRecord(entry);
-    record.updated = entry.updated || "";
-    record.licenses = facets.licenses(entry);
-    return record;
+  /* The shared search records (prereq.loadCatalog) with what the catalog sorts and filters by. */
+  function prepare(record) {
+    record.updated = record.entry.updated || "";
+    record.licenses = facets.licenses(record.entry);
+  }
+
+  /* The facets' values of each record: its type's groups, its tags, owners and license identifiers. */
+  function facetValues() {
+    var groups = find.typeGroups(), groupsOf = {};
+    var groupsOfType = function (type) {
+      if (!groupsOf[type]) groupsOf[type] = Object.keys(groups).filter(function (group) { return find.inTypeGroup(group, type); });
+      return groupsOf[type];
+    };
+    return {
+      type: function (record) { return groupsOfType(record.entry.type); },
+      tags: function (record) { return record.entry.tags || []; },
+      owner: function (record) { return record.entry.owners || []; },
+      license: function (record) { return record.licenses; }
+    };
   }
 
   function positions(names) {
@@ -111,64 +107,47 @@
 
   /* The search runs over every entry (search.js: the tier of each match, and a correction when the
    * words match nothing at all); the facets then filter its hits, each facet's counts leaving that
-   * facet out. */
-  function apply(push) {
+   * facet out (catalog-facets.js counts them in one pass). */
+  function apply(step) {
     if (!relationReady()) {
       statusLine.textContent = "Loading the items related to " + (state.requires || state.required_by) + "…";
-      writeUrl(push);
+      writeUrl(step);
       return;
     }
     var result = window.prereqSearch.search(entries, state.q);
     var marks = find.marks();
     var shared = state.names.length ? positions(state.names) : null;
-    var filters = {
-      type: state.type, tags: state.tags, owner: state.owner, show: state.show, marks: marks,
+    var groups = find.typeGroups();
+    var selected = {
+      type: Object.prototype.hasOwnProperty.call(groups, state.type) ? [state.type] : [], // as prereq.passes
+      tags: state.tags, owner: state.owner ? [state.owner] : [], license: state.license ? [state.license] : []
+    };
+    var shown = state.show === "favorites" || state.show === "recent" ? marks[state.show] : null;
+    var keep = function (record) {
+      var name = record.entry.name;
       // A shared list shows its deprecated items: whoever shared them chose them.
-      deprecated: shared ? function (entry) { return state.deprecated || shared.has(entry.name); } : state.deprecated
+      if (record.entry.deprecated && !state.deprecated && !(shared && shared.has(name))) return false;
+      return (!shown || shown.has(name)) && (!relation.names || relation.names.has(name)) && (!shared || shared.has(name));
     };
-    // The license facet is the catalog's own (the composer has none): checked beside find.passes.
-    var licensed = function (record) { return !state.license || record.licenses.indexOf(state.license) !== -1; };
-    var passes = function (record, skip) {
-      return find.passes(record, filters, skip) && (skip === "license" || licensed(record));
-    };
-    var found = [];
+    var counted = facets.countHits(facetIds, result.hits, selected, keep);
+    var found = counted.found;
+    // The hits come by tier, then by name: only another order needs a sort.
+    if (state.show === "recent" || shared || state.sort !== "name") found.sort(comparator(state.show === "recent" ? marks.recent : shared));
     var typeCounts = {};
-    Object.keys(find.typeGroups()).forEach(function (group) { typeCounts[group] = 0; });
-    var tagCounts = {}, ownerCounts = {}, licenseCounts = {};
-    result.hits.forEach(function (hit) {
-      var record = hit.record, entry = record.entry;
-      if (relation.names && !relation.names.has(entry.name)) return;
-      if (shared && !shared.has(entry.name)) return;
-      if (passes(record, "license")) {
-        record.licenses.forEach(function (id) { licenseCounts[id] = (licenseCounts[id] || 0) + 1; });
-      }
-      if (passes(record, "type")) {
-        Object.keys(find.typeGroups()).forEach(function (group) {
-          if (find.inTypeGroup(group, entry.type)) typeCounts[group]++;
-        });
-      }
-      if (passes(record, "tags")) {
-        (entry.tags || []).forEach(function (tag) { tagCounts[tag] = (tagCounts[tag] || 0) + 1; });
-      }
-      if (passes(record, "owner")) {
-        (entry.owners || []).forEach(function (owner) { ownerCounts[owner] = (ownerCounts[owner] || 0) + 1; });
-      }
-      if (passes(record, null)) found.push({ record: record, rank: hit.tier });
-    });
-    found.sort(comparator(state.show === "recent" ? marks.recent : shared));
+    Object.keys(groups).forEach(function (group) { typeCounts[group] = counted.counts.type[group] || 0; });
     window.prereq.keepFocus(root, function () {
-      renderFacets(typeCounts, tagCounts, ownerCounts);
-      facets.fillSelect(licenseSelect, Object.keys(licenseTotals), licenseCounts, state.license, "any", facets.licenseLabel);
+      renderFacets(typeCounts, counted.counts.tags, counted.counts.owner);
+      facets.fillSelect(licenseSelect, facetIds.license.values, counted.counts.license, state.license, "any", facets.licenseLabel);
       renderResults(found, result);
     }, resultsSection);
-    writeUrl(push);
+    writeUrl(step);
   }
 
   /* Search tier first; then `order` (name -> position: recently used most recent first, a shared list
    * as shared) when given, else the sort chosen. */
   function comparator(order) {
     return function (a, b) {
-      if (a.rank !== b.rank) return a.rank - b.rank;
+      if (a.tier !== b.tier) return a.tier - b.tier;
       if (order) return order.get(a.record.entry.name) - order.get(b.record.entry.name);
       if (state.sort === "updated" && a.record.updated !== b.record.updated) {
         return a.record.updated < b.record.updated ? 1 : -1;
@@ -190,7 +169,7 @@
     var shown = found.slice(0, limit);
     shown.forEach(function (hit) { results.appendChild(card(hit.record.entry)); });
     more.hidden = found.length <= shown.length;
-    var hidden = state.deprecated || state.names.length ? 0 : entries.filter(function (r) { return r.entry.deprecated; }).length;
+    var hidden = state.deprecated || state.names.length ? 0 : deprecatedCount;
     var text = hasFilters() ? found.length + " of " + (entries.length - hidden) + " items" : found.length + " items";
     if (hidden) text += " (" + hidden + " deprecated hidden)";
     if (!found.length) {
@@ -284,7 +263,7 @@
     if (input.value !== state.q && document.activeElement !== input) input.value = state.q;
 
     // Owners: every owner stays listed; counts follow the other filters.  Tags: the most used first.
-    facets.fillSelect(ownerSelect, Object.keys(ownerTotals), ownerCounts, state.owner, "anyone");
+    facets.fillSelect(ownerSelect, facetIds.owner.values, ownerCounts, state.owner, "anyone");
     facets.fillTags(tagBox, {
       counts: tagCounts, selected: state.tags, limit: TAGS_SHOWN, all: allTags, onTag: toggleTag,
       onToggle: function () { allTags = !allTags; apply(); }
@@ -295,9 +274,10 @@
 
   /* A change of filters (`typing`: of the search text, which does not add a step to Back). */
   function update(change, typing) {
+    if (!typing) flushUrl(); // what was typed stays in the step it was typed in, before the new one
     change();
     limit = PAGE;
-    apply(!typing);
+    apply(typing ? "typing" : "push");
     renderActiveCount();
   }
 
@@ -322,6 +302,8 @@
 
   root.querySelector("form").addEventListener("submit", function (event) { event.preventDefault(); });
   input.addEventListener("input", function () { update(function () { state.q = input.value.trim(); }, true); });
+  input.addEventListener("blur", flushUrl);
+  window.addEventListener("pagehide", flushUrl);
   sortSelect.addEventListener("change", function () { update(function () { state.sort = sortSelect.value; }); });
   ownerSelect.addEventListener("change", function () { update(function () { state.owner = ownerSelect.value; }); });
   licenseSelect.addEventListener("change", function () { update(function () { state.license = licenseSelect.value; }); });
@@ -339,7 +321,9 @@
   more.addEventListener("click", function () { limit += PAGE; apply(); });
   window.addEventListener("popstate", function () {
     if (!entries.length) return;
-    state = readUrl();
+    window.clearTimeout(urlTimer); // the address Back went to is the state now
+    urlTimer = null;
+    state = share.readAddress(emptyState());
     input.value = state.q;
     limit = PAGE;
     apply();
@@ -365,24 +349,25 @@
   /* --- start ---------------------------------------------------------------------------- */
 
   var byName = new Set(); // every item's name (a Set: an object of 100,000 keys is slow to fill)
-  var ownerTotals = {};
-  var licenseTotals = {};
+  var facetIds = null; // facets.facetTable of the entries
+  var deprecatedCount = 0;
 
-  state = readUrl();
+  state = share.readAddress(emptyState());
   input.value = state.q;
-  window.prereq.loadIndex()
-    .then(function (index) {
+  window.prereq.loadCatalog()
+    .then(function (catalog) {
       // One radio button per type group of the index, after the "all types" one the page holds.
       typeCountNodes = facets.fillTypes(typeBox, find.typeGroups(), find.typeGroupLabel, bindTypeRadio);
       if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
-      entries = index.items.map(prepare);
+      entries = catalog.records; // the header's search box searches the same records
       entries.forEach(function (record) {
+        prepare(record);
         byName.add(record.entry.name);
-        (record.entry.owners || []).forEach(function (owner) { ownerTotals[owner] = true; });
-        record.licenses.forEach(function (id) { licenseTotals[id] = true; });
+        if (record.entry.deprecated) deprecatedCount++;
       });
+      facetIds = facets.facetTable(entries, facetValues());
       // No item states a license (an index of setup scripts, or one built before licenses were published).
-      $("prereq-facet-license").hidden = !Object.keys(licenseTotals).some(function (id) { return id !== facets.NOT_STATED; });
+      $("prereq-facet-license").hidden = !facetIds.license.values.some(function (id) { return id !== facets.NOT_STATED; });
       apply();
       renderActiveCount();
       window.prereqSearch.warmWhileIdle(entries); // the words a first typo is corrected to

@@ -1,7 +1,7 @@
 /* prereq marketplace: the header's search box (site/overrides/partials/search.html) on every page.
  *
- * Items first, from the published index (window.prereq.loadIndex(): api/v1/index.json, which the
- * catalog shares), ranked by the site's one search (assets/search.js); then the documentation pages,
+ * Items first, from the published index (window.prereq.loadCatalog(): api/v1/catalog.json, whose
+ * entries and search records the catalog page shares), ranked by the site's one search (assets/search.js); then the documentation pages,
  * from the theme's search/search_index.json read as plain records (no lunr index is built).  A query
  * that finds nothing is corrected ("did you mean") by the same code.  Both files are fetched on the
  * first focus, not on every page view.
@@ -54,9 +54,9 @@
 
   function load() {
     if (!loading) {
-      var index = find.loadIndex().then(function (root) {
-        items = root.items.map(find.searchRecord);
-        search.warmWhileIdle(items); // the words a first typo is corrected to
+      var index = find.loadCatalog().then(function (catalog) {
+        items = catalog.records;
+        search.warmWhileIdle(items); // the words a first typo is corrected to (once per page: shared)
       });
       var docs = fetch(find.siteUrl("search/search_index.json"), { credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.json() : null; })

@@ -209,6 +209,7 @@
     TYPE_GROUPS = Object.freeze(groups);
     GROUP_LABELS = Object.freeze(labels);
     TYPE_LABELS = Object.freeze(Object.assign({}, root.type_labels || {}));
+    TYPE_WORDS = new Map();
   }
 
   /* group -> its item types, in the index's order (empty until useIndex). */
@@ -246,8 +247,11 @@
 
   /* An index entry with what the search looks at (assets/search.js): its words and those of its
    * type, the type's label and its group's label, so "storage" or "dataset" finds by type too. */
+  var TYPE_WORDS = new Map(); // type -> those words, worked out once per type (100,000 entries have 4)
   function searchRecord(entry) {
-    return window.prereqSearch.record(entry, [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
+    var words = TYPE_WORDS.get(entry.type);
+    if (!words) TYPE_WORDS.set(entry.type, words = [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
+    return window.prereqSearch.record(entry, words);
   }
 
   /* The words of a search box, lower-cased. */
@@ -260,24 +264,62 @@
     return window.prereqSearch.tier(record, words);
   }
 
-  /* The published index's root (api/v1/index.json), fetched once per page and shared by the header's
-   * search and the page's own script; useIndex() has been called on it. */
-  var indexPromise = null;
-  function loadIndex() {
-    if (!indexPromise) {
-      indexPromise = fetch(siteUrl("api/v1/index.json"), { credentials: "same-origin" })
-        .then(function (response) {
-          if (!response.ok) throw new Error("HTTP " + response.status);
-          return response.json();
-        })
-        .then(function (root) {
-          if (!root || root.format !== "prereq-index/2" || !Array.isArray(root.items)) throw new Error("not a prereq index");
-          useIndex(root);
-          return root;
-        });
-      indexPromise.catch(function () { indexPromise = null; }); // a later call tries again
+  function fetchJson(path) {
+    return fetch(siteUrl(path), { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    });
+  }
+
+  /* The root's entries as the catalog file holds them (api/v1/catalog.json: columns of the fields the
+   * catalog and the search use, repeated strings as positions; prereq.index.catalogfile writes it):
+   * each entry rebuilt with the root's field names and values, but `deprecated`, which is true for
+   * the root's object (the reason is not shown here) and the fields nothing here reads. */
+  function catalogEntries(file) {
+    var c = file.items, entries = new Array(c.name.length);
+    var tag = function (at) { return file.tags[at]; }, owner = function (at) { return file.owners[at]; };
+    for (var i = 0; i < entries.length; i++) {
+      entries[i] = {
+        name: c.name[i], version: c.version[i], type: file.types[c.type[i]], title: c.title[i],
+        summary: c.summary[i] === null ? c.title[i] : c.summary[i],
+        tags: c.tags[i].map(tag), owners: c.owners[i].map(owner),
+        license: c.license[i] === null ? null : file.licenses[c.license[i]],
+        deprecated: c.deprecated[i] ? true : null, updated: c.updated[i],
+        path: "prerequisites/" + c.name[i] + ".json"
+      };
     }
-    return indexPromise;
+    return entries;
+  }
+
+  /* The catalog file's entries; the root index's when it is missing or unreadable (published by an
+   * older prereq). */
+  function fetchCatalog() {
+    return fetchJson("api/v1/catalog.json").then(function (file) {
+      if (!file || file.format !== "prereq-catalog/1" || !file.items) throw new Error("not a prereq catalog file");
+      return { type_groups: file.type_groups, type_labels: file.type_labels, items: catalogEntries(file) };
+    }).catch(function () {
+      return fetchJson("api/v1/index.json").then(function (root) {
+        if (!root || root.format !== "prereq-index/2" || !Array.isArray(root.items)) throw new Error("not a prereq index");
+        return root;
+      });
+    });
+  }
+
+  /* The index as the catalog and the header's search read it, fetched once per page and shared by
+   * both: {type_groups, type_labels, items: the root's entries, records: their searchRecords (made
+   * once: search.js keeps its name order and vocabulary per list of records)}; useIndex() has been
+   * called on it. */
+  var catalogPromise = null;
+  function loadCatalog() {
+    if (!catalogPromise) {
+      catalogPromise = fetchCatalog().then(function (catalog) {
+        useIndex(catalog);
+        catalog.records = catalog.items.map(searchRecord);
+        return catalog;
+      });
+      catalogPromise.catch(function () { catalogPromise = null; }); // a later call tries again
+    }
+    return catalogPromise;
   }
 
   function positions(list) {
@@ -360,7 +402,7 @@
     searchRecord: searchRecord,
     searchWords: searchWords,
     nameRank: nameRank,
-    loadIndex: loadIndex,
+    loadCatalog: loadCatalog,
     marks: marks,
     passes: passes
   };

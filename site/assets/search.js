@@ -61,9 +61,10 @@
 
   /* Does a token of lower-cased `text` (tokens(text)) start with `word`?  The same answer as
    * tokens(text).some(t => t.startsWith(word)), without cutting the text: an occurrence of the word
-   * at the text's start or just after a separator.  A word holding a separator starts no token. */
-  function startsWord(text, word) {
-    if (SPLIT.test(word)) return false;
+   * at the text's start or just after a separator.  `plain`: the word holds no separator (one that
+   * does starts no token). */
+  function startsWord(text, word, plain) {
+    if (!plain) return false;
     for (var at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
       if (at === 0 || isSeparator(text.charCodeAt(at - 1))) return true;
     }
@@ -71,26 +72,36 @@
   }
 
   /* The tier of one word in a record (2..5), or -1 when it is nowhere. */
-  function wordTier(rec, word) {
+  function wordTier(rec, word, plain) {
     if (rec.text.indexOf(word) === -1) return -1; // the cheap test first: most entries stop here
-    if (startsWord(rec.name, word)) return 2;
-    if (rec.name.indexOf(word) !== -1 || startsWord(rec.meta, word)) return 3;
-    if (startsWord(rec.summary, word)) return 4;
+    if (startsWord(rec.name, word, plain)) return 2;
+    if (rec.name.indexOf(word) !== -1 || startsWord(rec.meta, word, plain)) return 3;
+    if (startsWord(rec.summary, word, plain)) return 4;
     return 5;
+  }
+
+  /* What tier() needs of a list of words, worked out once per list (a search asks for every record
+   * with the same list): its words joined both ways, and which of them hold no separator. */
+  var lastList = null, lastQuery = null;
+  function query(list) {
+    if (list !== lastList) {
+      lastList = list;
+      lastQuery = { dashed: list.join("-"), spaced: list.join(" "), plain: list.map(function (word) { return !SPLIT.test(word); }) };
+    }
+    return lastQuery;
   }
 
   /* The record's tier for these words (see the top), or -1 when it does not match; 6 without words. */
   function tier(rec, list) {
     if (!list.length) return 6;
-    var worst = 0;
+    var worst = 0, asked = query(list);
     for (var i = 0; i < list.length; i++) {
-      var t = wordTier(rec, list[i]);
+      var t = wordTier(rec, list[i], asked.plain[i]);
       if (t === -1) return -1;
       if (t > worst) worst = t;
     }
-    var joined = list.join("-");
-    if (rec.name === joined || rec.name === list.join(" ")) return 0;
-    if (rec.name.lastIndexOf(joined, 0) === 0) return 1;
+    if (rec.name === asked.dashed || rec.name === asked.spaced) return 0;
+    if (rec.name.lastIndexOf(asked.dashed, 0) === 0) return 1;
     return worst;
   }
 
@@ -196,10 +207,12 @@
     return word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0;
   }
 
-  /* The nearest known word for a word no record uses, or null: fewest typos, then the most used. */
-  function nearest(word, words) {
+  /* The nearest known word for a word no record uses, or null: fewest typos, then the most used.
+   * The vocabulary is counted only for a word that may have typos (a word of 3 letters has none). */
+  function nearest(word, records) {
     var limit = typosAllowed(word);
     if (!limit || SPLIT.test(word)) return null;
+    var words = vocabulary(records);
     var best = null, bestDistance = limit + 1, bestCount = 0;
     words.forEach(function (use, known) {
       var count = use.count;
@@ -219,11 +232,23 @@
     var out = list.map(function (word) {
       var known = records.some(function (rec) { return rec.text.indexOf(word) !== -1; });
       if (known) return word;
-      var fixed = nearest(word, vocabulary(records));
+      var fixed = nearest(word, records);
       if (fixed && fixed !== word) { changed = true; return fixed; }
       return word;
     });
     return changed ? out : null;
+  }
+
+  /* The records the last query matched, per list of records: {words, matched}, matched[i] set for
+   * the i-th record in name order.  A query matches exactly the records whose text holds each of
+   * its words (tier() is -1 for no other reason), so when every word of the last query is part of a
+   * word of the next one (a word typed further, a word added), the next one's matches are among the
+   * last one's: only those are searched again, with the same results (search_fast.test.js). */
+  var lastMatches = new WeakMap();
+  function narrows(last, list) {
+    return last.words.every(function (word) {
+      return list.some(function (other) { return other.indexOf(word) !== -1; });
+    });
   }
 
   /* Search `records` for `text`: {hits: [{record, tier}] best first, words, corrected}.  `keep(record)`
@@ -232,21 +257,27 @@
   function search(records, text, keep) {
     var list = words(text);
     var order = nameOrder(records);
-    var run = function (query) {
+    var last = keep ? null : lastMatches.get(records);
+    var run = function (query, within, matched) {
       var tiers = [[], [], [], [], [], [], []]; // 0..6: see tier()
       for (var i = 0; i < order.length; i++) {
+        if (within && !within[i]) continue;
         var rec = order[i];
         if (keep && !keep(rec)) continue;
         var t = tier(rec, query);
-        if (t !== -1) tiers[t].push({ record: rec, tier: t });
+        if (t === -1) continue;
+        tiers[t].push({ record: rec, tier: t });
+        if (matched) matched[i] = 1;
       }
       return Array.prototype.concat.apply([], tiers);
     };
-    var hits = run(list);
+    var matched = keep ? null : new Uint8Array(order.length);
+    var hits = run(list, last && narrows(last, list) ? last.matched : null, matched);
+    if (matched) lastMatches.set(records, { words: list, matched: matched });
     var corrected = null;
     if (!hits.length && list.length) {
       corrected = correct(records, list);
-      if (corrected) hits = run(corrected);
+      if (corrected) hits = run(corrected, null, null);
       if (!hits.length) corrected = null;
     }
     return { hits: hits, words: list, corrected: corrected };
