@@ -146,18 +146,19 @@
    * record i's values of a facet are ids[start[i]] up to ids[start[i + 1]], of the facet's `values`.
    * A keystroke's counts then add into typed arrays; record.facetAt is i. */
   function facetTable(records, valuesOf) {
+    for (var at = 0; at < records.length; at++) records[at].facetAt = at;
     var table = {};
     Object.keys(valuesOf).forEach(function (facet) {
-      var idOf = new Map(), values = [], ids = [], start = new Uint32Array(records.length + 1);
-      records.forEach(function (record, at) {
-        record.facetAt = at;
-        valuesOf[facet](record).forEach(function (value) {
-          var id = idOf.get(value);
-          if (id === undefined) { id = values.length; idOf.set(value, id); values.push(value); }
+      var idOf = new Map(), values = [], ids = [], start = new Uint32Array(records.length + 1), of = valuesOf[facet];
+      for (var at = 0; at < records.length; at++) {
+        var list = of(records[at]);
+        for (var k = 0; k < list.length; k++) {
+          var id = idOf.get(list[k]);
+          if (id === undefined) { id = values.length; idOf.set(list[k], id); values.push(list[k]); }
           ids.push(id);
-        });
+        }
         start[at + 1] = ids.length;
-      });
+      }
       table[facet] = { idOf: idOf, values: values, ids: Int32Array.from(ids), start: start };
     });
     return table;

@@ -1,14 +1,15 @@
 /* prereq marketplace: the catalog page.
  *
  * Loads api/v1/catalog.json (window.prereq.loadCatalog(): entries and search records shared with the
- * header's search box) and filters it in the browser: the site's one search (search.js: name matches first, a typo corrected
- * with "did you mean"), facets for type, tags, owner and license (catalog-facets.js), deprecated items
- * hidden unless asked, favorites and recently used (see prereq.js for the localStorage contract), and
- * shared lists of items (catalog-share.js).
+ * header's search box) and filters it in the browser: the site's one search (search.js: name
+ * matches first, a typo corrected with "did you mean"), facets for type, tags, owner and license
+ * (catalog-facets.js), deprecated items hidden unless asked, favorites and recently used (see
+ * prereq.js for the localStorage contract), and shared lists of items (catalog-share.js).
  * Facets combine with AND (several tags: items carrying all of them); "recently used" lists the
  * most recent first.
  * The filters live in the URL's query string, so a view can be shared, and each one set is a step
- * that Back undoes (pushState; typing replaces the current step):
+ * that Back undoes (pushState; typing replaces the current step, within 250 ms; the address, as
+ * catalog-share.js reads and writes it):
  *   ?q=words&type=GROUP&tag=a&tag=b&owner=team&sort=updated&deprecated=1&show=favorites|recent
  *   &license=ID (an SPDX identifier, or NOASSERTION: none stated)
  *   &requires=NAME (the items that require NAME) or &required_by=NAME (the items NAME requires)

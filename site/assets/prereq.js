@@ -248,10 +248,13 @@
   /* An index entry with what the search looks at (assets/search.js): its words and those of its
    * type, the type's label and its group's label, so "storage" or "dataset" finds by type too. */
   var TYPE_WORDS = new Map(); // type -> those words, worked out once per type (100,000 entries have 4)
-  function searchRecord(entry) {
+  function typeWords(entry) {
     var words = TYPE_WORDS.get(entry.type);
     if (!words) TYPE_WORDS.set(entry.type, words = [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
-    return window.prereqSearch.record(entry, words);
+    return words;
+  }
+  function searchRecord(entry) {
+    return window.prereqSearch.record(entry, typeWords(entry));
   }
 
   /* The words of a search box, lower-cased. */
@@ -271,22 +274,16 @@
     });
   }
 
-  /* The root's entries as the catalog file holds them (api/v1/catalog.json: columns of the fields the
-   * catalog and the search use, repeated strings as positions; prereq.index.catalogfile writes it):
-   * each entry rebuilt with the root's field names and values, but `deprecated`, which is true for
-   * the root's object (the reason is not shown here) and the fields nothing here reads. */
+  /* The root's entries from the catalog file (api/v1/catalog.json, prereq.index.catalogfile: columns,
+   * repeated strings as positions), with the root's values but `deprecated` (true for its object). */
   function catalogEntries(file) {
     var c = file.items, entries = new Array(c.name.length);
     var tag = function (at) { return file.tags[at]; }, owner = function (at) { return file.owners[at]; };
     for (var i = 0; i < entries.length; i++) {
-      entries[i] = {
-        name: c.name[i], version: c.version[i], type: file.types[c.type[i]], title: c.title[i],
-        summary: c.summary[i] === null ? c.title[i] : c.summary[i],
-        tags: c.tags[i].map(tag), owners: c.owners[i].map(owner),
-        license: c.license[i] === null ? null : file.licenses[c.license[i]],
-        deprecated: c.deprecated[i] ? true : null, updated: c.updated[i],
-        path: "prerequisites/" + c.name[i] + ".json"
-      };
+      entries[i] = { name: c.name[i], version: c.version[i], type: file.types[c.type[i]], title: c.title[i],
+        summary: c.summary[i] === null ? c.title[i] : c.summary[i], tags: c.tags[i].map(tag), owners: c.owners[i].map(owner),
+        license: c.license[i] === null ? null : file.licenses[c.license[i]], deprecated: c.deprecated[i] ? true : null,
+        updated: c.updated[i], path: "prerequisites/" + c.name[i] + ".json" };
     }
     return entries;
   }
@@ -306,15 +303,15 @@
   }
 
   /* The index as the catalog and the header's search read it, fetched once per page and shared by
-   * both: {type_groups, type_labels, items: the root's entries, records: their searchRecords (made
-   * once: search.js keeps its name order and vocabulary per list of records)}; useIndex() has been
-   * called on it. */
+   * both: {type_groups, type_labels, items: the root's entries, records: their searchRecords, made
+   * once (search.js keeps its name order and vocabulary per list; prereqSearch.records)}; useIndex()
+   * has been called on it. */
   var catalogPromise = null;
   function loadCatalog() {
     if (!catalogPromise) {
       catalogPromise = fetchCatalog().then(function (catalog) {
         useIndex(catalog);
-        catalog.records = catalog.items.map(searchRecord);
+        catalog.records = window.prereqSearch.records(catalog.items, typeWords);
         return catalog;
       });
       catalogPromise.catch(function () { catalogPromise = null; }); // a later call tries again

@@ -1,7 +1,8 @@
 /* prereq marketplace: the one search of the site, shared by the header's search box
  * (assets/header-search.js), the catalog (assets/catalog.js) and the job composer (through
- * window.prereq in assets/prereq.js).  It reads the published index's entries (api/v1/index.json)
- * as they are: nothing is rebuilt in the browser but a lower-cased copy of each entry's words.
+ * window.prereq in assets/prereq.js).  It reads the published index's entries (api/v1/catalog.json,
+ * or the root index.json) as they are: nothing is rebuilt in the browser but a lower-cased copy of
+ * each entry's words.
  *
  * Ranking, best first (every word of the query must match somewhere, or the entry is no hit):
  *   0  the name is the query ("mnist-data", or "mnist data")
@@ -47,11 +48,44 @@
    * answer and keeps no list of words per entry (at 100,000 entries those lists cost more to make
    * and collect than the whole search). */
   function record(entry, labels) {
-    var name = String(entry.name || "").toLowerCase();
-    var meta = [entry.title, (entry.tags || []).join(" "), (entry.owners || []).join(" "), (labels || []).join(" ")]
-      .join("\n").toLowerCase();
-    var summary = String(entry.summary || "").toLowerCase();
-    return { entry: entry, name: name, meta: meta, summary: summary, text: name + "\n" + meta + "\n" + summary };
+    var name = String(entry.name || ""), summary = String(entry.summary || "");
+    var meta = [entry.title, (entry.tags || []).join(" "), (entry.owners || []).join(" "), (labels || []).join(" ")].join("\n");
+    var raw = name + "\n" + meta + "\n" + summary;
+    var text = raw.toLowerCase();
+    // The parts are cut from the whole text, lower-cased once (a line break bounds a letter's case as
+    // the part's end would), unless a letter's lower case is longer (İ): then each on its own.
+    if (text.length !== raw.length) return { entry: entry, name: name.toLowerCase(), meta: meta.toLowerCase(), summary: summary.toLowerCase(), text: text };
+    var metaEnd = name.length + 1 + meta.length;
+    return { entry: entry, name: text.slice(0, name.length), meta: text.slice(name.length + 1, metaEnd), summary: text.slice(metaEnd + 1), text: text };
+  }
+
+  /* The records of `entries` with their words lower-cased only when a search first needs them, or
+   * while the page is idle (warm): a page that first shows every entry draws them without waiting
+   * for 100,000 texts to be lower-cased (about 200 ms).  labelsOf(entry): record()'s labels.  Until
+   * finished a record has its name only (its place in the name order); finish() gives it the rest,
+   * which search() and warm() do (tier() needs finished records). */
+  var unfinished = new WeakMap(); // records -> {labelsOf, next: the first record not finished}
+  function records(entries, labelsOf) {
+    var out = entries.map(function (entry) {
+      return { entry: entry, name: String(entry.name || "").toLowerCase(), meta: "", summary: "", text: "" };
+    });
+    if (out.length) unfinished.set(out, { labelsOf: labelsOf, next: 0 });
+    return out;
+  }
+
+  /* Finish up to `count` more records of a records() list (every one when no count); true once all
+   * are (at once for a list of record()s). */
+  function finish(list, count) {
+    var state = unfinished.get(list);
+    if (!state) return true;
+    var end = count === undefined ? list.length : Math.min(list.length, state.next + count);
+    for (; state.next < end; state.next++) {
+      var rec = list[state.next], full = record(rec.entry, state.labelsOf(rec.entry));
+      rec.meta = full.meta; rec.summary = full.summary; rec.text = full.text; // the name is the same
+    }
+    if (state.next < list.length) return false;
+    unfinished.delete(list);
+    return true;
   }
 
   /* Is a code unit one SPLIT cuts at (anything but a letter or digit, as the class above says)? */
@@ -153,9 +187,10 @@
     return state.words;
   }
 
-  /* Count the words of up to `count` more records ahead of a typo; true once every record is
-   * counted.  Searching gives the same results with or without it. */
+  /* Finish, then count the words of, up to `count` more records ahead of a typo; true once every
+   * record is counted.  Searching gives the same results with or without it. */
   function warm(records, count) {
+    if (!finish(records, count)) return false;
     var state = vocabularyState(records);
     countWords(state, records, Math.min(records.length, state.next + count));
     return state.next >= records.length;
@@ -256,6 +291,7 @@
    * when the query itself found nothing, else null. */
   function search(records, text, keep) {
     var list = words(text);
+    if (list.length) finish(records);
     var order = nameOrder(records);
     var last = keep ? null : lastMatches.get(records);
     var run = function (query, within, matched) {
@@ -287,6 +323,7 @@
     tokens: tokens,
     words: words,
     record: record,
+    records: records,
     tier: tier,
     correct: correct,
     search: search,
