@@ -12,6 +12,8 @@ from composer_page import row, settle
 from playwright.sync_api import expect
 
 from conftest import Visit, _git, _serve, make_fixture_repo
+from prereq.index import catalogfile
+from prereq.index.builder import dump_json
 
 # Run before any page script: a flag every payload in the hostile item would set.
 WATCH = "window.__pwned = 0; window.alert = () => { window.__pwned = -1; };"
@@ -103,7 +105,7 @@ def test_no_request_leaves_the_site(visit):
     page.wait_for_timeout(300)
     assert visit.requests, "no request recorded"
     assert visit.outside_requests() == []
-    assert any(url == visit.site_url + "api/v1/index.json" for url in visit.requests)
+    assert any(url == visit.site_url + "api/v1/catalog.json" for url in visit.requests)
 
 
 def test_page_scripts_load_where_they_belong(visit):
@@ -172,6 +174,8 @@ def _tamper(api: Path, name: str, change) -> None:
     path.write_bytes(body)
     entry["sha256"] = hashlib.sha256(body).hexdigest()
     root_path.write_text(json.dumps(root), encoding="utf-8")
+    # The catalog and the header search read the catalog file: made again from the tampered root.
+    (api / catalogfile.CATALOG_FILE).write_text(dump_json(catalogfile.catalog_document(root)), encoding="utf-8")
 
 
 def _everywhere(document: dict, entry: dict) -> None:
