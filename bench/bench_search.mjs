@@ -51,10 +51,11 @@ function median(times) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function timed(run, repeat = 7) {
+function timed(run, repeat = 7, before = () => {}) {
   const times = [];
   let value;
   for (let i = 0; i < repeat; i++) {
+    before();
     const start = process.hrtime.bigint();
     value = run();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
@@ -73,7 +74,12 @@ async function loadMiniSearch() {
 
 function bench(MiniSearch, count) {
   const { list, twoWords } = entries(count);
-  const ours = timed(() => list.map((entry) => search.record(entry, [entry.type])), 3);
+  // Records are finished by the first search that reads them: the first answer is the records and it.
+  const ours = timed(() => {
+    const made = list.map((entry) => search.record(entry, [entry.type]));
+    search.search(made, "mnist");
+    return made;
+  }, 3);
   const records = ours.value;
   const fields = ["name", "title", "summary", "tags", "owners", "type"];
   const mini = timed(() => {
@@ -85,11 +91,14 @@ function bench(MiniSearch, count) {
     return index;
   }, 3);
   const options = { prefix: true, fuzzy: 0.2, combineWith: "AND", boost: { name: 3, title: 2 } };
+  // A query that extends the last one searches only its matches: each timed query follows one no query
+  // here extends (a digit), too short to be corrected, so that each is searched as a new query is.
+  const unrelated = () => search.search(records, "q9");
   const queries = [["a name", "mnist"], ["two words", twoWords], ["a typo", "mnsit"]];
   const lines = [`${count.toLocaleString("en")} entries: before the first answer ours ${ours.ms.toFixed(0)} ms ` +
     `(records), MiniSearch ${mini.ms.toFixed(0)} ms (index), ${(mini.ms / ours.ms).toFixed(1)}x ours`];
   for (const [label, query] of queries) {
-    const a = timed(() => search.search(records, query));
+    const a = timed(() => search.search(records, query), 7, unrelated);
     const b = timed(() => mini.value.search(query, options));
     const firstOurs = a.value.hits.length ? a.value.hits[0].record.entry.name : "-";
     const firstMini = b.value.length ? b.value[0].name : "-";
