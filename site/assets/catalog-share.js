@@ -100,7 +100,7 @@
   /* The state the address says, filled into `next` (an empty state). */
   function readAddress(next) {
     var params = new URLSearchParams(window.location.search);
-    next.q = params.get("q") || "";
+    next.q = (params.get("q") || "").trim(); // as typing keeps it
     next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
     next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
     next.owner = params.get("owner") || "";

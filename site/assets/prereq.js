@@ -276,13 +276,19 @@
 
   /* The root's entries from the catalog file (api/v1/catalog.json, prereq.index.catalogfile: columns,
    * repeated strings as positions), with the root's values but `deprecated` (true for its object). */
+  var CATALOG_COLUMNS = ["version", "type", "title", "summary", "tags", "owners", "license", "deprecated", "updated"];
   function catalogEntries(file) {
     var c = file.items, entries = new Array(c.name.length);
-    var tag = function (at) { return file.tags[at]; }, owner = function (at) { return file.owners[at]; };
+    // A column of another length or a position past its list is a broken file: the root is read instead.
+    if (CATALOG_COLUMNS.some(function (key) { return !Array.isArray(c[key]) || c[key].length !== entries.length; })) {
+      throw new Error("a column of another length");
+    }
+    var at = function (list, position) { if (!(position in list)) throw new Error("no value " + position); return list[position]; };
+    var tag = function (p) { return at(file.tags, p); }, owner = function (p) { return at(file.owners, p); };
     for (var i = 0; i < entries.length; i++) {
-      entries[i] = { name: c.name[i], version: c.version[i], type: file.types[c.type[i]], title: c.title[i],
+      entries[i] = { name: c.name[i], version: c.version[i], type: at(file.types, c.type[i]), title: c.title[i],
         summary: c.summary[i] === null ? c.title[i] : c.summary[i], tags: c.tags[i].map(tag), owners: c.owners[i].map(owner),
-        license: c.license[i] === null ? null : file.licenses[c.license[i]], deprecated: c.deprecated[i] ? true : null,
+        license: c.license[i] === null ? null : at(file.licenses, c.license[i]), deprecated: c.deprecated[i] ? true : null,
         updated: c.updated[i], path: "prerequisites/" + c.name[i] + ".json" };
     }
     return entries;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import expect
 from test_catalog import ALL, DEPRECATED, open_catalog, shown
 
@@ -33,8 +34,24 @@ def test_the_catalog_and_the_header_search_share_one_catalog_file(visit, built_s
     assert [entry["name"] for entry in entries if entry["deprecated"]] == DEPRECATED
 
 
-def test_an_index_without_the_catalog_file_still_shows(visit):
-    visit.page.route("**/api/v1/catalog.json", lambda route: route.fulfill(status=404, body="not found"))
+def _broken(built_site, how: str) -> str:
+    """The site's catalog file, broken as ``how`` says: what a partial or hand-edited deploy serves."""
+    file = json.loads((built_site / "api" / "v1" / "catalog.json").read_text(encoding="utf-8"))
+    columns = file["items"]
+    if how == "a position past its list":
+        columns["type"][0] = len(file["types"])
+    elif how == "a tag that is not listed":
+        columns["tags"][0] = [len(file["tags"]) + 9]
+    else:  # a column of another length
+        columns["title"] = columns["title"][:-3]
+    return json.dumps(file)
+
+
+@pytest.mark.parametrize("broken", [None, "a position past its list", "a tag that is not listed", "a short column"])
+def test_an_index_without_a_whole_catalog_file_still_shows(visit, built_site, broken):
+    """Missing (an index published by an older prereq) or broken: the page reads the root instead."""
+    body, status = (_broken(built_site, broken), 200) if broken else ("not found", 404)
+    visit.page.route("**/api/v1/catalog.json", lambda route: route.fulfill(status=status, body=body))
     page = open_catalog(visit, "?deprecated=1")
     assert shown(page) == ALL
     expect(page.locator("#prereq-status")).to_contain_text("8 items")

@@ -114,3 +114,26 @@ def test_favorites_become_a_link_that_another_visitor_takes_in(visits, site_url)
     assert len(shown(page)) == 7
     page.go_back()
     assert shown(page) == ["upload-results", "digits"]
+
+
+def test_what_was_typed_is_in_the_address_at_once_for_back_forward_and_reload(visit):
+    """The address follows each key, so Back, Forward or a reload right after typing keep the query
+    in the step it was typed in (an address written later lost it)."""
+    page = open_catalog(visit)
+    page.locator('#prereq-tags button[data-tag="tools"]').click()  # a step to come back to
+    page.locator("#prereq-q").press_sequentially("base", delay=5)
+    assert query_of(page) == {"q": ["base"], "tag": ["tools"]}  # read at once: nothing is pending
+    page.evaluate("history.back()")
+    expect(page.locator("#prereq-q")).to_have_value("")
+    page.evaluate("history.forward()")
+    expect(page.locator("#prereq-q")).to_have_value("base")
+    assert query_of(page) == {"q": ["base"], "tag": ["tools"]}
+    page.locator("#prereq-q").press_sequentially("-tools", delay=5)
+    page.reload()
+    expect(page.locator("#prereq-catalog")).to_have_attribute("data-state", "ready")
+    expect(page.locator("#prereq-q")).to_have_value("base-tools")
+    assert shown(page) == ["base-tools"]
+    # An address written by hand keeps the query as typing does, without its spaces around.
+    page = open_catalog(visit, "?q=base-tools%20")
+    expect(page.locator("#prereq-q")).to_have_value("base-tools")
+    expect(page.locator("#prereq-status")).not_to_contain_text("base-tools ")
