@@ -51,6 +51,7 @@ def test_axe_on_a_phone_and_on_the_open_search(visits, bundled_url, axe_source):
     page.add_init_script(path=str(axe_source))
     page = open_page(visit, "home")
     page.locator('.md-header label.md-header__button[for="__search"]').click()
+    expect(page.locator("#prereq-search-q")).to_be_focused()  # as a person sees the box, then types
     page.keyboard.type("mnist")
     expect(page.locator("#prereq-search-list a").first).to_be_visible()
     serious(page)
