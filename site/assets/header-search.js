@@ -1,8 +1,9 @@
 /* prereq marketplace: the header's search box (site/overrides/partials/search.html) on every page.
  *
  * Items first, from the published index (window.prereq.loadCatalog(): api/v1/catalog.json, whose
- * entries and search records the catalog page shares), ranked by the site's one search (assets/search.js); then the documentation pages,
- * from the theme's search/search_index.json read as plain records (no lunr index is built).  A query
+ * entries and search records the catalog page shares), ranked by the site's one search
+ * (assets/search.js); then the documentation pages, from the theme's search/search_index.json read
+ * as plain records (no lunr index is built).  A query
  * that finds nothing is corrected ("did you mean") by the same code.  Both files are fetched on the
  * first focus, not on every page view.
  *

@@ -51,14 +51,13 @@
     var name = String(entry.name || ""), summary = String(entry.summary || "");
     var meta = [entry.title, (entry.tags || []).join(" "), (entry.owners || []).join(" "), (labels || []).join(" ")].join("\n");
     var raw = name + "\n" + meta + "\n" + summary;
-    var text = raw.toLowerCase();
-    // The parts are cut from the whole text, lower-cased once (a line break bounds a letter's case as
-    // the part's end would), unless a letter's lower case is longer (İ): then each on its own.
-    if (text.length !== raw.length) return { entry: entry, name: name.toLowerCase(), meta: meta.toLowerCase(), summary: summary.toLowerCase(), text: text };
-    // The name is lower-cased on its own all the same (the same letters: nothing changed length): a
-    // slice of the text is slow to compare, and the name order compares names 1.7 million times.
-    var metaEnd = name.length + 1 + meta.length;
-    return { entry: entry, name: name.toLowerCase(), meta: text.slice(name.length + 1, metaEnd), summary: text.slice(metaEnd + 1), text: text };
+    var text = raw.toLowerCase(), metaEnd = name.length + 1 + meta.length, cut = text.length === raw.length;
+    // The meta and summary are cut from the whole text, lower-cased once (a line break bounds a letter's
+    // case as the part's end would), unless a letter's lower case is longer (İ): then each on its own.
+    // The name is lower-cased on its own (the same letters): a slice of the text is slow to compare,
+    // and the name order compares names 1.7 million times.
+    return { entry: entry, name: name.toLowerCase(), meta: cut ? text.slice(name.length + 1, metaEnd) : meta.toLowerCase(),
+      summary: cut ? text.slice(metaEnd + 1) : summary.toLowerCase(), text: text };
   }
 
   /* The records of `entries` with their words lower-cased only when a search first needs them, or
