@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything prereq needs on a fresh machine: a virtualenv with the
-# package installed in editable mode.  With --test, also the test extras, Node.js
+# package installed in editable mode, with the site extra (the main job,
+# scripts/build.sh, builds the site).  With --test, also the test extras, Node.js
 # (the composer's engine is tested under Node's own runner) and Debian's headless
 # Chromium for the browser tests (no browser download).
 set -euo pipefail
@@ -20,9 +21,9 @@ need() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$2" >/dev/null
 }
 
-extras=""
+extras="[site]"
 if [ "${1:-}" = "--test" ]; then
-  extras="[test]"
+  extras="[test]"  # holds the site extra
   need node nodejs "Node.js for the composer engine's tests"
   need chromium chromium "Debian's chromium for the browser tests"
   need npm npm "npm for axe-core, the browser tests' accessibility checker"
