@@ -30,7 +30,7 @@ def _read(path: Path) -> Any:
 
 
 def entries_of(catalog: dict[str, Any]) -> list[dict[str, Any]]:
-    """The entries as site/assets/prereq.js's catalogEntries rebuilds them."""
+    """The entries as site/assets/finding.js's catalogEntries rebuilds them."""
     columns = catalog["items"]
     out = []
     for i, name in enumerate(columns["name"]):

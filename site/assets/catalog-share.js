@@ -101,7 +101,7 @@
   function readAddress(next) {
     var params = new URLSearchParams(window.location.search);
     next.q = (params.get("q") || "").trim(); // as typing keeps it
-    next.type = params.get("type") || ""; // an unknown group does not filter (prereq.passes)
+    next.type = params.get("type") || ""; // an unknown group does not filter (prereq.facetChoice)
     next.tags = params.getAll("tag").filter(function (tag, index, all) { return tag && all.indexOf(tag) === index; });
     next.owner = params.get("owner") || "";
     next.license = params.get("license") || "";

@@ -71,19 +71,9 @@
     record.licenses = facets.licenses(record.entry);
   }
 
-  /* The facets' values of each record: its type's groups, its tags, owners and license identifiers. */
+  /* The facets' values of each record: prereq.js's (type groups, tags, owners) and its licenses. */
   function facetValues() {
-    var groups = find.typeGroups(), groupsOf = {};
-    var groupsOfType = function (type) {
-      if (!groupsOf[type]) groupsOf[type] = Object.keys(groups).filter(function (group) { return find.inTypeGroup(group, type); });
-      return groupsOf[type];
-    };
-    return {
-      type: function (record) { return groupsOfType(record.entry.type); },
-      tags: function (record) { return record.entry.tags || []; },
-      owner: function (record) { return record.entry.owners || []; },
-      license: function (record) { return record.licenses; }
-    };
+    return Object.assign({}, find.facetValues, { license: function (record) { return record.licenses; } });
   }
 
   function positions(names) {
@@ -105,16 +95,15 @@
     var marks = find.marks();
     var shared = state.names.length ? positions(state.names) : null;
     var groups = find.typeGroups();
-    var selected = {
-      type: Object.prototype.hasOwnProperty.call(groups, state.type) ? [state.type] : [], // as prereq.passes
-      tags: state.tags, owner: state.owner ? [state.owner] : [], license: state.license ? [state.license] : []
-    };
-    var shown = state.show === "favorites" || state.show === "recent" ? marks[state.show] : null;
+    var selected = Object.assign(find.facetChoice(state), { license: state.license ? [state.license] : [] });
+    var shownAndCurrent = find.keeper({
+      show: state.show, marks: marks,
+      // A shared list shows its deprecated items: whoever shared them chose them.
+      deprecated: function (entry) { return state.deprecated || Boolean(shared && shared.has(entry.name)); }
+    });
     var keep = function (record) {
       var name = record.entry.name;
-      // A shared list shows its deprecated items: whoever shared them chose them.
-      if (record.entry.deprecated && !state.deprecated && !(shared && shared.has(name))) return false;
-      return (!shown || shown.has(name)) && (!relation.names || relation.names.has(name)) && (!shared || shared.has(name));
+      return shownAndCurrent(record) && (!relation.names || relation.names.has(name)) && (!shared || shared.has(name));
     };
     var counted = facets.countHits(facetIds, result.hits, selected, keep);
     var found = counted.found;

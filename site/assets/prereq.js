@@ -10,11 +10,8 @@
  * Writers keep each list free of duplicates; readers tolerate a missing key, invalid JSON,
  * non-string entries and names no longer in the index.  Either page may use window.prereq below.
  *
- * Finding items, shared by the catalog (assets/catalog.js) and the composer (assets/composer/ui/):
- * the type groups and labels, the text search (assets/search.js, which also serves the header's
- * search box: name matches first, then words of the title, tags, type, owners and summary) and the
- * facet filters (type, tags, owner, favorites, recently used,
- * deprecated items hidden unless asked).
+ * Finding items (type groups, the index, search and filters) is finding.js's, loaded after this
+ * script: it adds its functions to window.prereq.
  *
  * Security: everything that comes from the index (names, titles, summaries...) is written into
  * the page with textContent or setAttribute on a non-script attribute, never as HTML.
@@ -189,180 +186,6 @@
     return new URL(base.replace(/\/?$/, "/") + path, document.baseURI).href;
   }
 
-  /* --- finding items (catalog and composer) ------------------------------------------------- */
-
-  /* The type groups a page filters by (?type=GROUP), their labels, and how each item type is
-   * labelled: all from the index root (type_groups, type_labels), set by useIndex() once a page has
-   * loaded it.  No page names a group itself: the facets are drawn from these. */
-  var TYPE_GROUPS = {};
-  var GROUP_LABELS = {};
-  var TYPE_LABELS = {};
-
-  function useIndex(root) {
-    var groups = {};
-    var labels = {};
-    // A list in display order; the object keeps that order (its keys are not integers).
-    (root.type_groups || []).forEach(function (group) {
-      groups[group.name] = Object.freeze((group.types || []).slice());
-      labels[group.name] = String(group.label || group.name);
-    });
-    TYPE_GROUPS = Object.freeze(groups);
-    GROUP_LABELS = Object.freeze(labels);
-    TYPE_LABELS = Object.freeze(Object.assign({}, root.type_labels || {}));
-    TYPE_WORDS = new Map();
-  }
-
-  /* group -> its item types, in the index's order (empty until useIndex). */
-  function typeGroups() {
-    return TYPE_GROUPS;
-  }
-
-  /* How a type group is named for people ("Datasets"). */
-  function typeGroupLabel(group) {
-    return GROUP_LABELS.hasOwnProperty(group) ? GROUP_LABELS[group] : group;
-  }
-
-  function typeLabel(type) {
-    return TYPE_LABELS.hasOwnProperty(type) ? TYPE_LABELS[type] : type;
-  }
-
-  /* <span class="prereq-badge prereq-badge--TYPE">label</span>, as text. */
-  function typeBadge(type) {
-    var badge = document.createElement("span");
-    badge.className = "prereq-badge prereq-badge--" + type;
-    var label = typeLabel(type);
-    if (label !== undefined && label !== null) badge.textContent = String(label);
-    return badge;
-  }
-
-  function inTypeGroup(group, type) {
-    return TYPE_GROUPS.hasOwnProperty(group) && TYPE_GROUPS[group].indexOf(type) !== -1;
-  }
-
-  /* The group a type belongs to, by its label ("Datasets"), or "". */
-  function groupLabelOf(type) {
-    for (var group in TYPE_GROUPS) if (inTypeGroup(group, type)) return typeGroupLabel(group);
-    return "";
-  }
-
-  /* An index entry with what the search looks at (assets/search.js): its words and those of its
-   * type, the type's label and its group's label, so "storage" or "dataset" finds by type too. */
-  var TYPE_WORDS = new Map(); // type -> those words, worked out once per type (100,000 entries have 4)
-  function typeWords(entry) {
-    var words = TYPE_WORDS.get(entry.type);
-    if (!words) TYPE_WORDS.set(entry.type, words = [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
-    return words;
-  }
-  function searchRecord(entry) {
-    return window.prereqSearch.record(entry, typeWords(entry));
-  }
-
-  /* The words of a search box, lower-cased. */
-  function searchWords(text) {
-    return window.prereqSearch.words(text);
-  }
-
-  /* How well a record matches the words, lower is better (search.js's tiers; 6 without words). */
-  function nameRank(record, words) {
-    return window.prereqSearch.tier(record, words);
-  }
-
-  function fetchJson(path) {
-    return fetch(siteUrl(path), { credentials: "same-origin" }).then(function (response) {
-      if (!response.ok) throw new Error("HTTP " + response.status);
-      return response.json();
-    });
-  }
-
-  /* The root's entries from the catalog file (api/v1/catalog.json, prereq.index.catalogfile: columns,
-   * repeated strings as positions), with the root's values but `deprecated` (true for its object). */
-  var CATALOG_COLUMNS = ["version", "type", "title", "summary", "tags", "owners", "license", "deprecated", "updated"];
-  function catalogEntries(file) {
-    var c = file.items, entries = new Array(c.name.length);
-    // A column of another length or a position past its list is a broken file: the root is read instead.
-    if (CATALOG_COLUMNS.some(function (key) { return !Array.isArray(c[key]) || c[key].length !== entries.length; })) {
-      throw new Error("a column of another length");
-    }
-    var at = function (list, position) { if (!(position in list)) throw new Error("no value " + position); return list[position]; };
-    var tag = function (p) { return at(file.tags, p); }, owner = function (p) { return at(file.owners, p); };
-    for (var i = 0; i < entries.length; i++) {
-      entries[i] = { name: c.name[i], version: c.version[i], type: at(file.types, c.type[i]), title: c.title[i],
-        summary: c.summary[i] === null ? c.title[i] : c.summary[i], tags: c.tags[i].map(tag), owners: c.owners[i].map(owner),
-        license: c.license[i] === null ? null : at(file.licenses, c.license[i]), deprecated: c.deprecated[i] ? true : null,
-        updated: c.updated[i], path: "prerequisites/" + c.name[i] + ".json" };
-    }
-    return entries;
-  }
-
-  /* The catalog file's entries; the root index's when it is missing or unreadable (published by an
-   * older prereq). */
-  function fetchCatalog() {
-    return fetchJson("api/v1/catalog.json").then(function (file) {
-      if (!file || file.format !== "prereq-catalog/1" || !file.items) throw new Error("not a prereq catalog file");
-      return { type_groups: file.type_groups, type_labels: file.type_labels, items: catalogEntries(file) };
-    }).catch(function () {
-      return fetchJson("api/v1/index.json").then(function (root) {
-        if (!root || root.format !== "prereq-index/2" || !Array.isArray(root.items)) throw new Error("not a prereq index");
-        return root;
-      });
-    });
-  }
-
-  /* The index as the catalog and the header's search read it, fetched once per page and shared by
-   * both: {type_groups, type_labels, items: the root's entries, records: their searchRecords, made
-   * once (search.js keeps its name order and vocabulary per list; prereqSearch.records)}; useIndex()
-   * has been called on it. */
-  var catalogPromise = null;
-  function loadCatalog() {
-    if (!catalogPromise) {
-      catalogPromise = fetchCatalog().then(function (catalog) {
-        useIndex(catalog);
-        catalog.records = window.prereqSearch.records(catalog.items, typeWords);
-        return catalog;
-      });
-      catalogPromise.catch(function () { catalogPromise = null; }); // a later call tries again
-    }
-    return catalogPromise;
-  }
-
-  function positions(list) {
-    var out = new Map();
-    list.forEach(function (name, index) { out.set(name, index); });
-    return out;
-  }
-
-  /* The favorites and recently used lists as name -> position (0 first), for filtering and ordering. */
-  function marks() {
-    return { favorites: positions(favorites()), recent: positions(recent()) };
-  }
-
-  /* Does a searchRecord pass the filters, leaving out the facet `skip` ("type", "tags", "owner", "show")?
-   *   words       searchWords(query): every one somewhere in the record (search.js)
-   *   type        a TYPE_GROUPS key, or "" (an unknown group does not filter)
-   *   tags        the entry carries every one
-   *   owner       the entry lists this owner, or ""
-   *   show        "favorites" or "recent" (with marks from marks()), or ""
-   *   deprecated  whether deprecated entries are shown: true/false, or a function of the entry */
-  function passes(record, filters, skip) {
-    var entry = record.entry;
-    var deprecated = typeof filters.deprecated === "function" ? filters.deprecated(entry) : filters.deprecated;
-    if (entry.deprecated && !deprecated) return false;
-    var words = filters.words || [];
-    if (words.length && window.prereqSearch.tier(record, words) === -1) return false;
-    if (skip !== "type" && filters.type && TYPE_GROUPS.hasOwnProperty(filters.type) &&
-        !inTypeGroup(filters.type, entry.type)) return false;
-    if (skip !== "tags") {
-      var tags = filters.tags || [];
-      for (var j = 0; j < tags.length; j++) {
-        if ((entry.tags || []).indexOf(tags[j]) === -1) return false;
-      }
-    }
-    if (skip !== "owner" && filters.owner && (entry.owners || []).indexOf(filters.owner) === -1) return false;
-    if (skip !== "show" && (filters.show === "favorites" || filters.show === "recent") &&
-        !filters.marks[filters.show].has(entry.name)) return false;
-    return true;
-  }
-
   /* --- keeping the focus where it was across a redraw ---------------------------------------
    * Lists are drawn again after each change (a tag, a star, a check): a control that was focused
    * carries data-focus-key="KEY" and its new copy takes the focus back, so keyboard and screen
@@ -395,19 +218,7 @@
     copyText: copyText,
     makeStar: makeStar,
     siteUrl: siteUrl,
-    keys: { favorites: FAVORITES, recent: RECENT },
-    useIndex: useIndex,
-    typeGroups: typeGroups,
-    typeGroupLabel: typeGroupLabel,
-    typeLabel: typeLabel,
-    typeBadge: typeBadge,
-    inTypeGroup: inTypeGroup,
-    searchRecord: searchRecord,
-    searchWords: searchWords,
-    nameRank: nameRank,
-    loadCatalog: loadCatalog,
-    marks: marks,
-    passes: passes
+    keys: { favorites: FAVORITES, recent: RECENT }
   };
 
   if (document.readyState === "loading") {

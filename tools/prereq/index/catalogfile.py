@@ -3,7 +3,7 @@
 The root index is the job clients' (the composer, ``prereq job``): every entry with its digest, its
 file's path and its exports, as objects.  The catalog page needs a third of that and, at 100,000
 items, parsed a 58 MB root before drawing anything.  This file holds only the fields the catalog's
-cards, facets and search use (site/assets/catalog*.js, search.js, header-search.js, prereq.js's
+cards, facets and search use (site/assets/catalog*.js, search.js, header-search.js, finding.js's
 loadCatalog), as columns of the root's entries in its order: ``items.title[i]`` is the title of the
 root's i-th entry.  Strings that repeat (types, tags, owners, license expressions) are written once,
 in sorted lists, and the columns hold their positions.  ``schema/catalog.schema.json`` describes it;

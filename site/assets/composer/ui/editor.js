@@ -7,7 +7,7 @@
  * size; the textarea has `wrap="off"`, so line N is its Nth line box.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js).
+ * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

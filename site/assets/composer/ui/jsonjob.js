@@ -13,7 +13,7 @@
  * JSON; a value JSON cannot hold (.inf, .nan) is refused with its path.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js).
+ * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

@@ -5,7 +5,7 @@
  * siteUrl(path), check(name, on), pick(name, range), bind(name, on)}.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js).
+ * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -36,8 +36,8 @@ function filtered(ctx) {
     words: query, type: ctx.ui.type.value, tags: ctx.ui.tag.value ? [ctx.ui.tag.value] : [], show: mode, marks: marks,
     deprecated: (entry) => ctx.ui.deprecated.checked || inJob(ctx, entry.name)
   };
-  const found = ctx.records.filter((record) => find.passes(record, filters) &&
-    (mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name))));
+  const found = find.filterRecords(ctx.records, filters).filter((record) =>
+    mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name)));
   const closureOrder = ctx.view ? ctx.view.closure.map((r) => r.name) : [];
   found.sort((a, b) => {
     if (mode === "favorites" || mode === "recent") return marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name);

@@ -8,7 +8,7 @@
  * data-state "failed".  It imports nothing statically, so nothing can keep it from running.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js).
+ * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 (function () {

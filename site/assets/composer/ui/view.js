@@ -3,7 +3,7 @@
  * picker of an item the task role selects.
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js).
+ * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

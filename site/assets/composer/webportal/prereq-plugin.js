@@ -6,8 +6,8 @@
  *
  * A classic script, as the portal loads it, that imports nothing statically: the site's address is
  * taken from its own URL (document.currentScript, known only while it first runs), the site's shared
- * scripts (search.js, prereq.js: window.prereqSearch and window.prereq, which ui/ uses) are loaded
- * when the page has not got them, then mount.js is imported.  Any failure ends in "The plugin could
+ * scripts (search.js, prereq.js, finding.js: window.prereqSearch and window.prereq, which ui/ uses)
+ * are loaded when the page has not got them, then mount.js is imported.  Any failure ends in "The plugin could
  * not start: REASON" inside the element, never in an empty page.  No inline script, no eval.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
@@ -39,7 +39,9 @@
 
   function sharedScripts() {
     if (!shared) {
-      shared = window.prereq ? Promise.resolve() : load("assets/search.js").then(function () { return load("assets/prereq.js"); });
+      shared = window.prereq ? Promise.resolve() : ["assets/search.js", "assets/prereq.js", "assets/finding.js"].reduce(function (done, path) {
+        return done.then(function () { return load(path); });
+      }, Promise.resolve());
     }
     return shared;
   }
