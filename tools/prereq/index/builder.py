@@ -32,6 +32,7 @@ from prereq.registry.validate import ValidationResult
 
 API_DIR = Path("api") / "v1"
 JOB_SCHEMA = "openpai/job.schema.json"  # OpenPAI's job schema, resolved, for job editors in the browser
+INDEX_SCHEMA = "index.schema.json"  # in schema/, and published beside the root and item files
 Node = tuple[str, str]  # (name, version)
 
 
@@ -51,7 +52,7 @@ class IndexBuild:
     root: Root
     items: dict[str, ItemDocument]  # name -> per-item document
     bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
-    files: dict[str, str] = field(default_factory=dict)  # path -> text published as is (job templates...)
+    files: dict[str, str] = field(default_factory=dict)  # path -> text published as is (schemas, templates...)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -284,7 +285,8 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
     }
     files[JOB_SCHEMA] = job_schema
     files[catalogfile.CATALOG_FILE] = dump_json(catalogfile.catalog_document(root))
-    files[catalogfile.SCHEMA_FILE] = dump_json(schemas.load_schema(catalogfile.SCHEMA_FILE), readable=True)
+    for schema in (INDEX_SCHEMA, catalogfile.SCHEMA_FILE):  # each beside the files it describes
+        files[schema] = dump_json(schemas.load_schema(schema), readable=True)
     return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, files=files)
 
 
@@ -306,6 +308,3 @@ def write_index(build: IndexBuild, out: Path) -> None:
     for rel, text in build.files.items():
         (api / rel).parent.mkdir(parents=True, exist_ok=True)
         (api / rel).write_text(text, encoding="utf-8")
-    (api / "index.schema.json").write_text(
-        dump_json(schemas.load_schema("index.schema.json"), readable=True), encoding="utf-8"
-    )
