@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from prereq.index import search
 from prereq.index.catalogfile import catalog_document
 from prereq.marketplace.publish import build
 from prereq.registry.schemas import load_schema
@@ -81,3 +82,26 @@ def test_the_catalog_file_passes_its_published_schema_which_is_not_vacuous(api: 
         {key: value for key, value in catalog.items() if key != "owners"},
     ):
         assert list(validator.iter_errors(broken))
+
+
+def test_the_catalog_file_carries_the_words_a_typo_is_corrected_to(api: Path) -> None:
+    root, catalog = _read(api / "index.json"), _read(api / "catalog.json")
+    labels = search.labels_of(root)
+    counted = search.vocabulary(search.Record.of(entry, labels(entry)) for entry in root["items"])
+    shipped = catalog["vocabulary"]
+    assert dict(zip(shipped["words"], shipped["counts"], strict=True)) == counted
+    assert len(shipped["words"]) == len(counted) > 100
+    assert counted["mnist"] >= 2  # a word several entries use counts each once
+    validator = jsonschema.Draft202012Validator(load_schema("catalog.schema.json"))
+    for broken in ({"words": ["a"]}, {"words": ["a"], "counts": [0]}, {"words": [""], "counts": [1]}):
+        assert list(validator.iter_errors({**catalog, "vocabulary": broken}))
+
+
+def test_the_vocabulary_is_in_javascripts_order_of_strings_not_pythons() -> None:
+    # JavaScript compares UTF-16 code units: a letter past U+FFFF is two units from U+D800, below
+    # U+FF41; Python compares code points, which would put it after.
+    entries = [
+        {"name": name, "title": "", "summary": "", "tags": [], "owners": []} for name in ("\uff41x", "😀x", "éa", "za")
+    ]
+    words, counts = search.vocabulary_columns(search.Record.of(entry) for entry in entries)
+    assert words == ["za", "éa", "😀x", "\uff41x"] and counts == [1, 1, 1, 1]

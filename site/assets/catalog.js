@@ -341,7 +341,7 @@
       $("prereq-facet-license").hidden = !facetIds.license.values.some(function (id) { return id !== facets.NOT_STATED; });
       apply();
       renderActiveCount();
-      window.prereqSearch.warmWhileIdle(entries); // the words a first typo is corrected to
+      window.prereqSearch.warmWhileIdle(entries); // every record finished (and its words counted when the file gave none)
     })
     .catch(function (error) {
       statusLine.textContent = "The index could not be loaded (" + error.message + ").";

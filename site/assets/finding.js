@@ -124,7 +124,8 @@
   function fetchCatalog() {
     return fetchJson("api/v1/catalog.json").then(function (file) {
       if (!file || file.format !== "prereq-catalog/1" || !file.items) throw new Error("not a prereq catalog file");
-      return { type_groups: file.type_groups, type_labels: file.type_labels, items: catalogEntries(file) };
+      return { type_groups: file.type_groups, type_labels: file.type_labels, items: catalogEntries(file),
+        vocabulary: file.vocabulary };
     }).catch(function () {
       return fetchJson("api/v1/index.json").then(function (root) {
         if (!root || root.format !== "prereq-index/2" || !Array.isArray(root.items)) throw new Error("not a prereq index");
@@ -136,13 +137,16 @@
   /* The index as the catalog and the header's search read it, fetched once per page and shared by
    * both: {type_groups, type_labels, items: the root's entries, records: their searchRecords, made
    * once (search.js keeps its name order and vocabulary per list; prereqSearch.records)}; useIndex()
-   * has been called on it. */
+   * has been called on it.  The catalog file's vocabulary, when it holds together, is the records'
+   * (the words a typo is corrected to, otherwise counted in the page). */
   var catalogPromise = null;
   function loadCatalog() {
     if (!catalogPromise) {
       catalogPromise = fetchCatalog().then(function (catalog) {
         useIndex(catalog);
         catalog.records = window.prereqSearch.records(catalog.items, typeWords);
+        var vocabulary = catalog.vocabulary;
+        if (vocabulary) window.prereqSearch.useVocabulary(catalog.records, vocabulary.words, vocabulary.counts);
         return catalog;
       });
       catalogPromise.catch(function () { catalogPromise = null; }); // a later call tries again

@@ -57,7 +57,7 @@
     if (!loading) {
       var index = find.loadCatalog().then(function (catalog) {
         items = catalog.records;
-        search.warmWhileIdle(items); // the words a first typo is corrected to (once per page: shared)
+        search.warmWhileIdle(items); // the records finished ahead of a search (once per page: shared)
       });
       var docs = fetch(find.siteUrl("search/search_index.json"), { credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.json() : null; })

@@ -160,15 +160,17 @@
     return found;
   }
 
-  /* Every word the records use, with how many records use it: word -> {count, last} (`last`: the
-   * last record counted, so a record counts a word once).  Built once per list of records, a part
-   * at a time by warm() while the page is idle, the rest when a query first needs a correction
-   * (at 100,000 entries the whole of it takes about a second). */
+  /* Every word the records use, with how many records use it: {words, counts}, counts[i] being
+   * words[i]'s.  Given whole by the catalog file (useVocabulary: the build counted it), or counted
+   * here once per list of records, a part at a time by warm() while the page is idle and the rest
+   * when a query first needs a correction (at 100,000 entries the whole of it takes about a second).
+   * While counting: seen, word -> {count, last} (`last`: the last record counted, so a record counts
+   * a word once). */
   var vocabularies = new WeakMap();
   function vocabularyState(records) {
     var state = vocabularies.get(records);
     if (!state) {
-      state = { words: new Map(), next: 0 };
+      state = { seen: new Map(), next: 0, words: null, counts: null };
       vocabularies.set(records, state);
     }
     return state;
@@ -181,8 +183,8 @@
       for (var i = 0; i < found.length; i++) {
         var word = found[i];
         if (!word) continue;
-        var known = state.words.get(word);
-        if (!known) state.words.set(word, { count: 1, last: state.next });
+        var known = state.seen.get(word);
+        if (!known) state.seen.set(word, { count: 1, last: state.next });
         else if (known.last !== state.next) { known.count++; known.last = state.next; }
       }
     }
@@ -190,16 +192,35 @@
 
   function vocabulary(records) {
     var state = vocabularyState(records);
-    countWords(state, records, records.length);
-    return state.words;
+    if (!state.words) {
+      countWords(state, records, records.length);
+      state.words = [];
+      state.counts = [];
+      state.seen.forEach(function (use, word) { state.words.push(word); state.counts.push(use.count); });
+      state.seen = null;
+    }
+    return state;
   }
 
-  /* Finish, then count the words of, up to `count` more records ahead of a typo; true once every
-   * record is counted.  Searching gives the same results with or without it. */
+  /* Take the vocabulary of `records` from the catalog file (its `vocabulary`: words and counts, as
+   * prereq.index.search counts them) instead of counting it; false, and nothing taken, when the two
+   * lists do not hold together (then it is counted as without a file). */
+  function useVocabulary(records, words, counts) {
+    if (!Array.isArray(words) || !Array.isArray(counts) || words.length !== counts.length) return false;
+    for (var i = 0; i < words.length; i++) {
+      if (typeof words[i] !== "string" || !words[i] || !Number.isInteger(counts[i]) || counts[i] < 1) return false;
+    }
+    vocabularies.set(records, { seen: null, next: records.length, words: words, counts: counts });
+    return true;
+  }
+
+  /* Finish, then count the words of (unless they were given: useVocabulary), up to `count` more
+   * records ahead of a search or a typo; true once every record is.  Searching gives the same
+   * results with or without it. */
   function warm(records, count) {
     if (!finish(records, count)) return false;
     var state = vocabularyState(records);
-    countWords(state, records, Math.min(records.length, state.next + count));
+    if (state.seen) countWords(state, records, Math.min(records.length, state.next + count));
     return state.next >= records.length;
   }
 
@@ -254,16 +275,15 @@
   function nearest(word, records) {
     var limit = typosAllowed(word);
     if (!limit || SPLIT.test(word)) return null;
-    var words = vocabulary(records);
+    var known = vocabulary(records), words = known.words, counts = known.counts;
     var best = null, bestDistance = limit + 1, bestCount = 0;
-    words.forEach(function (use, known) {
-      var count = use.count;
-      var d = distance(word, known, limit);
-      if (d > limit) return;
-      if (d < bestDistance || (d === bestDistance && (count > bestCount || (count === bestCount && known < best)))) {
-        best = known; bestDistance = d; bestCount = count;
+    for (var i = 0; i < words.length; i++) {
+      var count = counts[i], d = distance(word, words[i], limit);
+      if (d > limit) continue;
+      if (d < bestDistance || (d === bestDistance && (count > bestCount || (count === bestCount && words[i] < best)))) {
+        best = words[i]; bestDistance = d; bestCount = count;
       }
-    });
+    }
     return best;
   }
 
@@ -344,6 +364,8 @@
     search: search,
     warm: warm,
     warmWhileIdle: warmWhileIdle,
+    useVocabulary: useVocabulary,
+    vocabulary: function (records) { var known = vocabulary(records); return { words: known.words, counts: known.counts }; },
     distance: distance
   });
 })(typeof window !== "undefined" ? window : globalThis);

@@ -56,3 +56,31 @@ def test_an_index_without_a_whole_catalog_file_still_shows(visit, built_site, br
     assert shown(page) == ALL
     expect(page.locator("#prereq-status")).to_contain_text("8 items")
     assert api_requests(visit) == ["catalog.json", "index.json"]
+
+
+def _vocabulary(built_site, how: str) -> str:
+    """The site's catalog file with its vocabulary as built, without the word "share", or broken."""
+    file = json.loads((built_site / "api" / "v1" / "catalog.json").read_text(encoding="utf-8"))
+    vocabulary = file["vocabulary"]
+    at = vocabulary["words"].index("share")
+    if how == "without share":
+        del vocabulary["words"][at], vocabulary["counts"][at]
+    elif how == "broken":
+        vocabulary["counts"] = vocabulary["counts"][1:]
+    return json.dumps(file)
+
+
+@pytest.mark.parametrize(("how", "suggested"), [("as built", True), ("without share", False), ("broken", True)])
+def test_a_typo_is_corrected_to_the_words_of_the_catalog_file(visit, built_site, how, suggested):
+    """The page takes the words a typo is corrected to from the file instead of counting them: a
+    word the file leaves out is never suggested; a vocabulary that does not hold together is counted."""
+    body = _vocabulary(built_site, how)
+    visit.page.route("**/api/v1/catalog.json", lambda route: route.fulfill(status=200, body=body))
+    page = open_catalog(visit, "?q=shaer")
+    if suggested:
+        expect(page.locator("#prereq-suggest")).to_contain_text("Did you mean share?")
+        assert shown(page)[0] == "nfs-share"
+    else:
+        expect(page.locator("#prereq-status")).to_contain_text("No item matches")
+        expect(page.locator("#prereq-suggest")).to_be_hidden()
+    assert api_requests(visit) == ["catalog.json"]

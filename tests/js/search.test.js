@@ -21,27 +21,66 @@ function labelsFrom(root) {
   };
 }
 
+function readApi(index, file) {
+  return JSON.parse(readFileSync(join(CASES, "indexes", index, "api", "v1", file), "utf8"));
+}
+
+function recordsOfRoot(root) {
+  const labels = labelsFrom(root);
+  return root.items.map((entry) => search.record(entry, labels(entry)));
+}
+
+/* A case file's records, the words a typo is corrected to counted by search.js; and for a committed
+ * index, the same records again with the vocabulary its catalog file carries (the build's count,
+ * prereq.index.search), as the catalog page takes it. */
 function recordsOf(file) {
-  if (file.index) {
-    const root = JSON.parse(readFileSync(join(CASES, "indexes", file.index, "api", "v1", "index.json"), "utf8"));
-    const labels = labelsFrom(root);
-    return root.items.map((entry) => search.record(entry, labels(entry)));
+  if (!file.entries) {
+    const root = readApi(file.index, "index.json"), vocabulary = readApi(file.index, "catalog.json").vocabulary;
+    const given = recordsOfRoot(root);
+    assert.ok(search.useVocabulary(given, vocabulary.words, vocabulary.counts));
+    return [["", recordsOfRoot(root)], [" (the catalog file's vocabulary)", given]];
   }
-  return file.entries.map((entry) => search.record(entry, entry.labels));
+  return [["", file.entries.map((entry) => search.record(entry, entry.labels))]];
 }
 
 for (const name of readdirSync(join(CASES, "search")).filter((n) => n.endsWith(".json")).sort()) {
   const file = JSON.parse(readFileSync(join(CASES, "search", name), "utf8"));
-  const records = recordsOf(file);
-  for (const item of file.cases) {
-    test(`search/${name.replace(/\.json$/, "")}: ${JSON.stringify(item.query)}`, () => {
-      const result = search.search(records, item.query);
-      const names = result.hits.map((hit) => hit.record.entry.name);
-      assert.deepEqual(item.only ? names : names.slice(0, item.first.length), item.first);
-      assert.deepEqual(result.corrected, item.corrected || null);
-    });
+  for (const [how, records] of recordsOf(file)) {
+    for (const item of file.cases) {
+      test(`search/${name.replace(/\.json$/, "")}: ${JSON.stringify(item.query)}${how}`, () => {
+        const result = search.search(records, item.query);
+        const names = result.hits.map((hit) => hit.record.entry.name);
+        assert.deepEqual(item.only ? names : names.slice(0, item.first.length), item.first);
+        assert.deepEqual(result.corrected, item.corrected || null);
+      });
+    }
   }
 }
+
+for (const index of readdirSync(join(CASES, "indexes")).sort()) {
+  test(`search/${index}'s catalog file carries the words search.js counts, in its order`, () => {
+    const counted = search.vocabulary(recordsOfRoot(readApi(index, "index.json")));
+    const pairs = counted.words.map((word, i) => [word, counted.counts[i]]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const shipped = readApi(index, "catalog.json").vocabulary;
+    assert.ok(pairs.length > 0);
+    assert.deepEqual(shipped.words, pairs.map(([word]) => word));
+    assert.deepEqual(shipped.counts, pairs.map(([, count]) => count));
+  });
+}
+
+test("search/a typo is corrected to a word of the vocabulary given, and a given one that does not hold together is refused", () => {
+  const entries = [{ name: "alpha-tool", title: "Alpha", summary: "", tags: [], owners: [] }];
+  const given = entries.map((entry) => search.record(entry, []));
+  assert.ok(search.useVocabulary(given, ["alpha", "tool", "zebra"], [1, 1, 1]));
+  // "zebar" is one swap from "zebra", which only the given vocabulary holds; it finds nothing, so no correction.
+  assert.equal(search.search(given, "zebar").corrected, null);
+  assert.deepEqual(search.correct(given, ["zebar"]), ["zebra"]);
+  for (const [words, counts] of [[["alpha"], [1, 1]], [["alpha", 3], [1, 1]], [["alpha", ""], [1, 1]], [["alpha"], [0]], [["alpha"], [1.5]], [["alpha"], ["2"]], [null, []]]) {
+    const records = entries.map((entry) => search.record(entry, []));
+    assert.equal(search.useVocabulary(records, words, counts), false, JSON.stringify([words, counts]));
+    assert.deepEqual(search.vocabulary(records), { words: ["alpha", "tool"], counts: [1, 1] }); // counted instead
+  }
+});
 
 test("search/a swap of two letters is one typo, and long words allow two", () => {
   assert.equal(search.distance("mnsit", "mnist", 2), 1);

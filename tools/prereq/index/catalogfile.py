@@ -7,15 +7,19 @@ cards, facets and search use (site/assets/catalog*.js, search.js, header-search.
 loadCatalog), as columns of the root's entries in its order: ``items.title[i]`` is the title of the
 root's i-th entry.  Strings that repeat (types, tags, owners, license expressions) are written once,
 in sorted lists, and the columns hold their positions.  ``schema/catalog.schema.json`` describes it;
-the page rebuilds each entry's fields exactly (a test compares them with the root's).
+the page rebuilds each entry's fields exactly (a test compares them with the root's).  The file also
+carries the entries' vocabulary, the words a typo is corrected to: counting them in the page took a
+second at 100,000 items before the first typo could be answered.
 
-Owns the file's layout; may import prereq.index.documents and prereq.registry (for its schema).
+Owns the file's layout; may import prereq.index.documents and .search, and prereq.registry (for its
+schema).
 """
 
 from __future__ import annotations
 
 from typing import TypedDict
 
+from prereq.index import search
 from prereq.index.documents import Root, RootEntry, TypeGroup
 from prereq.registry import schemas
 
@@ -39,6 +43,14 @@ class CatalogColumns(TypedDict):
     updated: list[str | None]
 
 
+class Vocabulary(TypedDict):
+    """Every word the entries' search records use (prereq.index.search.vocabulary), in JavaScript's
+    order, and how many entries use each: counts[i] is words[i]'s."""
+
+    words: list[str]
+    counts: list[int]
+
+
 class CatalogDocument(TypedDict):
     """``api/v1/catalog.json``."""
 
@@ -50,6 +62,7 @@ class CatalogDocument(TypedDict):
     owners: list[str]
     licenses: list[str]
     items: CatalogColumns
+    vocabulary: Vocabulary
 
 
 def _positions(values: set[str]) -> tuple[list[str], dict[str, int]]:
@@ -77,6 +90,8 @@ def catalog_document(root: Root) -> CatalogDocument:
         "deprecated": [1 if entry["deprecated"] else 0 for entry in entries],
         "updated": [entry["updated"] for entry in entries],
     }
+    labels = search.labels_of(root)
+    words, counts = search.vocabulary_columns(search.Record.of(entry, labels(entry)) for entry in entries)
     return {
         "format": CATALOG_FORMAT,
         "type_groups": root["type_groups"],
@@ -86,4 +101,5 @@ def catalog_document(root: Root) -> CatalogDocument:
         "owners": owners,
         "licenses": licenses,
         "items": columns,
+        "vocabulary": {"words": words, "counts": counts},
     }

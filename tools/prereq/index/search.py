@@ -167,7 +167,8 @@ class Found:
         return [record.entry for record, _ in self.hits]
 
 
-def _vocabulary(records: Iterable[Record]) -> dict[str, int]:
+def vocabulary(records: Iterable[Record]) -> dict[str, int]:
+    """Every word the records use, with how many records use it: what a typo is corrected to."""
     counts: dict[str, int] = {}
     for record in records:
         name, meta, summary = record.parts
@@ -176,8 +177,16 @@ def _vocabulary(records: Iterable[Record]) -> dict[str, int]:
     return counts
 
 
+def vocabulary_columns(records: Iterable[Record]) -> tuple[list[str], list[int]]:
+    """``vocabulary(records)`` as two lists, the words in JavaScript's order and their counts: the
+    catalog file ships them, so the site corrects a first typo without counting them itself."""
+    counts = vocabulary(records)
+    ordered = sorted(counts, key=_order)
+    return ordered, [counts[word] for word in ordered]
+
+
 def _correct(records: Sequence[Record], query: list[str]) -> list[str] | None:
-    counts = _vocabulary(records)
+    counts = vocabulary(records)
     out = []
     for word in query:
         fixed = None if any(word in record.text for record in records) else _nearest(word, counts)
