@@ -15,7 +15,7 @@
  *   &requires=NAME (the items that require NAME) or &required_by=NAME (the items NAME requires)
  *   &names=a,b (exactly these items, in this order: a shared list)
  * The type groups (GROUP: the name of one of the index's type_groups; the page draws one radio button per
- * group), the search and the facet filters are window.prereq's (prereq.js), shared with the job
+ * group), the search and the facet filters are window.prereq's (finding.js), shared with the job
  * composer.
  * Index text is inserted with textContent only, never as HTML.  The lists are drawn again after
  * each change; the focused control gets the focus back (window.prereq.keepFocus).  On a phone the
@@ -31,7 +31,13 @@
   var TAGS_SHOWN = 24;
 
   var root = document.getElementById("prereq-catalog");
-  if (!root || !window.prereq) return;
+  if (!root) return;
+  if (!window.prereq || !window.prereq.loadCatalog) { // a page cached from another deploy than its scripts
+    document.getElementById("prereq-status").textContent =
+      "The page's scripts did not all load (assets/prereq.js, assets/finding.js): reload the page.";
+    root.setAttribute("data-state", "error");
+    return;
+  }
   var find = window.prereq;
   var $ = function (id) { return document.getElementById(id); };
   var input = $("prereq-q"), sortSelect = $("prereq-sort"), ownerSelect = $("prereq-owner"), licenseSelect = $("prereq-license");
@@ -71,7 +77,7 @@
     record.licenses = facets.licenses(record.entry);
   }
 
-  /* The facets' values of each record: prereq.js's (type groups, tags, owners) and its licenses. */
+  /* The facets' values of each record: finding.js's (type groups, tags, owners) and its licenses. */
   function facetValues() {
     return Object.assign({}, find.facetValues, { license: function (record) { return record.licenses; } });
   }

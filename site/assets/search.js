@@ -1,6 +1,6 @@
 /* prereq marketplace: the one search of the site, shared by the header's search box
  * (assets/header-search.js), the catalog (assets/catalog.js) and the job composer (through
- * window.prereq in assets/prereq.js).  It reads the published index's entries (api/v1/catalog.json,
+ * window.prereq in assets/finding.js).  It reads the published index's entries (api/v1/catalog.json,
  * or the root index.json) as they are: nothing is rebuilt in the browser but a lower-cased copy of
  * each entry's words.
  *
@@ -193,6 +193,7 @@
   function vocabulary(records) {
     var state = vocabularyState(records);
     if (!state.words) {
+      finish(records);
       countWords(state, records, records.length);
       state.words = [];
       state.counts = [];
@@ -204,13 +205,16 @@
 
   /* Take the vocabulary of `records` from the catalog file (its `vocabulary`: words and counts, as
    * prereq.index.search counts them) instead of counting it; false, and nothing taken, when the two
-   * lists do not hold together (then it is counted as without a file). */
+   * lists do not hold together (then it is counted as without a file).  A word given is suggested
+   * only if some record's text holds it (nearest): a file from another build, or lower-cased by
+   * another Unicode version than the browser's, never leads a typo to a word that finds nothing. */
   function useVocabulary(records, words, counts) {
     if (!Array.isArray(words) || !Array.isArray(counts) || words.length !== counts.length) return false;
     for (var i = 0; i < words.length; i++) {
-      if (typeof words[i] !== "string" || !words[i] || !Number.isInteger(counts[i]) || counts[i] < 1) return false;
+      if (typeof words[i] !== "string" || !words[i] || !Number.isInteger(counts[i]) || counts[i] < 1 ||
+          counts[i] > records.length) return false;
     }
-    vocabularies.set(records, { seen: null, next: records.length, words: words, counts: counts });
+    vocabularies.set(records, { seen: null, next: records.length, words: words, counts: counts, given: true });
     return true;
   }
 
@@ -270,21 +274,23 @@
     return word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0;
   }
 
-  /* The nearest known word for a word no record uses, or null: fewest typos, then the most used.
-   * The vocabulary is counted only for a word that may have typos (a word of 3 letters has none). */
+  /* The nearest known word for a word no record uses, or null: fewest typos, then the most used,
+   * then the first in JavaScript's order; of a given vocabulary, the nearest that some record's text
+   * holds.  The vocabulary is counted only for a word that may have typos (3 letters have none). */
   function nearest(word, records) {
     var limit = typosAllowed(word);
     if (!limit || SPLIT.test(word)) return null;
-    var known = vocabulary(records), words = known.words, counts = known.counts;
-    var best = null, bestDistance = limit + 1, bestCount = 0;
+    var known = vocabulary(records), words = known.words, counts = known.counts, near = [];
     for (var i = 0; i < words.length; i++) {
-      var count = counts[i], d = distance(word, words[i], limit);
-      if (d > limit) continue;
-      if (d < bestDistance || (d === bestDistance && (count > bestCount || (count === bestCount && words[i] < best)))) {
-        best = words[i]; bestDistance = d; bestCount = count;
-      }
+      var d = distance(word, words[i], limit);
+      if (d <= limit) near.push({ word: words[i], distance: d, count: counts[i] });
     }
-    return best;
+    near.sort(function (a, b) {
+      return a.distance - b.distance || b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
+    });
+    var used = function (candidate) { return records.some(function (rec) { return rec.text.indexOf(candidate.word) !== -1; }); };
+    var best = known.given ? near.find(used) : near[0];
+    return best ? best.word : null;
   }
 
   /* The query with each word that no record uses replaced by the nearest word, or null when

@@ -84,3 +84,14 @@ def test_a_typo_is_corrected_to_the_words_of_the_catalog_file(visit, built_site,
         expect(page.locator("#prereq-status")).to_contain_text("No item matches")
         expect(page.locator("#prereq-suggest")).to_be_hidden()
     assert api_requests(visit) == ["catalog.json"]
+
+
+def test_a_catalog_whose_site_scripts_did_not_all_load_says_so(visit):
+    """A page cached from another deploy than its scripts (prereq.js without finding.js): a message,
+    not a page that stays "Loading the index…"."""
+    visit.page.route("**/assets/finding.js", lambda route: route.fulfill(status=404, body="not found"))
+    page = visit.open("catalog/")
+    expect(page.locator("#prereq-catalog")).to_have_attribute("data-state", "error")
+    expect(page.locator("#prereq-status")).to_have_text(
+        "The page's scripts did not all load (assets/prereq.js, assets/finding.js): reload the page."
+    )

@@ -53,6 +53,12 @@ def test_an_index_that_cannot_be_fetched_is_reported(visit):
     expect(error.locator(".prereq-composer__hint")).to_have_text("hint: reload the page; the site may be incomplete")
 
 
+def test_a_site_script_that_did_not_load_is_reported(visit):
+    """A page cached from another deploy than its scripts: prereq.js without finding.js."""
+    page = open_broken_composer(visit, "**/assets/finding.js", status=404, body="not found")
+    expect(page.locator("#prereq-composer-error")).to_contain_text("assets/finding.js")
+
+
 def test_a_composer_that_starts_shows_no_error(visit):
     page = visit.open("composer/")
     expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "ready", timeout=15000)

@@ -12,7 +12,7 @@ import "../../site/assets/search.js"; // a classic script: it sets globalThis.pr
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const search = globalThis.prereqSearch;
 
-/* The words the site adds for an entry's type (prereq.js's searchRecord): the type, its label and
+/* The words the site adds for an entry's type (finding.js's searchRecord): the type, its label and
  * its group's label, from the index root. */
 function labelsFrom(root) {
   return (entry) => {
@@ -68,17 +68,19 @@ for (const index of readdirSync(join(CASES, "indexes")).sort()) {
   });
 }
 
-test("search/a typo is corrected to a word of the vocabulary given, and a given one that does not hold together is refused", () => {
-  const entries = [{ name: "alpha-tool", title: "Alpha", summary: "", tags: [], owners: [] }];
+test("search/a typo is corrected from the vocabulary given, and a given one that does not hold together is refused", () => {
+  const entries = [{ name: "alpha-tool", title: "Alpha", summary: "A zebra", tags: [], owners: [] }];
+  const counted = entries.map((entry) => search.record(entry, []));
+  assert.deepEqual(search.correct(counted, ["zebar"]), ["zebra"]);
+  // The given vocabulary leaves "zebra" out: a typo of it is not corrected (the words were not counted).
   const given = entries.map((entry) => search.record(entry, []));
-  assert.ok(search.useVocabulary(given, ["alpha", "tool", "zebra"], [1, 1, 1]));
-  // "zebar" is one swap from "zebra", which only the given vocabulary holds; it finds nothing, so no correction.
-  assert.equal(search.search(given, "zebar").corrected, null);
-  assert.deepEqual(search.correct(given, ["zebar"]), ["zebra"]);
-  for (const [words, counts] of [[["alpha"], [1, 1]], [["alpha", 3], [1, 1]], [["alpha", ""], [1, 1]], [["alpha"], [0]], [["alpha"], [1.5]], [["alpha"], ["2"]], [null, []]]) {
+  assert.ok(search.useVocabulary(given, ["a", "alpha", "tool"], [1, 1, 1]));
+  assert.equal(search.correct(given, ["zebar"]), null);
+  for (const [words, counts] of [[["alpha"], [1, 1]], [["alpha", 3], [1, 1]], [["alpha", ""], [1, 1]], [["alpha"], [0]],
+    [["alpha"], [1.5]], [["alpha"], ["2"]], [["alpha"], [2]], [null, []]]) { // [2]: more entries than there are
     const records = entries.map((entry) => search.record(entry, []));
     assert.equal(search.useVocabulary(records, words, counts), false, JSON.stringify([words, counts]));
-    assert.deepEqual(search.vocabulary(records), { words: ["alpha", "tool"], counts: [1, 1] }); // counted instead
+    assert.deepEqual(search.vocabulary(records), { words: ["alpha", "tool", "a", "zebra"], counts: [1, 1, 1, 1] }); // counted instead
   }
 });
 
@@ -94,4 +96,21 @@ test("search/a record keeps the entry and never changes it", () => {
   assert.equal(record.entry, entry);
   assert.equal(record.name, "a-b");
   assert.equal(search.tier(record, ["a-b"]), 0);
+});
+
+test("search/of a given vocabulary, a typo is corrected to the nearest word some entry holds", () => {
+  // A file from another build, or lower-cased by another Unicode version, may list words no entry
+  // holds: "mnsut" (one typo from "mnsit" too, and used more) finds nothing, so "mnist" is suggested.
+  const entries = [{ name: "mnist-data", title: "MNIST", summary: "", tags: [], owners: [] }];
+  const records = entries.map((entry) => search.record(entry, []));
+  assert.ok(search.useVocabulary(records, ["data", "mnist", "mnsut"], [1, 1, 1]));
+  const result = search.search(records, "mnsit");
+  assert.deepEqual(result.corrected, ["mnist"]);
+  assert.deepEqual(result.hits.map((hit) => hit.record.entry.name), ["mnist-data"]);
+});
+
+test("search/the vocabulary of records not yet finished is counted from their whole text", () => {
+  const records = search.records([{ name: "mnist-data", title: "Handwritten digits", summary: "", tags: [], owners: [] }], () => []);
+  assert.deepEqual(search.vocabulary(records).words.sort(), ["data", "digits", "handwritten", "mnist"]);
+  assert.deepEqual(search.search(records, "digtis").corrected, ["digits"]);
 });

@@ -42,8 +42,8 @@
     if (!(error && error.name === "PrereqError") && window.console) window.console.error(error);
   }
 
-  if (!window.prereq) {
-    fail(new Error("the site's own script (assets/prereq.js) did not load"));
+  if (!window.prereq || !window.prereq.loadCatalog) {
+    fail(new Error("the site's own scripts (assets/prereq.js, assets/finding.js) did not load"));
     return;
   }
   import(new URL("page.js", script.src).href)

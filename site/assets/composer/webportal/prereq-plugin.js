@@ -39,8 +39,12 @@
 
   function sharedScripts() {
     if (!shared) {
-      shared = window.prereq ? Promise.resolve() : ["assets/search.js", "assets/prereq.js", "assets/finding.js"].reduce(function (done, path) {
-        return done.then(function () { return load(path); });
+      // Each one the portal's page lacks, in order (it keeps what an earlier plugin loaded: maybe a
+      // prereq.js from before finding.js).
+      var missing = [["assets/search.js", !window.prereqSearch], ["assets/prereq.js", !window.prereq],
+        ["assets/finding.js", !(window.prereq && window.prereq.loadCatalog)]];
+      shared = missing.reduce(function (done, script) {
+        return script[1] ? done.then(function () { return load(script[0]); }) : done;
       }, Promise.resolve());
     }
     return shared;
