@@ -14,7 +14,7 @@ from typing import Any
 from prereq.core.yamlload import LoadedYaml, format_path
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
 from prereq.registry import schemas
-from prereq.registry.loader import entry_problem, load_mapping
+from prereq.registry.loader import entry_problem, load_mapping, unreadable
 from prereq.registry.rules import Problem, problem
 
 ENVIRONMENTS_DIR = "environments"
@@ -70,8 +70,14 @@ def _stray(path: Path, rel: str, folder: str, expected: str) -> Problem:
 
 
 def _entries(root: Path, folder: Path) -> Iterator[tuple[Path, str] | Problem]:
-    """The visible entries of ``folder``, sorted; links and special files as their problem."""
-    for path in sorted(folder.iterdir()):
+    """The visible entries of ``folder``, sorted; links and special files as their problem, and a
+    folder that cannot be listed as its own."""
+    try:
+        listed = sorted(folder.iterdir())
+    except OSError as exc:
+        yield unreadable(folder.relative_to(root).as_posix(), exc)
+        return
+    for path in listed:
         if path.name.startswith("."):
             continue
         rel = path.relative_to(root).as_posix()

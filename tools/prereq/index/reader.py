@@ -32,6 +32,14 @@ from prereq.registry.settings import repository_root
 ROOT_FILE = "index.json"
 
 
+def _holds_root(folder: Path) -> bool:
+    """Is there a root index file in ``folder``?  A folder that cannot be looked into is said so."""
+    try:
+        return (folder / ROOT_FILE).is_file()
+    except OSError as exc:  # Python 3.11's is_file() lets a permission error through
+        raise PrereqError(f"cannot read {folder}: {exc.strerror}", hint="check its permissions") from None
+
+
 def _api_base(source: str | Path) -> str:
     text = str(source).rstrip("/")
     if text.endswith("/" + ROOT_FILE):
@@ -39,9 +47,9 @@ def _api_base(source: str | Path) -> str:
     if text.startswith(("http://", "https://")):
         return text if text.endswith("/api/v1") else text + "/api/v1"
     path = Path(text)
-    if (path / ROOT_FILE).is_file():
+    if _holds_root(path):
         return str(path)
-    if (path / "api" / "v1" / ROOT_FILE).is_file():
+    if _holds_root(path / "api" / "v1"):
         return str(path / "api" / "v1")
     raise PrereqError(
         f"no index found at {source}", hint="run 'prereq build' first, or pass --index with a build folder or URL"

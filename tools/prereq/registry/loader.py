@@ -103,6 +103,13 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=hint)
 
 
+def unreadable(rel: str, exc: OSError, *, otherwise: str = "make it a readable folder") -> Problem:
+    """PRQ107 for an entry that exists but cannot be read or listed (its permissions, most often);
+    ``otherwise``: the fix for another cause."""
+    fix = "check its permissions" if exc.errno in (errno.EACCES, errno.EPERM) else otherwise
+    return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix=fix)
+
+
 def entry_problem(path: Path, rel: str, *, folder: bool = False) -> Problem | None:
     """PRQ107 for a registry entry that is not a regular file or folder (a link, a pipe...); None for
     one that is, or that does not exist (whether it must is the caller's rule).  ``folder``: the
@@ -113,8 +120,7 @@ def entry_problem(path: Path, rel: str, *, folder: bool = False) -> Problem | No
     except FileNotFoundError:
         return None
     except OSError as exc:
-        fix = "check its permissions" if exc.errno in (errno.EACCES, errno.EPERM) else f"make it a regular {kind}"
-        return problem("PRQ107", file=rel, detail=f"{rel} cannot be read: {exc.strerror}", fix=fix)
+        return unreadable(rel, exc, otherwise=f"make it a regular {kind}")
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     if not stat.S_ISLNK(mode):
@@ -362,8 +368,11 @@ def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem],
         return [], [problem("PRQ106", file=name, detail=name, what="the folder of job templates", fix=fix)]
     loaded_files: list[SourceItem] = []
     problems: list[Problem] = []
-    with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(iter(())) as listing:
-        entries = {folder / entry.name: entry for entry in listing}  # what each is, mostly without a stat
+    try:
+        with os.scandir(folder) if folder.is_dir() else contextlib.nullcontext(iter(())) as listing:
+            entries = {folder / entry.name: entry for entry in listing}  # what each is, mostly without a stat
+    except OSError as exc:  # a folder that cannot be listed (chmod 000)
+        return [], [unreadable(name, exc)]
     for path, entry in sorted(entries.items(), key=lambda pair: os.path.normcase(pair[1].name)):  # as Paths sort
         rel = f"{name}/{entry.name}"
         plain = entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)

@@ -1,0 +1,65 @@
+"""Folders prereq cannot look into (chmod 000): a problem with the path and a hint, never exit 3.
+
+The commands run as a separate process without the right to bypass permissions (root has it: under
+root they run through setpriv with it dropped), so the folders are really unreadable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+REGISTRY = Path(__file__).resolve().parents[1] / "registry"
+PREREQ = Path(sys.executable).with_name("prereq")
+DROP = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+
+if os.geteuid() == 0 and shutil.which("setpriv") is None:  # pragma: no cover - Debian has it
+    pytest.skip("running as root without setpriv: permissions cannot be enforced", allow_module_level=True)
+
+
+def prereq(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [*(DROP if os.geteuid() == 0 else []), str(PREREQ), *argv]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@contextmanager
+def unreadable(folder: Path) -> Iterator[None]:
+    folder.chmod(0)
+    try:
+        yield
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("folder", ["templates", "prerequisites", "queues", "environments/pytorch-gpu"])
+def test_a_registry_folder_that_cannot_be_listed_is_a_problem(tmp_path: Path, folder: str) -> None:
+    shutil.copytree(REGISTRY, tmp_path / "registry")
+    with unreadable(tmp_path / "registry" / folder):
+        done = prereq("validate", "registry", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"registry/{folder}: PRQ107 error {folder} cannot be read: Permission denied" in done.stdout
+    assert "hint: check its permissions" in done.stdout
+    assert "internal error" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("folder", ["out", "out/api/v1"])
+def test_an_index_folder_that_cannot_be_read_is_said_so(tmp_path: Path, folder: str) -> None:
+    built = subprocess.run(
+        [str(PREREQ), "build", "--registry", str(REGISTRY), "--out", "out", "--no-site", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    with unreadable(tmp_path / folder):
+        done = prereq("search", "mnist", "--index", "out", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert f"prereq: error: cannot read {folder}: Permission denied" in done.stderr
+    assert "hint: check its permissions" in done.stderr
