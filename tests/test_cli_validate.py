@@ -285,6 +285,23 @@ def test_installed_command_reports_broken_input_as_json(make_registry, tmp_path)
     assert root == tmp_path / "registry"
 
 
+def test_a_reader_that_stops_early_never_turns_failure_into_success(make_registry, tmp_path) -> None:
+    """`prereq validate | head -1` under `set -o pipefail`: the broken pipe ends it with 141 (as SIGPIPE
+    would), not 0, and nothing more is printed."""
+    prereq = Path(sys.executable).with_name("prereq")
+    make_registry({f"prerequisites/bad-{i}.yaml": f"name: bad-{i}\nversion: x\n" for i in range(400)})
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"'{prereq}' validate registry | head -1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 141, (done.returncode, done.stderr)
+    assert done.stdout.count("\n") == 1 and "PRQ" in done.stdout
+    assert done.stderr == ""
+
+
 def test_registry_text_is_shown_not_obeyed(make_registry, capsys, monkeypatch) -> None:
     """Escape sequences and line breaks in a name reach the report as visible text, one line a problem."""
     import io
@@ -324,3 +341,17 @@ def test_the_markdown_report_is_a_table_nothing_in_it_obeyed(make_registry, caps
     rows = [line for line in lines if line.startswith("| PRQ")]
     assert rows and all(row.count(" | ") == 4 for row in rows)  # five cells: nothing broke out of its cell
     assert "<b>" not in out and "@alice" not in out and "&lt;b&gt;\\|&#64;alice" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: tabbed\nversion: 1.0.0\ncallbacks:\n\t- event: taskStarts\n",  # libyaml: "cannot start any token"
+        "name: tabbed\ncallbacks:\n  version: 1\n\tevent: x\n",  # libyaml names the tab itself
+    ],
+)
+def test_a_tab_in_indentation_is_named_in_the_hint(make_registry, capsys, text) -> None:
+    root = make_registry({"prerequisites/tabbed.yaml": text})
+    code, out, _ = run(capsys, str(root))
+    assert code == 1
+    assert "PRQ101" in out and "hint: indent with spaces: YAML does not allow a tab in indentation" in out

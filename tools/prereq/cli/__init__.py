@@ -2,7 +2,8 @@
 
 Each command group lives in its own module with ``register(subparsers)``; the
 command functions return an exit code.  Exit codes: 0 all well, 1 problems
-found, 2 usage error or missing input, 3 internal error.  Only this package prints
+found, 2 usage error or missing input, 3 internal error, 130 interrupted, 141 a
+reader that closed the output early.  Only this package prints
 and picks exit codes.
 
 May import: every prereq package.
@@ -11,6 +12,8 @@ May import: every prereq package.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -50,7 +53,8 @@ def command_modules(argv: Sequence[str]) -> list[ModuleType]:
 
 EPILOG = """\
 exit codes: 0 all is well, 1 problems found, 2 usage error or missing input,
-3 internal error (please report it).
+3 internal error (please report it), 130 interrupted, 141 the output's reader
+stopped early (a pipe to 'head').
 
 Run 'prereq COMMAND --help' for the details of each command."""
 
@@ -99,7 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("prereq: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        # The reader stopped early (`prereq validate | head`): end as a command SIGPIPE ends, 128 + 13,
+        # never 0, which passed a failed check in a pipeline; Python's last flush of the closed pipe
+        # is sent to /dev/null so that nothing else is printed.
+        _quiet_stdout()
+        return 141
     except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         print(
@@ -114,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
 
 
-def _debug() -> bool:
-    import os
+def _quiet_stdout() -> None:
+    # io.UnsupportedOperation is both errors: a stream without a file (a test's) is left as it is.
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
+
+def _debug() -> bool:
     return os.environ.get("PREREQ_DEBUG") == "1"

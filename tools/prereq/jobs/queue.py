@@ -48,7 +48,7 @@ from prereq.jobs.operations import IndexChoice, edit_file, edited, open_index, p
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.queue_edits import Target, place
 from prereq.jobs.records import JobEdit, JobState
-from prereq.registry.loader import Owners
+from prereq.registry.owners import Owners
 
 
 @dataclass(frozen=True)

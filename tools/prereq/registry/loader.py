@@ -17,8 +17,8 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.core.versions import Requirement
 from prereq.core.yamlload import MAX_DEPTH, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
-from prereq.registry.handles import read_handles
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
+from prereq.registry.owners import OWNERS_FIX, Owners, read_owners
 from prereq.registry.rules import Problem, problem
 
 ITEMS_DIR = "prerequisites"
@@ -62,17 +62,6 @@ class SourceItem:
 
     def position(self, path: tuple[Any, ...], *, key: bool = False) -> tuple[int, int]:
         return self.yaml.position(path, key=key)
-
-
-@dataclass
-class Owners:
-    users: set[str] = field(default_factory=set)
-    teams: dict[str, list[str]] = field(default_factory=dict)
-    loaded: bool = False
-    github: dict[str, str] = field(default_factory=dict)  # name -> @login or @org/team
-
-    def known(self, name: str) -> bool:
-        return name in self.users or name in self.teams
 
 
 @dataclass
@@ -164,8 +153,16 @@ def _read_bytes(path: Path, rel: str) -> bytes | Problem:
     return raw
 
 
-def _yaml_fix(message: str) -> str:
-    """What fixes a YAML issue: most are syntax, some are limits the loader sets."""
+_TAB_FIX = "indent with spaces: YAML does not allow a tab in indentation"
+
+
+def _yaml_fix(message: str, raw: bytes, line: int | None, column: int | None) -> str:
+    """What fixes a YAML issue at ``line``:``column`` of ``raw``: most are syntax, some are limits the
+    loader sets.  libyaml names a tab in indentation only sometimes: the character itself tells."""
+    lines = raw.split(b"\n")
+    text = lines[line - 1] if line and line <= len(lines) else b""
+    if "tab character" in message or (column and text[column - 1 : column] == b"\t"):
+        return _TAB_FIX
     if message.startswith("integers have at most"):
         return "quote it if it is text, or shorten it"
     if message.startswith("values are nested more than"):
@@ -190,7 +187,9 @@ def _parse(raw: bytes, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
         loaded = load_yaml(raw)
     except YamlLoadError as exc:
         found = [(_YAML_RULES[issue.kind], issue.line, issue.column, issue.message) for issue in exc.issues]
-        return None, [problem(r, file=rel, line=n, column=c, detail=m, fix=_yaml_fix(m)) for r, n, c, m in found]
+        return None, [
+            problem(r, file=rel, line=n, column=c, detail=m, fix=_yaml_fix(m, raw, n, c)) for r, n, c, m in found
+        ]
     # Without an alias (``*``) the text is at most the file's own: only a large file can pass the limit.
     where = _past_expanded_limit(loaded.data) if b"*" in raw or 2 * len(raw) > MAX_EXPANDED_CHARS else None
     if where is not None:
@@ -241,12 +240,11 @@ def _show_key(key: Any) -> str:
     return "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
 
 
-_OWNERS_FIX = "write users: [name, ...] and teams: {team: [member, ...]}"
 # What each kind of registry file looks like, for a file that is not a mapping at all.
 _SHAPES = {
     ITEMS_DIR: "write the item as 'key: value' lines, starting with 'name:'",
     TEMPLATES_DIR: "write the job template as an OpenPAI job: 'protocolVersion: 2', 'name:', 'taskRoles:'",
-    OWNERS_FILE: _OWNERS_FIX,
+    OWNERS_FILE: OWNERS_FIX,
 }
 
 
@@ -297,48 +295,15 @@ def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
     if refused is not None:
         return Owners(), [refused]
     if path.is_dir():
-        detail, fix = "owners.yaml is a folder, not the owners file", "replace it with a file: " + _OWNERS_FIX
+        detail, fix = "owners.yaml is a folder, not the owners file", "replace it with a file: " + OWNERS_FIX
         return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix=fix)]
     if not path.is_file():
         detail = "owners.yaml is missing"
-        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="create it: " + _OWNERS_FIX)]
+        return Owners(), [problem("PRQ161", file=OWNERS_FILE, detail=detail, fix="create it: " + OWNERS_FIX)]
     loaded, problems = load_mapping(path, OWNERS_FILE, OWNERS_FILE)
     if loaded is None:
         return Owners(), problems
-    owners, found = _read_owners(loaded)
-    return owners, problems + found
-
-
-def _owners_problem(loaded: LoadedYaml, where: tuple[Any, ...], detail: str, fix: str = _OWNERS_FIX) -> Problem:
-    line, column = loaded.position(where, key=len(where) == 1 and where[0] not in ("users", "teams"))
-    return problem("PRQ161", file=OWNERS_FILE, line=line, column=column, detail=detail, fix=fix)
-
-
-def _read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
-    data = loaded.data
-    users, teams = data.get("users", []), data.get("teams", {})
-    problems = [
-        _owners_problem(loaded, (key,), f"unknown key {key!r}")
-        for key in sorted(set(data) - {"users", "teams", "github"})
-    ]
-    trusted = True
-    if not isinstance(users, list) or not all(isinstance(u, str) for u in users):
-        problems.append(_owners_problem(loaded, ("users",), "users must be a list of names"))
-        users, trusted = [], False
-    if not isinstance(teams, dict) or not all(
-        isinstance(m, list) and all(isinstance(u, str) for u in m) for m in teams.values()
-    ):
-        problems.append(_owners_problem(loaded, ("teams",), "teams must map team names to lists of member names"))
-        teams, trusted = {}, False
-    # A malformed users or teams list is one problem here, not one on every item's owners.
-    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
-    for team, members in owners.teams.items() if trusted else ():
-        for index, member in enumerate(members):
-            if member not in owners.users:
-                detail = f"team {team!r} lists {member!r}, who is not in users"
-                problems.append(_owners_problem(loaded, ("teams", team, index), detail, f"add {member} to users"))
-    # the GitHub handles (those of a malformed owners file are not trusted either)
-    owners.github, found = read_handles(loaded, owners.users, set(owners.teams)) if trusted else ({}, [])
+    owners, found = read_owners(loaded)
     return owners, problems + found
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from prereq.core.versions import is_version, sort_versions
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref
-from prereq.registry.loader import Owners
+from prereq.registry.owners import Owners
 from prereq.registry.rules import Problem, problem
 from prereq.review.base import Base, catalog_behaviour
 from prereq.review.changes import changed_keys

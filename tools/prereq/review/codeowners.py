@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prereq.core.gitrepo import Repository
-from prereq.registry.loader import Owners, SourceItem
+from prereq.registry.loader import SourceItem
+from prereq.registry.owners import Owners
 from prereq.registry.rules import Problem, problem
 
 CODEOWNERS = Path(".github") / "CODEOWNERS"
