@@ -29,6 +29,21 @@ def test_a_file_that_cannot_be_written_is_a_clean_error(tmp_path: Path, bundled:
     )
 
 
+def test_a_read_only_job_is_left_as_it_is(tmp_path: Path, bundled: Path) -> None:
+    """Made read-only by its owner (chmod 444: what editors and git respect), a job is not rewritten,
+    though replacing it by a rename would work (only its folder's permissions would matter)."""
+    path = copy_job(tmp_path, "story.yaml")
+    before = path.read_bytes()
+    path.chmod(0o444)
+    for args in (["add", str(path), "mnist-data"], ["resolve", str(path), "-o", str(path)]):
+        assert_clean_cli_error(["job", *args, "--index", str(bundled)], f"{path} is read-only", code=2)
+        assert path.read_bytes() == before
+    assert path.stat().st_mode & 0o777 == 0o444
+    path.chmod(0o644)
+    assert prereq_cli("job", "add", str(path), "mnist-data", "--index", str(bundled)).returncode == 0
+    assert path.read_bytes() != before
+
+
 @pytest.mark.parametrize("name, shown, line", [("1", "1", 5), ("null", "null", 5), ("true", "true", 5)])
 def test_task_role_names_must_be_strings(tmp_path: Path, bundled: Path, name: str, shown: str, line: int) -> None:
     path = write_job(tmp_path, SMALL_JOB.replace("  train:\n", f"  {name}:\n"))

@@ -188,7 +188,8 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links
     link stays a link: the file it points to is replaced, unless ``follow_links`` is False (for
     files in a checkout someone else may have planted links in), which refuses it; anything but
     a regular file is refused.  A file that cannot be written (no such folder, no permission,
-    disk full) is a PrereqError naming ``path``; the target is then left as it was."""
+    disk full) is a PrereqError naming ``path``; the target is then left as it was.  So is a file
+    its owner made read-only: the rename below would replace it all the same."""
     if not follow_links and Path(path).is_symlink():
         raise PrereqError(
             f"{path} is a symbolic link: prereq does not write through it (it could point anywhere)",
@@ -196,11 +197,18 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links
         )
     target = regular_or_missing(path)
     try:
+        try:
+            current = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            current = None
+        # No write bit at all, or none this user may use (root may use any: the bits still say no).
+        if current is not None and (not current & 0o222 or not os.access(target, os.W_OK)):
+            raise PrereqError(
+                f"{path} is read-only: prereq leaves it as it is",
+                hint=f"make it writable to let prereq edit it (chmod u+w {path}), or write to another file",
+            )
         if mode is None:
-            try:
-                mode = target.stat().st_mode & 0o7777
-            except FileNotFoundError:
-                mode = 0o666 & ~_umask()
+            mode = 0o666 & ~_umask() if current is None else current
         handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise cannot_write(path, exc) from None
