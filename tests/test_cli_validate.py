@@ -355,3 +355,13 @@ def test_a_tab_in_indentation_is_named_in_the_hint(make_registry, capsys, text) 
     code, out, _ = run(capsys, str(root))
     assert code == 1
     assert "PRQ101" in out and "hint: indent with spaces: YAML does not allow a tab in indentation" in out
+
+
+def test_a_yaml_tag_is_refused_where_it_is(make_registry, capsys) -> None:
+    """prereq would read '!!int "12"' as a string and OpenPAI's rest-server as a number; '!custom' it refuses."""
+    text = GOOD_ITEM.replace("title: A good item", "title: !!binary aGVsbG8=")
+    root = make_registry({"prerequisites/good.yaml": text})
+    code, out, _ = run(capsys, str(root))
+    assert code == 1
+    assert "good.yaml:4:8: PRQ101 error invalid YAML: YAML tags are not supported (!!binary)" in out
+    assert "hint: write the value without its tag" in out

@@ -142,10 +142,21 @@ class _TooLarge(Exception):
     pass
 
 
+# The tags a value may carry: those of plain YAML, written or implied (an explicit "!!str" says what
+# quoting says).  Any other ("!!int '12'", "!!binary", "!custom") is refused: prereq would read it as
+# a string, and OpenPAI's rest-server (js-yaml) as a number, bytes, or not at all.
+_YAML_TAGS = {_PLAIN_TAG, *(f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))}
+TAG_MESSAGE = "YAML tags are not supported"  # the start of the issue's message (for hints)
+
+
 def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue]) -> Any:
     out.value_positions[path] = _mark(node)
     if len(out.value_positions) > MAX_VALUES:
         raise _TooLarge
+    if node.tag not in _YAML_TAGS:
+        shown = node.tag.replace("tag:yaml.org,2002:", "!!")
+        issues.append(YamlIssue("syntax", f"{TAG_MESSAGE} ({shown})", *_mark(node)))
+        return None
     if isinstance(node, yaml.ScalarNode):
         if (
             _INT.match(node.value)

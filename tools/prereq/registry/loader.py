@@ -16,7 +16,7 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.core.versions import Requirement
-from prereq.core.yamlload import MAX_DEPTH, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
+from prereq.core.yamlload import MAX_DEPTH, TAG_MESSAGE, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
 from prereq.registry.owners import OWNERS_FIX, Owners, read_owners
 from prereq.registry.rules import Problem, problem
@@ -169,6 +169,8 @@ def _yaml_fix(message: str, raw: bytes, line: int | None, column: int | None) ->
         return f"flatten it: values nest at most {MAX_DEPTH} levels deep"
     if message.startswith("the document expands to more than"):
         return "write the values out instead of repeating them through aliases (*name)"
+    if message.startswith(TAG_MESSAGE):
+        return "write the value without its tag: items hold plain strings, numbers, lists and mappings"
     if message.startswith("merge keys"):
         return "write the keys out instead of merging them in with '<<'"
     if "characters are not allowed" in message:

@@ -75,7 +75,9 @@ _RULES = [
         E,
         "invalid YAML: {detail}",
         "{fix}",
-        "The file must parse as YAML, within the limits below (nesting, values, integer digits).",
+        "The file must parse as plain YAML, within the limits below (nesting, values, integer digits): no "
+        "merge keys ('<<') and no tags but !!str (a tagged value such as !!int '12' or !!binary would be read "
+        "one way by prereq and another by OpenPAI's rest-server).",
         "fix the YAML syntax at this position",
     ),
     Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8", "Registry files are UTF-8 text."),

@@ -240,11 +240,18 @@ export class LoadedYaml {
 }
 
 const TOO_LARGE = Symbol("too large");
+// _YAML_TAGS: plain YAML's, written or implied; any other tag is refused (TAG_MESSAGE).
+const YAML_TAGS = new Set([PLAIN_TAG, "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"]);
+const TAG_MESSAGE = "YAML tags are not supported";
 
 /* _build: Python-typed data from a node, recording positions and collecting issues. */
 function build(node, path, out, issues) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw TOO_LARGE;
+  if (!YAML_TAGS.has(node.tag)) {
+    issues.push(issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node)));
+    return null;
+  }
   if (node.kind === "scalar") {
     const plain = node.style === "" && node.tag === PLAIN_TAG;
     if (plain && INT_RE.test(node.value) && node.value.replace(/^[-+]/, "").length > MAX_INT_DIGITS) {
