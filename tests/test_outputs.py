@@ -62,6 +62,30 @@ def test_a_new_empty_or_earlier_build_folder_is_written(repo: GitRepo, tmp_path:
         assert _build(["--out", str(out)], cwd=repo.root).returncode == 0  # its own output: replaced again
 
 
+def test_files_added_to_an_earlier_build_are_never_replaced(repo: GitRepo, tmp_path: Path) -> None:
+    """A CNAME or a note put into build/site by hand: the next build stops, naming them, and the
+    folder stays as it was; once they are moved out it builds again."""
+    out = tmp_path / "site"
+    assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
+    (out / "CNAME").write_text("prereq.example.org\n")
+    (out / "api" / "notes").mkdir()
+    (out / "api" / "notes" / "mine.txt").write_text("mine\n")
+    before = _tree(out)
+    run = _build(["--out", str(out)], cwd=repo.root)
+    assert run.returncode == 2, run.stderr
+    assert "holds files that build did not write: CNAME, api/notes/mine.txt" in run.stderr
+    assert "hint: move them out of it" in run.stderr
+    assert _tree(out) == before
+    (out / "CNAME").unlink()
+    shutil.rmtree(out / "api" / "notes")
+    assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
+    # A marker from before the list of files cannot tell: its folder is replaced, as it always was.
+    (out / files.MARKER).write_text(files.MARKER_TEXT, encoding="utf-8")
+    (out / "extra.txt").write_text("x\n")
+    assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
+    assert not (out / "extra.txt").exists()
+
+
 def test_a_build_from_before_the_marker_is_recognised_by_its_index(repo: GitRepo, tmp_path: Path) -> None:
     out = tmp_path / "site"
     assert build(repo.root / "registry", out, with_site=False).built

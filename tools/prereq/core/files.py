@@ -50,6 +50,8 @@ DATA_DIR = _data_dir()
 SCHEMA_DIR = DATA_DIR / "schema"
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
+# Then the files the build wrote, one a line: the next build refuses a folder holding any other.
+_LISTED = "Files it wrote (the next build stops at any other, so that none of yours is lost):\n"
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")
 
 
@@ -98,6 +100,33 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             f"--out {out} holds files that 'prereq build' did not write",
             hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
         )
+    added = files_not_written(out) if out.is_dir() else []
+    if added:
+        shown = ", ".join(added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+        raise PrereqError(
+            f"--out {out} is an earlier build's, but holds files that build did not write: {shown}",
+            hint="move them out of it (the next build replaces the whole folder), or delete them yourself",
+        )
+
+
+def _files_under(folder: Path) -> list[str]:
+    """Every file below ``folder`` but the marker, as sorted '/'-separated paths relative to it."""
+    found = (path.relative_to(folder).as_posix() for path in folder.rglob("*") if not path.is_dir())
+    return sorted(rel for rel in found if rel != MARKER)
+
+
+def files_not_written(folder: Path) -> list[str]:
+    """The files of an earlier build's ``folder`` that its marker does not list (someone added them);
+    none for a marker from before the list, whose build cannot tell."""
+    try:
+        text = (folder / MARKER).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    _, listed, rest = text.partition(_LISTED)
+    if not listed:
+        return []
+    written = set(rest.splitlines())
+    return [rel for rel in _files_under(folder) if rel not in written]
 
 
 def is_build_output(folder: Path) -> bool:
@@ -145,7 +174,8 @@ def clean_leftovers(out: Path) -> None:
 def publish_folder(staging: Path, out: Path) -> None:
     """Mark ``staging``, give it the umask's mode (mkdtemp made it private), and swap it in as ``out``:
     the previous ``out`` stays until the new one is in place and comes back on any failure."""
-    (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    listing = "".join(f"{rel}\n" for rel in _files_under(staging))
+    (staging / MARKER).write_text(MARKER_TEXT + _LISTED + listing, encoding="utf-8")
     os.chmod(staging, 0o777 & ~_umask())
     old = None
     if out.exists():
