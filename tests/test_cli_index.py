@@ -70,4 +70,24 @@ def test_an_unwritable_output_folder_is_a_clean_error(
     blocker.write_text("")
     code = main(["build", "--registry", str(repo.root / "registry"), "--out", str(blocker / "site"), "--no-site"])
     err = capsys.readouterr().err
-    assert code == 2 and "cannot write the output folder" in err and "--out" in err and "Traceback" not in err
+    assert (
+        code == 2 and f"--out {blocker / 'site'}: {blocker} is a file, not a folder" in err and "Traceback" not in err
+    )
+    # A link is named as one (prereq does not build through it), not as "not a folder".
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    code = main(["build", "--registry", str(repo.root / "registry"), "--out", str(tmp_path / "link"), "--no-site"])
+    assert code == 2 and "is a symbolic link: prereq does not build through one" in capsys.readouterr().err
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_show_takes_a_version_and_says_so_of_a_range(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    assert main(["build", "--registry", str(repo.root / "registry"), "--out", str(out), "--no-site", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["show", "data@^1", "--index", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "data@^1: a version is needed here, not a range" in err and "hint: published: 1.2.0" in err
+    assert main(["show", "data@9.9.9", "--index", str(out)]) == 2
+    assert "data has no published version 9.9.9" in capsys.readouterr().err

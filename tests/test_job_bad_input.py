@@ -143,3 +143,17 @@ def test_a_job_that_is_not_utf8_is_named_with_line_and_column(tmp_path: Path) ->
     with pytest.raises(PrereqError, match=r"job.yaml:2:9: not valid UTF-8 \(byte 0xe4\)") as caught:
         jobs.prepare(path)
     assert caught.value.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        ("- a\n", "not an OpenPAI job (the file is not a YAML mapping)", "'protocolVersion: 2'"),
+        (SMALL_JOB.replace("taskRoles:", "taskRoles:\n  a: 1\n  b:", 1), "task role a is not a mapping", "instances"),
+        (SMALL_JOB + "prerequisites: x\n", "'prerequisites' must be a list", "'- name: ...'"),
+    ],
+)
+def test_a_job_of_the_wrong_shape_says_how_to_write_it(tmp_path: Path, bundled: Path, text, message, hint) -> None:
+    path = write_job(tmp_path, text)
+    cli = prereq_cli("job", "add", str(path), "mnist-data", "--index", str(bundled))
+    assert cli.returncode == 1 and message in cli.stderr and "hint:" in cli.stderr and hint in cli.stderr, cli.stderr

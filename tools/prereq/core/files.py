@@ -93,8 +93,18 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             f"--out {out} lies inside the registry {registry}",
             hint="publish outside the registry, such as build/site next to it",
         )
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise PrereqError(f"--out {out} is not a folder", hint="pass a folder (missing, empty, or an earlier build's)")
+    if out.is_symlink():
+        raise PrereqError(
+            f"--out {out} is a symbolic link: prereq does not build through one",
+            hint="pass the folder it points to, or another (missing, empty, or an earlier build's)",
+        )
+    # The nearest of it and its parents that exists must be a folder (a/b with a a file cannot be made).
+    nearest = next(path for path in (out, *out.parents) if path.exists())
+    if not nearest.is_dir():
+        raise PrereqError(
+            f"--out {out}: {nearest} is a file, not a folder",
+            hint="pass a folder (missing, empty, or an earlier build's)",
+        )
     if out.is_dir() and any(out.iterdir()) and not is_build_output(out):
         raise PrereqError(
             f"--out {out} holds files that 'prereq build' did not write",

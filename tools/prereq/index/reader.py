@@ -199,9 +199,10 @@ class Index:
         documents = {v["version"]: v for v in self.document(name)["versions"]}
         chosen = version or self.versions(name)[-1]
         if chosen not in documents:
-            raise PrereqError(
-                f"{name} has no published version {chosen}", hint="published: " + ", ".join(self.versions(name))
-            )
+            published = "published: " + ", ".join(self.versions(name))
+            if any(sign in chosen for sign in "^~<>=*| "):  # a range, as 'job add' takes
+                raise PrereqError(f"{name}@{chosen}: a version is needed here, not a range", hint=published)
+            raise PrereqError(f"{name} has no published version {chosen}", hint=published)
         return documents[chosen]
 
     def search(self, query: str) -> list[RootEntry]:

@@ -177,7 +177,11 @@ class JobDocument:
 
     def _check_shape(self) -> None:
         if not isinstance(self.data, dict):
-            raise PrereqError(f"{self.source}: not an OpenPAI job (the file is not a YAML mapping)", exit_code=1)
+            raise PrereqError(
+                f"{self.source}: not an OpenPAI job (the file is not a YAML mapping)",
+                hint="an OpenPAI job is keys and values: 'protocolVersion: 2', 'name: ...', 'taskRoles: ...'",
+                exit_code=1,
+            )
         roles = self.data.get("taskRoles")
         if not isinstance(roles, dict) or not roles:
             raise self.error(
@@ -194,7 +198,11 @@ class JobDocument:
                     key=True,
                 )
             if not isinstance(spec, dict):
-                raise self.error(("taskRoles", role), f"task role {role} is not a mapping")
+                raise self.error(
+                    ("taskRoles", role),
+                    f"task role {role} is not a mapping",
+                    hint="write its keys under its name: instances, dockerImage, resourcePerInstance, commands",
+                )
             names = spec.get("prerequisites")
             if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
                 raise self.error(
@@ -203,7 +211,9 @@ class JobDocument:
                 )
         top = self.data.get("prerequisites")
         if top is not None and not isinstance(top, list):
-            raise self.error(("prerequisites",), "'prerequisites' must be a list")
+            raise self.error(
+                ("prerequisites",), "'prerequisites' must be a list", hint="write each one as an entry: '- name: ...'"
+            )
         for position, item in enumerate(top or []):
             if isinstance(item, dict) and "name" in item and not isinstance(item["name"], str):
                 raise self.error(

@@ -80,7 +80,10 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     ``start/registry`` qualify: a mistyped path must not silently validate
     some other registry further up.
     """
-    hint = f"pass the registry folder (the one holding {ITEMS_DIR}/), e.g. 'prereq validate registry'"
+    hint = (
+        f"name the registry folder (the one holding {ITEMS_DIR}/): "
+        "'prereq validate registry', 'prereq build --registry registry'"
+    )
     if not start.exists():
         raise PrereqError(f"{start} does not exist", hint=hint)
     start = start.resolve()
@@ -366,7 +369,8 @@ def load_registry(root: Path, *, cache: Cache = NO_CACHE) -> LoadedRegistry:
     items_dir = root / ITEMS_DIR
     if not items_dir.is_dir():
         raise PrereqError(
-            f"{root} has no {ITEMS_DIR}/ folder", hint="point at the registry folder, e.g. 'prereq validate registry'"
+            f"{root} has no {ITEMS_DIR}/ folder",
+            hint="name the registry folder: 'prereq validate registry', 'prereq build --registry registry'",
         )
     owners, problems = _load_owners(root)
     shelf = cache.shelf("files")

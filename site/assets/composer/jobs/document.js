@@ -157,7 +157,9 @@ export class JobDocument {
 
   checkShape(typed) {
     if (!(typed instanceof PyDict)) {
-      throw new PrereqError(`${this.source}: not an OpenPAI job (the file is not a YAML mapping)`, { exitCode: 1 });
+      throw new PrereqError(`${this.source}: not an OpenPAI job (the file is not a YAML mapping)`, {
+        hint: "an OpenPAI job is keys and values: 'protocolVersion: 2', 'name: ...', 'taskRoles: ...'", exitCode: 1,
+      });
     }
     const roles = typedGet(typed, "taskRoles");
     if (!(roles instanceof PyDict) || !roles.size) {
@@ -170,14 +172,20 @@ export class JobDocument {
             "boolean or null", key: true,
         });
       }
-      if (!(spec instanceof PyDict)) throw this.error(["taskRoles", role], `task role ${role} is not a mapping`);
+      if (!(spec instanceof PyDict)) {
+        throw this.error(["taskRoles", role], `task role ${role} is not a mapping`, {
+          hint: "write its keys under its name: instances, dockerImage, resourcePerInstance, commands",
+        });
+      }
       const names = typedGet(spec, "prerequisites");
       if (names !== undefined && names !== null && !(Array.isArray(names) && names.every((n) => typeof n === "string"))) {
         throw this.error(["taskRoles", role, "prerequisites"], `taskRoles.${role}.prerequisites must be a list of prerequisite names`);
       }
     }
     const top = typedGet(typed, "prerequisites");
-    if (top !== undefined && top !== null && !Array.isArray(top)) throw this.error(["prerequisites"], "'prerequisites' must be a list");
+    if (top !== undefined && top !== null && !Array.isArray(top)) {
+      throw this.error(["prerequisites"], "'prerequisites' must be a list", { hint: "write each one as an entry: '- name: ...'" });
+    }
     (Array.isArray(top) ? top : []).forEach((item, position) => {
       if (item instanceof PyDict && item.has("name") && typeof item.get("name") !== "string") {
         throw this.error(["prerequisites", position, "name"], `prerequisite name ${showScalar(item.get("name"))} is not a string`,
