@@ -9,8 +9,9 @@ May import: prereq.core, prereq.registry.rules (hints), prereq.index, prereq.job
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
@@ -119,7 +120,21 @@ def add_to_text(
     recorded, told = recorded_index(old.index, used)
     new = old.copy(index=recorded)
     notes = select(job, new, loaded, names, roles, bind=bind)
-    return edited(job, text, plan_edit(job, old, new, loaded), notes=notes, told=told)
+    plan = plan_edit(job, old, new, loaded)
+    for change in plan.changes:  # said now, not only at 'job resolve' (which says it of the lock)
+        if change.action in ("added", "updated"):
+            note = deprecated_note(change.name, change.version, loaded.version(change.name, change.version))
+            notes += [note] if note else []
+    return edited(job, text, plan, notes=notes, told=told)
+
+
+def deprecated_note(name: str, version: str, document: Mapping[str, Any]) -> str | None:
+    """'NAME VERSION is deprecated: REASON Use OTHER instead.' for a deprecated version's document."""
+    deprecated = document["item"].get("deprecated")
+    if not deprecated:
+        return None
+    text = f"{name} {version} is deprecated: {deprecated.get('reason', '').strip()}"
+    return text + f" Use {deprecated['replacement']} instead." if deprecated.get("replacement") else text
 
 
 def select(

@@ -22,7 +22,7 @@ from prereq.index.reader import Index
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.needs import refuse_missing
-from prereq.jobs.operations import IndexChoice, open_index, recorded_index
+from prereq.jobs.operations import IndexChoice, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
 from prereq.openpai import forms, protocol, runtime
@@ -96,12 +96,9 @@ def _check_lock(job: JobDocument, state: JobState, index: Index | None, index_er
         except PrereqError:
             job.warnings.append(f"{name} {entry.version} is locked but not published in the index")
             continue
-        deprecated = document["item"].get("deprecated")
-        if deprecated:
-            text = f"{name} {entry.version} is deprecated: {deprecated.get('reason', '').strip()}"
-            if deprecated.get("replacement"):
-                text += f" Use {deprecated['replacement']} instead."
-            job.warnings.append(text)
+        note = deprecated_note(name, entry.version, document)
+        if note:
+            job.warnings.append(note)
         elif document.get("digest") != entry.digest:
             job.warnings.append(
                 f"{name} {entry.version}: the lock's digest differs from the index's; "

@@ -100,7 +100,21 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
       for (const extra of same.slice(1).reverse()) chosen.splice(extra, 1);
     }
   }
-  return edited(job, text, planEdit(job, old, next, index), { notes, told });
+  const plan = planEdit(job, old, next, index);
+  for (const change of plan.changes) { // said now, not only at 'job resolve' (which says it of the lock)
+    if (change.action !== "added" && change.action !== "updated") continue;
+    const note = deprecatedNote(change.name, change.version, index.version(change.name, change.version));
+    if (note) notes.push(note);
+  }
+  return edited(job, text, plan, { notes, told });
+}
+
+/* deprecated_note: "NAME VERSION is deprecated: REASON Use OTHER instead." for a deprecated version's document. */
+export function deprecatedNote(name, version, document) {
+  const deprecated = document.item.deprecated;
+  if (!deprecated) return null;
+  const text = `${name} ${version} is deprecated: ${(deprecated.reason || "").trim()}`;
+  return deprecated.replacement ? text + ` Use ${deprecated.replacement} instead.` : text;
 }
 
 function notSelected(job, state, name, taskRole) {

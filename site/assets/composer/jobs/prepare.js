@@ -12,7 +12,7 @@ import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
 import { PrereqError } from "../core/errors.js";
 import { digest, runtimeParameters } from "../openpai/forms.js";
 import { formatPath } from "../yaml/yamlload.js";
-import { loadFor, recordedIndex } from "./operations.js";
+import { deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
@@ -106,11 +106,9 @@ function checkLock(job, state, index) {
       job.warnings.push(`${name} ${entry.version} is locked but not published in the index`);
       continue;
     }
-    const deprecated = document.item.deprecated;
-    if (deprecated) {
-      let text = `${name} ${entry.version} is deprecated: ${(deprecated.reason || "").trim()}`;
-      if (deprecated.replacement) text += ` Use ${deprecated.replacement} instead.`;
-      job.warnings.push(text);
+    const note = deprecatedNote(name, entry.version, document);
+    if (note) {
+      job.warnings.push(note);
     } else if (document.digest !== entry.digest) {
       job.warnings.push(`${name} ${entry.version}: the lock's digest differs from the index's; run 'prereq job lock' to refresh it`);
     }
