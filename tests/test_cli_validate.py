@@ -365,3 +365,18 @@ def test_a_yaml_tag_is_refused_where_it_is(make_registry, capsys) -> None:
     assert code == 1
     assert "good.yaml:4:8: PRQ101 error invalid YAML: YAML tags are not supported (!!binary)" in out
     assert "hint: write the value without its tag" in out
+
+
+@pytest.mark.parametrize("depth", [150, 1100])  # prereq's own limit, and past libyaml's (1000)
+def test_values_nested_too_deep_are_told_to_flatten(make_registry, capsys, depth) -> None:
+    root = make_registry({"prerequisites/deep.yaml": "name: deep\na: " + "[" * depth + "]" * depth + "\n"})
+    code, out, _ = run(capsys, str(root))
+    assert code == 1 and "PRQ101" in out and "hint: flatten it: values nest at most 100 levels deep" in out
+
+
+def test_an_alias_bomb_is_reported_at_the_key_whose_expansion_passes_the_limit(make_registry, capsys) -> None:
+    lines = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    root = make_registry({"prerequisites/bomb.yaml": "\n".join(lines) + "\n"})
+    code, out, _ = run(capsys, str(root))
+    assert code == 1 and "bomb.yaml:6:1: PRQ101 error invalid YAML: the document expands to more than" in out

@@ -139,7 +139,11 @@ def _mark(node: yaml.Node | yaml.Event) -> tuple[int, int]:
 
 
 class _TooLarge(Exception):
-    pass
+    """The values passed MAX_VALUES at ``path`` (raised from deep in the walk, to stop it)."""
+
+    def __init__(self, path: PathKey) -> None:
+        super().__init__()
+        self.path = path
 
 
 # The tags a value may carry: those of plain YAML, written or implied (an explicit "!!str" says what
@@ -152,7 +156,7 @@ TAG_MESSAGE = "YAML tags are not supported"  # the start of the issue's message 
 def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue]) -> Any:
     out.value_positions[path] = _mark(node)
     if len(out.value_positions) > MAX_VALUES:
-        raise _TooLarge
+        raise _TooLarge(path)
     if node.tag not in _YAML_TAGS:
         shown = node.tag.replace("tag:yaml.org,2002:", "!!")
         issues.append(YamlIssue("syntax", f"{TAG_MESSAGE} ({shown})", *_mark(node)))
@@ -256,10 +260,13 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
     issues: list[YamlIssue] = []
     try:
         loaded.data = _build(nodes[0], (), loaded, issues)
-    except _TooLarge:
-        raise YamlLoadError(
-            [YamlIssue("syntax", f"the document expands to more than {MAX_VALUES} values (through aliases?)", 1, 1)]
-        ) from None
+    except _TooLarge as exc:
+        # At the key the expansion was under when it passed the limit: the line that names the alias
+        # (the values' own positions are their anchor's).
+        keyed = [exc.path[:end] for end in range(len(exc.path), 0, -1) if exc.path[:end] in loaded.key_positions]
+        line, column = loaded.key_positions[keyed[0]] if keyed else (1, 1)
+        message = f"the document expands to more than {MAX_VALUES} values (through aliases?)"
+        raise YamlLoadError([YamlIssue("syntax", message, line, column)]) from None
     if issues:
         raise YamlLoadError(issues)
     return loaded

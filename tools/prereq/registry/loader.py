@@ -168,7 +168,7 @@ def _yaml_fix(message: str, raw: bytes, line: int | None, column: int | None) ->
         return _TAB_FIX
     if message.startswith("integers have at most"):
         return "quote it if it is text, or shorten it"
-    if message.startswith("values are nested more than"):
+    if message.startswith("values are nested more than") or "exceeded maximum nesting depth" in message:  # libyaml's
         return f"flatten it: values nest at most {MAX_DEPTH} levels deep"
     if message.startswith("the document expands to more than"):
         return "write the values out instead of repeating them through aliases (*name)"

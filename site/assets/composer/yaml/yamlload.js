@@ -239,7 +239,12 @@ export class LoadedYaml {
   }
 }
 
-const TOO_LARGE = Symbol("too large");
+/* _TooLarge: the values passed MAX_VALUES at `path` (thrown from deep in the walk, to stop it). */
+class TooLarge {
+  constructor(path) {
+    this.path = path;
+  }
+}
 // _YAML_TAGS: plain YAML's, written or implied; any other tag is refused (TAG_MESSAGE).
 const YAML_TAGS = new Set([PLAIN_TAG, "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"]);
 const TAG_MESSAGE = "YAML tags are not supported";
@@ -247,7 +252,7 @@ const TAG_MESSAGE = "YAML tags are not supported";
 /* _build: Python-typed data from a node, recording positions and collecting issues. */
 function build(node, path, out, issues) {
   out.valuePositions.set(pathId(path), nodeMark(node));
-  if (out.valuePositions.size > MAX_VALUES) throw TOO_LARGE;
+  if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
   if (!YAML_TAGS.has(node.tag)) {
     issues.push(issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node)));
     return null;
@@ -333,8 +338,17 @@ export function loadYaml(raw) {
   try {
     loaded.typed = build(nodes[0], [], loaded, issues);
   } catch (error) {
-    if (error !== TOO_LARGE) throw error;
-    throw new YamlLoadError([issue("syntax", `the document expands to more than ${MAX_VALUES} values (through aliases?)`, 1, 1)]);
+    if (!(error instanceof TooLarge)) throw error;
+    // At the key the expansion was under when it passed the limit: the line that names the alias.
+    let [line, column] = [1, 1];
+    for (let end = error.path.length; end > 0; end--) {
+      const found = loaded.keyPositions.get(pathId(error.path.slice(0, end)));
+      if (found) {
+        [line, column] = found;
+        break;
+      }
+    }
+    throw new YamlLoadError([issue("syntax", `the document expands to more than ${MAX_VALUES} values (through aliases?)`, line, column)]);
   }
   if (issues.length) throw new YamlLoadError(issues);
   return loaded;
