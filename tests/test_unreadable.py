@@ -63,3 +63,15 @@ def test_an_index_folder_that_cannot_be_read_is_said_so(tmp_path: Path, folder: 
     assert done.returncode == 2, done.stderr
     assert f"prereq: error: cannot read {folder}: Permission denied" in done.stderr
     assert "hint: check its permissions" in done.stderr
+
+
+def test_a_job_file_that_cannot_be_read_says_so(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text("protocolVersion: 2\n", encoding="utf-8")
+    job.chmod(0)
+    try:
+        done = prereq("job", "add", "job.yaml", "mnist-data", "--index", str(REGISTRY), cwd=tmp_path)
+    finally:
+        job.chmod(0o644)
+    assert done.returncode == 2, done.stderr
+    assert "prereq: error: cannot read job.yaml: Permission denied\n    hint: check its permissions" in done.stderr

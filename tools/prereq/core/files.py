@@ -21,6 +21,7 @@ May import: prereq.core.errors.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.resources
 import json
 import os
@@ -275,15 +276,22 @@ def read_regular(path: Path, *, what: str) -> bytes:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise PrereqError(f"no such {what}: {path}") from None
+        raise PrereqError(f"no such {what}: {path}", hint="check the path (relative to the current folder)") from None
     except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+        raise _cannot_read(path, exc) from None
     if not stat.S_ISREG(mode):
         raise PrereqError(f"{path} is not a regular file", hint=f"name the {what} itself")
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}") from None
+        raise _cannot_read(path, exc) from None
+
+
+def _cannot_read(path: Path, exc: OSError) -> PrereqError:
+    denied = exc.errno in (errno.EACCES, errno.EPERM)
+    return PrereqError(
+        f"cannot read {path}: {exc.strerror}", hint="check its permissions" if denied else "check the path"
+    )
 
 
 def cannot_write(path: Path, exc: OSError) -> PrereqError:
