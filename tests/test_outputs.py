@@ -16,6 +16,7 @@ import pytest
 from gitrepo import GitRepo, item_yaml
 from prereq.cli import main
 from prereq.core import files
+from prereq.core.errors import PrereqError
 from prereq.marketplace.publish import build
 
 
@@ -86,11 +87,33 @@ def test_files_added_to_an_earlier_build_are_never_replaced(repo: GitRepo, tmp_p
     assert not (out / "extra.txt").exists()
 
 
-def test_a_build_from_before_the_marker_is_recognised_by_its_index(repo: GitRepo, tmp_path: Path) -> None:
+def test_a_folder_holding_an_index_but_no_marker_is_not_taken_for_a_build(repo: GitRepo, tmp_path: Path) -> None:
+    """An index copied into someone's folder (public/ with their own pages) made all of it prereq's:
+    the next build deleted the rest.  Only the marker says a folder is a build's."""
     out = tmp_path / "site"
     assert build(repo.root / "registry", out, with_site=False).built
-    (out / files.MARKER).unlink()
-    assert build(repo.root / "registry", out, with_site=False).built
+    public = tmp_path / "public"
+    shutil.copytree(out / "api", public / "api")
+    (public / "cv.pdf").write_text("mine\n")
+    before = _tree(public)
+    run = _build(["--out", str(public)], cwd=repo.root)
+    assert run.returncode == 2 and "holds files that 'prereq build' did not write" in run.stderr, run.stderr
+    assert _tree(public) == before
+
+
+def test_the_marker_lists_any_file_name(tmp_path: Path) -> None:
+    """Names with a line break, a line separator or bytes that are no UTF-8 (a registry's own pages)."""
+    staging, out = tmp_path / "staging", tmp_path / "site"
+    staging.mkdir()
+    odd = ["line\nbreak.txt", "sep\u2028x.txt", os.fsdecode(b"bad\xff.txt"), "plain.txt"]
+    for name in odd:
+        (staging / name).write_text("x\n")
+    files.publish_folder(staging, out)
+    assert files.files_not_written(out) == []
+    (out / "new\nfile.txt").write_text("mine\n")
+    assert files.files_not_written(out) == ["new\nfile.txt"]
+    with pytest.raises(PrereqError, match=r'holds files that build did not write: "new\\nfile.txt"'):
+        files.check_output_folder(out, protected=[], registry=tmp_path / "registry")
 
 
 def test_a_failure_in_the_final_swap_leaves_the_previous_output_intact(
@@ -108,8 +131,6 @@ def test_a_failure_in_the_final_swap_leaves_the_previous_output_intact(
 
     monkeypatch.setattr(Path, "rename", failing_rename)
     repo.write("registry/prerequisites/disk.yaml", item_yaml("disk", "1.1.0"))
-    from prereq.core.errors import PrereqError
-
     with pytest.raises(PrereqError, match="No space left on device"):
         build(repo.root / "registry", out, with_site=False)
     assert _tree(out) == before

@@ -75,3 +75,16 @@ def test_a_job_file_that_cannot_be_read_says_so(tmp_path: Path) -> None:
         job.chmod(0o644)
     assert done.returncode == 2, done.stderr
     assert "prereq: error: cannot read job.yaml: Permission denied\n    hint: check its permissions" in done.stderr
+
+
+def test_an_earlier_build_with_a_folder_that_cannot_be_listed_is_not_replaced(tmp_path: Path) -> None:
+    """What is in it cannot be compared with the marker's list: it may be the user's."""
+    args = ["build", "--registry", str(REGISTRY), "--out", "out", "--no-site", "-q"]
+    assert subprocess.run([str(PREREQ), *args], cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
+    (tmp_path / "out" / "private").mkdir()
+    (tmp_path / "out" / "private" / "notes.txt").write_text("mine\n")
+    with unreadable(tmp_path / "out" / "private"):
+        done = prereq(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "cannot read" in done.stderr and "private: Permission denied" in done.stderr
+    assert (tmp_path / "out" / "private" / "notes.txt").read_text() == "mine\n"

@@ -51,8 +51,9 @@ DATA_DIR = _data_dir()
 SCHEMA_DIR = DATA_DIR / "schema"
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
-# Then the files the build wrote, one a line: the next build refuses a folder holding any other.
-_LISTED = "Files it wrote (the next build stops at any other, so that none of yours is lost):\n"
+# Then the files the build wrote, each a JSON string on a line of its own (a name may hold a line
+# break, or bytes that are no UTF-8): the next build refuses a folder holding any other.
+_LISTED = "Files it wrote, as JSON strings (the next build stops at any other, so that none of yours is lost):\n"
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")
 
 
@@ -108,22 +109,39 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
         )
     if out.is_dir() and any(out.iterdir()) and not is_build_output(out):
         raise PrereqError(
-            f"--out {out} holds files that 'prereq build' did not write",
+            f"--out {out} holds files that 'prereq build' did not write (it has no {MARKER} listing them)",
             hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
         )
-    added = files_not_written(out) if out.is_dir() else []
+    try:
+        added = files_not_written(out) if out.is_dir() else []
+    except OSError as exc:  # a folder in it that cannot be listed may hold anything
+        raise PrereqError(
+            f"--out {out}: cannot read {exc.filename}: {exc.strerror}",
+            hint="check its permissions: the next build replaces the whole folder, and all in it",
+        ) from None
     if added:
-        shown = ", ".join(added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+        shown = ", ".join(_shown(rel) for rel in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
         raise PrereqError(
             f"--out {out} is an earlier build's, but holds files that build did not write: {shown}",
             hint="move them out of it (the next build replaces the whole folder), or delete them yourself",
         )
 
 
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _shown(rel: str) -> str:
+    """A path as a message shows it: as it is when printable, else as a JSON string (escapes visible)."""
+    return rel if rel.isprintable() else json.dumps(rel)
+
+
 def _files_under(folder: Path) -> list[str]:
-    """Every file below ``folder`` but the marker, as sorted '/'-separated paths relative to it."""
+    """Every file below ``folder`` but the marker, as sorted '/'-separated paths relative to it; a
+    folder that cannot be listed raises its OSError."""
     found = []
-    for top, _, names in os.walk(folder):  # os.walk: scandir's types, no stat a file (rglob's took 3.5x as long)
+    # os.walk: scandir's types, no stat a file (rglob's took 3.5x as long)
+    for top, _, names in os.walk(folder, onerror=_raise):
         base = Path(top).relative_to(folder).as_posix()
         found += [name if base == "." else f"{base}/{name}" for name in names]
     return sorted(rel for rel in found if rel != MARKER)
@@ -139,20 +157,17 @@ def files_not_written(folder: Path) -> list[str]:
     _, listed, rest = text.partition(_LISTED)
     if not listed:
         return []
-    written = set(rest.splitlines())
+    written = set()
+    for line in rest.split("\n"):
+        with contextlib.suppress(ValueError):  # a line edited by hand lists nothing
+            written.add(json.loads(line))
     return [rel for rel in _files_under(folder) if rel not in written]
 
 
 def is_build_output(folder: Path) -> bool:
-    """True for a folder an earlier ``prereq build`` wrote: its marker, or (before markers) its index."""
-    if (folder / MARKER).is_file():
-        return True
-    try:
-        text = (folder / "api" / "v1" / "index.json").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    # Builds without a marker wrote the index indented; a copy of a newer one may have lost its marker.
-    return any(f'"format":{space}"prereq-index/' in text for space in ("", " "))
+    """True for a folder an earlier ``prereq build`` wrote: it holds the marker.  A folder holding an
+    index without one is not: an index copied into someone's folder made all of it look prereq's."""
+    return (folder / MARKER).is_file()
 
 
 def staging_folder(out: Path) -> Path:
@@ -188,7 +203,7 @@ def clean_leftovers(out: Path) -> None:
 def publish_folder(staging: Path, out: Path) -> None:
     """Mark ``staging``, give it the umask's mode (mkdtemp made it private), and swap it in as ``out``:
     the previous ``out`` stays until the new one is in place and comes back on any failure."""
-    listing = "".join(f"{rel}\n" for rel in _files_under(staging))
+    listing = "".join(json.dumps(rel) + "\n" for rel in _files_under(staging))
     (staging / MARKER).write_text(MARKER_TEXT + _LISTED + listing, encoding="utf-8")
     os.chmod(staging, 0o777 & ~_umask())
     old = None
