@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -285,21 +286,36 @@ def test_installed_command_reports_broken_input_as_json(make_registry, tmp_path)
     assert root == tmp_path / "registry"
 
 
-def test_a_reader_that_stops_early_never_turns_failure_into_success(make_registry, tmp_path) -> None:
-    """`prereq validate | head -1` under `set -o pipefail`: the broken pipe ends it with 141 (as SIGPIPE
-    would), not 0, and nothing more is printed."""
+@pytest.mark.parametrize(
+    ("items", "then", "code"),
+    [
+        (400, "| head -1", 141),  # the pipe breaks while prereq prints
+        (1, "| true", 141),  # it breaks at the last flush, which Python would do at exit
+        (1, ">/dev/full", 2),  # nothing can be written: a clean error, not a bug
+        (1, ">&-", 1),  # no output at all: what would go there goes nowhere, the exit code stays
+    ],
+)
+def test_output_that_cannot_be_written_never_turns_failure_into_success(
+    make_registry, tmp_path, items, then, code
+) -> None:
+    """`prereq validate | head -1` under `set -o pipefail`, and the other ways output is lost: the
+    exit code says so (141 as for SIGPIPE, 2 for an unwritable output), never 0, never a traceback."""
     prereq = Path(sys.executable).with_name("prereq")
-    make_registry({f"prerequisites/bad-{i}.yaml": f"name: bad-{i}\nversion: x\n" for i in range(400)})
+    make_registry({f"prerequisites/bad-{i}.yaml": f"name: bad-{i}\nversion: x\n" for i in range(items)})
     done = subprocess.run(
-        ["bash", "-o", "pipefail", "-c", f"'{prereq}' validate registry | head -1"],
+        ["bash", "-o", "pipefail", "-c", f"'{prereq}' validate registry {then}"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
     )
-    assert done.returncode == 141, (done.returncode, done.stderr)
-    assert done.stdout.count("\n") == 1 and "PRQ" in done.stdout
-    assert done.stderr == ""
+    assert done.returncode == code, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr and "Exception" not in done.stderr
+    if then == ">/dev/full":
+        assert done.stderr == "prereq: error: cannot write the output: No space left on device\n"
+    elif then == "| head -1":
+        assert done.stdout.count("\n") == 1 and "PRQ" in done.stdout and done.stderr == ""
 
 
 def test_registry_text_is_shown_not_obeyed(make_registry, capsys, monkeypatch) -> None:

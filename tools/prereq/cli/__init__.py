@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Sequence
 from importlib import import_module
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn, TextIO
 
 from prereq import __version__
 from prereq.core.errors import PrereqError
@@ -84,14 +84,68 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # What prereq prints holds registry text: on a terminal, its control characters are shown, not obeyed.
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if stream.isatty() and not isinstance(stream, VisibleStream):
+        if stream is None:  # closed ('prereq validate >&-'): what would go there goes nowhere
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the whole run
+        # What prereq prints holds registry text: on a terminal, its control characters are shown, not obeyed.
+        elif stream.isatty() and not isinstance(stream, VisibleStream):
             setattr(sys, name, VisibleStream(stream))
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    printed_to, sys.stdout = sys.stdout, _Output(sys.stdout)
+    try:
+        code = _run(args)
+        sys.stdout.flush()  # here, not at exit: a pipe closed by then must change the exit code too
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (`prereq validate | head`): end as a command SIGPIPE ends, 128 + 13,
+        # never 0, which passed a failed check in a pipeline; Python's last flush of the closed pipe
+        # is sent to /dev/null so that nothing else is printed.
+        _quiet_stdout()
+        return 141
+    except _OutputUnwritable as exc:
+        _quiet_stdout()
+        with contextlib.suppress(OSError):
+            print(f"prereq: error: cannot write the output: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        sys.stdout = printed_to
+
+
+class _OutputUnwritable(Exception):
+    """What prereq prints could not be written (a full disk, '>/dev/full'): not a bug of prereq's."""
+
+
+class _Output:
+    """sys.stdout for a run: its write errors, but a broken pipe (main's 141), are _OutputUnwritable."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputUnwritable(exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputUnwritable(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code; its errors said on stderr (a broken pipe is main's)."""
     try:
         return int(args.run(args))
     except PrereqError as exc:
@@ -102,12 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("prereq: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader stopped early (`prereq validate | head`): end as a command SIGPIPE ends, 128 + 13,
-        # never 0, which passed a failed check in a pipeline; Python's last flush of the closed pipe
-        # is sent to /dev/null so that nothing else is printed.
-        _quiet_stdout()
-        return 141
+    except (BrokenPipeError, _OutputUnwritable):
+        raise
     except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         print(
