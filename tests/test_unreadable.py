@@ -29,8 +29,8 @@ def prereq(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def unreadable(folder: Path) -> Iterator[None]:
-    folder.chmod(0)
+def unreadable(folder: Path, mode: int = 0) -> Iterator[None]:
+    folder.chmod(mode)
     try:
         yield
     finally:
@@ -88,3 +88,22 @@ def test_an_earlier_build_with_a_folder_that_cannot_be_listed_is_not_replaced(tm
     assert done.returncode == 2, done.stderr
     assert "cannot read" in done.stderr and "private: Permission denied" in done.stderr
     assert (tmp_path / "out" / "private" / "notes.txt").read_text() == "mine\n"
+
+
+def test_an_environment_folder_that_can_be_listed_but_not_searched_names_its_files(tmp_path: Path) -> None:
+    """chmod 444: the names can be read, the files not even looked at."""
+    shutil.copytree(REGISTRY, tmp_path / "registry")
+    with unreadable(tmp_path / "registry" / "environments" / "python", 0o444):
+        done = prereq("validate", "registry", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "PRQ107 error environments/python/1.0.0.yaml cannot be read: Permission denied" in done.stdout
+    assert "internal error" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("mode", [0, 0o444])
+def test_a_registry_that_cannot_be_looked_into_is_said_so(tmp_path: Path, mode: int) -> None:
+    shutil.copytree(REGISTRY, tmp_path / "registry")
+    with unreadable(tmp_path / "registry", mode):
+        done = prereq("validate", "registry", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "prereq: error: cannot read " in done.stderr and "hint: check its permissions" in done.stderr

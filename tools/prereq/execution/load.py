@@ -81,7 +81,11 @@ def _entries(root: Path, folder: Path) -> Iterator[tuple[Path, str] | Problem]:
         if path.name.startswith("."):
             continue
         rel = path.relative_to(root).as_posix()
-        refused = entry_problem(path, rel, folder=path.is_dir())
+        try:
+            is_folder = path.is_dir()
+        except OSError:  # what cannot be looked at (its folder is not searchable): entry_problem says so
+            is_folder = False
+        refused = entry_problem(path, rel, folder=is_folder)
         yield refused if refused is not None else (path, rel)
 
 

@@ -87,12 +87,20 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     if not start.exists():
         raise PrereqError(f"{start} does not exist", hint=hint)
     start = start.resolve()
-    if (start / ITEMS_DIR).is_dir():
+    if _is_folder(start / ITEMS_DIR):
         return start
     for folder in (start, *start.parents) if search_parents else (start,):
-        if (folder / "registry" / ITEMS_DIR).is_dir():
+        if _is_folder(folder / "registry" / ITEMS_DIR):
             return folder / "registry"
     raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=hint)
+
+
+def _is_folder(path: Path) -> bool:
+    """Is ``path`` a folder?  One that cannot be looked into is said so (Python 3.11 raises)."""
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        raise PrereqError(f"cannot read {path.parent}: {exc.strerror}", hint="check its permissions") from None
 
 
 def unreadable(rel: str, exc: OSError, *, otherwise: str = "make it a readable folder") -> Problem:
