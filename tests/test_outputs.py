@@ -54,6 +54,18 @@ def test_an_output_that_would_replace_the_users_files_is_refused_and_nothing_cha
     assert not [p for p in repo.root.iterdir() if p.name.startswith((".notes", ".docs", ".registry", ".."))]
 
 
+def test_an_output_reached_through_a_link_is_judged_where_it_lands(repo: GitRepo, tmp_path: Path) -> None:
+    (tmp_path / "into-registry").symlink_to(repo.root / "registry")
+    (tmp_path / "nowhere").symlink_to(tmp_path / "missing")
+    before = _tree(repo.root)
+    run = _build(["--out", str(tmp_path / "into-registry" / "site")], cwd=repo.root)
+    assert run.returncode == 2 and "lies inside the registry" in run.stderr, run.stderr
+    assert _tree(repo.root) == before
+    run = _build(["--out", str(tmp_path / "nowhere" / "site")], cwd=repo.root)
+    assert run.returncode == 2 and f"{tmp_path / 'nowhere'} is a link to nothing" in run.stderr, run.stderr
+    assert not (tmp_path / "missing").exists()
+
+
 def test_a_new_empty_or_earlier_build_folder_is_written(repo: GitRepo, tmp_path: Path) -> None:
     for out in (tmp_path / "new" / "site", tmp_path / "empty"):
         if out.name == "empty":

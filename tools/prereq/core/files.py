@@ -84,13 +84,14 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
 
     It may never be one of the ``protected`` folders or an ancestor of one, nor lie in the registry."""
     out = Path(os.path.abspath(out))
-    for folder in (Path(os.path.abspath(p)) for p in protected):
-        if within(folder, out):
+    real = Path(os.path.realpath(out))  # compared where it lands: a link above it may lead anywhere
+    for folder in protected:
+        if within(Path(os.path.realpath(folder)), real):
             raise PrereqError(
-                f"--out {out} would replace {folder} and everything in it",
+                f"--out {out} would replace {os.path.abspath(folder)} and everything in it",
                 hint="pass a folder of its own for the build, such as build/site",
             )
-    if within(out, Path(os.path.abspath(registry))):
+    if within(real, Path(os.path.realpath(registry))):
         raise PrereqError(
             f"--out {out} lies inside the registry {registry}",
             hint="publish outside the registry, such as build/site next to it",
@@ -101,7 +102,11 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             hint="pass the folder it points to, or another (missing, empty, or an earlier build's)",
         )
     # The nearest of it and its parents that exists must be a folder (a/b with a a file cannot be made).
-    nearest = next(path for path in (out, *out.parents) if path.exists())
+    nearest = next(path for path in (out, *out.parents) if path.exists() or path.is_symlink())
+    if not nearest.exists():
+        raise PrereqError(
+            f"--out {out}: {nearest} is a link to nothing", hint="remove the link, or pass another folder"
+        )
     if not nearest.is_dir():
         raise PrereqError(
             f"--out {out}: {nearest} is a file, not a folder",
