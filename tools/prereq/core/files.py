@@ -3,14 +3,9 @@
 prereq's own files (``schema/``, the site's ``site/`` and ``mkdocs.yml``) are package data: an
 installed wheel carries them in ``prereq/data/`` (the build maps them there from the top of the
 repository); an editable install reads them from the checkout itself.  ``DATA_DIR`` is whichever
-holds them.  What prereq writes replaces nothing it was not asked to replace:
-
-A published folder carries a marker file; ``prereq build`` writes only into a missing or empty
-folder or one with that marker, never into the registry, the current folder, the repository or
-an ancestor of any of them.  The new output is made beside the old one and swapped in: the old
-one is kept until the new one is in place and put back on any failure, and a build killed
-half-way leaves folders the next build cleans up (or restores).  Files are written atomically
-and replace only regular files.
+holds them.  What prereq writes replaces nothing it was not asked to replace: files are written
+atomically, and replace only regular files the user may write and owns (the folders a build
+may replace are prereq.marketplace.publish's to say).
 
 A ``Cache`` keeps results across runs (validation's readings of files and scripts), as ``Shelf``
 files of JSON in one folder, each under the identity of what computed it.
@@ -25,11 +20,8 @@ import errno
 import importlib.resources
 import json
 import os
-import re
-import shutil
 import stat
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,15 +41,10 @@ def _data_dir() -> Path:
 
 DATA_DIR = _data_dir()
 SCHEMA_DIR = DATA_DIR / "schema"
-MARKER = ".prereq-build"
-MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
-# Then the files the build wrote, each a JSON string on a line of its own (a name may hold a line
-# break, or bytes that are no UTF-8): the next build refuses a folder holding any other.
-_LISTED = "Files it wrote, as JSON strings (the next build stops at any other, so that none of yours is lost):\n"
-_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read by setting it, then set back)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -77,152 +64,6 @@ def link_inside(path: Path, root: Path) -> Path | None:
         if real != root and within(real, root) and step.is_symlink():
             return step
     return None
-
-
-def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path) -> None:
-    """Refuse ``out`` (exit 2) unless it is missing, an empty folder, or an earlier build's output.
-
-    It may never be one of the ``protected`` folders or an ancestor of one, nor lie in the registry."""
-    out = Path(os.path.abspath(out))
-    real = Path(os.path.realpath(out))  # compared where it lands: a link above it may lead anywhere
-    for folder in protected:
-        if within(Path(os.path.realpath(folder)), real):
-            raise PrereqError(
-                f"--out {out} would replace {os.path.abspath(folder)} and everything in it",
-                hint="pass a folder of its own for the build, such as build/site",
-            )
-    if within(real, Path(os.path.realpath(registry))):
-        raise PrereqError(
-            f"--out {out} lies inside the registry {registry}",
-            hint="publish outside the registry, such as build/site next to it",
-        )
-    if out.is_symlink():
-        raise PrereqError(
-            f"--out {out} is a symbolic link: prereq does not build through one",
-            hint="pass the folder it points to, or another (missing, empty, or an earlier build's)",
-        )
-    # The nearest of it and its parents that exists must be a folder (a/b with a a file cannot be made).
-    nearest = next(path for path in (out, *out.parents) if path.exists() or path.is_symlink())
-    if not nearest.exists():
-        raise PrereqError(
-            f"--out {out}: {nearest} is a link to nothing", hint="remove the link, or pass another folder"
-        )
-    if not nearest.is_dir():
-        raise PrereqError(
-            f"--out {out}: {nearest} is a file, not a folder",
-            hint="pass a folder (missing, empty, or an earlier build's)",
-        )
-    if out.is_dir() and any(out.iterdir()) and not is_build_output(out):
-        raise PrereqError(
-            f"--out {out} holds files that 'prereq build' did not write (it has no {MARKER} listing them)",
-            hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
-        )
-    try:
-        added = files_not_written(out) if out.is_dir() else []
-    except OSError as exc:  # a folder in it that cannot be listed may hold anything
-        raise PrereqError(
-            f"--out {out}: cannot read {exc.filename}: {exc.strerror}",
-            hint="check its permissions: the next build replaces the whole folder, and all in it",
-        ) from None
-    if added:
-        shown = ", ".join(_shown(rel) for rel in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
-        raise PrereqError(
-            f"--out {out} is an earlier build's, but holds files that build did not write: {shown}",
-            hint="move them out of it (the next build replaces the whole folder), or delete them yourself",
-        )
-
-
-def _raise(error: OSError) -> None:
-    raise error
-
-
-def _shown(rel: str) -> str:
-    """A path as a message shows it: as it is when printable, else as a JSON string (escapes visible)."""
-    return rel if rel.isprintable() else json.dumps(rel)
-
-
-def _files_under(folder: Path) -> list[str]:
-    """Every file below ``folder`` but the marker, as sorted '/'-separated paths relative to it; a
-    folder that cannot be listed raises its OSError."""
-    found = []
-    # os.walk: scandir's types, no stat a file (rglob's took 3.5x as long)
-    for top, _, names in os.walk(folder, onerror=_raise):
-        base = Path(top).relative_to(folder).as_posix()
-        found += [name if base == "." else f"{base}/{name}" for name in names]
-    return sorted(rel for rel in found if rel != MARKER)
-
-
-def files_not_written(folder: Path) -> list[str]:
-    """The files of an earlier build's ``folder`` that its marker does not list (someone added them);
-    none for a marker from before the list, whose build cannot tell."""
-    try:
-        text = (folder / MARKER).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    _, listed, rest = text.partition(_LISTED)
-    if not listed:
-        return []
-    written = set()
-    for line in rest.split("\n"):
-        with contextlib.suppress(ValueError):  # a line edited by hand lists nothing
-            written.add(json.loads(line))
-    return [rel for rel in _files_under(folder) if rel not in written]
-
-
-def is_build_output(folder: Path) -> bool:
-    """True for a folder an earlier ``prereq build`` wrote: it holds the marker.  A folder holding an
-    index without one is not: an index copied into someone's folder made all of it look prereq's."""
-    return (folder / MARKER).is_file()
-
-
-def staging_folder(out: Path) -> Path:
-    """A new folder beside ``out`` to build into, named so that a later build can clean it up."""
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def clean_leftovers(out: Path) -> None:
-    """What killed builds left beside ``out``: an old output with no new one in place is put back,
-    other old outputs and half-written folders of processes no longer running are removed."""
-    if not out.parent.is_dir():
-        return
-    for entry in sorted(out.parent.iterdir()):
-        match = _LEFTOVER.match(entry.name)
-        if not match or match["name"] != out.name or _alive(int(match["pid"])) or not entry.is_dir():
-            continue
-        if match["kind"] == "old" and not out.exists() and is_build_output(entry):
-            entry.rename(out)
-        else:
-            shutil.rmtree(entry, ignore_errors=True)
-
-
-def publish_folder(staging: Path, out: Path) -> None:
-    """Mark ``staging``, give it the umask's mode (mkdtemp made it private), and swap it in as ``out``:
-    the previous ``out`` stays until the new one is in place and comes back on any failure."""
-    listing = "".join(json.dumps(rel) + "\n" for rel in _files_under(staging))
-    (staging / MARKER).write_text(MARKER_TEXT + _LISTED + listing, encoding="utf-8")
-    os.chmod(staging, 0o777 & ~_umask())
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(old)
-    try:
-        staging.rename(out)
-    except BaseException:
-        if old is not None:
-            old.rename(out)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def regular_or_missing(path: Path) -> Path:
@@ -245,6 +86,28 @@ def regular_or_missing(path: Path) -> Path:
     return target
 
 
+def check_writable(path: Path) -> None:
+    """Refuse (exit 2) to replace an existing ``path`` that its owner made read-only, or that belongs to
+    another user: the rename write_atomic ends with would replace it all the same (only the folder's
+    permissions govern it), and make it this user's file."""
+    try:
+        info = Path(os.path.realpath(path)).stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    if info.st_uid != os.geteuid():
+        raise PrereqError(
+            f"{path} belongs to another user: prereq would replace it with a file of yours",
+            hint="edit a copy of it, or run prereq as its owner",
+        )
+    if not info.st_mode & stat.S_IWUSR:
+        raise PrereqError(
+            f"{path} is read-only: prereq leaves it as it is",
+            hint=f"make it writable to let prereq edit it (chmod u+w {path}), or write to another file",
+        )
+
+
 def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links: bool = True) -> None:
     """Replace ``path`` with ``text`` at once, so a reader never sees half a file.
 
@@ -253,26 +116,21 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links
     files in a checkout someone else may have planted links in), which refuses it; anything but
     a regular file is refused.  A file that cannot be written (no such folder, no permission,
     disk full) is a PrereqError naming ``path``; the target is then left as it was.  So is a file
-    its owner made read-only: the rename below would replace it all the same."""
+    ``check_writable`` refuses."""
     if not follow_links and Path(path).is_symlink():
         raise PrereqError(
             f"{path} is a symbolic link: prereq does not write through it (it could point anywhere)",
             hint="remove the link, or name another file",
         )
     target = regular_or_missing(path)
+    check_writable(path)
     try:
         try:
-            current = target.stat().st_mode & 0o7777
+            current: int | None = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             current = None
-        # No write bit at all, or none this user may use (root may use any: the bits still say no).
-        if current is not None and (not current & 0o222 or not os.access(target, os.W_OK)):
-            raise PrereqError(
-                f"{path} is read-only: prereq leaves it as it is",
-                hint=f"make it writable to let prereq edit it (chmod u+w {path}), or write to another file",
-            )
         if mode is None:
-            mode = 0o666 & ~_umask() if current is None else current
+            mode = 0o666 & ~umask() if current is None else current
         handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise cannot_write(path, exc) from None

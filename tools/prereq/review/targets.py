@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import link_inside, within, write_atomic
+from prereq.core.files import check_writable, link_inside, within, write_atomic
 from prereq.core.gitrepo import Repository
 from prereq.review.codeowners import CodeOwners
 
@@ -45,6 +45,7 @@ def check_report_path(path: Path, registry: Path) -> None:
             )
     if repo is not None:
         _no_link_inside(Path(path), repo.root, "--report")
+    check_writable(Path(path))
 
 
 def write_report(path: Path, text: str, registry: Path) -> None:
