@@ -3,6 +3,7 @@ names that are not strings, malformed extras.prereq, files that are not UTF-8 or
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,16 @@ def test_a_job_of_the_wrong_shape_says_how_to_write_it(tmp_path: Path, bundled: 
     path = write_job(tmp_path, text)
     cli = prereq_cli("job", "add", str(path), "mnist-data", "--index", str(bundled))
     assert cli.returncode == 1 and message in cli.stderr and "hint:" in cli.stderr and hint in cli.stderr, cli.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_job_of_another_users_is_left_as_it_is(tmp_path: Path, bundled: Path) -> None:
+    """Group-writable or not, replacing it by a rename would make it this user's file."""
+    path = copy_job(tmp_path, "story.yaml")
+    path.chmod(0o664)
+    os.chown(path, 4242, 4242)
+    before = path.read_bytes()
+    assert_clean_cli_error(
+        ["job", "add", str(path), "mnist-data", "--index", str(bundled)], f"{path} belongs to another user", code=2
+    )
+    assert path.read_bytes() == before and path.stat().st_uid == 4242
