@@ -146,10 +146,14 @@ class _TooLarge(Exception):
         self.path = path
 
 
-# The tags a value may carry: those of plain YAML, written or implied (an explicit "!!str" says what
-# quoting says).  Any other ("!!int '12'", "!!binary", "!custom") is refused: prereq would read it as
-# a string, and OpenPAI's rest-server (js-yaml) as a number, bytes, or not at all.
-_YAML_TAGS = {_PLAIN_TAG, *(f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))}
+# The tags a value may carry: plain YAML's for its kind, written or implied (an explicit "!!str" on a
+# scalar says what quoting says).  Any other ("!!int '12'", "!!binary", "!custom", "!!str" on a
+# mapping) is refused: prereq would read it one way, OpenPAI's rest-server (js-yaml) another or not at all.
+_YAML_TAGS = {
+    yaml.ScalarNode: {_PLAIN_TAG, "tag:yaml.org,2002:str"},
+    yaml.SequenceNode: {"tag:yaml.org,2002:seq"},
+    yaml.MappingNode: {"tag:yaml.org,2002:map"},
+}
 TAG_MESSAGE = "YAML tags are not supported"  # the start of the issue's message (for hints)
 
 
@@ -157,9 +161,11 @@ def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIss
     out.value_positions[path] = _mark(node)
     if len(out.value_positions) > MAX_VALUES:
         raise _TooLarge(path)
-    if node.tag not in _YAML_TAGS:
+    if node.tag not in _YAML_TAGS[type(node)]:
         shown = node.tag.replace("tag:yaml.org,2002:", "!!")
-        issues.append(YamlIssue("syntax", f"{TAG_MESSAGE} ({shown})", *_mark(node)))
+        issue = YamlIssue("syntax", f"{TAG_MESSAGE} ({shown})", *_mark(node))
+        if issue not in issues:  # an anchored value is met again at each alias
+            issues.append(issue)
         return None
     if isinstance(node, yaml.ScalarNode):
         if (

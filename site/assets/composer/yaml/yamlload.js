@@ -245,16 +245,20 @@ class TooLarge {
     this.path = path;
   }
 }
-// _YAML_TAGS: plain YAML's, written or implied; any other tag is refused (TAG_MESSAGE).
-const YAML_TAGS = new Set([PLAIN_TAG, "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"]);
+// _YAML_TAGS: plain YAML's for each kind of node, written or implied; any other tag is refused (TAG_MESSAGE).
+const YAML_TAGS = {
+  scalar: new Set([PLAIN_TAG, "tag:yaml.org,2002:str"]), seq: new Set(["tag:yaml.org,2002:seq"]), map: new Set(["tag:yaml.org,2002:map"]),
+};
 const TAG_MESSAGE = "YAML tags are not supported";
 
 /* _build: Python-typed data from a node, recording positions and collecting issues. */
 function build(node, path, out, issues) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
-  if (!YAML_TAGS.has(node.tag)) {
-    issues.push(issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node)));
+  if (!YAML_TAGS[node.kind].has(node.tag)) {
+    const found = issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node));
+    // An anchored value is met again at each alias: said once.
+    if (!issues.some((other) => ["message", "line", "column"].every((key) => other[key] === found[key]))) issues.push(found);
     return null;
   }
   if (node.kind === "scalar") {
