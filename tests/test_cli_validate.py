@@ -365,6 +365,7 @@ def test_the_markdown_report_is_a_table_nothing_in_it_obeyed(make_registry, caps
         "name: tabbed\nversion: 1.0.0\ncallbacks:\n\t- event: taskStarts\n",  # libyaml: "cannot start any token"
         "name: tabbed\ncallbacks:\n  version: 1\n\tevent: x\n",  # libyaml names the tab itself
     ],
+    ids=["cannot-start-a-token", "violates-indentation"],
 )
 def test_a_tab_in_indentation_is_named_in_the_hint(make_registry, capsys, text) -> None:
     root = make_registry({"prerequisites/tabbed.yaml": text})
@@ -396,3 +397,10 @@ def test_an_alias_bomb_is_reported_at_the_key_whose_expansion_passes_the_limit(m
     root = make_registry({"prerequisites/bomb.yaml": "\n".join(lines) + "\n"})
     code, out, _ = run(capsys, str(root))
     assert code == 1 and "bomb.yaml:6:1: PRQ101 error invalid YAML: the document expands to more than" in out
+
+
+def test_the_tab_hint_counts_characters_not_bytes(make_registry, capsys) -> None:
+    """libyaml's column counts characters: 'éé' before a character that is not a tab is no tab."""
+    root = make_registry({"prerequisites/x.yaml": "name: x\ntags: [éé,\t `x]\n"})
+    code, out, _ = run(capsys, str(root))
+    assert code == 1 and "PRQ101" in out and "indent with spaces" not in out

@@ -7,6 +7,7 @@ and resolve a selection of ``name[@range]`` to one ordered closure.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -113,7 +114,9 @@ def _read(base: str, rel: str) -> bytes:
             raise PrereqError(f"{path} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="rebuild the index")
         return read_regular(path, what="index file")
     except OSError as exc:
-        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="rebuild the index with 'prereq build'") from None
+        denied = exc.errno in (errno.EACCES, errno.EPERM)
+        hint = "check its permissions" if denied else "rebuild the index with 'prereq build'"
+        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint=hint) from None
 
 
 @dataclass(frozen=True)

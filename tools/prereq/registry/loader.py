@@ -171,8 +171,9 @@ def _yaml_fix(message: str, raw: bytes, line: int | None, column: int | None) ->
     """What fixes a YAML issue at ``line``:``column`` of ``raw``: most are syntax, some are limits the
     loader sets.  libyaml names a tab in indentation only sometimes: the character itself tells."""
     lines = raw.split(b"\n")
-    text = lines[line - 1] if line and line <= len(lines) else b""
-    if "tab character" in message or (column and text[column - 1 : column] == b"\t"):
+    # libyaml's columns count characters, not bytes
+    text = lines[line - 1].decode("utf-8", "replace") if line and line <= len(lines) else ""
+    if "tab character" in message or (column and text[column - 1 : column] == "\t"):
         return _TAB_FIX
     if message.startswith("integers have at most"):
         return "quote it if it is text, or shorten it"
