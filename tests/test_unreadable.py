@@ -37,8 +37,19 @@ def unreadable(folder: Path, mode: int = 0) -> Iterator[None]:
         folder.chmod(0o755)
 
 
-@pytest.mark.parametrize("folder", ["templates", "prerequisites", "queues", "environments/pytorch-gpu"])
-def test_a_registry_folder_that_cannot_be_listed_is_a_problem(tmp_path: Path, folder: str) -> None:
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "templates",
+        "prerequisites",
+        "queues",
+        "environments/pytorch-gpu",
+        "owners.yaml",
+        "prerequisites/mnist-data.yaml",
+    ],
+)
+def test_a_registry_folder_or_file_that_cannot_be_read_is_a_problem(tmp_path: Path, folder: str) -> None:
+    """A problem among the others (exit 1), as a link or a pipe is: the rest is still checked."""
     shutil.copytree(REGISTRY, tmp_path / "registry")
     with unreadable(tmp_path / "registry" / folder):
         done = prereq("validate", "registry", cwd=tmp_path)

@@ -153,11 +153,8 @@ def _read_bytes(path: Path, rel: str) -> bytes | Problem:
                 )
             # Refused unread when it says it is too large; read no more than the limit when it does not.
             raw = b"" if info.st_size > MAX_FILE_BYTES else file.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        refused = entry_problem(path, rel)
-        if refused is not None:
-            return refused
-        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint="check its permissions") from None
+    except OSError as exc:  # gone or swapped since it was listed, or not ours to read
+        return entry_problem(path, rel) or unreadable(rel, exc, otherwise="make it a readable file")
     if info.st_size > MAX_FILE_BYTES or len(raw) > MAX_FILE_BYTES:
         detail = f"the file is {max(info.st_size, len(raw))} bytes (at most {MAX_FILE_BYTES})"
         return problem("PRQ109", file=rel, line=1, column=1, detail=detail)
