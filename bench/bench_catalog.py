@@ -152,8 +152,10 @@ def _type_query(page, query: str, typed: int) -> int:
     return typed
 
 
-def measure(browser, site: str) -> Run:
-    """Open the catalog in a fresh context, type every query, then measure the floors."""
+@contextmanager
+def opened_catalog(browser, site: str) -> Iterator:
+    """The catalog page of ``site`` in a fresh browser context (an empty cache), once its first cards
+    are painted; the context is closed after."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         context.add_init_script(path=str(PROBE))
@@ -161,6 +163,14 @@ def measure(browser, site: str) -> Run:
         page.set_default_timeout(120_000)
         page.goto(site + "catalog/")
         page.wait_for_function("() => window.__catalogBench.firstPainted !== null", polling=20)
+        yield page
+    finally:
+        context.close()
+
+
+def measure(browser, site: str) -> Run:
+    """Open the catalog, type every query, then measure the floors."""
+    with opened_catalog(browser, site) as page:
         typing_from = page.evaluate("performance.now()")
         page.locator("#prereq-q").focus()
         typed = 0
@@ -179,27 +189,17 @@ def measure(browser, site: str) -> Run:
             "([u, w, r]) => window.__catalogBench.floors(u, w, r)",
             [[site + ROOT_FILE, site + CATALOG_FILE], "mnist", FLOOR_REPEAT],
         )
-    finally:
-        context.close()
     return _run_of(probe, floors, labels, typing_from)
 
 
 def paced_first_key(browser, site: str) -> float:
     """The first key ("m", matching nearly every entry) typed PACED_WAIT_MS after the first render,
     in a fresh context: keydown to painted result."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        context.add_init_script(path=str(PROBE))
-        page = context.new_page()
-        page.set_default_timeout(120_000)
-        page.goto(site + "catalog/")
-        page.wait_for_function("() => window.__catalogBench.firstPainted !== null", polling=20)
+    with opened_catalog(browser, site) as page:
         page.locator("#prereq-q").focus()
         page.wait_for_timeout(PACED_WAIT_MS)
         _type_query(page, QUERIES[0][0], 0)
         key = page.evaluate("window.__catalogBench.keys[0]")
-    finally:
-        context.close()
     return key["painted"] - key["start"]
 
 
@@ -243,7 +243,7 @@ def _heading(site: str) -> str:
 def report(sites: list[str], runs: dict[str, list[Run]]) -> None:
     """A column per site; the last one's ratio to the first (10k to 100k), or with --before the
     largest size's now to before."""
-    compared = (sites[-2], sites[-1]) if sites[-2].endswith("-before") else (sites[0], sites[-1])
+    compared = (sites[-2], sites[-1]) if len(sites) > 1 and sites[-2].endswith("-before") else (sites[0], sites[-1])
 
     def row(label: str, figure, unit: str = "ms", target: str = "") -> None:
         values = {site: _median(runs[site], figure) for site in sites}
