@@ -239,6 +239,13 @@ export class LoadedYaml {
   }
 }
 
+/* The issues, each once (an anchored value is met again at every alias), in their order. */
+function onceEach(issues) {
+  const seen = new Map();
+  for (const found of issues) seen.set(JSON.stringify([found.kind, found.message, found.line, found.column]), found);
+  return [...seen.values()];
+}
+
 /* _TooLarge: the values passed MAX_VALUES at `path` (thrown from deep in the walk, to stop it). */
 class TooLarge {
   constructor(path) {
@@ -256,9 +263,7 @@ function build(node, path, out, issues) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
   if (!YAML_TAGS[node.kind].has(node.tag)) {
-    const found = issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node));
-    // An anchored value is met again at each alias: said once.
-    if (!issues.some((other) => ["message", "line", "column"].every((key) => other[key] === found[key]))) issues.push(found);
+    issues.push(issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node)));
     return null;
   }
   if (node.kind === "scalar") {
@@ -354,7 +359,7 @@ export function loadYaml(raw) {
     }
     throw new YamlLoadError([issue("syntax", `the document expands to more than ${MAX_VALUES} values (through aliases?)`, line, column)]);
   }
-  if (issues.length) throw new YamlLoadError(issues);
+  if (issues.length) throw new YamlLoadError(onceEach(issues));
   return loaded;
 }
 
