@@ -113,6 +113,26 @@ def test_a_folder_holding_an_index_but_no_marker_is_not_taken_for_a_build(repo: 
     assert _tree(public) == before
 
 
+@pytest.mark.parametrize(
+    "marker",
+    [
+        b"\xff" + b"x" * 10,  # not UTF-8
+        b"Files it wrote (the next build stops at any other):\nmine.txt\n",  # another header
+        None,  # the list, with a line edited by hand that is no JSON string
+    ],
+)
+def test_a_marker_that_cannot_be_trusted_stops_the_build(repo: GitRepo, tmp_path: Path, marker: bytes | None) -> None:
+    out = tmp_path / "site"
+    assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
+    (out / "mine.txt").write_text("mine\n")
+    written = (out / publish.MARKER).read_bytes()
+    (out / publish.MARKER).write_bytes(marker if marker is not None else written + b"mine.txt\n")
+    before = _tree(out)
+    run = _build(["--out", str(out)], cwd=repo.root)
+    assert run.returncode == 2 and "cannot be trusted" in run.stderr and "replaces nothing" in run.stderr, run.stderr
+    assert _tree(out) == before
+
+
 def test_the_marker_lists_any_file_name(tmp_path: Path) -> None:
     """Names with a line break, a line separator or bytes that are no UTF-8 (a registry's own pages)."""
     staging, out = tmp_path / "staging", tmp_path / "site"

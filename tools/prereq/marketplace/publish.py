@@ -14,7 +14,6 @@ May import: prereq.core, prereq.registry, prereq.index, prereq.execution and the
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -213,7 +212,12 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
         )
     try:
-        added = files_not_written(out) if out.is_dir() else []
+        added = files_not_written(out) if out.is_dir() and is_build_output(out) else []
+    except MarkerUnreadable as exc:  # edited, or not readable: the folder may hold anything
+        raise PrereqError(
+            f"--out {out}: its {MARKER} cannot be trusted ({exc}), so prereq replaces nothing in it",
+            hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
+        ) from None
     except OSError as exc:  # a folder in it that cannot be listed may hold anything
         raise PrereqError(
             f"--out {out}: cannot read {exc.filename}: {exc.strerror}",
@@ -247,20 +251,28 @@ def _files_under(folder: Path) -> list[str]:
     return sorted(rel for rel in found if rel != MARKER)
 
 
+class MarkerUnreadable(Exception):
+    """The marker of an output folder says nothing a build can trust: which files are the build's is
+    unknown, so none of the folder may be replaced."""
+
+
 def files_not_written(folder: Path) -> list[str]:
     """The files of an earlier build's ``folder`` that its marker does not list (someone added them);
-    none for a marker from before the list, whose build cannot tell."""
+    none for a marker from before the list (exactly MARKER_TEXT), whose build cannot tell.  A marker
+    that cannot be read, or holds anything else, raises MarkerUnreadable; a folder in ``folder``
+    that cannot be listed, its OSError."""
     try:
-        text = (folder / MARKER).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = (folder / MARKER).read_bytes().decode("utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MarkerUnreadable(getattr(exc, "strerror", None) or "it is not UTF-8 text") from None
+    if text == MARKER_TEXT:
         return []
-    _, listed, rest = text.partition(_LISTED)
-    if not listed:
-        return []
-    written = set()
-    for line in rest.split("\n"):
-        with contextlib.suppress(ValueError):  # a line edited by hand lists nothing
-            written.add(json.loads(line))
+    if not text.startswith(MARKER_TEXT + _LISTED):
+        raise MarkerUnreadable("it does not say what prereq wrote there")
+    try:
+        written = {json.loads(line) for line in text[len(MARKER_TEXT + _LISTED) :].split("\n") if line}
+    except ValueError:
+        raise MarkerUnreadable("a line of its list is not a JSON string") from None
     return [rel for rel in _files_under(folder) if rel not in written]
 
 
