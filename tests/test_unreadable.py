@@ -118,3 +118,21 @@ def test_a_registry_that_cannot_be_looked_into_is_said_so(tmp_path: Path, mode: 
         done = prereq("validate", "registry", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "prereq: error: cannot read " in done.stderr and "hint: check its permissions" in done.stderr
+
+
+def test_a_job_of_another_user_who_does_not_let_you_write_it_is_left_as_it_is(tmp_path: Path) -> None:
+    """Replacing it by a rename needs only the folder's permissions: prereq asks the file's."""
+    args = ["build", "--registry", str(REGISTRY), "--out", "out", "--no-site", "-q"]
+    assert subprocess.run([str(PREREQ), *args], cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
+    job = tmp_path / "job.yaml"
+    shutil.copy(Path(__file__).parent / "fixtures" / "jobs" / "story.yaml", job)
+    job.chmod(0o644)
+    if os.geteuid() == 0:
+        os.chown(job, 4242, 4242)
+    before = job.read_bytes()
+    done = prereq("job", "add", "job.yaml", "mnist-data", "--index", "out", cwd=tmp_path)
+    if os.geteuid() != 0 and job.stat().st_uid == os.geteuid():  # pragma: no cover - not another user's
+        pytest.skip("the file cannot be given to another user without root")
+    assert done.returncode == 2, done.stderr
+    assert "belongs to another user who does not let you write it" in done.stderr
+    assert job.read_bytes() == before

@@ -87,24 +87,27 @@ def regular_or_missing(path: Path) -> Path:
 
 
 def check_writable(path: Path) -> None:
-    """Refuse (exit 2) to replace an existing ``path`` that its owner made read-only, or that belongs to
-    another user: the rename write_atomic ends with would replace it all the same (only the folder's
-    permissions govern it), and make it this user's file."""
+    """Refuse (exit 2) to replace an existing ``path`` that is read-only (no write bit for anyone,
+    or none for its owner when that is this user) or that this user may not write: the rename
+    write_atomic ends with would replace it all the same, as only the folder's permissions govern it.
+    A file another user lets this one write (a group's) is replaced as an editor would."""
+    real = Path(os.path.realpath(path))
     try:
-        info = Path(os.path.realpath(path)).stat()
+        info = real.stat()
     except FileNotFoundError:
         return
     except OSError as exc:
         raise cannot_write(path, exc) from None
-    if info.st_uid != os.geteuid():
-        raise PrereqError(
-            f"{path} belongs to another user: prereq would replace it with a file of yours",
-            hint="edit a copy of it, or run prereq as its owner",
-        )
-    if not info.st_mode & stat.S_IWUSR:
+    mine = info.st_uid == os.geteuid()
+    if not info.st_mode & 0o222 or (mine and not info.st_mode & stat.S_IWUSR):
         raise PrereqError(
             f"{path} is read-only: prereq leaves it as it is",
             hint=f"make it writable to let prereq edit it (chmod u+w {path}), or write to another file",
+        )
+    if not os.access(real, os.W_OK):  # root may write anything: the bits above still bind it
+        raise PrereqError(
+            f"{path} belongs to another user who does not let you write it: prereq leaves it as it is",
+            hint="ask its owner to edit it, or copy it and edit the copy",
         )
 
 
@@ -126,16 +129,18 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links
     check_writable(path)
     try:
         try:
-            current: int | None = target.stat().st_mode & 0o7777
+            info: os.stat_result | None = target.stat()
         except FileNotFoundError:
-            current = None
+            info = None
         if mode is None:
-            mode = 0o666 & ~umask() if current is None else current
+            mode = 0o666 & ~umask() if info is None else info.st_mode & 0o7777
         handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise cannot_write(path, exc) from None
     try:
         os.fchmod(handle, mode)
+        if info is not None and os.geteuid() == 0 and (info.st_uid, info.st_gid) != (0, 0):
+            os.fchown(handle, info.st_uid, info.st_gid)  # root over a user's file (a container) keeps it theirs
         with os.fdopen(handle, "wb") as stream:
             stream.write(text.encode("utf-8"))
             stream.flush()
