@@ -90,3 +90,27 @@ def test_the_tab_hint_counts_characters_not_bytes(make_registry, capsys) -> None
     root = make_registry({"prerequisites/x.yaml": "name: x\ntags: [éé,\t `x]\n"})
     code, out, _ = run(capsys, str(root))
     assert code == 1 and "PRQ101" in out and "indent with spaces" not in out
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("--help >/dev/full", 2),  # argparse's own printing dropped the error: it ended with 0
+        ("--version >/dev/full", 2),
+        ("validate --help >/dev/full", 2),
+        ("validate no-such-folder 2>/dev/full", 2),  # the error cannot be said: its code stays
+        ("--version", 0),
+    ],
+)
+def test_help_and_errors_that_cannot_be_written_keep_their_meaning(tmp_path, command, code) -> None:
+    prereq = Path(sys.executable).with_name("prereq")
+    done = subprocess.run(
+        ["bash", "-c", f"'{prereq}' {command}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
+    )
+    assert done.returncode == code, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and "Exception" not in done.stderr

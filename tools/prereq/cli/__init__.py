@@ -62,8 +62,13 @@ Run 'prereq COMMAND --help' for the details of each command."""
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with a hint, like argparse, but cleaner
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"prereq: error: {message}\n")
+        _say(f"prereq: error: {message}")
         sys.exit(2)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse's own drops write errors: '--help >/dev/full' ended with 0 and nothing written.
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -93,12 +98,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(sys, name, VisibleStream(stream))
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
     printed_to, sys.stdout = sys.stdout, _Output(sys.stdout)
     try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:  # --help, --version, a usage error: what they printed must reach its reader
+            sys.stdout.flush()
+            raise
         code = _run(args)
         sys.stdout.flush()  # here, not at exit: a pipe closed by then must change the exit code too
         return code
+    except KeyboardInterrupt:  # during the last flush (the command's own is _run's)
+        _say("prereq: interrupted")
+        return 130
     except BrokenPipeError:
         # The reader stopped early (`prereq validate | head`): end as a command SIGPIPE ends, 128 + 13,
         # never 0, which passed a failed check in a pipeline; Python's last flush of the closed pipe
@@ -107,8 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except _OutputUnwritable as exc:
         _quiet_stdout()
-        with contextlib.suppress(OSError):
-            print(f"prereq: error: cannot write the output: {exc}", file=sys.stderr)
+        _say(f"prereq: error: cannot write the output: {exc}")
         return 2
     finally:
         sys.stdout = printed_to
@@ -149,33 +160,44 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.run(args))
     except PrereqError as exc:
-        print(f"prereq: error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"    hint: {exc.hint}", file=sys.stderr)
+        _say(f"prereq: error: {exc.message}", *([f"    hint: {exc.hint}"] if exc.hint else []))
         return exc.exit_code
     except KeyboardInterrupt:
-        print("prereq: interrupted", file=sys.stderr)
+        _say("prereq: interrupted")
         return 130
     except (BrokenPipeError, _OutputUnwritable):
         raise
     except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
-        print(
-            f"prereq: internal error: {type(exc).__name__}: {exc}\n"
-            f"    at {frame.filename}:{frame.lineno} in {frame.name}\n"
+        _say(
+            f"prereq: internal error: {type(exc).__name__}: {exc}",
+            f"    at {frame.filename}:{frame.lineno} in {frame.name}",
             "    this is a bug in prereq; please report it with the command you ran "
             "(set PREREQ_DEBUG=1 for the full traceback)",
-            file=sys.stderr,
         )
         if _debug():
             traceback.print_exc()
         return 3
 
 
+def _say(*lines: str) -> None:
+    """Lines on stderr; a stderr that cannot take them (a full disk) changes nothing else: what it
+    kept goes to /dev/null, so that Python's last flush does not fail the exit code either."""
+    try:
+        print("\n".join(lines), file=sys.stderr)
+        sys.stderr.flush()
+    except OSError:
+        _to_devnull(sys.stderr)
+
+
 def _quiet_stdout() -> None:
+    _to_devnull(sys.stdout)
+
+
+def _to_devnull(stream: TextIO) -> None:
     # io.UnsupportedOperation is both errors: a stream without a file (a test's) is left as it is.
     with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _debug() -> bool:
