@@ -13,6 +13,20 @@ import pytest
 from test_cli_validate import GOOD_ITEM, run
 
 
+def _shell(folder: Path, command: str) -> subprocess.CompletedProcess[str]:
+    """`prereq COMMAND` run by bash with pipefail in ``folder``, its output buffered as on most
+    machines (PYTHONUNBUFFERED unset: a broken pipe then shows at Python's last flush)."""
+    prereq = Path(sys.executable).with_name("prereq")
+    return subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"'{prereq}' {command}"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
+    )
+
+
 @pytest.mark.parametrize(
     ("items", "then", "code"),
     [
@@ -27,16 +41,8 @@ def test_output_that_cannot_be_written_never_turns_failure_into_success(
 ) -> None:
     """`prereq validate | head -1` under `set -o pipefail`, and the other ways output is lost: the
     exit code says so (141 as for SIGPIPE, 2 for an unwritable output), never 0, never a traceback."""
-    prereq = Path(sys.executable).with_name("prereq")
     make_registry({f"prerequisites/bad-{i}.yaml": f"name: bad-{i}\nversion: x\n" for i in range(items)})
-    done = subprocess.run(
-        ["bash", "-o", "pipefail", "-c", f"'{prereq}' validate registry {then}"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
-    )
+    done = _shell(tmp_path, f"validate registry {then}")
     assert done.returncode == code, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr and "Exception" not in done.stderr
     if then == ">/dev/full":
@@ -103,14 +109,6 @@ def test_the_tab_hint_counts_characters_not_bytes(make_registry, capsys) -> None
     ],
 )
 def test_help_and_errors_that_cannot_be_written_keep_their_meaning(tmp_path, command, code) -> None:
-    prereq = Path(sys.executable).with_name("prereq")
-    done = subprocess.run(
-        ["bash", "-c", f"'{prereq}' {command}"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"},
-    )
+    done = _shell(tmp_path, command)
     assert done.returncode == code, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr and "Exception" not in done.stderr
