@@ -86,16 +86,17 @@ def regular_or_missing(path: Path) -> Path:
     return target
 
 
-def check_writable(path: Path) -> None:
+def check_writable(path: Path) -> os.stat_result | None:
     """Refuse (exit 2) to replace an existing ``path`` that is read-only (no write bit for anyone,
     or none for its owner when that is this user) or that this user may not write: the rename
     write_atomic ends with would replace it all the same, as only the folder's permissions govern it.
-    A file another user lets this one write (a group's) is replaced as an editor would."""
+    A file another user lets this one write (a group's) is replaced as an editor would.  Returns
+    the file's stat, None when there is no file yet."""
     real = Path(os.path.realpath(path))
     try:
         info = real.stat()
     except FileNotFoundError:
-        return
+        return None
     except OSError as exc:
         raise cannot_write(path, exc) from None
     mine = info.st_uid == os.geteuid()
@@ -109,6 +110,7 @@ def check_writable(path: Path) -> None:
             f"{path} belongs to another user who does not let you write it: prereq leaves it as it is",
             hint="ask its owner to edit it, or copy it and edit the copy",
         )
+    return info
 
 
 def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links: bool = True) -> None:
@@ -126,12 +128,8 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None, follow_links
             hint="remove the link, or name another file",
         )
     target = regular_or_missing(path)
-    check_writable(path)
+    info = check_writable(path)  # names the file as the user wrote it
     try:
-        try:
-            info: os.stat_result | None = target.stat()
-        except FileNotFoundError:
-            info = None
         if mode is None:
             mode = 0o666 & ~umask() if info is None else info.st_mode & 0o7777
         handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -161,20 +159,28 @@ def read_regular(path: Path, *, what: str) -> bytes:
     except FileNotFoundError:
         raise PrereqError(f"no such {what}: {path}", hint="check the path (relative to the current folder)") from None
     except OSError as exc:
-        raise _cannot_read(path, exc) from None
+        raise cannot_read(path, exc) from None
     if not stat.S_ISREG(mode):
         raise PrereqError(f"{path} is not a regular file", hint=f"name the {what} itself")
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise _cannot_read(path, exc) from None
+        raise cannot_read(path, exc) from None
 
 
-def _cannot_read(path: Path, exc: OSError) -> PrereqError:
+def cannot_read(path: Path, exc: OSError, *, otherwise: str = "check the path") -> PrereqError:
+    """'cannot read PATH: REASON', with 'check its permissions' when they are the reason."""
     denied = exc.errno in (errno.EACCES, errno.EPERM)
-    return PrereqError(
-        f"cannot read {path}: {exc.strerror}", hint="check its permissions" if denied else "check the path"
-    )
+    return PrereqError(f"cannot read {path}: {exc.strerror}", hint="check its permissions" if denied else otherwise)
+
+
+def is_there(path: Path, *, folder: bool) -> bool:
+    """Is ``path`` a regular file (a folder, with ``folder``)?  One below a folder that cannot be
+    looked into is a clean error naming that folder (Python 3.11's is_file() and is_dir() raise)."""
+    try:
+        return path.is_dir() if folder else path.is_file()
+    except OSError as exc:
+        raise cannot_read(path.parent, exc, otherwise="check its permissions") from None
 
 
 def cannot_write(path: Path, exc: OSError) -> PrereqError:

@@ -7,7 +7,6 @@ and resolve a selection of ``name[@range]`` to one ordered closure.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -20,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import read_regular
-from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
+from prereq.core.files import cannot_read, is_there, read_regular
+from prereq.core.versions import Requirement, fold_name, is_range, is_version, sort_versions
 from prereq.index import search as ranking
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
@@ -33,14 +32,6 @@ from prereq.registry.settings import repository_root
 ROOT_FILE = "index.json"
 
 
-def _holds_root(folder: Path) -> bool:
-    """Is there a root index file in ``folder``?  A folder that cannot be looked into is said so."""
-    try:
-        return (folder / ROOT_FILE).is_file()
-    except OSError as exc:  # Python 3.11's is_file() lets a permission error through
-        raise PrereqError(f"cannot read {folder}: {exc.strerror}", hint="check its permissions") from None
-
-
 def _api_base(source: str | Path) -> str:
     text = str(source).rstrip("/")
     if text.endswith("/" + ROOT_FILE):
@@ -48,9 +39,9 @@ def _api_base(source: str | Path) -> str:
     if text.startswith(("http://", "https://")):
         return text if text.endswith("/api/v1") else text + "/api/v1"
     path = Path(text)
-    if _holds_root(path):
+    if is_there(path / ROOT_FILE, folder=False):
         return str(path)
-    if _holds_root(path / "api" / "v1"):
+    if is_there(path / "api" / "v1" / ROOT_FILE, folder=False):
         return str(path / "api" / "v1")
     raise PrereqError(
         f"no index found at {source}", hint="run 'prereq build' first, or pass --index with a build folder or URL"
@@ -114,9 +105,7 @@ def _read(base: str, rel: str) -> bytes:
             raise PrereqError(f"{path} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="rebuild the index")
         return read_regular(path, what="index file")
     except OSError as exc:
-        denied = exc.errno in (errno.EACCES, errno.EPERM)
-        hint = "check its permissions" if denied else "rebuild the index with 'prereq build'"
-        raise PrereqError(f"cannot read {path}: {exc.strerror}", hint=hint) from None
+        raise cannot_read(path, exc, otherwise="rebuild the index with 'prereq build'") from None
 
 
 @dataclass(frozen=True)
@@ -203,7 +192,7 @@ class Index:
         chosen = version or self.versions(name)[-1]
         if chosen not in documents:
             published = "published: " + ", ".join(self.versions(name))
-            if any(sign in chosen for sign in "^~<>=*| "):  # a range, as 'job add' takes
+            if not is_version(chosen) and is_range(chosen):  # as 'job add' takes
                 raise PrereqError(f"{name}@{chosen}: a version is needed here, not a range", hint=published)
             raise PrereqError(f"{name} has no published version {chosen}", hint=published)
         return documents[chosen]

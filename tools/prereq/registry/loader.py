@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.core.files import NO_CACHE, Cache, Shelf, is_there
 from prereq.core.versions import Requirement
 from prereq.core.yamlload import MAX_DEPTH, TAG_MESSAGE, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
@@ -87,20 +87,12 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     if not start.exists():
         raise PrereqError(f"{start} does not exist", hint=hint)
     start = start.resolve()
-    if _is_folder(start / ITEMS_DIR):
+    if is_there(start / ITEMS_DIR, folder=True):
         return start
     for folder in (start, *start.parents) if search_parents else (start,):
-        if _is_folder(folder / "registry" / ITEMS_DIR):
+        if is_there(folder / "registry" / ITEMS_DIR, folder=True):
             return folder / "registry"
     raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=hint)
-
-
-def _is_folder(path: Path) -> bool:
-    """Is ``path`` a folder?  One that cannot be looked into is said so (Python 3.11 raises)."""
-    try:
-        return path.is_dir()
-    except OSError as exc:
-        raise PrereqError(f"cannot read {path.parent}: {exc.strerror}", hint="check its permissions") from None
 
 
 def unreadable(rel: str, exc: OSError, *, otherwise: str = "make it a readable folder") -> Problem:
