@@ -16,7 +16,7 @@ import contextlib
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import import_module
 from types import ModuleType
 from typing import Any, NoReturn, TextIO
@@ -115,10 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader stopped early (`prereq validate | head`): end as a command SIGPIPE ends, 128 + 13,
         # never 0, which passed a failed check in a pipeline; Python's last flush of the closed pipe
         # is sent to /dev/null so that nothing else is printed.
-        _quiet_stdout()
+        _to_devnull(printed_to)
         return 141
     except _OutputUnwritable as exc:
-        _quiet_stdout()
+        _to_devnull(printed_to)
         _say(f"prereq: error: cannot write the output: {exc}")
         return 2
     finally:
@@ -129,6 +129,17 @@ class _OutputUnwritable(Exception):
     """What prereq prints could not be written (a full disk, '>/dev/full'): not a bug of prereq's."""
 
 
+@contextlib.contextmanager
+def _unwritable() -> Iterator[None]:
+    """A write error but a broken pipe (main's 141), as _OutputUnwritable."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _OutputUnwritable(exc.strerror or str(exc)) from None
+
+
 class _Output:
     """sys.stdout for a run: its write errors, but a broken pipe (main's 141), are _OutputUnwritable."""
 
@@ -136,20 +147,12 @@ class _Output:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        try:
+        with _unwritable():
             return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _OutputUnwritable(exc.strerror or str(exc)) from None
 
     def flush(self) -> None:
-        try:
+        with _unwritable():
             self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _OutputUnwritable(exc.strerror or str(exc)) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -188,10 +191,6 @@ def _say(*lines: str) -> None:
         sys.stderr.flush()
     except OSError:
         _to_devnull(sys.stderr)
-
-
-def _quiet_stdout() -> None:
-    _to_devnull(sys.stdout)
 
 
 def _to_devnull(stream: TextIO) -> None:

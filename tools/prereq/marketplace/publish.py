@@ -206,13 +206,19 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             f"--out {out}: {nearest} is a file, not a folder",
             hint="pass a folder (missing, empty, or an earlier build's)",
         )
-    if out.is_dir() and any(out.iterdir()) and not is_build_output(out):
+    if out.is_dir() and any(out.iterdir()):
+        _check_earlier_build(out)
+
+
+def _check_earlier_build(out: Path) -> None:
+    """Refuse a folder that holds anything but what an earlier build wrote there (its marker says)."""
+    if not is_build_output(out):
         raise PrereqError(
             f"--out {out} holds files that 'prereq build' did not write (it has no {MARKER} listing them)",
             hint="pass a new or empty folder; delete this one yourself if you mean to replace it",
         )
     try:
-        added = files_not_written(out) if out.is_dir() and is_build_output(out) else []
+        added = files_not_written(out)
     except MarkerUnreadable as exc:  # edited, or not readable: the folder may hold anything
         raise PrereqError(
             f"--out {out}: its {MARKER} cannot be trusted ({exc}), so prereq replaces nothing in it",
