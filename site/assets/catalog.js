@@ -82,12 +82,6 @@
     return Object.assign({}, find.facetValues, { license: function (record) { return record.licenses; } });
   }
 
-  function positions(names) {
-    var out = new Map();
-    names.forEach(function (name, index) { out.set(name, index); });
-    return out;
-  }
-
   /* The search runs over every entry (search.js: the tier of each match, and a correction when the
    * words match nothing at all); the facets then filter its hits, each facet's counts leaving that
    * facet out (catalog-facets.js counts them in one pass). */
@@ -99,7 +93,7 @@
     }
     var result = window.prereqSearch.search(entries, state.q);
     var marks = find.marks();
-    var shared = state.names.length ? positions(state.names) : null;
+    var shared = state.names.length ? find.positions(state.names) : null;
     var groups = find.typeGroups();
     var selected = Object.assign(find.facetChoice(state), { license: state.license ? [state.license] : [] });
     var shownAndCurrent = find.keeper({

@@ -154,6 +154,7 @@
     return catalogPromise;
   }
 
+  /* A list of names as name -> position (0 first). */
   function positions(list) {
     var out = new Map();
     list.forEach(function (name, index) { out.set(name, index); });
@@ -230,6 +231,7 @@
     nameRank: nameRank,
     loadCatalog: loadCatalog,
     marks: marks,
+    positions: positions,
     facetValues: FACET_VALUES,
     facetChoice: facetChoice,
     keeper: keeper,
