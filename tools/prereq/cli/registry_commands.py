@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
 from prereq.core.gitrepo import Repository
+from prereq.core.terminal import Progress
 from prereq.execution.validate import with_catalog
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import Problem, rule_reference_markdown
@@ -58,6 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--format", choices=list(REPORTERS), default="text", help="output format (default: text)"
     )
     validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
+    validate_parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="say on stderr what validation is doing and how long it took (default: when stderr is a terminal; "
+        "a first run over a large registry takes minutes, later runs read only what changed)",
+    )
     validate_parser.set_defaults(run=run_validate)
 
     rules_parser = subparsers.add_parser(
@@ -71,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
-    result = with_catalog(validate(root, history=True))
+    with validation_progress(args) as progress:
+        result = with_catalog(validate(root, history=True, progress=progress))
     # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
     stale = codeowners_problem(root, result.items, result.owners)
     if stale is not None:
@@ -79,6 +91,21 @@ def run_validate(args: argparse.Namespace) -> int:
     repo = Repository.find(root) if args.format == "github" else None
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0
+
+
+@contextmanager
+def validation_progress(args: argparse.Namespace) -> Iterator[Progress]:
+    """What ``--progress`` prints on stderr (by default only to a terminal): each phase, then the time
+    it all took."""
+    shown = sys.stderr.isatty() if args.progress is None else args.progress
+    started = time.monotonic()
+
+    def say(message: str) -> None:
+        if shown:
+            print(f"validate: {message}", file=sys.stderr, flush=True)
+
+    yield say
+    say(f"done in {time.monotonic() - started:.1f} s")
 
 
 def run_rules(args: argparse.Namespace) -> int:

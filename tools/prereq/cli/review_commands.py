@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
+from prereq.cli.registry_commands import validation_progress
 from prereq.core.gitrepo import Repository
 from prereq.registry.loader import OWNERS_FILE
 from prereq.registry.reporters import REPORTERS, summary
@@ -110,7 +111,8 @@ def run_review(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
     if args.report not in (None, "-"):
         check_report_path(Path(args.report), root)  # before the review: a refused path costs nothing
-    reviewed = review(root, base=args.base, author=args.author)
+    with validation_progress(args) as progress:
+        reviewed = review(root, base=args.base, author=args.author, progress=progress)
     repo = Repository.find(root)
     print(_output(reviewed, args.format, repo.root if repo else Path.cwd()))
     if args.report == "-":

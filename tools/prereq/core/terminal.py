@@ -3,7 +3,8 @@
 A file name, title or description from a pull request can hold escape sequences that move
 the cursor, clear the screen or rewrite what was printed before; printed raw, they would.
 ``visible`` writes each control character as ``\\uXXXX`` (which is also a valid JSON escape,
-so JSON output stays JSON).
+so JSON output stays JSON).  ``Progress`` is how long work (validation, the build) tells the CLI
+what it is doing.
 
 May import: the standard library only.
 """
@@ -11,7 +12,16 @@ May import: the standard library only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TextIO
+
+# Where long work says what it is doing: a message a phase.  The library calls it; only the CLI prints.
+Progress = Callable[[str], None]
+
+
+def silent(_message: str) -> None:
+    """The progress of a caller that shows none."""
+
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

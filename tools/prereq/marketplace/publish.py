@@ -26,6 +26,7 @@ from pathlib import Path
 from prereq.core import files
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
+from prereq.core.terminal import Progress, silent
 from prereq.execution.publish import write_catalog_index
 from prereq.execution.validate import with_catalog
 from prereq.index.builder import IndexBuild, build_index, write_index
@@ -33,7 +34,6 @@ from prereq.registry.rules import Problem
 from prereq.registry.settings import Settings, load_settings
 from prereq.registry.validate import ValidationResult, validate
 
-Progress = Callable[[str], None]
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
 # Then the files the build wrote, each a JSON string on a line of its own (a name may hold a line
@@ -65,14 +65,14 @@ def build(
     with_site: bool = True,
     allow_shallow: bool = False,
     settings: Settings | None = None,
-    progress: Progress = lambda _: None,
+    progress: Progress = silent,
 ) -> BuildResult:
     """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors.
 
     A shallow clone is refused (the index would lack every version published before its first
     commit) unless ``allow_shallow``, which then warns what is missing."""
     progress("validating the registry")
-    result = with_catalog(validate(registry))  # the execution catalog's problems stop a build too
+    result = with_catalog(validate(registry, progress=progress))  # the execution catalog's problems stop a build too
     if result.errors:
         return BuildResult(out=out, validation=result)
     repo = Repository.find(result.root)
@@ -151,9 +151,7 @@ def _site_builder(*, or_else: str = "; or pass --no-site for the index alone") -
     return build_site
 
 
-def serve(
-    registry: Path, *, dev_addr: str, allow_shallow: bool = False, progress: Progress = lambda _: None
-) -> BuildResult:
+def serve(registry: Path, *, dev_addr: str, allow_shallow: bool = False, progress: Progress = silent) -> BuildResult:
     """Index the registry into a temporary folder and preview the site on it.
 
     Returns only when the server stops (or at once when the registry has errors)."""

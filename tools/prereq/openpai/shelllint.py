@@ -205,14 +205,15 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
     return found
 
 
-def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> None:
+def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     """Start ShellCheck on the scripts neither this process nor ``cache`` knows, in the background:
-    ``lint_scripts`` waits for what it needs of it (so ShellCheck reads while prereq checks the rest)."""
+    ``lint_scripts`` waits for what it needs of it (so ShellCheck reads while prereq checks the rest).
+    Returns how many scripts it started on."""
     binary = shellcheck_binary()
     todo = {_sha(text): text for text in texts} if binary else {}
     todo = {sha: text for sha, text in todo.items() if sha not in _LINT and sha not in _PENDING and not _too_deep(text)}
     if not (binary and todo):
-        return
+        return 0
     shelf = cache.shelf("shellcheck", identity=_tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
     hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
     _LINT.update(hits)
@@ -221,6 +222,7 @@ def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> None:
         pool = ThreadPoolExecutor(max_workers=1)
         _PENDING.update(dict.fromkeys(rest, (pool.submit(_lint_texts, binary, rest), shelf)))
         pool.shutdown(wait=False)  # its thread ends with the run; lint_scripts waits for the result
+    return len(rest)
 
 
 def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]:

@@ -17,6 +17,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 import prereq
 from prereq.core.files import NO_CACHE, SCHEMA_DIR, Cache
 from prereq.core.gitrepo import Repository
+from prereq.core.terminal import Progress, silent
 from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
 from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
@@ -56,9 +58,11 @@ class ValidationResult:
         return bool(self.errors or (strict and self.warnings))
 
 
-def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: Cache = NO_CACHE) -> ValidationResult:
+def validate_loaded(
+    registry: LoadedRegistry, *, history: bool = False, cache: Cache = NO_CACHE, progress: Progress = silent
+) -> ValidationResult:
     """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied."""
-    ctx, problems = run_checks(registry, cache=cache)
+    ctx, problems = run_checks(registry, cache=cache, progress=progress)
     # A suppression is judged unused only for the rules this run checks (not the review's, nor the
     # history's without ``history``).
     judged = {rule for check in CHECKS for rule in check.ids} | set(LOADER_RULES)
@@ -67,6 +71,7 @@ def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: C
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
         _, first = suppress.apply(sources, problems, judged=judged)
         current = {source.rel: source.blob for source in sources}
+        progress("checking the git history for credentials")
         cleared = cleared_lines(ctx.items, first)
         problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
     kept, suppressed = suppress.apply(sources, problems, judged=judged)
@@ -80,14 +85,24 @@ def validate_loaded(registry: LoadedRegistry, *, history: bool = False, cache: C
     )
 
 
-def validate(root: Path, *, history: bool = False) -> ValidationResult:
+def validate(root: Path, *, history: bool = False, progress: Progress = silent) -> ValidationResult:
     """Check every file under the registry folder ``root``; never raises for bad content.  With
     ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
-    for it, the build does not (it leaves such versions out instead of failing)."""
+    for it, the build does not (it leaves such versions out instead of failing).  ``progress`` hears
+    of each phase: a first run over 100,000 items takes minutes, most of them ShellCheck's."""
     cache = cache_for(root)
-    result = validate_loaded(load_registry(root, cache=cache), history=history, cache=cache)
+    started = time.monotonic()
+    registry = load_registry(root, cache=cache)
+    progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s")
+    result = validate_loaded(registry, history=history, cache=cache, progress=progress)
     cache.save()
     return result
+
+
+def _files(registry: LoadedRegistry) -> str:
+    items, templates = len(registry.items), len(registry.templates)
+    text = f"{items:,} item file{'s' * (items != 1)}"
+    return text + (f" and {templates:,} job template{'s' * (templates != 1)}" if templates else "")
 
 
 def cache_for(root: Path) -> Cache:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from prereq.core.terminal import Progress, silent
 from prereq.execution.load import RIGHTS_FILE, load_catalog
 from prereq.execution.validate import with_catalog
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
@@ -59,14 +60,15 @@ def changes_between(base: Base, result: ValidationResult) -> list[Change]:
     return items + templates
 
 
-def review(root: Path, *, base: str, author: str | None = None) -> ReviewResult:
+def review(root: Path, *, base: str, author: str | None = None, progress: Progress = silent) -> ReviewResult:
     """Validate the registry folder ``root`` and review it against the merge base of ``base``.
 
     Raises PrereqError (exit 2) when there is no such base here: not a git repository, a shallow
     clone, an unknown ref, or no common history."""
     root = root.resolve()
     the_base = open_base(root, base)
-    validation = with_catalog(validate(root))
+    validation = with_catalog(validate(root, progress=progress))
+    progress(f"reviewing the change against {base}")
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)

@@ -11,6 +11,7 @@ May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/se
 from __future__ import annotations
 
 from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
 from prereq.registry.checks import commands, items, job_templates, requirements, secrets
 from prereq.registry.checks.base import Check, Context, make_context
@@ -33,13 +34,20 @@ def _declared(check: Check, found: list[Problem]) -> list[Problem]:
     return found
 
 
-def run_checks(registry: LoadedRegistry, *, cache: Cache = NO_CACHE) -> tuple[Context, list[Problem]]:
+def run_checks(
+    registry: LoadedRegistry, *, cache: Cache = NO_CACHE, progress: Progress = silent
+) -> tuple[Context, list[Problem]]:
     ctx = make_context(registry, cache=cache)
     found = list(registry.problems)
     shelf = cache.shelf("file-checks")
     sources = [*registry.items, *registry.templates]
     kept = {source.rel: _kept(source, ctx, shelf) for source in sources}
-    shelllint.prefetch(commands.lint_texts(registry, ctx), cache=cache)  # ShellCheck reads while the rest is checked
+    reading = shelllint.prefetch(commands.lint_texts(registry, ctx), cache=cache)  # read while the rest is checked
+    cached = cache.folder is not None
+    progress(_checking(len(sources), fresh=sum(known is None for known in kept.values()), cached=cached))
+    if reading:
+        kept_later = " (the cache keeps its readings)" if cached else ""
+        progress(f"ShellCheck is reading {reading:,} script{'s' * (reading != 1)} beside the other checks{kept_later}")
     for source in sources:
         known = kept[source.rel]
         found.extend(known if known is not None else _file_problems(source, ctx, shelf))
@@ -47,10 +55,17 @@ def run_checks(registry: LoadedRegistry, *, cache: Cache = NO_CACHE) -> tuple[Co
         for check in CHECKS:
             if check.scope == "item":
                 found.extend(_declared(check, list(check.run(item, ctx))))
+    progress("checking across items" + (", with ShellCheck's readings" if reading else ""))
     for check in CHECKS:
         if check.scope == "registry":
             found.extend(_declared(check, list(check.run(registry, ctx))))
     return ctx, sorted(set(found), key=Problem.sort_key)
+
+
+def _checking(total: int, *, fresh: int, cached: bool) -> str:
+    """What the checks are about to read: every file, or the ones the cache holds nothing of."""
+    text = f"checking {total:,} file{'s' * (total != 1)}"
+    return f"{text}, {fresh:,} new or changed since the cache's last run" if cached and fresh < total else text
 
 
 def _key(source: SourceItem) -> str:
