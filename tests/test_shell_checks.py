@@ -87,6 +87,20 @@ def test_many_scripts_are_read_by_processes_of_at_most_lint_files_each(monkeypat
     ]
 
 
+def test_the_processes_share_the_scripts_evenly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two cores: an even number of processes, none given more than one script more than another (chunks
+    of LINT_FILES left the last process alone with the rest)."""
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    monkeypatch.setattr(shelllint, "LINT_FILES", 7)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    calls = _counted_runs(monkeypatch)
+    linted = shelllint.lint_scripts([shelllint.lint_script([f"echo even{i}"]).text for i in range(101)])
+    sizes = [len([a for a in run if a.endswith(".sh")]) for run in calls if "json1" in run]
+    assert len(sizes) == 16 and max(sizes) <= 7 and max(sizes) - min(sizes) <= 1
+    assert all(lint.read and not lint.findings for lint in linted)
+
+
 def test_sc2154_is_what_shellcheck_knows_of_assignments_never_a_finding_of_its_own() -> None:
     if not shelllint.available():
         pytest.skip("ShellCheck is not installed")

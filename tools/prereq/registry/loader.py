@@ -137,20 +137,34 @@ def _read_bytes(path: Path, rel: str) -> bytes | Problem:
     became since it was listed) and at most ``MAX_FILE_BYTES`` of them; else the problem."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with os.fdopen(os.open(path, flags), "rb") as file:
-            info = os.fstat(file.fileno())
+        descriptor = os.open(path, flags)
+        try:
+            info = os.fstat(descriptor)
             if not stat.S_ISREG(info.st_mode):
                 return entry_problem(path, rel) or problem(
                     "PRQ107", file=rel, detail=f"{rel} is not a regular file", fix="replace it with a regular file"
                 )
             # Refused unread when it says it is too large; read no more than the limit when it does not.
-            raw = b"" if info.st_size > MAX_FILE_BYTES else file.read(MAX_FILE_BYTES + 1)
+            raw = b"" if info.st_size > MAX_FILE_BYTES else _read_at_most(descriptor, MAX_FILE_BYTES + 1)
+        finally:
+            os.close(descriptor)
     except OSError as exc:  # gone or swapped since it was listed, or not ours to read
         return entry_problem(path, rel) or unreadable(rel, exc, otherwise="make it a readable file")
     if info.st_size > MAX_FILE_BYTES or len(raw) > MAX_FILE_BYTES:
         detail = f"the file is {max(info.st_size, len(raw))} bytes (at most {MAX_FILE_BYTES})"
         return problem("PRQ109", file=rel, line=1, column=1, detail=detail)
     return raw
+
+
+def _read_at_most(descriptor: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of an open file: plain ``os.read`` calls, as a buffered file object cost
+    six times the read itself over 10,000 small files."""
+    parts: list[bytes] = []
+    left = limit
+    while left > 0 and (part := os.read(descriptor, left)):
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
 
 
 _TAB_FIX = "indent with spaces: YAML does not allow a tab in indentation"
