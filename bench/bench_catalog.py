@@ -11,6 +11,7 @@ sites are interleaved (10k, 100k, 10k, 100k, ..., each before then now) and ever
 median of the runs.  Times are the page's own clock (``catalog_probe.js``):
 
   first render   navigation start to the end of the frame painting the first cards and the count
+  file requested when the page asked for the file it loads, and
   file fetched   when the response of the file the page loads (api/v1/catalog.json, or the root
                  api/v1/index.json for a page from before it) had arrived (resource timing)
   JSON.parse     the floors: parsing the same text of each file in the same page
@@ -70,7 +71,8 @@ class Run:
     """One page load of one site: milliseconds from the page's clock."""
 
     first_render: float
-    index_fetched: float  # the file the page loaded
+    index_requested: float  # the file the page loaded: asked for
+    index_fetched: float  # and arrived
     loaded: str  # which one: ROOT_FILE or CATALOG_FILE
     parse_floor: float  # of the root index
     catalog_parse_floor: float
@@ -207,6 +209,7 @@ def _run_of(probe: dict, floors: dict, labels: list[str], typing_from: float) ->
     root, catalog = (next(url for url in floors["parse"] if url.endswith(file)) for file in (ROOT_FILE, CATALOG_FILE))
     run = Run(
         first_render=probe["firstPainted"],
+        index_requested=floors["indexRequested"],
         index_fetched=floors["indexFetched"],
         loaded=CATALOG_FILE if floors["loaded"] == catalog else ROOT_FILE,
         parse_floor=statistics.median(floors["parse"][root]),
@@ -263,6 +266,7 @@ def report(sites: list[str], runs: dict[str, list[Run]]) -> None:
     row("index.json size", lambda r: r.index_bytes / 1e6, "MB")
     row("catalog.json size", lambda r: r.catalog_bytes / 1e6, "MB")
     row("first render", lambda r: r.first_render, "ms", f"[target ≤ {FIRST_RENDER_TARGET_MS:,} ms]")
+    row("  the file loaded requested at", lambda r: r.index_requested)
     row("  the file loaded fetched at", lambda r: r.index_fetched)
     row("  JSON.parse floor, index.json", lambda r: r.parse_floor)
     row("  JSON.parse floor, catalog.json", lambda r: r.catalog_parse_floor)

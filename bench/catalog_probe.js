@@ -60,11 +60,12 @@
    * each of `urls` (the root index and the catalog file, fetched again from the HTTP cache), and one
    * bare indexOf of a word over every entry's lower-cased text (what any search that looks at every
    * entry must at least do), the entries of the first URL (the root's).  `loaded`: the first of
-   * `urls` the page itself fetched (the catalog file, or the root for a page from before it) and
-   * when its response had arrived (resource timing). */
+   * `urls` the page itself fetched (the catalog file, or the root for a page from before it), when
+   * it was asked for and when its response had arrived (resource timing). */
   probe.floors = async (urls, word, repeat) => {
     const loaded = urls.slice().reverse().find((url) => performance.getEntriesByName(url).length);
-    const fetched = loaded ? performance.getEntriesByName(loaded)[0].responseEnd : null;
+    const timing = loaded ? performance.getEntriesByName(loaded)[0] : null;
+    const fetched = timing ? timing.responseEnd : null;
     const parse = {}, bytes = {};
     let items = null, found = 0;
     for (const url of urls) {
@@ -86,6 +87,6 @@
       for (let j = 0; j < texts.length; j++) if (texts[j].indexOf(word) !== -1) found++;
       scan.push(performance.now() - start);
     }
-    return { parse, scan, found, loaded, indexFetched: fetched, bytes };
+    return { parse, scan, found, loaded, indexRequested: timing ? timing.startTime : null, indexFetched: fetched, bytes };
   };
 })();
