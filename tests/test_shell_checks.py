@@ -6,7 +6,10 @@ activating an environment defines (PRQ170)."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,3 +264,27 @@ def test_with_a_cache_a_later_run_starts_no_shellcheck_and_no_bash(monkeypatch: 
     for kept in folder.glob("*.json"):
         kept.write_text('{"not": "what prereq wrote"', encoding="utf-8")
     assert run() == first and len(calls) > started  # a damaged cache is ignored
+
+
+def test_a_shellcheck_ended_by_a_signal_read_nothing_and_nothing_is_kept(
+    make_registry, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A ShellCheck that a signal ends half-way (the OOM killer; an interrupt that prereq, started as a
+    background job, ignores) prints nothing: no reading, never "no findings", which the cache kept."""
+    if not shelllint.available():
+        pytest.skip("ShellCheck is not installed")
+    token = re.sub(r"\W", "_", tmp_path.name)
+    root = make_registry({"prerequisites/user.yaml": item("user", commands=(f"echo $(date) {token}",))})
+    monkeypatch.setenv("PREREQ_CACHE", str(tmp_path / "cache"))
+    real = subprocess.run
+
+    def killed(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
+        if "json1" in command:
+            return subprocess.CompletedProcess(command, -signal.SIGKILL, stdout="", stderr="")
+        return real(command, **options)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(shelllint.subprocess, "run", killed)
+    assert validate(root).problems == []  # nothing read: nothing to say but bash's verdict, which is fine
+    monkeypatch.setattr(shelllint.subprocess, "run", real)
+    monkeypatch.setattr(shelllint, "_LINT", {})  # a later run, in another process
+    assert [(p.rule, p.line) for p in validate(root).problems] == [("PRQ173", 9)]  # SC2046

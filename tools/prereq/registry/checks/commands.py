@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any
 
 from prereq.core import placeholders
+from prereq.core.files import Cache
 from prereq.core.graph import lookup_parameter, reachable_union
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
@@ -187,6 +188,35 @@ def lint_texts(registry: LoadedRegistry, ctx: Context) -> list[str]:
     blocks = [entries for item in registry.items for entries in (ctx.shell_blocks(item) or {}).values() if entries]
     blocks += [entries for _, _, entries, _ in _task_role_blocks(registry)]
     return [ctx.lint_script(entries).text for entries in blocks]
+
+
+class EarlyLint:
+    """Hands ShellCheck an item's scripts as its file loads (``load_registry``'s ``loaded``), a batch at a
+    time, so that it reads while the rest of the registry loads: in a cold run of 10,000 items it could
+    otherwise start only when every file was read, two seconds in.  Only what the file alone tells: the
+    commands of a cmd item without a template (``Context.shell_blocks`` gives those of a valid one as
+    they are), in full batches only: ``lint_texts`` later hands over the rest (a small registry's
+    scripts all at once, in one ShellCheck process), and ShellCheck reads no script twice."""
+
+    BATCH = 1000  # scripts a batch: a ShellCheck process starts at about 15 ms
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self.texts: list[str] = []
+        self.started = 0  # scripts ShellCheck was started on
+
+    def add(self, item: SourceItem) -> None:
+        if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN:
+            return
+        blocks = [[command for _, command in entries] for entries in forms.command_blocks(item.data).values()]
+        if not any(placeholders.OPEN in command for commands in blocks for command in commands):
+            self.texts += [shelllint.lint_script(commands).text for commands in blocks if commands]
+        if len(self.texts) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        self.started += shelllint.prefetch(self.texts, cache=self.cache)
+        self.texts = []
 
 
 def _task_role_blocks(registry: LoadedRegistry) -> list[tuple[SourceItem, str, list[Entry], str]]:
