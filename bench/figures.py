@@ -14,6 +14,7 @@ figure (``PREREQ_CACHE``); the build runs without one, so its figures stay those
 
 Figures (target in brackets, from the issue):
   validate  wall and CPU vs parsing the same files with CSafeLoader in one process   [≤ 1.5×]
+            beside ShellCheck alone on the scripts validation gives it (its floor when cold)
             cold (an empty cache folder) and warm (the cache a cold run left)
   validate  large / small, and huge / large with --huge                            [≤ 11× for 10×]
   build     large / small                                                          [≤ 11×]
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import itertools
+import json
 import os
 import shutil
 import statistics
@@ -50,6 +52,13 @@ import sys, yaml
 from pathlib import Path
 for path in sorted(Path(sys.argv[1]).glob("prerequisites/*.yaml")):
     yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
+"""
+# What a cold validation cannot take less than while it lints the commands (PRQ173): ShellCheck alone on
+# the scripts validation gives it, run as validation runs it (files, both cores), and nothing else.
+SHELLCHECK_FLOOR = """
+import json, sys
+from prereq.openpai import shelllint
+shelllint.lint_scripts(json.loads(open(sys.argv[1], encoding="utf-8").read()))
 """
 # The floor of `job add`: json-load the same root index and round-trip the same job with PyYAML.
 JOB_FLOOR = """
@@ -122,24 +131,51 @@ def _registry(work: Path, count: int) -> Path:
     return repo / "registry"
 
 
+def _lint_texts(registry: Path, out: Path) -> int:
+    """The scripts validation gives ShellCheck for ``registry``, as JSON in ``out``; how many."""
+    from prereq.registry.checks import commands
+    from prereq.registry.checks.base import make_context
+    from prereq.registry.loader import load_registry
+
+    loaded = load_registry(registry)
+    texts = sorted(set(commands.lint_texts(loaded, make_context(loaded))))
+    out.write_text(json.dumps(texts), encoding="utf-8")
+    return len(texts)
+
+
 def validation_figures(registries: dict[int, Path], *, repeat: int, work: Path) -> list[str]:
-    """Per size: the parse floor, a cold validation (an empty cache folder each time) and a warm one (the
-    folder the cold run just filled), interleaved; then how the cold wall grows with the size."""
+    """Per size: the parse floor, ShellCheck alone on the scripts validation gives it, a cold validation
+    (an empty cache folder each time) and a warm one (the folder the cold run just filled), interleaved;
+    then how the cold wall grows with the size."""
     lines, walls = [], {}
     cache = work / "validation-cache"
     for n, registry in registries.items():
-        sides = {"floor": [PYTHON, "-c", PARSE_FLOOR, str(registry)], "ours": [*PREREQ, "validate", str(registry)]}
+        scripts = work / f"scripts-{n}.json"
+        count = _lint_texts(registry, scripts)
+        sides = {
+            "floor": [PYTHON, "-c", PARSE_FLOOR, str(registry)],
+            "shellcheck": [PYTHON, "-c", SHELLCHECK_FLOOR, str(scripts)],
+            "ours": [*PREREQ, "validate", str(registry)],
+        }
         env = environment(work, PREREQ_CACHE=str(cache))
         for command in sides.values():  # a first run of each leaves the bytecode both sides then read
             run(command, env=env)
-        runs: dict[str, list[Run]] = {"floor": [], "cold": [], "warm": []}
+        runs: dict[str, list[Run]] = {"floor": [], "shellcheck": [], "cold": [], "warm": []}
         for _ in range(repeat):
             runs["floor"].append(run(sides["floor"], env=env))
+            runs["shellcheck"].append(run(sides["shellcheck"], env=env))
             shutil.rmtree(cache, ignore_errors=True)
             runs["cold"].append(run(sides["ours"], env=env))
             runs["warm"].append(run(sides["ours"], env=env))
         floor = _median(runs["floor"])
         walls[n] = _median(runs["cold"]).wall
+        linting = _median(runs["shellcheck"])
+        lines.append(
+            f"ShellCheck alone on the {count:,} scripts of {n:,} items, as validation runs it: {linting.wall:.1f} s "
+            f"wall, {linting.wall / floor.wall:.1f}× the parse floor (CPU {linting.cpu / floor.cpu:.1f}×): "
+            "the least a cold validation takes"
+        )
+        print(lines[-1], flush=True)
         for kind in ("cold", "warm"):
             ours = _median(runs[kind])
             lines.append(
