@@ -58,3 +58,22 @@ def test_handing_scripts_over_early_changes_no_problem(fixture: Path, monkeypatc
         monkeypatch.setattr(shelllint, "_PENDING", {})
         found.append([problem.as_dict() for problem in validate(fixture).problems])
     assert found[0] == found[1]
+
+
+def test_stop_drops_what_shellcheck_has_not_started_and_a_later_run_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupted validation does not wait for ShellCheck to read what nobody will look at; the
+    scripts dropped are read again by whoever asks for them later."""
+    monkeypatch.setattr(shelllint, "LINT_FILES", 2)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    monkeypatch.setattr(shelllint, "_PENDING", {})
+    runs = _counted_runs(monkeypatch)
+    scripts = [shelllint.lint_script([f"echo stop{i} $(date)"]).text for i in range(200)]
+    assert shelllint.prefetch(scripts) == 200  # 100 processes of two scripts, two at a time
+    shelllint.stop()
+    reading = [future for future, _ in shelllint._PENDING.values()]
+    assert not any(future.cancelled() for future in reading)
+    for future in reading:  # what had started ends; nothing else starts
+        future.result()
+    assert len([run for run in runs if "json1" in run]) < 100
+    linted = shelllint.lint_scripts(scripts)
+    assert [[issue.code for issue in lint.findings] for lint in linted] == [[2046]] * 200

@@ -213,6 +213,18 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
     return found
 
 
+def stop() -> None:
+    """Drop the scripts ShellCheck has not started on: a run that ended or was interrupted needs none of
+    them, and the process would otherwise wait for them before it exits (nine seconds after Ctrl-C in
+    a cold run of 10,000 items).  What is reading goes on; a later ``lint_scripts`` still waits for it."""
+    if _workers.cache_info().currsize:
+        _workers().shutdown(wait=False, cancel_futures=True)
+        _workers.cache_clear()
+    for sha, (future, _) in list(_PENDING.items()):
+        if future.cancelled():
+            del _PENDING[sha]
+
+
 def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     """Start ShellCheck on the scripts neither this process nor ``cache`` knows, in the background (two
     processes at a time, whatever the number of calls): ``lint_scripts`` waits for what it needs of it,

@@ -26,6 +26,7 @@ import prereq
 from prereq.core.files import NO_CACHE, SCHEMA_DIR, Cache
 from prereq.core.gitrepo import Repository
 from prereq.core.terminal import Progress, silent
+from prereq.openpai import shelllint
 from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
 from prereq.registry.checks.commands import EarlyLint
@@ -94,10 +95,13 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
     cache = cache_for(root)
     started = time.monotonic()
     early = EarlyLint(cache)
-    registry = load_registry(root, cache=cache, loaded=early.add)  # the last, partial batch: with the checks' own
-    reading = f"; ShellCheck is reading {early.started:,} of their scripts" if early.started else ""
-    progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s{reading}")
-    result = validate_loaded(registry, history=history, cache=cache, progress=progress)
+    try:
+        registry = load_registry(root, cache=cache, loaded=early.add)  # the last, partial batch: with the checks'
+        reading = f"; ShellCheck is reading {early.started:,} of their scripts" if early.started else ""
+        progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s{reading}")
+        result = validate_loaded(registry, history=history, cache=cache, progress=progress)
+    finally:
+        shelllint.stop()  # interrupted, or done with scripts of items no check read (an invalid one's)
     cache.save()
     return result
 
