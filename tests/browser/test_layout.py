@@ -41,7 +41,7 @@ def test_the_composer_works_by_touch(visits, bundled_url):
     page = open_page(visits(bundled_url, "phone"), "composer")
     page.locator("#prereq-composer-q").fill("mnist-data")
     row = page.locator('#prereq-composer-items > li[data-name="mnist-data"]')
-    box = row.locator("input[type=checkbox]")
+    box = row.locator("input.prereq-composer__check")  # not the data binding's box, which checking it shows
     size = box.bounding_box()
     assert size is not None and size["width"] >= 20 and size["height"] >= 20, size
     target = row.locator(".prereq-composer__head").bounding_box()
