@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from check_helpers import FIXTURE_DIRS, item
 from conftest import REPO
+from prereq.core.files import Cache
 from prereq.openpai import shelllint
 from prereq.registry.checks.commands import EarlyLint
 from prereq.registry.validate import validate
@@ -69,11 +71,78 @@ def test_stop_drops_what_shellcheck_has_not_started_and_a_later_run_reads_it(mon
     runs = _counted_runs(monkeypatch)
     scripts = [shelllint.lint_script([f"echo stop{i} $(date)"]).text for i in range(200)]
     assert shelllint.prefetch(scripts) == 200  # 100 processes of two scripts, two at a time
-    shelllint.stop()
-    reading = [future for future, _ in shelllint._PENDING.values()]
-    assert not any(future.cancelled() for future in reading)
-    for future in reading:  # what had started ends; nothing else starts
-        future.result()
+    shelllint.stop()  # what had started ends; nothing else starts, and nothing is left pending
+    assert shelllint._PENDING == {}
     assert len([run for run in runs if "json1" in run]) < 100
     linted = shelllint.lint_scripts(scripts)
     assert [[issue.code for issue in lint.findings] for lint in linted] == [[2046]] * 200
+
+
+def test_a_process_that_gives_no_reading_costs_its_neighbours_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One script past the time allowed (or a signal) ends the process that was reading it with others:
+    each is read again alone, so a script's reading never depends on what it was sent with."""
+    real = shelllint._shellcheck
+
+    def failing_together(binary: str, paths: dict[str, Path]) -> dict[str, shelllint.Lint] | None:
+        return None if len(paths) > 1 else real(binary, paths)
+
+    monkeypatch.setattr(shelllint, "_shellcheck", failing_together)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    scripts = [shelllint.lint_script([command]).text for command in ("echo $(date) neighbours", "echo fine")]
+    linted = shelllint.lint_scripts(scripts)
+    assert [[issue.code for issue in lint.findings] for lint in linted] == [[2046], []]
+    assert all(lint.read for lint in linted)
+
+
+def test_an_invalid_item_s_scripts_are_never_sent(
+    make_registry: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No check reads an invalid item's commands: ShellCheck is not given them early either (a hostile
+    one, nested a thousand deep, took it seconds)."""
+    monkeypatch.setattr(EarlyLint, "BATCH", 1)
+    monkeypatch.setenv("PREREQ_CACHE", "off")
+    token = re.sub(r"\W", "_", tmp_path.name)
+    invalid = item("bad", commands=(f"echo never-{token}",)).replace("title: bad item\n", "")
+    root = make_registry(
+        {"prerequisites/bad.yaml": invalid, "prerequisites/ok.yaml": item("ok", commands=(f"echo ok-{token}",))}
+    )
+    sent: list[str] = []
+    real = shelllint._lint_texts
+
+    def recorded(binary: str, texts: dict[str, str]) -> dict[str, shelllint.Lint]:
+        sent.extend(texts.values())
+        return real(binary, texts)
+
+    monkeypatch.setattr(shelllint, "_lint_texts", recorded)
+    assert [problem.rule for problem in validate(root).problems] == ["PRQ112"]
+    assert sent and not [text for text in sent if f"never-{token}" in text]
+
+
+def test_a_run_interrupted_while_it_keeps_the_readings_leaves_the_next_one_whole(
+    make_registry: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    token = re.sub(r"\W", "_", tmp_path.name)
+    files = {f"prerequisites/i{i}.yaml": item(f"i{i}", commands=(f"echo $(date) {token}{i}",)) for i in range(5)}
+    root = make_registry(files)
+    monkeypatch.setenv("PREREQ_CACHE", str(tmp_path / "cache"))
+    real, kept = Cache.shelf, []
+
+    def shelf(self: Cache, kind: str, **options: Any) -> Any:
+        found = real(self, kind, **options)
+        if kind == "shellcheck":
+            put = found.put
+
+            def interrupted(key: str, value: Any) -> None:
+                kept.append(key)
+                if len(kept) == 3:  # Ctrl-C while lint_scripts keeps what ShellCheck read
+                    raise KeyboardInterrupt
+                put(key, value)
+
+            found.put = interrupted  # type: ignore[method-assign]
+        return found
+
+    monkeypatch.setattr(Cache, "shelf", shelf)
+    with pytest.raises(KeyboardInterrupt):
+        validate(root)
+    monkeypatch.setattr(Cache, "shelf", real)
+    assert [problem.rule for problem in validate(root).problems] == ["PRQ173"] * 5

@@ -116,8 +116,8 @@ def _bash_n(path: Path) -> list[ShellIssue]:
     return issues[:1] or [ShellIssue(1, 0, run.stderr.strip().split("\n")[0] or "bash cannot read it")]
 
 
-def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
-    """One ShellCheck process for every script (by content hash)."""
+def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint] | None:
+    """One ShellCheck process for every script (by content hash); None when the process gave no reading."""
     by_file = {str(path): sha for sha, path in paths.items()}
     command = [binary, "-f", "json1", "-s", "bash", "-S", "warning", "-o", "check-unassigned-uppercase", "--norc"]
     try:
@@ -131,9 +131,7 @@ def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
         reading = None
     comments = reading.get("comments") if isinstance(reading, dict) else None
     if not isinstance(comments, list):
-        # Not read (a ShellCheck killed half-way printed nothing, which once counted as "no findings", and
-        # was kept): nothing is kept, and bash -n reads each of them alone.
-        return {sha: Lint() for sha in paths}
+        return None  # a ShellCheck killed half-way printed nothing, which once counted as "no findings"
     found: dict[str, list[ShellIssue]] = {sha: [] for sha in paths}
     unassigned: dict[str, set[str] | None] = {sha: set() for sha in paths}
     for comment in (c for c in comments if isinstance(c, dict)):
@@ -214,15 +212,15 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
 
 
 def stop() -> None:
-    """Drop the scripts ShellCheck has not started on: a run that ended or was interrupted needs none of
-    them, and the process would otherwise wait for them before it exits (nine seconds after Ctrl-C in
-    a cold run of 10,000 items).  What is reading goes on; a later ``lint_scripts`` still waits for it."""
+    """End a run's ShellCheck work: the scripts it has not started on are dropped (a run that ended or was
+    interrupted needs none of them, and the process waited for them before it exited: nine seconds
+    after Ctrl-C in a cold run of 10,000 items), the processes reading end, and what no check collected
+    is forgotten, so that the next run, in this process, starts from what ``_LINT`` holds alone.
+    Validation runs one at a time in a process."""
     if _workers.cache_info().currsize:
-        _workers().shutdown(wait=False, cancel_futures=True)
+        _workers().shutdown(wait=True, cancel_futures=True)
         _workers.cache_clear()
-    for sha, (future, _) in list(_PENDING.items()):
-        if future.cancelled():
-            del _PENDING[sha]
+    _PENDING.clear()
 
 
 def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
@@ -254,19 +252,26 @@ def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]
             found = future.result()
             _LINT.update(found)
             for done, lint in found.items():
-                del _PENDING[done]
+                _PENDING.pop(done, None)
                 if lint.read:  # a script ShellCheck could not read is tried again next time
                     shelf.put(done, [_issues_json(lint.findings), sorted(lint.unassigned or ())])
     return [_LINT.get(_sha(text), Lint()) for text in texts]
 
 
 def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
-    """``_shellcheck`` of scripts written to files of a temporary folder."""
+    """``_shellcheck`` of scripts written to files of a temporary folder.  When the process gives no
+    reading (one script past the time allowed, a signal), each script is read again alone: a script's
+    reading never depends on the others it was sent with.  What is not read then is ``Lint()``: nothing
+    is kept, and bash -n reads each of them alone."""
     with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
         paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in texts}
         for sha, path in paths.items():
             path.write_text(texts[sha], encoding="utf-8")
-        return _shellcheck(binary, paths)
+        found = _shellcheck(binary, paths)
+        if found is None and len(paths) > 1:
+            alone = {sha: _shellcheck(binary, {sha: path}) for sha, path in paths.items()}
+            found = {sha: (reading or {}).get(sha, Lint()) for sha, reading in alone.items()}
+        return found or {sha: Lint() for sha in paths}
 
 
 def _tool_identity(binary: str, *options: object) -> str:

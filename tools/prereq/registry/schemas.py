@@ -194,12 +194,17 @@ def _leaf_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.Valid
         yield error
 
 
+def item_is_valid(item: Any) -> bool:
+    """The compiled check alone: ``check_item`` finds nothing exactly when this says yes."""
+    return bool(_fast_validator("prerequisite.schema.json").is_valid(item))
+
+
 def check_item(item: Any) -> list[SchemaIssue]:
     """All schema issues of one item, most specific first, one per path and kind."""
     # Most items are valid: a compiled validator says so about 100x faster; the
     # pure-Python one (whose errors carry the subschemas our messages come from)
     # runs only for items with something to report.
-    if _fast_validator("prerequisite.schema.json").is_valid(item):
+    if item_is_valid(item):
         return []
     validator = _validator("prerequisite.schema.json")
     issues: list[SchemaIssue] = []

@@ -73,7 +73,8 @@ def validate_loaded(
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
         _, first = suppress.apply(sources, problems, judged=judged)
         current = {source.rel: source.blob for source in sources}
-        progress("checking the git history for credentials")
+        if Repository.find(registry.root) is not None:  # outside one there is no history to check
+            progress("checking the git history for credentials")
         cleared = cleared_lines(ctx.items, first)
         problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
     kept, suppressed = suppress.apply(sources, problems, judged=judged)
@@ -91,7 +92,8 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
     """Check every file under the registry folder ``root``; never raises for bad content.  With
     ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
     for it, the build does not (it leaves such versions out instead of failing).  ``progress`` hears
-    of each phase: a first run over 100,000 items takes minutes, most of them ShellCheck's."""
+    of each phase: a first run over 100,000 items takes minutes, most of them ShellCheck's.  One
+    validation at a time in a process: ShellCheck's readings are the process's (``shelllint``)."""
     cache = cache_for(root)
     started = time.monotonic()
     early = EarlyLint(cache)

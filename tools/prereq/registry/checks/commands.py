@@ -15,6 +15,7 @@ from prereq.core.files import Cache
 from prereq.core.graph import lookup_parameter, reachable_union
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
+from prereq.registry import schemas
 from prereq.registry.checks.base import Context, Entry, at, item_check, names, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem, problem
@@ -194,9 +195,10 @@ class EarlyLint:
     """Hands ShellCheck an item's scripts as its file loads (``load_registry``'s ``loaded``), a batch at a
     time, so that it reads while the rest of the registry loads: in a cold run of 10,000 items it could
     otherwise start only when every file was read, two seconds in.  Only what the file alone tells: the
-    commands of a cmd item without a template (``Context.shell_blocks`` gives those of a valid one as
-    they are), in full batches only: ``lint_texts`` later hands over the rest (a small registry's
-    scripts all at once, in one ShellCheck process), and ShellCheck reads no script twice."""
+    commands of a valid cmd item without a template (``Context.shell_blocks`` gives those as they are:
+    an invalid item's scripts are never read), in full batches only: ``lint_texts`` later hands over
+    the rest (a small registry's scripts all at once, in one ShellCheck process), and ShellCheck reads
+    no script twice."""
 
     BATCH = 1000  # scripts a batch: a ShellCheck process starts at about 15 ms
 
@@ -206,7 +208,8 @@ class EarlyLint:
         self.started = 0  # scripts ShellCheck was started on
 
     def add(self, item: SourceItem) -> None:
-        if item.data.get("plugin", runtime.DEFAULT_PLUGIN) != runtime.DEFAULT_PLUGIN:
+        plugin = item.data.get("plugin", runtime.DEFAULT_PLUGIN)
+        if plugin != runtime.DEFAULT_PLUGIN or not schemas.item_is_valid(item.data):
             return
         blocks = [[command for _, command in entries] for entries in forms.command_blocks(item.data).values()]
         if not any(placeholders.OPEN in command for commands in blocks for command in commands):
