@@ -4,10 +4,12 @@ The performance issue asks for at most 20 KB of site an item.  This reads a site
 wrote (``--site``) and prints, averaged over its items: the bytes of each top folder, then an item
 page's parts: each piece of Material's frame (the head, the header's palette and search, the tabs, the
 navigation drawer, the closing scripts) and each section of the item's own article (the text between
-its ``<h2>``\\ s, with the diagram, the closure list and the snippet apart).  Nothing here builds or
-times anything.
+its ``<h2>``\\ s, with the diagram, the closure list and the snippet apart).  With ``--trims``, also
+what each trim of the pages considered would save, measured by making it in the built pages' text
+(nothing is written): what is left to gain; the last two take something from the pages (each closure
+item's type, the snippet's coloured punctuation).  Nothing here builds or times anything.
 
-    .venv/bin/python bench/site_bytes.py --site /tmp/fig/site-10000
+    .venv/bin/python bench/site_bytes.py --site /tmp/fig/site-10000 [--trims]
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ BODY = [
     ("diagram", r'<div class="prereq-graph-wrap">.*?</div>'),
     ("closure list", r'<h3 id="in-a-job">.*?</ol>'),
     ("snippet (highlighted YAML)", r'<div class="prereq-job-yaml".*?</code></pre></div></div>'),
+]
+# Trims of an item page considered, as (what, pattern, replacement): each measured alone.
+TRIMS = [
+    ("the palette's inline script as a file", r"<script>var palette=.*?</script>", '<script src="p.js"></script>'),
+    ("the theme's scope script as a file", r"<script>__md_scope=.*?</script>", '<script src="s.js"></script>'),
+    ("the theme's unused search translations", r'"search\.result[^"]*": "[^"]*", ', ""),
+    ("no line breaks outside code", r"\n(?![^<]*</(?:pre|code|textarea)>)", ""),
+    ("no type badge in the closure list", r' <span class="prereq-badge[^"]*">[^<]*</span></li>', "</li>"),
+    ("no punctuation spans in the snippet", r'<span class="p">([^<]*)</span>', r"\1"),
 ]
 _ARTICLE = re.compile(r'<article class="prereq-item".*?</article>', re.S)
 _SECTION = re.compile(r'(?=<h2 id=")')
@@ -61,6 +72,7 @@ def _folder_bytes(folder: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--site", type=Path, required=True, help="a folder prereq build wrote")
+    parser.add_argument("--trims", action="store_true", help="also what each trim considered would save")
     args = parser.parse_args()
     pages = sorted(args.site.glob("items/*/index.html"))
     if not pages:
@@ -77,7 +89,18 @@ def main() -> int:
     print("an item page, on average:")
     for name, size in total.items():
         print(f"  {name:46} {size / count:9,.0f} B")
+    if args.trims:
+        _print_trims(pages)
     return 0
+
+
+def _print_trims(pages: list[Path]) -> None:
+    texts = [page.read_text(encoding="utf-8") for page in pages]
+    before = sum(len(text.encode()) for text in texts)
+    print("what each trim would save, alone, an item page on average:")
+    for what, pattern, replacement in TRIMS:
+        after = sum(len(re.sub(pattern, replacement, text, flags=re.S).encode()) for text in texts)
+        print(f"  {what:46} {(before - after) / len(texts):9,.0f} B")
 
 
 if __name__ == "__main__":

@@ -107,13 +107,13 @@ def test_an_invalid_item_s_scripts_are_never_sent(
         {"prerequisites/bad.yaml": invalid, "prerequisites/ok.yaml": item("ok", commands=(f"echo ok-{token}",))}
     )
     sent: list[str] = []
-    real = shelllint._lint_texts
+    real = shelllint._start_chunk
 
-    def recorded(binary: str, texts: dict[str, str]) -> dict[str, shelllint.Lint]:
+    def recorded(binary: str, texts: dict[str, str]) -> Any:
         sent.extend(texts.values())
         return real(binary, texts)
 
-    monkeypatch.setattr(shelllint, "_lint_texts", recorded)
+    monkeypatch.setattr(shelllint, "_start_chunk", recorded)
     assert [problem.rule for problem in validate(root).problems] == ["PRQ112"]
     assert sent and not [text for text in sent if f"never-{token}" in text]
 

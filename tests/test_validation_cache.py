@@ -191,7 +191,7 @@ def test_shellcheck_installed_again_elsewhere_is_the_same_program_and_another_bu
     assert real, "ShellCheck is in the test extra (./scripts/setup.sh --test installs it)"
     root = make_registry({"prerequisites/one.yaml": item("one")})
     monkeypatch.setenv("PREREQ_CACHE", str(tmp_path / "cache"))
-    runs = _counted(monkeypatch, shelllint, "_lint_texts")
+    runs = _counted(monkeypatch, shelllint, "_start_chunk")
     for stamp, (where, wrapped, expected) in enumerate([("first", False, 1), ("again", False, 1), ("other", True, 2)]):
         binary = tmp_path / where / "shellcheck"
         binary.parent.mkdir()

@@ -100,6 +100,7 @@ def available() -> bool:
 _SYNTAX: dict[str, list[ShellIssue]] = {}
 _LINT: dict[str, Lint] = {}
 _PENDING: dict[str, tuple[Future[dict[str, Lint]], Shelf]] = {}  # scripts ShellCheck is reading, by hash
+_FOLDERS: dict[Future[dict[str, Lint]], str] = {}  # where each chunk's scripts are, until it is collected
 
 
 def _bash_n(path: Path) -> list[ShellIssue]:
@@ -212,15 +213,14 @@ def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[st
 
 
 def stop() -> None:
-    """End a run's ShellCheck work: the scripts it has not started on are dropped (a run that ended or was
-    interrupted needs none of them, and the process waited for them before it exited: nine seconds
-    after Ctrl-C in a cold run of 10,000 items), the processes reading end, and what no check collected
-    is forgotten, so that the next run, in this process, starts from what ``_LINT`` holds alone.
-    Validation runs one at a time in a process."""
+    """End a run's ShellCheck work (one run at a time in a process): what was not started is dropped (after
+    Ctrl-C, a cold run of 10,000 items waited nine seconds for it), what no check collected forgotten."""
     if _workers.cache_info().currsize:
         _workers().shutdown(wait=True, cancel_futures=True)
         _workers.cache_clear()
     _PENDING.clear()
+    for future in list(_FOLDERS):
+        _forget_folder(future)
 
 
 def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
@@ -237,7 +237,7 @@ def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     _LINT.update(hits)
     rest = {sha: text for sha, text in todo.items() if sha not in hits}
     for chunk in _chunks(list(rest)) if rest else []:
-        future = _workers().submit(_lint_texts, binary, {sha: rest[sha] for sha in chunk})
+        future = _start_chunk(binary, {sha: rest[sha] for sha in chunk})
         _PENDING.update(dict.fromkeys(chunk, (future, shelf)))
     return len(rest)
 
@@ -250,6 +250,7 @@ def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]
         if sha in _PENDING:  # a run collected by an earlier script of the same run is gone
             future, shelf = _PENDING[sha]
             found = future.result()
+            _forget_folder(future)
             _LINT.update(found)
             for done, lint in found.items():
                 _PENDING.pop(done, None)
@@ -258,20 +259,36 @@ def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]
     return [_LINT.get(_sha(text), Lint()) for text in texts]
 
 
-def _lint_texts(binary: str, texts: dict[str, str]) -> dict[str, Lint]:
-    """``_shellcheck`` of scripts written to files of a temporary folder.  When the process gives no
-    reading (one script past the time allowed, a signal), each script is read again alone: a script's
-    reading never depends on the others it was sent with.  What is not read then is ``Lint()``: nothing
-    is kept, and bash -n reads each of them alone."""
-    with tempfile.TemporaryDirectory(prefix="prereq-lint-") as temporary:
-        paths = {sha: Path(temporary) / f"lint-{sha[:20]}.sh" for sha in texts}
+def _start_chunk(binary: str, texts: dict[str, str]) -> Future[dict[str, Lint]]:
+    """Write one process's scripts to a folder of their own, here (a worker writing 500 files while this
+    thread parses waits for the interpreter's lock at each: it started seconds late), for a worker."""
+    folder = tempfile.mkdtemp(prefix="prereq-lint-")
+    paths = {sha: Path(folder) / f"lint-{sha[:20]}.sh" for sha in texts}
+    try:
         for sha, path in paths.items():
             path.write_text(texts[sha], encoding="utf-8")
-        found = _shellcheck(binary, paths)
-        if found is None and len(paths) > 1:
-            alone = {sha: _shellcheck(binary, {sha: path}) for sha, path in paths.items()}
-            found = {sha: (reading or {}).get(sha, Lint()) for sha, reading in alone.items()}
-        return found or {sha: Lint() for sha in paths}
+    except OSError:  # no room for them (a full /tmp): no lint, and bash -n reads each of them alone
+        shutil.rmtree(folder, ignore_errors=True)
+        return _workers().submit(dict, {sha: Lint() for sha in texts})
+    future = _workers().submit(_read_chunk, binary, paths)
+    _FOLDERS[future] = folder
+    return future
+
+
+def _read_chunk(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
+    """``_shellcheck`` of one chunk, in a worker; each script again alone when the process gives no reading
+    (a script past the time allowed, a signal): no reading depends on the scripts it was sent with."""
+    found = _shellcheck(binary, paths)
+    if found is None and len(paths) > 1:
+        alone = {sha: _shellcheck(binary, {sha: path}) for sha, path in paths.items()}
+        found = {sha: (reading or {}).get(sha, Lint()) for sha, reading in alone.items()}
+    return found or {sha: Lint() for sha in paths}
+
+
+def _forget_folder(future: Future[dict[str, Lint]]) -> None:
+    folder = _FOLDERS.pop(future, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _tool_identity(binary: str, *options: object) -> str:

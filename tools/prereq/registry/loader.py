@@ -157,13 +157,10 @@ def _read_bytes(path: Path, rel: str) -> bytes | Problem:
 
 
 def _read_at_most(descriptor: int, limit: int) -> bytes:
-    """Up to ``limit`` bytes of an open file: plain ``os.read`` calls, as a buffered file object cost
-    six times the read itself over 10,000 small files."""
+    """Up to ``limit`` bytes of an open file (``os.read``: a file object cost six times the read itself)."""
     parts: list[bytes] = []
-    left = limit
-    while left > 0 and (part := os.read(descriptor, left)):
+    while (left := limit - sum(map(len, parts))) > 0 and (part := os.read(descriptor, left)):
         parts.append(part)
-        left -= len(part)
     return b"".join(parts)
 
 
@@ -287,23 +284,26 @@ def _mapping(raw: bytes, rel: str, shape: str) -> tuple[LoadedYaml | None, list[
     return (None, problems) if problems else (loaded, problems)
 
 
-def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem | None, list[Problem]]:
+def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem | None, list[Problem], bool]:
     """One file of ``folder``, its data kept in ``shelf`` by its digest: a file read before is not parsed
-    again (only a file without problems is kept, so nothing the loader checks needs checking again)."""
+    again (only a file without problems is kept, so nothing the loader checks needs checking again);
+    and whether it was parsed."""
     raw = _read_bytes(path, rel)
     if isinstance(raw, Problem):
-        return None, [raw]
+        return None, [raw], False
     digest = hashlib.sha256(raw).hexdigest()
     blob = hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()  # git's own id of them
     kept = shelf.get(digest)
-    if not isinstance(kept, dict):
+    parsed = not isinstance(kept, dict)
+    if parsed:
         fresh, problems = _mapping(raw, rel, folder)
         if fresh is None:
-            return None, problems
+            return None, problems, True
         kept = fresh.data
         shelf.put(digest, kept)
     # Positions are found again only for a file with a problem (kept for all, a fifth of the memory).
-    return SourceItem(path=path, rel=rel, data=kept, yaml=Reloaded(kept, raw), raw=raw, digest=digest, blob=blob), []
+    source = SourceItem(path=path, rel=rel, data=kept, yaml=Reloaded(kept, raw), raw=raw, digest=digest, blob=blob)
+    return source, [], parsed
 
 
 def _load_owners(root: Path) -> tuple[Owners, list[Problem]]:
@@ -339,10 +339,11 @@ def _not_read_fix(path: Path, folder: str) -> str:
 
 
 def _load_folder(
-    root: Path, name: str, shelf: Shelf, *, loaded: Callable[[SourceItem], None] | None = None
+    root: Path, name: str, shelf: Shelf, *, parsed: Callable[[SourceItem], None] | None = None
 ) -> tuple[list[SourceItem], list[Problem]]:
-    """Every ``<name>/*.yaml`` mapping, each given to ``loaded`` as it is read; anything else in the
-    folder is a problem, never read or skipped silently (a link, a pipe, ``x.yml``, a folder)."""
+    """Every ``<name>/*.yaml`` mapping, each given to ``parsed`` as it is read when it was parsed (not
+    kept from an earlier run); anything else in the folder is a problem, never read or skipped silently
+    (a link, a pipe, ``x.yml``, a folder)."""
     folder = root / name
     refused = entry_problem(folder, name, folder=True)
     if refused is not None:
@@ -369,20 +370,20 @@ def _load_folder(
                 fix = _not_read_fix(path, name)
                 problems.append(problem("PRQ106", file=rel, detail=path.name, what=_FOLDERS[name], fix=fix))
             continue
-        source, found = _source(path, rel, name, shelf)
+        source, found, fresh = _source(path, rel, name, shelf)
         problems += found
         if source is not None:
             loaded_files.append(source)
-            if loaded is not None:
-                loaded(source)
+            if fresh and parsed is not None:
+                parsed(source)
     return loaded_files, problems
 
 
 def load_registry(
-    root: Path, *, cache: Cache = NO_CACHE, loaded: Callable[[SourceItem], None] | None = None
+    root: Path, *, cache: Cache = NO_CACHE, parsed: Callable[[SourceItem], None] | None = None
 ) -> LoadedRegistry:
     """Read every item file and the owners list under ``root``; what the ``cache`` kept of a file read
-    before (its data) is not parsed again.  ``loaded`` hears of each item as it is read (validation
+    before (its data) is not parsed again.  ``parsed`` hears of each item parsed, as it is (validation
     hands ShellCheck its scripts then, so that it reads while the rest loads)."""
     root = root.resolve()
     items_dir = root / ITEMS_DIR
@@ -393,7 +394,7 @@ def load_registry(
         )
     owners, problems = _load_owners(root)
     shelf = cache.shelf("files")
-    items, found = _load_folder(root, ITEMS_DIR, shelf, loaded=loaded)
+    items, found = _load_folder(root, ITEMS_DIR, shelf, parsed=parsed)
     templates, found_in_templates = _load_folder(root, TEMPLATES_DIR, shelf)
     problems += found + found_in_templates
     return LoadedRegistry(root=root, items=items, owners=owners, problems=problems, templates=templates)

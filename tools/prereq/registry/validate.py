@@ -98,7 +98,7 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
     started = time.monotonic()
     early = EarlyLint(cache)
     try:
-        registry = load_registry(root, cache=cache, loaded=early.add)  # the last, partial batch: with the checks'
+        registry = load_registry(root, cache=cache, parsed=early.add)  # the last, partial batch: with the checks'
         reading = f"; ShellCheck is reading {early.started:,} of their scripts" if early.started else ""
         progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s{reading}")
         result = validate_loaded(registry, history=history, cache=cache, progress=progress)
