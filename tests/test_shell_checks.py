@@ -15,7 +15,7 @@ import pytest
 
 from check_helpers import found, item
 from prereq.core.files import Cache
-from prereq.openpai import runtime, shellhints, shelllint
+from prereq.openpai import bashsyntax, runtime, shellhints, shelllint
 from prereq.openpai.shellvars import used_variables
 from prereq.registry.validate import validate
 
@@ -65,12 +65,12 @@ def test_shellcheck_runs_once_for_many_scripts(monkeypatch: pytest.MonkeyPatch) 
         pytest.skip("ShellCheck is not installed")
     calls = _counted_runs(monkeypatch)
     scripts = [shelllint.lint_script([f"export N{i}=$(date +%s)"]).text for i in range(40)]
-    _, linted = shelllint.check_scripts([("true", script) for script in scripts])
+    _, linted = bashsyntax.check_scripts([("true", script) for script in scripts])
     assert [[issue.code for issue in lint.findings] for lint in linted] == [[2155]] * 40
     assert all(lint.read and lint.unassigned == frozenset() for lint in linted)
     assert sum(1 for command in calls if "json1" in command) == 1
     calls.clear()
-    shelllint.check_scripts([("true", script) for script in scripts])  # the same again: cached by content
+    bashsyntax.check_scripts([("true", script) for script in scripts])  # the same again: cached by content
     assert calls == []
 
 
@@ -193,7 +193,7 @@ def test_batched_syntax_checks_report_each_broken_script_alone() -> None:
     are still each reported, and a broken one does not taint the valid ones beside it."""
     texts = [f'echo "ok {i}"' for i in range(250)] + ['echo "open', 'close"', "if true; then"]
     pairs = [(shelllint.runtime_script([text]).text, shelllint.lint_script([text]).text) for text in texts]
-    syntax, _ = shelllint.check_scripts(pairs)
+    syntax, _ = bashsyntax.check_scripts(pairs)
     assert [index for index, errors in enumerate(syntax) if errors] == [250, 251, 252]
 
 
@@ -248,9 +248,9 @@ def test_with_a_cache_a_later_run_starts_no_shellcheck_and_no_bash(monkeypatch: 
 
     def run() -> tuple[list[list[shelllint.ShellIssue]], list[shelllint.Lint]]:
         monkeypatch.setattr(shelllint, "_LINT", {})  # as a new process would start
-        monkeypatch.setattr(shelllint, "_SYNTAX", {})
+        monkeypatch.setattr(bashsyntax, "_SYNTAX", {})
         cache = Cache(folder, "test")
-        found = shelllint.check_scripts(pairs, cache=cache)
+        found = bashsyntax.check_scripts(pairs, cache=cache)
         cache.save()
         return found
 

@@ -5,7 +5,10 @@ those of a run that hands everything over at once."""
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,8 +17,10 @@ import pytest
 
 from check_helpers import FIXTURE_DIRS, item
 from conftest import REPO
+from prereq import cli
 from prereq.core.files import Cache
-from prereq.openpai import shelllint
+from prereq.openpai import bashsyntax, shelllint
+from prereq.registry import validate as validation
 from prereq.registry.checks.commands import EarlyLint
 from prereq.registry.validate import validate
 from test_shell_checks import _counted_runs
@@ -146,3 +151,87 @@ def test_a_run_interrupted_while_it_keeps_the_readings_leaves_the_next_one_whole
         validate(root)
     monkeypatch.setattr(Cache, "shelf", real)
     assert [problem.rule for problem in validate(root).problems] == ["PRQ173"] * 5
+
+
+def _isolated_temp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Where the checks' temporary folders go, for this test alone."""
+    folder = tmp_path / "temp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def test_no_folder_of_scripts_is_left_after_a_run_or_an_interrupted_one(
+    make_registry: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    temp = _isolated_temp(monkeypatch, tmp_path)
+    monkeypatch.setattr(EarlyLint, "BATCH", 1)
+    monkeypatch.setenv("PREREQ_CACHE", "off")
+    token = re.sub(r"\W", "_", tmp_path.name)
+    root = make_registry({f"prerequisites/i{i}.yaml": item(f"i{i}", commands=(f"echo {token}{i}",)) for i in range(6)})
+    assert validate(root).problems == []
+    assert list(temp.iterdir()) == []
+    monkeypatch.setattr(shelllint, "_LINT", {})
+
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt  # Ctrl-C once the files are read, ShellCheck's chunks queued
+
+    monkeypatch.setattr(validation, "validate_loaded", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        validate(root)
+    assert list(temp.iterdir()) == [] and shelllint._PENDING == {}
+
+
+def test_a_full_temporary_folder_is_said_so(
+    make_registry: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _isolated_temp(monkeypatch, tmp_path)
+    monkeypatch.setenv("PREREQ_CACHE", "off")
+    root = make_registry({"prerequisites/one.yaml": item("one", commands=(f"echo full-{tmp_path.name}",))})
+
+    def full(*_: Any, **__: Any) -> str:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", full)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    monkeypatch.setattr(bashsyntax, "_SYNTAX", {})
+    assert cli.main(["validate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "prereq: error: cannot write the scripts to check to " in err and "No space left on device" in err
+    assert "hint: free some space there, or set TMPDIR to a folder with room" in err
+
+
+def test_a_script_not_read_is_read_again_by_the_next_run_of_the_process(
+    make_registry: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PREREQ_CACHE", "off")
+    token = re.sub(r"\W", "_", tmp_path.name)
+    root = make_registry({"prerequisites/one.yaml": item("one", commands=(f"echo $(date) {token}",))})
+    real = shelllint._shellcheck
+    monkeypatch.setattr(shelllint, "_shellcheck", lambda binary, paths: None)  # past its time, or a signal
+    assert validate(root).problems == []
+    monkeypatch.setattr(shelllint, "_shellcheck", real)
+    assert [problem.rule for problem in validate(root).problems] == ["PRQ173"]
+
+
+def test_a_stopping_run_reads_no_chunk_again_script_by_script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ctrl-C ends the ShellCheck processes too: their chunks are not read again one script at a time,
+    which the run, ending, would wait for."""
+    calls: list[int] = []
+
+    def ended(binary: str, paths: dict[str, Path]) -> None:
+        calls.append(len(paths))
+
+    monkeypatch.setattr(shelllint, "_shellcheck", ended)
+    paths = {f"s{i}": tmp_path / f"s{i}.sh" for i in range(3)}
+    shelllint._STOPPING.set()
+    try:
+        assert shelllint._read_chunk("shellcheck", paths) == {sha: shelllint.Lint() for sha in paths}
+    finally:
+        shelllint._STOPPING.clear()
+    assert calls == [3]
+    assert shelllint._read_chunk("shellcheck", paths) == {sha: shelllint.Lint() for sha in paths}
+    assert calls == [3, 3, 1, 1, 1]  # not stopping: each alone

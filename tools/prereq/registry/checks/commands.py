@@ -14,7 +14,7 @@ from prereq.core import placeholders
 from prereq.core.files import Cache
 from prereq.core.graph import lookup_parameter, reachable_union
 from prereq.core.shapes import as_dict, as_list
-from prereq.openpai import forms, runtime, shellhints, shelllint, shellvars
+from prereq.openpai import bashsyntax, forms, runtime, shellhints, shelllint, shellvars
 from prereq.registry import schemas
 from prereq.registry.checks.base import Context, Entry, at, item_check, names, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
@@ -171,7 +171,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     blocks += _task_role_blocks(registry)
     run = [shelllint.runtime_script([c for _, c in e], policy=policy) for _, _, e, policy in blocks]
     lint = [ctx.lint_script(entries) for _, _, entries, _ in blocks]
-    syntax, linted = shelllint.check_scripts(
+    syntax, linted = bashsyntax.check_scripts(
         [(r.text, li.text) for r, li in zip(run, lint, strict=True)], cache=ctx.cache
     )
     for (item, event, entries, _), script, errors, lint_script, findings in zip(
