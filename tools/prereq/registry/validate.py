@@ -103,7 +103,7 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
         progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s{reading}")
         result = validate_loaded(registry, history=history, cache=cache, progress=progress)
     finally:
-        shelllint.stop()  # interrupted, or done with scripts of items no check read (an invalid one's)
+        shelllint.stop()  # interrupted or not, nothing of ShellCheck's outlives the run
     cache.save()
     return result
 

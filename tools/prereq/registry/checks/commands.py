@@ -195,11 +195,10 @@ class EarlyLint:
     """Hands ShellCheck an item's scripts as its file is parsed (``load_registry``'s ``parsed``: a file
     the cache kept is not, nor are its scripts new), a batch at a time, so that it reads while the rest
     of the registry loads: in a cold run of 10,000 items it could otherwise start only when every file
-    was read, two seconds in.  Only what the file alone tells: the
-    commands of a valid cmd item without a template (``Context.shell_blocks`` gives those as they are:
-    an invalid item's scripts are never read), in full batches only: ``lint_texts`` later hands over
-    the rest (a small registry's scripts all at once, in one ShellCheck process), and ShellCheck reads
-    no script twice."""
+    was read, two seconds in.  Only what the file alone tells: the commands of a valid cmd item
+    without a template (``Context.shell_blocks`` gives those as they are; an invalid item's are never
+    read), in full batches only.  ``lint_texts`` later hands over the rest (a small registry's scripts
+    all at once, in one ShellCheck process), and ShellCheck reads no script twice."""
 
     BATCH = 1000  # scripts a batch: a ShellCheck process starts at about 15 ms
 
