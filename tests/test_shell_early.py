@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -235,3 +236,22 @@ def test_a_stopping_run_reads_no_chunk_again_script_by_script(monkeypatch: pytes
     assert calls == [3]
     assert shelllint._read_chunk("shellcheck", paths) == {sha: shelllint.Lint() for sha in paths}
     assert calls == [3, 3, 1, 1, 1]  # not stopping: each alone
+
+
+def test_a_process_has_as_long_whatever_its_number_of_scripts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A slow script read in a chunk of 2,000 would otherwise have had more time than alone: whether it
+    is read would depend on its chunk."""
+    token = re.sub(r"\W", "_", tmp_path.name)
+    allowed: list[tuple[int, float]] = []
+    real = subprocess.run
+
+    def spied(command: list[str], **options: Any) -> Any:
+        if "json1" in command:
+            allowed.append((len([a for a in command if a.endswith(".sh")]), options["timeout"]))
+        return real(command, **options)
+
+    monkeypatch.setattr(shelllint.subprocess, "run", spied)
+    monkeypatch.setattr(shelllint, "_LINT", {})
+    shelllint.lint_scripts([shelllint.lint_script([f"echo {token}-{i}"]).text for i in range(150)])
+    shelllint.lint_scripts([shelllint.lint_script([f"echo {token}-alone"]).text])
+    assert sorted(allowed) == [(1, shelllint.LINT_SECONDS), (75, shelllint.LINT_SECONDS), (75, shelllint.LINT_SECONDS)]
