@@ -190,8 +190,11 @@ def prefetch(texts: Sequence[str], *, cache: Cache = NO_CACHE) -> int:
     so ShellCheck reads while prereq loads and checks the rest.  Returns how many scripts it started on."""
     binary = shellcheck_binary()
     todo = {script_digest(text): text for text in texts} if binary else {}
-    known = (_LINT, _UNREAD, _PENDING)
-    todo = {sha: text for sha, text in todo.items() if not any(sha in k for k in known) and not _too_deep(text)}
+    todo = {
+        sha: text
+        for sha, text in todo.items()
+        if sha not in _LINT and sha not in _UNREAD and sha not in _PENDING and not _too_deep(text)
+    }
     if not (binary and todo):
         return 0
     shelf = cache.shelf("shellcheck", identity=tool_identity(binary, sorted(IGNORED_CODES), MAX_LINT_NESTING))
@@ -294,7 +297,7 @@ def issues_json(issues: Sequence[ShellIssue]) -> list[list[int | str]]:
 
 
 def issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
-    """Issues as ``_issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
+    """Issues as ``issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
     if kept == []:
         return ()  # what nearly every script has
     try:
