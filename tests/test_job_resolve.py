@@ -108,6 +108,7 @@ def test_resolve_works_from_the_lock_alone(tmp_path: Path, bundled: Path, monkey
     path = copy_job(tmp_path, "mnist-commented.yaml")
     jobs.add(path, ["mnist-data", "output-dir"], index=bundled)
     monkeypatch.delenv("PREREQ_INDEX", raising=False)
+    monkeypatch.chdir(tmp_path)  # no build/site to fall back on (a checkout where scripts/build.sh ran has one)
     text = path.read_text().replace(f"index: {bundled}", f"index: {tmp_path / 'gone'}")
     path.write_text(text)
     resolved = jobs.prepare(path)
