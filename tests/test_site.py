@@ -57,10 +57,15 @@ def test_item_pages_stay_out_of_the_navigation(site: Path) -> None:
         for block in navigation:
             assert "items/" not in block
             assert "tags/storage" not in block
-    # The drawer of an item page lists a section by its first page, not its pages (navigation.prune:
-    # the whole tree was a third of the frame around every item page); the section's own pages list it.
+    # An item page has no drawer (site/overrides/item.html): its tabs, a section by its first page, are
+    # its navigation on every screen.  Other pages' drawers list a section by its first page too
+    # (navigation.prune: the whole tree was a third of each frame); the section's own pages list it.
     item_page = (site / "items" / "base-tools" / "index.html").read_text(encoding="utf-8")
-    drawer = re.search(r'<nav class="md-nav md-nav--primary.*?</nav>\n</div>', item_page, re.S)
+    assert "md-sidebar" not in item_page and "md-nav--primary" not in item_page
+    tabs = re.search(r'<nav class="md-tabs".*?</nav>', item_page, re.S)
+    assert tabs and 'href="../../reference/format/"' in tabs.group(0)
+    tag_page = (site / "tags" / "storage" / "index.html").read_text(encoding="utf-8")
+    drawer = re.search(r'<nav class="md-nav md-nav--primary.*?</nav>\n</div>', tag_page, re.S)
     assert drawer and 'href="../../reference/format/"' in drawer.group(0)
     assert "reference/rules/" not in drawer.group(0)
     assert 'href="../rules/"' in (site / "reference" / "format" / "index.html").read_text(encoding="utf-8")

@@ -24,8 +24,6 @@
   var find = window.prereq;
   var search = window.prereqSearch;
   var input = document.getElementById("prereq-search-q");
-  var meta = document.getElementById("prereq-search-meta");
-  var list = document.getElementById("prereq-search-list");
   var toggle = document.getElementById("__search");
   var form = input.form;
   var items = null; // search records of the index's entries, once loaded
@@ -38,6 +36,56 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+
+  /* The parts the page leaves to this script (the partial says why): the clear button, with the
+   * theme's classes and the site's icon, and the results' panel the field controls. */
+  function icon(name) {
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    var use = document.createElementNS("http://www.w3.org/2000/svg", "use");
+    use.setAttribute("href", find.siteUrl("assets/icons.svg") + "#" + name);
+    svg.appendChild(use);
+    return svg;
+  }
+
+  function drawPanel() {
+    var options = el("nav", "md-search__options");
+    options.setAttribute("aria-label", "Search options");
+    var clear = el("button", "md-search__icon md-icon");
+    clear.type = "reset";
+    clear.title = "Clear";
+    clear.tabIndex = -1;
+    clear.setAttribute("aria-label", "Clear the search");
+    clear.appendChild(icon("clear"));
+    options.appendChild(clear);
+    form.appendChild(options);
+    var output = el("div", "md-search__output");
+    var scroll = el("div", "md-search__scrollwrap");
+    scroll.tabIndex = 0;
+    scroll.setAttribute("aria-label", "Search results");
+    scroll.setAttribute("data-md-scrollfix", "");
+    var results = el("div", "md-search-result");
+    results.id = "prereq-search-results";
+    var status = el("div", "md-search-result__meta", "Type to search items and pages");
+    status.id = "prereq-search-meta";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    var found = el("ol", "md-search-result__list");
+    found.id = "prereq-search-list";
+    results.appendChild(status);
+    results.appendChild(found);
+    scroll.appendChild(results);
+    output.appendChild(scroll);
+    box.querySelector(".md-search__inner").appendChild(output);
+    input.setAttribute("aria-controls", results.id);
+    input.setAttribute("aria-describedby", status.id);
+    return { meta: status, list: found };
+  }
+
+  var panel = drawPanel();
+  var meta = panel.meta;
+  var list = panel.list;
 
   /* The theme's search index lists each page and each of its sections as HTML; only their text is
    * kept (read by an inert parser: nothing in it runs or loads), searched and shown as text. */

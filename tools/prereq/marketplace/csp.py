@@ -6,9 +6,10 @@ event handler, no eval and nothing from another host.  A static site has no head
 the policy is a ``<meta http-equiv>`` placed first in ``<head>``: a policy applies only to what
 follows it.
 
-The theme writes a few small inline scripts that differ from page to page (the path back to the
-site's root is one of their literals), so each page pins its own by their sha256 hashes, computed
-from the page as written.  Scripts inside the page's content are never pinned: on item, tag and home
+The theme writes a few small inline scripts; the plugin moves them to files first
+(``frame.scripts_to_files``), so a built page pins nothing.  An inline script left in a page's frame
+(a page that does not say where the site's root is) is pinned by its sha256 hash, computed from the
+page as written.  Scripts inside the page's content are never pinned: on item, tag and home
 pages that content holds contributor text, and pinning whatever is there would let through the one
 script escaping should have stopped.  A page of the site's own that needs a script loads it from a
 file (``extra_javascript``, or the plugin's page scripts).

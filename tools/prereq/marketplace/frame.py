@@ -15,13 +15,23 @@ site's own search box); each ``site/overrides/.icons/prereq/NAME.svg`` is a one-
 shows.  ``sprite`` writes that file from the installed theme's own drawings, so they stay the theme's;
 ``<use>`` takes the text colour as the inline icon did.
 
+Scripts: the theme writes three small inline scripts into each page (its storage helpers, the
+palette's saved choice, a tab opened by the address), 1.1 KB a page with their Content-Security-Policy
+hashes.  ``scripts_to_files`` moves each to a file named by its text's digest, loaded in the same
+place: a classic script without ``async`` runs where it stands whether inline or loaded, and its
+``location`` is still the page's.  The text of one of them names the page's way back to the site's
+root, so each depth of page has its own file (a handful).  The theme's configuration block keeps the
+translations the site uses (the copy button's): its own search and version selector are not on it.
+
 May import: the standard library, prereq.core (``plugin`` calls it).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
@@ -39,12 +49,59 @@ def _squeeze(html: str) -> str:
     return "".join(parts)
 
 
-def compact(output: str, *, content: str | None = None) -> str:
-    """``output`` with its frame's whitespace squeezed; ``content`` (the page's own, within it) as it is."""
+def _outside(output: str, content: str | None, change: Callable[[str], str]) -> str:
+    """``output`` with ``change`` made to its frame: the parts before and after ``content``."""
     if content and content in output:
         before, _, after = output.partition(content)
-        return _squeeze(before) + content + _squeeze(after)
-    return _squeeze(output)
+        return change(before) + content + change(after)
+    return change(output)
+
+
+def compact(output: str, *, content: str | None = None) -> str:
+    """``output`` with its frame's whitespace squeezed; ``content`` (the page's own, within it) as it is."""
+    return _outside(output, content, _squeeze)
+
+
+SCRIPTS_FOLDER = "assets/frame"
+_BASE = re.compile(r'<meta name="prereq:base" content="([^"]*)">')  # site/overrides/main.html writes it
+_BARE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)  # no attributes: the theme's inline code
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+USED_TRANSLATIONS = ("clipboard.",)  # the keys' beginnings the theme's code reads on this site
+
+
+def scripts_to_files(output: str, *, content: str | None = None) -> tuple[str, dict[str, str]]:
+    """``output`` with each inline script of its frame loaded from a file, and those files' texts by
+    site path.  A page that does not say where the site's root is (no ``prereq:base``) keeps them."""
+    base = _BASE.search(output)
+    if base is None:
+        return output, {}
+    files: dict[str, str] = {}
+
+    def to_file(match: re.Match[str]) -> str:
+        path = f"{SCRIPTS_FOLDER}/{hashlib.sha256(match.group(1).encode('utf-8')).hexdigest()[:16]}.js"
+        files[path] = match.group(1)
+        return f'<script src="{base.group(1).rstrip("/")}/{path}"></script>'
+
+    return _outside(output, content, lambda part: _BARE_SCRIPT.sub(to_file, part)), files
+
+
+def _trimmed(match: re.Match[str]) -> str:
+    try:
+        config = json.loads(match.group(2))
+    except ValueError:
+        return match.group(0)  # not the theme's block as known: as it is
+    translations = config.get("translations")
+    if isinstance(translations, dict):
+        config["translations"] = {k: v for k, v in translations.items() if k.startswith(USED_TRANSLATIONS)}
+    text = json.dumps(config, separators=(",", ":"), ensure_ascii=False)
+    # As the theme's tojson writes it: nothing in the block can close it or start markup.
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return match.group(1) + text + match.group(3)
+
+
+def theme_config_trimmed(output: str, *, content: str | None = None) -> str:
+    """``output`` with the theme's configuration block holding only the translations the site uses."""
+    return _outside(output, content, lambda part: _CONFIG.sub(_trimmed, part, count=1))
 
 
 SPRITE_URI = "assets/icons.svg"

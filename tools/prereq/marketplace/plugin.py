@@ -15,8 +15,9 @@ the site's own Markdown, which allows raw HTML.  MkDocs reads every page before 
 writes any, keeping each body: item and tag bodies are rendered only when their page
 is written (``on_page_context``) and dropped once it is (10,000 item pages held 4 GB).
 Each item's form files (``itempage.form_files``) are written beside its page then.
-Every page's frame loses the whitespace the theme's templates leave (``frame``), and its icons
-point into one file (``frame.sprite``).
+Every page's frame loses the whitespace the theme's templates leave (``frame``), its icons
+point into one file (``frame.sprite``) and its inline scripts are files (``frame.scripts_to_files``).
+The theme's own search (lunr and its worker, 1.2 MB) is not published: the site's search replaces it.
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
 reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
@@ -61,6 +62,7 @@ PAGE_SCRIPTS: dict[str, list[dict[str, Any]]] = {
 }
 # Item pages load a script of their own, which completes their snippet (itempage says how).
 ITEM_SCRIPTS: list[dict[str, Any]] = [{"src": "assets/item.js", "module": False}]
+ITEM_TEMPLATE = "item.html"  # site/overrides/item.html: the frame without the navigation drawer
 DEFERRED = ("item", "tag")  # pages whose body is rendered when the page is written, then dropped
 # The OpenPAI webportal plugin: written at a fixed address of the site, the one administrators put in
 # webportal.plugins (site/webportal.md); it finds the rest of the site from its own URL.
@@ -68,6 +70,9 @@ WEBPORTAL_SCRIPT = ("assets/composer/webportal/prereq-plugin.js", "webportal/pre
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
 _SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
 LAST_BUILD = Path("build") / "site"
+# The theme's search engine and its worker: the header's search box is the site's own
+# (site/overrides/partials/search.html), so the theme never starts them.
+UNUSED_THEME_FILES = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
 
 
 class MarketplaceConfig(Config):
@@ -95,8 +100,10 @@ def _sprite(config: MkDocsConfig) -> str | None:
         raise PluginError(f"{exc} ({exc.hint})") from None
 
 
-def _stub(title: str, *, hide: tuple[str, ...] = ("toc",), search: bool = False) -> str:
+def _stub(title: str, *, hide: tuple[str, ...] = ("toc",), search: bool = False, template: str = "") -> str:
     meta: dict[str, Any] = {"title": title, "hide": list(hide)}
+    if template:
+        meta["template"] = template
     if not search:
         meta["search"] = {"exclude": True}
     return "---\n" + json.dumps(meta) + "\n---\n"  # JSON is YAML: no quoting surprises
@@ -108,6 +115,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
     def __init__(self) -> None:
         self.data: pages.SiteData | None = None
         self.generated: dict[str, tuple[str, str]] = {}
+        self.frame_scripts: set[str] = set()  # written this build (frame.scripts_to_files)
         self.live_reload = False
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -159,6 +167,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         data = self._site_data()
         started = time.monotonic()
         self.generated = {}
+        self.frame_scripts = set()
+        for unused in [file for file in files if file.src_uri.startswith(UNUSED_THEME_FILES)]:
+            files.remove(unused)
 
         def add(src_uri: str, content: str, *, in_nav: bool = False, kind: str = "", arg: str = "") -> None:
             existing = files.get_file_from_path(src_uri)
@@ -174,7 +185,12 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             if not _SAFE_SEGMENT.match(name):
                 log.warning(f"item {name!r}: not a valid name, no page")
                 continue
-            add(f"items/{name}/index.md", _stub(name, hide=("navigation", "toc")), kind="item", arg=name)
+            add(
+                f"items/{name}/index.md",
+                _stub(name, hide=("navigation", "toc"), template=ITEM_TEMPLATE),
+                kind="item",
+                arg=name,
+            )
         tags = [tag for tag in data.tags() if _SAFE_SEGMENT.match(tag)]
         add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True, kind="tags")
         for tag in tags:
@@ -297,17 +313,26 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         return html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        output = self._with_policy(output, page.file.src_uri, page.content)
+        output = self._with_policy(output, page.file.src_uri, Path(config.site_dir), page.content)
         if self.generated.get(page.file.src_uri, ("",))[0] in DEFERRED:
             page.content = None  # written next, and not needed again
         return output
 
     def on_post_template(self, output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
         # The theme's own pages (404.html) have no Page; sitemap.xml is no HTML.
-        return self._with_policy(output_content, template_name) if template_name.endswith(".html") else output_content
+        if not template_name.endswith(".html"):
+            return output_content
+        return self._with_policy(output_content, template_name, Path(config.site_dir))
 
-    def _with_policy(self, output: str, name: str, content: str | None = None) -> str:
-        output = frame.compact(output, content=content)
+    def _with_policy(self, output: str, name: str, site_dir: Path, content: str | None = None) -> str:
+        output = frame.theme_config_trimmed(frame.compact(output, content=content), content=content)
+        output, scripts = frame.scripts_to_files(output, content=content)
+        for path, text in scripts.items():
+            if path not in self.frame_scripts:  # one file for every page of a depth
+                target = site_dir / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")  # a plain write, as MkDocs writes its pages
+                self.frame_scripts.add(path)
         try:
             output, blocked = csp.apply(output, content=content, live_reload=self.live_reload)
         except ValueError as exc:
