@@ -87,3 +87,15 @@ def test_prereq_serve_indexes_the_registry_and_serves_the_site(tmp_path: Path) -
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+def test_theme_folders_without_the_item_template_keep_the_themes_frame(tmp_path: Path) -> None:
+    """A repository's own mkdocs.yml may name its own theme folder: its item pages get the theme's
+    frame (the drawer too) rather than a build that stops at a missing template."""
+    project = _project_copy(tmp_path)
+    (project / "site" / "overrides" / "item.html").unlink()
+    assert build(REPO / "registry", project / "build" / "site", with_site=False).built
+    run = _mkdocs_build(project, tmp_path / "out")
+    assert run.returncode == 0, run.stderr
+    page = (tmp_path / "out" / "items" / "mnist-data" / "index.html").read_text(encoding="utf-8")
+    assert "md-sidebar--primary" in page and 'data-prereq-item="mnist-data"' in page

@@ -142,18 +142,16 @@ def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _closure(data: SiteData, version: VersionDocument, item_href: Href) -> list[dict[str, Any]]:
-    """The closure as the page lists it, in a job's order: each item's name, version, type, its page's
-    link (none for the item itself) and what it requires directly (for the diagram)."""
+    """The closure as the page lists it, in a job's order: each item's name, version, its page's link
+    (none for the item itself) and what it requires directly (for the diagram).  Not each one's type: a
+    badge a line was half the list's bytes on 10,000 pages, and each one's own page says it."""
     rows = []
     for node in version["closure"]:
         member = data.version(node["name"], node["version"])
-        kind = member["item"]["type"]
         own = node["name"] == version["item"]["name"]
         rows.append(
             {
                 **node,
-                "type": kind,
-                "label": data.root["type_labels"].get(kind, kind),
                 "href": None if own else item_href(node["name"]),
                 "requires": [r["name"] for r in member["requires"]],
             }

@@ -116,6 +116,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         self.data: pages.SiteData | None = None
         self.generated: dict[str, tuple[str, str]] = {}
         self.frame_scripts: set[str] = set()  # written this build (frame.scripts_to_files)
+        self.item_template = ""  # ITEM_TEMPLATE when the theme's folders have it (on_config)
         self.live_reload = False
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -148,6 +149,9 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             )
         if self.config.logo:
             config.theme["logo"] = LOGO_URI + Path(self.config.logo).suffix
+        # A repository's own mkdocs.yml may name theme folders of its own: its item pages keep the theme's frame.
+        has_template = any((Path(folder) / ITEM_TEMPLATE).is_file() for folder in config.theme.dirs)
+        self.item_template = ITEM_TEMPLATE if has_template else ""
         if self.config.index_url:
             config.extra["prereq_index_url"] = self.config.index_url  # main.html's meta prereq:index
         new_item = pagemeta.new_item_url(config.repo_url, self.data.root.get("items_folder"))
@@ -187,7 +191,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
                 continue
             add(
                 f"items/{name}/index.md",
-                _stub(name, hide=("navigation", "toc"), template=ITEM_TEMPLATE),
+                _stub(name, hide=("navigation", "toc"), template=self.item_template),
                 kind="item",
                 arg=name,
             )
