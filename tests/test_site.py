@@ -264,3 +264,19 @@ def test_highlighting_is_one_span_per_colour_run_and_keeps_the_text(code: str, l
     assert "<span" in highlighted
     if language == "yaml":  # its punctuation takes the code's own colour: no span of its own
         assert '<span class="p">' not in highlighted and '<span class="nt">' in highlighted
+
+
+def test_an_item_page_says_when_it_was_updated_only_when_that_is_news(site: Path) -> None:
+    """The Updated fact is left out when it is the day the Version fact already gives (the item's file
+    last changed when its version was published); it stays when the file changed since, or never was
+    committed."""
+    index = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    seen = {True: 0, False: 0}
+    for entry in index["items"]:
+        document = json.loads((site / "api" / "v1" / entry["path"]).read_text(encoding="utf-8"))
+        shown = next(v for v in document["versions"] if v["version"] == entry["version"])
+        news = not entry["updated"] or entry["updated"] != shown["published"]
+        page = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")
+        assert ("<dt>Updated</dt>" in page) is news, entry["name"]
+        seen[news] += 1
+    assert seen[True] and seen[False], seen  # the bundled registry has both

@@ -57,6 +57,22 @@ def test_the_theme_configuration_keeps_the_translations_the_site_reads() -> None
     assert frame.theme_config_trimmed(f"<body>{inside}</body>", content=inside) == f"<body>{inside}</body>"
 
 
+def test_what_opens_the_drawer_goes_only_where_there_is_no_drawer() -> None:
+    openers = (
+        '<label class="md-overlay" for="__drawer"></label>\n'
+        '<header><label class="md-header__button md-icon" for="__drawer">\n<svg/>\n</label>\n'
+    )
+    toggle = '<input class="md-toggle" data-md-toggle="drawer" type="checkbox" id="__drawer">\n'
+    content = '<p>a label in the content: <label class="md-overlay" for="__drawer"></label></p>'
+    page = toggle + openers + "<main>" + content + "</main>"
+    assert frame.without_drawer_openers(page, content=content) == toggle + "<header>" + "<main>" + content + "</main>"
+    drawer = page + '<div class="md-sidebar md-sidebar--primary"></div>'
+    assert frame.without_drawer_openers(drawer, content=content) == drawer
+    # The content's own text never stands for the frame's drawer.
+    said = content + "md-sidebar--primary"
+    assert "md-header__button" not in frame.without_drawer_openers(toggle + openers + said, content=said)
+
+
 def test_built_pages_load_every_script_from_a_file(site: Path) -> None:
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 50
@@ -83,4 +99,16 @@ def test_built_pages_load_every_script_from_a_file(site: Path) -> None:
     assert written and written == {path for path in loaded if path.startswith(frame.SCRIPTS_FOLDER + "/")}
     assert not (site / "assets" / "javascripts" / "lunr").exists()
     assert not (site / "assets" / "javascripts" / "workers").exists()
+    assert not list((site / "assets").rglob("*.map"))  # the theme's source maps
+    assert (site / "assets" / "javascripts").is_dir()  # the theme's own code stays
     assert (site / "search" / "search_index.json").is_file()  # the header's search box reads it
+
+
+def test_item_pages_have_no_drawer_and_nothing_that_would_open_it(site: Path) -> None:
+    for page in [*sorted((site / "items").glob("*/index.html"))[:10], site / "catalog" / "index.html"]:
+        text = page.read_text(encoding="utf-8")
+        item = page.parent.parent.name == "items"
+        assert 'data-md-toggle="drawer"' in text  # the theme's code reads the toggle on every page
+        assert ("md-sidebar--primary" in text) is not item, page
+        assert ('<label class="md-header__button md-icon" for="__drawer">' in text) is not item, page
+        assert ('<label class="md-overlay" for="__drawer">' in text) is not item, page

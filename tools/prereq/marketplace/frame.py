@@ -15,6 +15,9 @@ site's own search box); each ``site/overrides/.icons/prereq/NAME.svg`` is a one-
 shows.  ``sprite`` writes that file from the installed theme's own drawings, so they stay the theme's;
 ``<use>`` takes the text colour as the inline icon did.
 
+Drawer: a page without the navigation drawer (item pages) loses the menu button and the overlay that
+would open it (``without_drawer_openers``).
+
 Scripts: the theme writes three small inline scripts into each page (its storage helpers, the
 palette's saved choice, a tab opened by the address), 1.1 KB a page with their Content-Security-Policy
 hashes.  ``scripts_to_files`` moves each to a file named by its text's digest, loaded in the same
@@ -60,6 +63,23 @@ def _outside(output: str, content: str | None, change: Callable[[str], str]) -> 
 def compact(output: str, *, content: str | None = None) -> str:
     """``output`` with its frame's whitespace squeezed; ``content`` (the page's own, within it) as it is."""
     return _outside(output, content, _squeeze)
+
+
+# The header's menu button and the overlay behind the drawer: both open the navigation drawer, which
+# item pages do not have (site/overrides/item.html).  The toggle they work stays: the theme's code reads it.
+_DRAWER_OPENERS = re.compile(
+    r'<label class="md-header__button md-icon" for="__drawer">.*?</label>\n?'
+    r'|<label class="md-overlay" for="__drawer"></label>\n?',
+    re.DOTALL,
+)
+
+
+def without_drawer_openers(output: str, *, content: str | None = None) -> str:
+    """``output`` without what opens the navigation drawer when its frame has none to open."""
+    frame = output.replace(content, "", 1) if content else output
+    if "md-sidebar--primary" in frame:
+        return output
+    return _outside(output, content, lambda part: _DRAWER_OPENERS.sub("", part))
 
 
 SCRIPTS_FOLDER = "assets/frame"

@@ -17,7 +17,8 @@ is written (``on_page_context``) and dropped once it is (10,000 item pages held 
 Each item's form files (``itempage.form_files``) are written beside its page then.
 Every page's frame loses the whitespace the theme's templates leave (``frame``), its icons
 point into one file (``frame.sprite``) and its inline scripts are files (``frame.scripts_to_files``).
-The theme's own search (lunr and its worker, 1.2 MB) is not published: the site's search replaces it.
+The theme's own search (lunr and its worker, 1.2 MB) is not published, the site's search replaces it,
+nor are its source maps (1.1 MB).
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
 reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
@@ -73,6 +74,13 @@ LAST_BUILD = Path("build") / "site"
 # The theme's search engine and its worker: the header's search box is the site's own
 # (site/overrides/partials/search.html), so the theme never starts them.
 UNUSED_THEME_FILES = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
+THEME_ASSETS = ("assets/javascripts/", "assets/stylesheets/")
+
+
+def _unused_theme_file(src_uri: str) -> bool:
+    """What the theme ships that no page of the site loads: its search engine, and the source maps of
+    its minified code and styles (1.1 MB, for debugging the theme, read only by a browser's tools)."""
+    return src_uri.startswith(UNUSED_THEME_FILES) or (src_uri.startswith(THEME_ASSETS) and src_uri.endswith(".map"))
 
 
 class MarketplaceConfig(Config):
@@ -172,7 +180,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         started = time.monotonic()
         self.generated = {}
         self.frame_scripts = set()
-        for unused in [file for file in files if file.src_uri.startswith(UNUSED_THEME_FILES)]:
+        for unused in [file for file in files if _unused_theme_file(file.src_uri)]:
             files.remove(unused)
 
         def add(src_uri: str, content: str, *, in_nav: bool = False, kind: str = "", arg: str = "") -> None:
@@ -330,6 +338,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
 
     def _with_policy(self, output: str, name: str, site_dir: Path, content: str | None = None) -> str:
         output = frame.theme_config_trimmed(frame.compact(output, content=content), content=content)
+        output = frame.without_drawer_openers(output, content=content)
         output, scripts = frame.scripts_to_files(output, content=content)
         for path, text in scripts.items():
             if path not in self.frame_scripts:  # one file for every page of a depth
