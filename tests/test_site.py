@@ -280,3 +280,19 @@ def test_an_item_page_says_when_it_was_updated_only_when_that_is_news(site: Path
         assert ("<dt>Updated</dt>" in page) is news, entry["name"]
         seen[news] += 1
     assert seen[True] and seen[False], seen  # the bundled registry has both
+
+
+def test_the_parameter_note_is_on_the_pages_whose_commands_take_one(site: Path) -> None:
+    """What <% this.NAME %> means is said where the item's commands use it, and only there."""
+    index = json.loads((site / "api" / "v1" / "index.json").read_text(encoding="utf-8"))
+    seen = {True: 0, False: 0}
+    for entry in index["items"]:
+        document = json.loads((site / "api" / "v1" / entry["path"]).read_text(encoding="utf-8"))
+        item = next(v for v in document["versions"] if v["version"] == entry["version"])["item"]
+        commands = [c for callback in item.get("callbacks", []) for c in callback["commands"]]
+        commands += [*item.get("preCommands", []), *item.get("postCommands", [])]
+        takes = any(re.search(r"<%\s*this\.", command) for command in commands)
+        page = (site / "items" / entry["name"] / "index.html").read_text(encoding="utf-8")
+        assert ("<code>&lt;% this.NAME %&gt;</code> takes the parameter" in page) is takes, entry["name"]
+        seen[takes] += 1
+    assert seen[True] and seen[False], seen

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup
 
+from prereq.core import placeholders
 from prereq.core.yamlload import dump_yaml
 from prereq.index.documents import VersionDocument
 from prereq.jobs.plan import task_role_fields
@@ -101,8 +102,8 @@ def job_block(data: SiteData, version: VersionDocument) -> Markup:
     placeholder = Markup("")
     if requirements:
         comment = (
-            f"# + the {requirements} item{'s' if requirements > 1 else ''} it requires (listed above), "
-            "requirements first: Copy YAML includes them\n"
+            f"# + the {requirements} item{'s' if requirements > 1 else ''} it requires (listed above): "
+            "Copy YAML puts them here\n"
         )
         placeholder = Markup(
             '<span class="prereq-job-yaml__requirements" data-prereq-requirements="{}">{}</span>'
@@ -125,20 +126,18 @@ _ITEM = ENV.get_template("item.html")
 
 
 def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each block of commands the item runs, with when it runs, highlighted."""
-    callbacks = []
-    for callback in item.get("callbacks") or []:
-        callbacks.append(
-            {
-                "event": callback["event"],
-                "when": EVENTS.get(callback["event"], ""),
-                "code": code_block("\n".join(callback["commands"]), "sh"),
-            }
-        )
-    for key, event in runtime.COMMAND_KEYS.items():
-        if item.get(key):
-            callbacks.append({"event": key, "when": EVENTS[event], "code": code_block("\n".join(item[key]), "sh")})
-    return callbacks
+    """Each block of commands the item runs: when it runs, its text (``commands``) and highlighted."""
+    blocks = [(callback["event"], callback["commands"]) for callback in item.get("callbacks") or []]
+    blocks += [(key, item[key]) for key in runtime.COMMAND_KEYS if item.get(key)]
+    return [
+        {
+            "event": event,
+            "when": EVENTS.get(runtime.COMMAND_KEYS.get(event, event), ""),
+            "commands": "\n".join(commands),
+            "code": code_block("\n".join(commands), "sh"),
+        }
+        for event, commands in blocks
+    ]
 
 
 def _closure(data: SiteData, version: VersionDocument, item_href: Href) -> list[dict[str, Any]]:
@@ -229,6 +228,7 @@ def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None =
             form_file=form_file,
             graph=graph,
             callbacks=callbacks,
+            fills_parameters=any(t.namespace == "this" for b in callbacks for t in placeholders.find(b["commands"])),
             plugin=plugin,
             settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
             source=document.get("source"),
