@@ -196,7 +196,6 @@ def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None =
     )
     callbacks = _callbacks(item)
     settings = {k: v for k, v in item.items() if k not in forms.ITEM_KEYS}
-    plugin = item.get("plugin", runtime.DEFAULT_PLUGIN)
     # The first paragraph is the summary, shown under the title; the rest below the facts.
     parts = re.split(r"\n\s*\n", (item.get("description") or "").strip(), maxsplit=1)
     lead, details = parts[0], (parts[1] if len(parts) > 1 else "")
@@ -229,7 +228,7 @@ def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None =
             graph=graph,
             callbacks=callbacks,
             fills_parameters=any(t.namespace == "this" for b in callbacks for t in placeholders.find(b["commands"])),
-            plugin=plugin,
+            plugin=item.get("plugin", runtime.DEFAULT_PLUGIN),
             settings_block=code_block(dump_yaml(settings), "yaml") if settings else None,
             source=document.get("source"),
             source_links=source_links(repo_url, document.get("source"), data.root.get("commit")),

@@ -197,22 +197,14 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
             if not _SAFE_SEGMENT.match(name):
                 log.warning(f"item {name!r}: not a valid name, no page")
                 continue
-            add(
-                f"items/{name}/index.md",
-                _stub(name, hide=("navigation", "toc"), template=self.item_template),
-                kind="item",
-                arg=name,
-            )
+            stub = _stub(name, hide=("navigation", "toc"), template=self.item_template)
+            add(f"items/{name}/index.md", stub, kind="item", arg=name)
         tags = [tag for tag in data.tags() if _SAFE_SEGMENT.match(tag)]
         add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True, kind="tags")
         for tag in tags:
             add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")), kind="tag", arg=tag)
-        add(
-            "job-templates/index.md",
-            _stub("Job templates", hide=("toc",)) + "# Job templates\n",
-            in_nav=True,
-            kind="templates",
-        )
+        templates_page = _stub("Job templates", hide=("toc",)) + "# Job templates\n"
+        add("job-templates/index.md", templates_page, in_nav=True, kind="templates")
         if execution_pages.catalog(data.api) is not None:  # the execution catalog's pages (nav: on_config)
             for kind, uri in execution_pages.PAGES.items():
                 add(
@@ -325,7 +317,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         return html
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        output = self._with_policy(output, page.file.src_uri, Path(config.site_dir), page.content)
+        output = self._finish_frame(output, page.file.src_uri, Path(config.site_dir), page.content)
         if self.generated.get(page.file.src_uri, ("",))[0] in DEFERRED:
             page.content = None  # written next, and not needed again
         return output
@@ -334,9 +326,11 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         # The theme's own pages (404.html) have no Page; sitemap.xml is no HTML.
         if not template_name.endswith(".html"):
             return output_content
-        return self._with_policy(output_content, template_name, Path(config.site_dir))
+        return self._finish_frame(output_content, template_name, Path(config.site_dir))
 
-    def _with_policy(self, output: str, name: str, site_dir: Path, content: str | None = None) -> str:
+    def _finish_frame(self, output: str, name: str, site_dir: Path, content: str | None = None) -> str:
+        """``output`` with its frame made lean (``frame``: whitespace, configuration, drawer openers,
+        scripts as files, written here) and the Content-Security-Policy first in its head."""
         output = frame.theme_config_trimmed(frame.compact(output, content=content), content=content)
         output = frame.without_drawer_openers(output, content=content)
         output, scripts = frame.scripts_to_files(output, content=content)
