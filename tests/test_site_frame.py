@@ -51,8 +51,9 @@ def test_the_theme_configuration_keeps_the_translations_the_site_reads() -> None
     assert "<" not in text and "&" not in text  # nothing in the block can close it or start markup
     assert json.loads(text) == {**config, "translations": {"clipboard.copy": "Copy"}}
     # A block that is not the theme's JSON as known, or inside the page's content, is left alone.
-    broken = "<body>" + CONFIG.format(text="{not json") + "</body>"
-    assert frame.theme_config_trimmed(broken) == broken
+    for text in ("{not json", "[1, 2]"):
+        broken = "<body>" + CONFIG.format(text=text) + "</body>"
+        assert frame.theme_config_trimmed(broken) == broken
     inside = CONFIG.format(text=json.dumps(config))
     assert frame.theme_config_trimmed(f"<body>{inside}</body>", content=inside) == f"<body>{inside}</body>"
 

@@ -110,6 +110,8 @@ def _trimmed(match: re.Match[str]) -> str:
         config = json.loads(match.group(2))
     except ValueError:
         return match.group(0)  # not the theme's block as known: as it is
+    if not isinstance(config, dict):
+        return match.group(0)
     translations = config.get("translations")
     if isinstance(translations, dict):
         config["translations"] = {k: v for k, v in translations.items() if k.startswith(USED_TRANSLATIONS)}
