@@ -127,16 +127,16 @@ _ITEM = ENV.get_template("item.html")
 
 def _callbacks(item: dict[str, Any]) -> list[dict[str, Any]]:
     """Each block of commands the item runs: when it runs, its text (``commands``) and highlighted."""
-    blocks = [(callback["event"], callback["commands"]) for callback in item.get("callbacks") or []]
-    blocks += [(key, item[key]) for key in runtime.COMMAND_KEYS if item.get(key)]
+    blocks = [(callback["event"], "\n".join(callback["commands"])) for callback in item.get("callbacks") or []]
+    blocks += [(key, "\n".join(item[key])) for key in runtime.COMMAND_KEYS if item.get(key)]
     return [
         {
             "event": event,
             "when": EVENTS.get(runtime.COMMAND_KEYS.get(event, event), ""),
-            "commands": "\n".join(commands),
-            "code": code_block("\n".join(commands), "sh"),
+            "commands": text,
+            "code": code_block(text, "sh"),
         }
-        for event, commands in blocks
+        for event, text in blocks
     ]
 
 
