@@ -184,3 +184,37 @@ def test_prereq_request_exit_codes(tmp_path: Path, capsys) -> None:
     (tmp_path / "not.json").write_text("{}")
     with pytest.raises(Exception, match="is not an execution request"):
         read_request(tmp_path / "not.json", shown="not.json")
+
+
+@pytest.mark.parametrize(
+    ("submitted", "said"),
+    [
+        ("2024-13-45T09:00:00Z", "is not an ISO 8601 time that exists"),
+        ("2024-02-30", "is not an ISO 8601 time that exists"),
+        ("2026-01-05T09:00:00+99:00", "is not an ISO 8601 time that exists"),
+        ("2026-01-05T09:00:00+05:30:15", "has a time zone of seconds"),
+    ],
+)
+def test_a_submission_time_that_cannot_be_a_request_s_is_a_usage_error(
+    tmp_path: Path, capsys, submitted: str, said: str
+) -> None:
+    out = tmp_path / "erin.json"
+    args = ["request", str(VISION), "--user", "erin", "--submitted", submitted, "-o", str(out)]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert f"--submitted {submitted!r} {said}" in err and "hint: " in err and "internal error" not in err
+    assert not out.exists()
+
+
+def test_a_submission_time_far_away_still_schedules(tmp_path: Path, capsys) -> None:
+    paths = []
+    for number, submitted in enumerate(["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"]):
+        paths.append(tmp_path / f"r{number}.json")
+        args = ["request", str(VISION), "--user", "erin", "--submitted", submitted, "-o", str(paths[-1])]
+        assert cli.main(args) == 0
+    capsys.readouterr()
+    assert cli.main(["schedule", *map(str, paths), "--format", "json"]) == 0
+    schedule = json.loads(capsys.readouterr().out)
+    assert schedule["start"] == "0001-01-01T00:00:00+14:00"
+    name = read_request(paths[0], shown="r0.json")["experiment"]
+    assert {run["request"] for run in schedule["runs"]} == {f"erin/{name}#1", f"erin/{name}#2"}

@@ -12,7 +12,7 @@ import pytest
 from prereq import cli
 from prereq.core.errors import PrereqError
 from prereq.execution.request import REQUEST_FORMAT, request_problems
-from prereq.execution.schedule import clock, simulate
+from prereq.execution.schedule import Capacity, clock, render_text, simulate
 
 QUEUE = {"title": "2 slots a machine", "slots_per_machine": 2, "total_slots": 4, "time_limit_minutes": 180}
 
@@ -80,7 +80,7 @@ def test_the_case_worked_by_hand() -> None:
         (100, 0, {}),
     ]
     assert schedule.never_ran == []
-    assert schedule.capacity == {"q": [2, 2]}
+    assert schedule.capacity == {"q": Capacity(machines=2, slots_per_machine=2, total=4)}
 
 
 def test_without_the_second_request_alice_keeps_her_two_slots() -> None:
@@ -108,7 +108,8 @@ def test_machines_down_and_partial_machines() -> None:
     odd = {**QUEUE, "total_slots": 5, "virtual_cluster": "default"}
     partial = request("bob", 0, 5, [("b", [], 1, 10)])
     partial["queues"]["q"] = odd
-    assert simulate([partial]).capacity == {"q": [2, 2, 1]}
+    assert simulate([partial]).capacity == {"q": Capacity(machines=3, slots_per_machine=2, total=5)}
+    assert Capacity(machines=3, slots_per_machine=2, total=5).first(9) == [2, 2, 1]
     with pytest.raises(PrereqError, match="names gpu, which no request uses"):
         simulate(HAND, machines={"gpu": 1})
     with pytest.raises(PrereqError, match="no request to schedule"):
@@ -132,7 +133,60 @@ def test_prereq_schedule(tmp_path: Path, capsys) -> None:
     assert cli.main(["schedule", *map(str, paths), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [run["block"] for run in document["runs"]] == ["a1", "b1", "b2", "a2", "c1"]
-    assert document["capacity"] == {"q": {"machines": [2, 2], "total": 4}}
+    assert document["capacity"] == {"q": {"machines": 2, "slots_per_machine": 2, "total": 4}}
     (tmp_path / "bad.json").write_text("{nope")
     assert cli.main(["schedule", str(tmp_path / "bad.json")]) == 2
     assert "bad.json is not JSON" in capsys.readouterr().err
+
+
+def test_a_queue_of_a_trillion_slots_costs_what_its_blocks_cost() -> None:
+    """First fit never passes a machine nothing runs on: only as many machines as blocks are simulated."""
+    huge = request("bob", 0, 10**12, [("b1", [], 2, 30), ("b2", [], 2, 30), ("b3", ["b1"], 1, 10)])
+    huge["queues"]["q"] = {**QUEUE, "total_slots": 10**12 + 1, "virtual_cluster": "default"}
+    schedule = simulate([huge], machines={"q": 10**15})  # more than there are: the queue's own
+    assert [(run.block, run.machine, run.start // 60) for run in schedule.runs] == [
+        ("b1", 1, 0),
+        ("b2", 2, 0),
+        ("b3", 1, 30),
+    ]
+    assert schedule.capacity == {"q": Capacity(machines=5 * 10**11 + 1, slots_per_machine=2, total=10**12 + 1)}
+    assert "4/1000000000001" in render_text(schedule)
+
+
+def _schedule(tmp_path: Path, capsys, document: dict[str, Any]) -> tuple[int, str]:
+    """``prereq schedule`` of ``document`` written as 'prereq request' writes it: the exit code and stderr."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    code = cli.main(["schedule", str(path)])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "submitted",
+    ["2024-13-45T09:00:00Z", "2024-02-30T09:00:00+00:00", "2024-01-05T09:00:00+99:00", "2024-01-05T25:61:00Z"],
+)
+def test_a_submission_time_that_does_not_exist_is_a_usage_error(tmp_path: Path, capsys, submitted: str) -> None:
+    document = request("alice", 0, 2, [("a1", [], 2, 60)])
+    document["submitted"] = submitted
+    assert request_problems(document) == []  # the schema's pattern lets it through
+    code, err = _schedule(tmp_path, capsys, document)
+    assert code == 2, err
+    line = json.dumps(document, indent=2).splitlines().index(f'  "submitted": "{submitted}",') + 1
+    assert f"request.json:{line}: submitted {submitted!r} is not a real time" in err
+    assert "hint: write a date and time that exist" in err and "internal error" not in err
+
+
+def test_a_block_without_configuration_or_queue_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    document = request("alice", 0, 2, [("a1", [], 2, 60), ("a2", ["a1"], 1, 30)])
+    del document["configuration"]["a2"]
+    assert request_problems(document) == []
+    code, err = _schedule(tmp_path, capsys, document)
+    line = json.dumps(document, indent=2).splitlines().index('        "name": "a2",') + 1
+    assert code == 2 and f"request.json:{line}: block a2 of the toolchain has no configuration" in err, err
+    assert "hint: add configuration.a2 (configured blocks: a1)" in err
+    document = request("alice", 0, 2, [("a1", [], 2, 60)])
+    document["configuration"]["a1"]["queue"] = "gpu"
+    code, err = _schedule(tmp_path, capsys, document)
+    line = json.dumps(document, indent=2).splitlines().index('      "queue": "gpu",') + 1
+    assert code == 2 and f"request.json:{line}: block a1 runs on gpu, which the request's queues" in err, err
+    assert "hint: describe gpu under queues" in err

@@ -18,6 +18,7 @@ import prereq
 from check_helpers import FIXTURE_DIRS, item
 from conftest import REPO
 from gitrepo import GitRepo, item_yaml
+from prereq import cli
 from prereq.core.gitrepo import Repository
 from prereq.openpai import shelllint
 from prereq.registry import loader, schemas
@@ -205,3 +206,164 @@ def test_shellcheck_installed_again_elsewhere_is_the_same_program_and_another_bu
         monkeypatch.setattr(shelllint, "_LINT", {})  # what this process read already, as a new run
         assert validate(root).problems == []
         assert len(runs) == expected, where
+
+
+def _committed_link(tmp_path: Path, target: str) -> GitRepo:
+    """A checkout whose commit holds ``.prereq-cache`` as a symbolic link to ``target``, as a pull request can."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    repo.write("registry/prerequisites/tools.yaml", item_yaml("tools", "1.0.0", commands=[CLONE]))
+    (repo.root / ".prereq-cache").symlink_to(target)
+    repo.commit("a cache that points elsewhere")
+    assert repo.git("ls-files", "-s", ".prereq-cache").startswith("120000")  # git keeps it as a link
+    return repo
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("target", ["outside", ".git", ".git/refs"])
+def test_a_committed_link_is_not_used_and_the_cli_still_validates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    monkeypatch.delenv("PREREQ_CACHE")
+    (tmp_path / "outside").mkdir()
+    repo = _committed_link(tmp_path, str(tmp_path / target) if target == "outside" else target)
+    before = {name: _tree(tmp_path / name) for name in ("outside", "repo/.git")}
+    result = validate(repo.root / "registry")
+    assert [p.rule for p in result.problems] == ["PRQ190"]
+    assert result.notes == [
+        f"the cache folder {repo.root / '.prereq-cache'} is not used: it is a symbolic link (remove it); "
+        "validation reads every file"
+    ]
+    assert cli.main(["validate", str(repo.root / "registry"), "--format", "json"]) == 1  # not 3
+    assert json.loads(capsys.readouterr().out)["problems"][0]["rule"] == "PRQ190"
+    assert {name: _tree(tmp_path / name) for name in ("outside", "repo/.git")} == before
+
+
+def test_a_link_on_the_way_inside_the_checkout_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$PREREQ_CACHE inside the work tree (a CI's choice) through a folder a commit made a link."""
+    repo = _committed_link(tmp_path, ".git")
+    monkeypatch.setenv("PREREQ_CACHE", str(repo.root / ".prereq-cache" / "prereq"))
+    result = validate(repo.root / "registry")
+    assert result.notes == [
+        f"the cache folder {repo.root / '.prereq-cache' / 'prereq'} is not used: {repo.root / '.prereq-cache'} "
+        "is a symbolic link (remove it); validation reads every file"
+    ]
+    assert not (repo.root / ".git" / "prereq").exists()
+
+
+def test_a_cache_folder_of_another_user_or_a_file_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = _tools(tmp_path).root / "registry"
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    first = validate(registry, history=True)
+    assert first.notes == [] and (folder / "files.json").is_file()
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(folder).st_uid + 1)
+    parsed = _counted(monkeypatch, loader, "_mapping")
+    other = validate(registry, history=True)
+    assert other.problems == first.problems and len(parsed) == 2  # the owners file and the item, read again
+    assert other.notes == [
+        f"the cache folder {folder} is not used: another user owns it (set PREREQ_CACHE to a folder of yours); "
+        "validation reads every file"
+    ]
+    monkeypatch.undo()
+    monkeypatch.setenv("PREREQ_CACHE", str(tmp_path / "plain"))
+    (tmp_path / "plain").write_text("not a folder\n")
+    assert (
+        validate(registry).notes[0].endswith("is not used: it is not a folder (remove it); validation reads every file")
+    )
+    assert (tmp_path / "plain").read_text() == "not a folder\n"
+
+
+def test_a_shelf_file_that_is_a_link_another_user_s_or_a_pipe_is_neither_read_nor_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = _tools(tmp_path).root / "registry"
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    first = validate(registry)
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}")
+    (folder / "files.json").unlink()
+    (folder / "files.json").symlink_to(target)
+    (folder / "file-checks.json").unlink()
+    os.mkfifo(folder / "file-checks.json")  # read as it is, a pipe would block validation
+    again = validate(registry)
+    assert again.problems == first.problems and target.read_text() == "{}"
+    assert again.notes == [
+        f"the cache file {folder / 'files.json'} is a symbolic link: prereq neither reads nor writes it",
+        f"the cache file {folder / 'file-checks.json'} is not a regular file: prereq neither reads nor writes it",
+    ]
+    (folder / "files.json").unlink()
+    (folder / "file-checks.json").unlink()
+    validate(registry)
+    theirs = os.stat(folder / "files.json")
+    real = os.fstat
+
+    def fstat(handle: int) -> os.stat_result:  # files.json as another user's (only root could make one)
+        info = real(handle)
+        if info.st_ino != theirs.st_ino:
+            return info
+        return os.stat_result((info.st_mode, info.st_ino, info.st_dev, info.st_nlink, info.st_uid + 1, *info[5:10]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    assert validate(registry).notes == [
+        f"the cache file {folder / 'files.json'} is another user's: prereq neither reads nor writes it"
+    ]
+    assert os.stat(folder / "files.json").st_mtime_ns == theirs.st_mtime_ns  # not written either
+
+
+# What each shelf's caller wrote, and a value of a wrong shape at each level of it: every one a miss.
+WRONG = [
+    "text",
+    17,
+    True,
+    None,
+    [],
+    {},
+    [1],
+    ["x", 1, 2],
+    [[1, 2]],
+    [["x", 2**60, 3]],
+    [[True, 1, "x"]],
+    [[1.5, 2, "x"]],
+    [["a", 1, [["k", 1]]]],
+    [["a", 1, "details"]],
+    {"problems": "none"},
+    {"problems": [["PRQ190", "error", "1", 1, "m", "h"]]},
+    {"problems": [["PRQ999", "error", 1, 1, "m", "h"]]},
+    {"problems": [[{"rule": 1}, "error", 1, 1, "m", "h"]]},
+    {"problems": [["PRQ190", "fatal", 1, 1, "m", "h"]]},
+    {"problems": [["PRQ190", "error", 10**30, 1, "m", "h"]]},
+    {"deep": json.loads("[" * 500 + "]" * 500)},
+]
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=[json.dumps(w)[:30] for w in WRONG])
+def test_an_entry_of_the_wrong_shape_in_any_shelf_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wrong: Any
+) -> None:
+    registry = _tools(tmp_path).root / "registry"
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    first = _seen(registry)
+    for shelf in sorted(folder.glob("*.json")):
+        kept = json.loads(shelf.read_text(encoding="utf-8"))
+        # history.py's shelf is tested with it; any mapping within YAML's nesting is some file's data
+        mapping = isinstance(wrong, dict) and "deep" not in wrong
+        if shelf.stem != "history-secrets" and not (shelf.stem == "files" and mapping):
+            kept["entries"] = dict.fromkeys(kept["entries"], wrong)
+        shelf.write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(shelllint, "_LINT", {})  # what this process read already, as a new run
+    assert _seen(registry) == first
+
+
+def test_a_cache_file_nested_past_the_parser_s_limit_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = _tools(tmp_path).root / "registry"
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PREREQ_CACHE", str(folder))
+    first = _seen(registry)
+    (folder / "files.json").write_text('{"identity": "x", "entries": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert _seen(registry) == first

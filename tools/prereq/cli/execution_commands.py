@@ -253,8 +253,13 @@ def _submitted(text: str | None) -> datetime:
         return datetime.now(timezone.utc).replace(microsecond=0)
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise PrereqError(f"--submitted {text!r} is not an ISO 8601 time", hint="e.g. 2026-01-05T09:30:00Z") from None
+    except ValueError as exc:
+        raise PrereqError(
+            f"--submitted {text!r} is not an ISO 8601 time that exists ({exc})", hint="e.g. 2026-01-05T09:30:00Z"
+        ) from None
+    offset = when.utcoffset()
+    if offset is not None and offset.total_seconds() % 60:  # a request's time zone is whole minutes (its schema)
+        raise PrereqError(f"--submitted {text!r} has a time zone of seconds", hint="write it as +HH:MM, e.g. +05:30")
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 

@@ -24,7 +24,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from prereq.core.errors import PrereqError
 
@@ -203,10 +203,13 @@ class Shelf:
     computed from) under ``identity`` (what computed it: prereq's code, a tool's version).  Read at the
     first ``get``; ``save`` writes it atomically when this run added a result, with the entries this run
     used last.  A file that cannot be read, or that another identity wrote, is an empty shelf; one that
-    cannot be written is left as it was.  Values are JSON, never None (``get``'s "not kept")."""
+    cannot be written is left as it was.  A file that is a link, not a regular file or another user's is
+    neither read nor written (a checkout may hold one): said in ``notes``.  Values are JSON, never None
+    (``get``'s "not kept"): each caller checks that what it gets has the shape it wrote (``shaped``)."""
 
     path: Path | None
     identity: str
+    notes: list[str] = field(default_factory=list)
     _kept: dict[str, Any] | None = None
     _used: dict[str, Any] = field(default_factory=dict)
     _added: bool = False
@@ -229,17 +232,35 @@ class Shelf:
             self._added = True
 
     def _read(self, path: Path) -> dict[str, Any]:
-        try:
-            kept = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+        try:  # not through a link, and a pipe does not block: whatever is there is looked at before it is read
+            handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
             return {}
+        except OSError as exc:
+            return self._refuse(path, "a symbolic link" if exc.errno == errno.ELOOP else None)
+        with os.fdopen(handle, "rb") as stream:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+                return self._refuse(path, "another user's" if stat.S_ISREG(info.st_mode) else "not a regular file")
+            try:
+                kept = json.loads(stream.read())
+            except (OSError, ValueError, RecursionError):  # too deep a nesting is a damaged file too
+                return {}
         ok = isinstance(kept, dict) and kept.get("identity") == self.identity and isinstance(kept.get("entries"), dict)
         return kept["entries"] if ok else {}
+
+    def _refuse(self, path: Path, why: str | None) -> dict[str, Any]:
+        if why is not None:  # an unreadable file is only a miss, as before
+            self.notes.append(f"the cache file {path} is {why}: prereq neither reads nor writes it")
+        self.path = None
+        return {}
 
     def save(self) -> None:
         if self.path is None or not self._added:
             return
         kept = self._kept if self._kept is not None else self._read(self.path)
+        if self.path is None:  # refused just now
+            return
         older = [(key, value) for key, value in kept.items() if key not in self._used]
         entries = dict(older[max(0, len(older) - CACHE_ENTRIES) :]) | self._used
         text = json.dumps({"identity": self.identity, "entries": entries}, separators=(",", ":"))
@@ -252,16 +273,18 @@ class Shelf:
 class Cache:
     """The shelves of one run, one file each in ``folder`` (None: nothing is kept, every result is
     computed).  ``identity`` is prereq's own (its code and libraries): a shelf adds what else its results
-    depend on.  ``save`` makes the folder when it is missing, git-ignored and tagged as a cache."""
+    depend on.  ``save`` makes the folder when it is missing, git-ignored and tagged as a cache.
+    ``notes`` say what was not used, and why (``unusable_folder``, a shelf's file): the CLI shows them."""
 
     folder: Path | None = None
     identity: str = ""
+    notes: list[str] = field(default_factory=list)
     _shelves: dict[str, Shelf] = field(default_factory=dict)
 
     def shelf(self, name: str, *, identity: str = "") -> Shelf:
         if name not in self._shelves:
             path = self.folder / f"{name}.json" if self.folder is not None else None
-            self._shelves[name] = Shelf(path, f"{self.identity} {identity}")
+            self._shelves[name] = Shelf(path, f"{self.identity} {identity}", self.notes)
         return self._shelves[name]
 
     def save(self) -> None:
@@ -270,13 +293,67 @@ class Cache:
         try:
             if not self.folder.is_dir():
                 self.folder.mkdir(parents=True)
-                (self.folder / ".gitignore").write_text("*\n", encoding="utf-8")  # never committed by mistake
-                (self.folder / "CACHEDIR.TAG").write_text(_CACHEDIR_TAG + _CACHE_README, encoding="utf-8")
-        except OSError:
+                # never committed by mistake; written as any file of the cache, never through a link
+                write_atomic(self.folder / ".gitignore", "*\n", follow_links=False)
+                write_atomic(self.folder / "CACHEDIR.TAG", _CACHEDIR_TAG + _CACHE_README, follow_links=False)
+        except (OSError, PrereqError):
             return
         for shelf in self._shelves.values():
             shelf.save()
 
 
+def unusable_folder(folder: Path, *, checkout: Path | None) -> str | None:
+    """Why ``folder`` cannot hold a cache, or None: a symbolic link (itself, or a folder on its way that lies
+    in ``checkout``: a pull request can commit one that points out of the work tree or into ``.git``),
+    something else than a folder, or a folder another user owns (what it holds is theirs to say)."""
+    link = link_inside(folder, checkout) if checkout is not None else None
+    if link is not None or folder.is_symlink():
+        which = "it" if link in (None, folder) else str(link)
+        return f"the cache folder {folder} is not used: {which} is a symbolic link (remove it)"
+    try:
+        info = folder.lstat()
+    except FileNotFoundError:
+        return None  # made when a result is kept
+    except OSError as exc:
+        return f"the cache folder {folder} is not used: {exc.strerror}"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"the cache folder {folder} is not used: it is not a folder (remove it)"
+    if info.st_uid != os.getuid():
+        return f"the cache folder {folder} is not used: another user owns it (set PREREQ_CACHE to a folder of yours)"
+    return None
+
+
+def shaped(value: Any, shape: Any) -> bool:
+    """Whether a value read from a cache has ``shape``: a type (an int is no bool, and within JSON's safe
+    integers: a line number, a count), a union of types (``int | None``), ``[shape]`` (a list of values of
+    that shape) or a tuple of shapes (a list of exactly those, in order)."""
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(shaped(each, shape[0]) for each in value)
+    if isinstance(shape, tuple):
+        return isinstance(value, list) and len(value) == len(shape) and all(map(shaped, value, shape))
+    kinds = get_args(shape) or (shape,)
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int):
+        return int in kinds and abs(value) <= _SAFE_INTEGER
+    return isinstance(value, tuple(type(None) if kind is None else kind for kind in kinds))
+
+
+def nested_within(value: Any, depth: int) -> bool:
+    """Whether a value read from a cache nests at most ``depth`` levels (what prereq keeps of a file stays
+    within what its YAML loader lets through: the checks walk it recursively)."""
+    todo = [(value, 0)]
+    while todo:
+        each, level = todo.pop()
+        if level > depth:
+            return False
+        if isinstance(each, dict):
+            todo += [(inner, level + 1) for inner in each.values()]
+        elif isinstance(each, list):
+            todo += [(inner, level + 1) for inner in each]
+    return True
+
+
+_SAFE_INTEGER = 2**53
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"  # https://bford.info/cachedir/: backups skip it
 NO_CACHE = Cache()  # what is computed without a cache folder: kept nowhere

@@ -103,4 +103,52 @@ def read_request(path: Path, *, shown: str) -> dict[str, Any]:
     found = request_problems(document)
     if found:
         raise PrereqError(f"{shown} is not an execution request: {found[0]}", hint=hint)
+    wrong = _inconsistency(document)
+    if wrong is not None:
+        where, message, fix = wrong
+        raise PrereqError(f"{shown}:{_line_of(text, where)}: {message}", hint=fix)
     return document
+
+
+def submission_time(text: str) -> datetime:
+    """The time a request's ``submitted`` names (its schema checked the form; ValueError for a date or
+    a time zone that does not exist: 2024-02-30, +99:00)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _inconsistency(document: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
+    """What the schema cannot say of a request that matches it: (where it is: the JSON strings that lead
+    to it, what is wrong, the fix), or None: the scheduler reads the submission time, and each block's
+    configuration and queue."""
+    try:
+        submission_time(document["submitted"])
+    except ValueError as exc:
+        message = f"submitted {document['submitted']!r} is not a real time ({exc})"
+        return ("submitted",), message, "write a date and time that exist, with a time zone from -23:59 to +23:59"
+    configuration, queues = document["configuration"], document["queues"]
+    for block in document["toolchain"]["blocks"]:
+        if block["name"] not in configuration:
+            known = ", ".join(sorted(configuration)) or "none"
+            fix = f"add configuration.{block['name']} (configured blocks: {known}), or write the request again"
+            return ("toolchain", block["name"]), f"block {block['name']} of the toolchain has no configuration", fix
+    for name, config in configuration.items():
+        if config["queue"] not in queues:
+            fix = f"describe {config['queue']} under queues, or write the request again with 'prereq request'"
+            return (
+                ("configuration", name, "queue"),
+                f"block {name} runs on {config['queue']}, which the request's queues do not describe",
+                fix,
+            )
+    return None
+
+
+def _line_of(text: str, where: tuple[str, ...]) -> int:
+    """The 1-based line of the last of the JSON strings ``where`` in ``text``, each found after the one
+    before (a request is JSON prereq wrote: found well enough without a JSON parser that keeps lines)."""
+    at = 0
+    for word in where:
+        found = text.find(json.dumps(word), at)
+        if found < 0:
+            break
+        at = found
+    return text.count("\n", 0, at) + 1

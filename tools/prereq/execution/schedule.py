@@ -6,16 +6,22 @@ the blocks it runs after are done, its user's running slots on its queue stay wi
 and one machine of the queue has its slots free.  A block that cannot start does not hold back
 the ones after it (the first one that fits runs, as BEAT's scheduler assigns).  A user's rights are
 those of their latest request submitted so far: a second request updates them.  Nothing running is
-ever stopped.  Time is in seconds from the first submission; each block runs for its estimate."""
+ever stopped.  Time is in seconds from the first submission; each block runs for its estimate.
+
+First fit never reaches past as many machines of a queue as blocks run on it (a machine is passed over
+only while a block runs on it), so only those are simulated: a queue of 10**12 slots costs what its
+blocks cost."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from prereq.core.errors import PrereqError
+from prereq.execution.request import submission_time
 
 
 @dataclass(frozen=True)
@@ -61,10 +67,26 @@ class Stuck:
     reason: str
 
 
+@dataclass(frozen=True)
+class Capacity:
+    """A queue's machines that are up: each has ``slots_per_machine`` slots but the last, which has the rest."""
+
+    machines: int
+    slots_per_machine: int
+    total: int  # slots, over the machines up
+
+    def first(self, count: int) -> list[int]:
+        """The slots of the first ``count`` machines (or of every machine, when there are fewer)."""
+        return [
+            min(self.slots_per_machine, self.total - start * self.slots_per_machine)
+            for start in range(min(count, self.machines))
+        ]
+
+
 @dataclass
 class Schedule:
     start: str  # the first submission, ISO 8601
-    capacity: dict[str, list[int]]  # queue -> the slots of each machine that is up
+    capacity: dict[str, Capacity]  # queue -> its machines that are up
     runs: list[Run] = field(default_factory=list)
     occupation: list[Snapshot] = field(default_factory=list)
     never_ran: list[Stuck] = field(default_factory=list)
@@ -72,7 +94,7 @@ class Schedule:
     def as_dict(self) -> dict[str, Any]:
         return {
             "start": self.start,
-            "capacity": {queue: {"machines": slots, "total": sum(slots)} for queue, slots in self.capacity.items()},
+            "capacity": {queue: asdict(capacity) for queue, capacity in self.capacity.items()},
             "runs": [asdict(run) for run in self.runs],
             "occupation": [asdict(snapshot) for snapshot in self.occupation],
             "never_ran": [asdict(stuck) for stuck in self.never_ran],
@@ -96,12 +118,13 @@ def simulate(requests: Sequence[Mapping[str, Any]], *, machines: Mapping[str, in
     machines of a queue are up (default: as many as its total slots fill)."""
     if not requests:
         raise PrereqError("no request to schedule", hint="pass the files 'prereq request' wrote")
-    ordered = sorted(enumerate(requests), key=lambda pair: (_time(pair[1]["submitted"]), pair[0]))
-    origin = _time(ordered[0][1]["submitted"])
+    ordered = sorted(enumerate(requests), key=lambda pair: (submission_time(pair[1]["submitted"]), pair[0]))
+    origin = submission_time(ordered[0][1]["submitted"])
     capacity = _capacity([request for _, request in ordered], machines or {})
-    state = _State(free={queue: list(slots) for queue, slots in capacity.items()})
     arrivals = [(_seconds(request, origin), position, request) for position, (_, request) in enumerate(ordered)]
     labels = _labels([request for _, request in ordered])
+    blocks = Counter(config["queue"] for _, request in ordered for config in request["configuration"].values())
+    state = _State(free={queue: up.first(min(up.machines, blocks[queue])) for queue, up in capacity.items()})
     schedule = Schedule(start=ordered[0][1]["submitted"], capacity=capacity)
     now = 0
     while True:
@@ -122,12 +145,8 @@ def simulate(requests: Sequence[Mapping[str, Any]], *, machines: Mapping[str, in
     return schedule
 
 
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def _seconds(request: Mapping[str, Any], origin: datetime) -> int:
-    return int((_time(request["submitted"]) - origin).total_seconds())
+    return int((submission_time(request["submitted"]) - origin).total_seconds())
 
 
 def _labels(requests: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -141,8 +160,8 @@ def _labels(requests: Sequence[Mapping[str, Any]]) -> list[str]:
     return labels
 
 
-def _capacity(requests: Sequence[Mapping[str, Any]], machines: Mapping[str, int]) -> dict[str, list[int]]:
-    """The slots of each machine of every queue, as the latest request describes the queue."""
+def _capacity(requests: Sequence[Mapping[str, Any]], machines: Mapping[str, int]) -> dict[str, Capacity]:
+    """The machines up of every queue, as the latest request describes the queue."""
     queues: dict[str, Mapping[str, Any]] = {}
     for request in requests:
         queues.update(request["queues"])
@@ -152,14 +171,15 @@ def _capacity(requests: Sequence[Mapping[str, Any]], machines: Mapping[str, int]
             f"the machines file names {', '.join(unknown)}, which no request uses",
             hint=f"name queues the requests use: {', '.join(sorted(queues))}",
         )
-    layout: dict[str, list[int]] = {}
+    layout: dict[str, Capacity] = {}
     for name, queue in sorted(queues.items()):
         per_machine, total = queue["slots_per_machine"], queue["total_slots"]
-        slots = [min(per_machine, total - start) for start in range(0, total, per_machine)]
-        up = machines.get(name, len(slots))
+        count = -(-total // per_machine)
+        up = machines.get(name, count)
         if up < 0:
             raise PrereqError(f"the machines file gives {name} {up} machines", hint="give 0 or more")
-        layout[name] = slots[:up]
+        up = min(up, count)
+        layout[name] = Capacity(up, per_machine, min(total, up * per_machine))
     return layout
 
 
@@ -284,7 +304,7 @@ def render_text(schedule: Schedule) -> str:
         cells = []
         for queue in queues:
             users = ", ".join(f"{user} {slots}" for user, slots in snapshot.by_user[queue].items())
-            cell = f"{snapshot.used[queue]}/{sum(schedule.capacity[queue])}" + (f" [{users}]" if users else "")
+            cell = f"{snapshot.used[queue]}/{schedule.capacity[queue].total}" + (f" [{users}]" if users else "")
             cells.append(f"{cell:<22}")
         lines.append("  " + f"{clock(snapshot.time):>7}  " + "  ".join(cells).rstrip())
     for stuck in schedule.never_ran:

@@ -35,7 +35,7 @@ from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.errors import PrereqError
-from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.core.files import NO_CACHE, Cache, Shelf, shaped
 from prereq.openpai import runtime
 
 # ShellCheck codes that say nothing true of a prerequisite's commands: 2164 (cd without `|| exit`)
@@ -300,19 +300,17 @@ def issues_of(kept: Any) -> tuple[ShellIssue, ...] | None:
     """Issues as ``issues_json`` keeps them; None for anything else (a damaged cache is not read)."""
     if kept == []:
         return ()  # what nearly every script has
-    try:
-        return tuple(ShellIssue(int(line), int(code), str(text)) for line, code, text in kept)
-    except (TypeError, ValueError):
+    if not shaped(kept, [(int, int, str)]):
         return None
+    return tuple(ShellIssue(line, code, text) for line, code, text in kept)
 
 
 def _lint_of(kept: Any) -> Lint | None:
     """A reading as ``lint_scripts`` keeps it, or None."""
-    if not (isinstance(kept, list) and len(kept) == 2 and isinstance(kept[1], list)):
+    if not shaped(kept, (list, [str])):
         return None
     findings = issues_of(kept[0])
-    names = kept[1]
-    return None if findings is None or not all(isinstance(n, str) for n in names) else Lint(findings, frozenset(names))
+    return None if findings is None else Lint(findings, frozenset(kept[1]))
 
 
 @dataclass(frozen=True)

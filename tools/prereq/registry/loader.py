@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.files import NO_CACHE, Cache, Shelf, is_there
+from prereq.core.files import NO_CACHE, Cache, Shelf, is_there, nested_within
 from prereq.core.versions import Requirement
 from prereq.core.yamlload import MAX_DEPTH, TAG_MESSAGE, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
@@ -294,7 +294,7 @@ def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem
     digest = hashlib.sha256(raw).hexdigest()
     blob = hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()  # git's own id of them
     kept = shelf.get(digest)
-    parsed = not isinstance(kept, dict)
+    parsed = not (isinstance(kept, dict) and nested_within(kept, MAX_DEPTH))
     if parsed:
         fresh, problems = _mapping(raw, rel, folder)
         if fresh is None:

@@ -8,7 +8,10 @@ require graph, variables flowing between items, conflicts, placeholders) always 
 work tree holding the registry, git-ignored by its own ``.gitignore``: on by default, as ruff's and
 mypy's caches are, since a pre-commit hook validates on every commit; never in a user's home, and
 none outside a git work tree (nothing is written beside a registry that is not a checkout).  A cache
-folder git tracks files in is not read: a pull request could bring one that hides a credential.
+folder git tracks files in is not read: a pull request could bring one that hides a credential; nor is
+one that is a link (a pull request could point it out of the work tree, or into ``.git``), another
+user's, or a shelf file that is a link: ``ValidationResult.notes`` says so, and validation reads
+every file.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import prereq
-from prereq.core.files import NO_CACHE, SCHEMA_DIR, Cache
+from prereq.core.files import NO_CACHE, SCHEMA_DIR, Cache, unusable_folder
 from prereq.core.gitrepo import Repository
 from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
@@ -47,6 +50,7 @@ class ValidationResult:
     problems: list[Problem]
     templates: list[SourceItem]
     suppressed: list[suppress.Suppressed] = field(default_factory=list)  # shown, not counted
+    notes: list[str] = field(default_factory=list)  # what the CLI says besides the problems (a cache not used)
 
     @property
     def errors(self) -> list[Problem]:
@@ -105,6 +109,7 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
     finally:
         shelllint.stop()  # interrupted or not, nothing of ShellCheck's outlives the run
     cache.save()
+    result.notes += cache.notes
     return result
 
 
@@ -115,20 +120,21 @@ def _files(registry: LoadedRegistry) -> str:
 
 
 def cache_for(root: Path) -> Cache:
-    """The cache of validating the registry at ``root`` (see the module's docstring)."""
+    """The cache of validating the registry at ``root`` (see the module's docstring); one that cannot be
+    trusted (``unusable_folder``, or files git tracks) is none, and its ``notes`` say why."""
     setting = os.environ.get("PREREQ_CACHE", "")
     if setting == "off" or (setting and not os.path.isabs(setting)):
         return NO_CACHE  # a relative folder would depend on where prereq runs
-    if setting:
-        folder = Path(setting)
-    else:
-        above = [f for f in (root.resolve(), *root.resolve().parents) if (f / ".git").exists()]
-        if not above:
-            return NO_CACHE
-        folder = above[0] / CACHE_FOLDER
+    above = [f for f in (root.resolve(), *root.resolve().parents) if (f / ".git").exists()]
+    if not (setting or above):
+        return NO_CACHE
+    folder = Path(setting) if setting else above[0] / CACHE_FOLDER
+    refused = unusable_folder(folder, checkout=above[0] if above else None)
+    if refused is not None:
+        return Cache(notes=[f"{refused}; validation reads every file"])
     repository = Repository.find(folder) if folder.exists() else None
     if repository is not None and repository.tracks(folder):
-        return NO_CACHE
+        return Cache(notes=[f"the cache folder {folder} is not used: git tracks files in it (remove them)"])
     return Cache(folder, identity())
 
 

@@ -10,13 +10,13 @@ May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/se
 
 from __future__ import annotations
 
-from prereq.core.files import NO_CACHE, Cache, Shelf
+from prereq.core.files import NO_CACHE, Cache, Shelf, shaped
 from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
 from prereq.registry.checks import commands, items, job_templates, requirements, secrets
 from prereq.registry.checks.base import Check, Context, make_context
 from prereq.registry.loader import TEMPLATES_DIR, LoadedRegistry, SourceItem
-from prereq.registry.rules import Problem, Severity
+from prereq.registry.rules import RULES, Problem, Severity
 
 CHECKS: tuple[Check, ...] = (
     *items.CHECKS,
@@ -77,7 +77,9 @@ def _kept(source: SourceItem, ctx: Context, shelf: Shelf) -> list[Problem] | Non
     checks ask of it (``Context.facts``: whether it passes its schema, whether it holds a template);
     None when it kept none (or something prereq did not write)."""
     kept = shelf.get(_key(source)) if source.digest else None
-    if not isinstance(kept, dict) or not isinstance(kept.get("problems"), list):
+    if not isinstance(kept, dict) or not shaped(kept.get("problems"), [_KEPT_PROBLEM]):
+        return None
+    if any(rule not in RULES for rule, *_ in kept["problems"]):
         return None
     try:
         problems = [Problem(r, Severity(s), source.rel, n, c, m, h) for r, s, n, c, m, h in kept["problems"]]
@@ -85,6 +87,9 @@ def _kept(source: SourceItem, ctx: Context, shelf: Shelf) -> list[Problem] | Non
         return None
     ctx.facts[source.rel] = {"valid": bool(kept.get("valid")), "templated": bool(kept.get("templated"))}
     return problems
+
+
+_KEPT_PROBLEM = (str, str, int | None, int | None, str, str)  # rule, severity, line, column, message, hint
 
 
 def _file_problems(source: SourceItem, ctx: Context, shelf: Shelf) -> list[Problem]:

@@ -20,7 +20,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prereq.core import placeholders
-from prereq.core.files import NO_CACHE, Cache
+from prereq.core.files import NO_CACHE, Cache, shaped
 from prereq.core.graph import build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms, runtime, shelllint, shellvars
 from prereq.registry import schemas
@@ -36,7 +36,7 @@ T = TypeVar("T")
 
 def names(kept: Any) -> list[str]:
     """A list of names, as ``Context.remembered`` keeps it (TypeError for anything else)."""
-    if not isinstance(kept, list) or not all(isinstance(name, str) for name in kept):
+    if not shaped(kept, [str]):
         raise TypeError("not a list of names")
     return kept
 

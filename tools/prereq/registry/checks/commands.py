@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.files import Cache
+from prereq.core.files import Cache, shaped
 from prereq.core.graph import lookup_parameter, reachable_union
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import bashsyntax, forms, runtime, shellhints, shelllint, shellvars
@@ -107,7 +107,9 @@ def _uses(commands: list[str], unassigned: frozenset[str] | None) -> list[list[A
 
 
 def _read_uses(kept: Any) -> list[tuple[str, int, int]]:
-    return [(str(name), int(index), int(offset)) for name, index, offset in kept]
+    if not shaped(kept, [(str, int, int)]):
+        raise TypeError("not a list of variables used")
+    return [(name, index, offset) for name, index, offset in kept]
 
 
 @item_check("PRQ154", "PRQ155")
@@ -317,10 +319,9 @@ def _hints(ctx: Context, text: str, created: Callable[[], set[str]]) -> list[she
 
 
 def _read_hints(kept: Any) -> list[shellhints.Hint]:
-    return [
-        shellhints.Hint(str(rule), int(offset), tuple((str(k), str(v)) for k, v in details))
-        for rule, offset, details in kept
-    ]
+    if not shaped(kept, [(str, int, [(str, str)])]):
+        raise TypeError("not a list of hints")
+    return [shellhints.Hint(rule, offset, tuple((k, v) for k, v in details)) for rule, offset, details in kept]
 
 
 def _command_at(entries: list[tuple[tuple[Any, ...], str]], offset: int) -> tuple[int, int]:
