@@ -258,6 +258,10 @@ def test_rules_command_prints_the_reference(capsys) -> None:
     assert cli.main(["rules"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Rule reference\n") and "## PRQ143" in out
+    # The rules a suppression cannot silence are marked, in the table and in their own sections.
+    assert "| [PRQ120](#prq120) | `name-mismatch` | error | **no** |" in out
+    assert "| [PRQ170](#prq170) | `variable-undefined` | warning | yes |" in out
+    assert "**name-collision** (error, cannot be suppressed)" in out
 
 
 # --- the installed command ------------------------------------------------------------------------

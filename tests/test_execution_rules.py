@@ -92,3 +92,23 @@ def test_a_link_in_the_catalog_is_refused_as_in_the_registry(tmp_path: Path) -> 
     assert found(result) == {("PRQ107", "queues/q2.yaml", None), ("PRQ105", "environments/py/0.9.0.yaml", 1)}
     hint = next(p.hint for p in result.problems if p.rule == "PRQ105")
     assert hint.startswith("write the environment as 'key: value' lines")
+
+
+def test_every_version_of_a_look_alike_catalog_name_is_reported(tmp_path: Path) -> None:
+    """PRQ317 folds names as items' PRQ121 does; a name that only looks like another is reported at each
+    of its versions, the other name's never."""
+    fixture = next(p for p in EXECUTION_FIXTURE_DIRS if p.name.startswith("PRQ317"))
+    root = tmp_path / "registry"
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns("expected.json"))
+    later = root / "libraries" / "array_utils" / "2.0.0.yaml"
+    later.write_text(later.with_name("1.0.0.yaml").read_text().replace("1.0.0\n", "2.0.0\n", 1))
+    registry = validate(root)
+    result = check_catalog(root, owners=registry.owners, items=registry.items, history=False)
+    libraries = [p for p in result.problems if p.rule == "PRQ317" and p.file and p.file.startswith("libraries/")]
+    assert [(p.file, p.line) for p in libraries] == [
+        ("libraries/array_utils/1.0.0.yaml", 1),
+        ("libraries/array_utils/2.0.0.yaml", 1),
+    ]
+    assert {p.message for p in libraries} == {
+        "library name 'array_utils' collides with 'array-utils' (libraries/array-utils/1.0.0.yaml)"
+    }

@@ -1,15 +1,22 @@
-"""Suppressions (PRQ178, PRQ179): on the line, on the line above, in a block of commands, for the
-whole item; used, unused and malformed; always shown in the reports."""
+"""Suppressions (PRQ178, PRQ179, PRQ182): on the line, on the line above, in a block of commands, for
+the whole item; used, unused and malformed; never of a rule that guards names, owners or versions;
+always shown in the reports."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from check_helpers import found, item
 from gitrepo import GitRepo, item_yaml
 from prereq import cli
+from prereq.registry.rules import RULES, rule_reference_markdown
+from prereq.registry.suppress import comment_suppressions
 from prereq.registry.validate import validate
+from review_helpers import item as review_item
+from review_helpers import make_pr
 
 UNSET = 'echo "$NOT_SET_ANYWHERE"'
 
@@ -99,3 +106,94 @@ def test_a_rotated_secret_in_history_is_acknowledged_by_the_item(tmp_path: Path)
     assert result.problems == [] and [s.problem.rule for s in result.suppressed] == ["PRQ192"]
     # Without the history nothing reports PRQ192, and its suppression is not judged unused.
     assert validate(repo.root / "registry").problems == []
+
+
+def _claims(name: str, *, comment: str, head: str = "") -> str:
+    """An item whose ``name:`` line carries ``comment``."""
+    return item(name, head=head).replace(f"name: {name}\n", f"name: {name}  {comment}\n", 1)
+
+
+def test_a_guarded_rule_cannot_be_suppressed_and_its_problems_stay(make_registry, tmp_path: Path) -> None:
+    """A second file claiming mnist-data's name, a look-alike, and a name that is a path: silencing the
+    name, schema and collision rules is refused (PRQ182) and every original error is still reported."""
+    disable = "# prereq: disable=PRQ110,PRQ120"
+    files = {
+        "prerequisites/mnist-data.yaml": item("mnist-data"),
+        "prerequisites/mnist_data.yaml": _claims("mnist-data", comment=disable, head="suppress: [PRQ121]\n"),
+        "prerequisites/escape.yaml": _claims("../../../x", comment=disable),
+    }
+    unsuppressed = {rel: text.replace(disable, "") for rel, text in files.items()}
+    loud = found(validate(make_registry(unsuppressed, root=tmp_path / "loud")))
+    result = validate(make_registry(files))
+    claim, escape = "prerequisites/mnist_data.yaml", "prerequisites/escape.yaml"
+    assert {("PRQ120", claim, 1), ("PRQ121", claim, 1), ("PRQ110", escape, 1), ("PRQ120", escape, 1)} <= loud
+    assert found(result) == loud | {("PRQ182", claim, 1), ("PRQ182", claim, 6), ("PRQ182", escape, 1)}
+    assert result.failed() and result.suppressed == []
+    assert sorted(p.message for p in result.problems if p.rule == "PRQ182" and p.file == claim) == [
+        f"{rule} cannot be suppressed, so this suppression silences nothing"
+        for rule in ("PRQ110 (schema)", "PRQ120 (name-mismatch)", "PRQ121 (name-collision)")
+    ]
+
+
+def test_a_suppression_naming_a_guarded_and_an_allowed_rule_keeps_the_allowed_one(make_registry) -> None:
+    text = item("mixed", commands=(f"{UNSET}  # prereq: disable=PRQ170,PRQ113",))
+    result = validate(make_registry({"prerequisites/mixed.yaml": text}))
+    assert found(result) == {("PRQ182", "prerequisites/mixed.yaml", 9)}
+    assert [(s.problem.rule, s.problem.line) for s in result.suppressed] == [("PRQ170", 9)]
+
+
+@pytest.mark.parametrize("rule", sorted(rule for rule, entry in RULES.items() if entry.guard))
+def test_no_guarded_rule_can_be_named_by_a_suppression(rule: str) -> None:
+    suppressions, refused = comment_suppressions("prerequisites/x.yaml", f"name: x  # prereq: disable={rule}\n")
+    assert suppressions == [] and [(p.rule, p.line) for p in refused] == [("PRQ182", 1)]
+
+
+def test_the_guarded_rules_cover_names_files_schema_owners_and_versions() -> None:
+    guarded = {rule for rule, entry in RULES.items() if entry.guard}
+    identity = {"PRQ106", "PRQ107", "PRQ110", "PRQ113", "PRQ120", "PRQ121", "PRQ122", "PRQ301", "PRQ317"}
+    trust = {"PRQ160", "PRQ161", "PRQ205", "PRQ206", "PRQ207", "PRQ315"}
+    assert identity | trust | {"PRQ200", "PRQ201", "PRQ208", "PRQ314"} <= guarded
+    # What stays suppressible: judgement calls with false positives, and a credential once rotated.
+    assert guarded.isdisjoint({"PRQ170", "PRQ173", "PRQ175", "PRQ176", "PRQ190", "PRQ192"})
+    assert all(RULES[rule].severity.value == "error" for rule in guarded)
+
+
+def test_the_rule_reference_marks_the_guarded_rules() -> None:
+    reference = rule_reference_markdown()
+    assert "| suppressible |" in reference and "PRQ182" in reference.split("| id |")[0]
+    for rule, entry in RULES.items():
+        mark = "**no**" if entry.guard else "yes"
+        assert f"| `{entry.name}` | {entry.severity.value} | {mark} |" in reference, rule
+        cannot = f"**{entry.name}** ({entry.severity.value}, cannot be suppressed)"
+        assert (cannot in reference) is entry.guard, rule
+
+
+def test_the_review_refuses_a_suppression_of_its_own_rules(tmp_path: Path, capsys, monkeypatch) -> None:
+    """bob, no owner of alice's tool, rewrites it and suppresses the ownership and bump rules."""
+    head = review_item("tool", command="echo mine", extra="suppress: [PRQ200, PRQ205]\n")
+    repo = make_pr(
+        tmp_path / "repo", {"prerequisites/tool.yaml": review_item("tool")}, {"prerequisites/tool.yaml": head}
+    )
+    monkeypatch.chdir(repo.root)
+    assert cli.main(["validate", "--base", "main", "--author", "bob", "--format", "json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert sorted((p["rule"], p["line"]) for p in problems if p["file"] == "prerequisites/tool.yaml") == [
+        ("PRQ182", 6),
+        ("PRQ182", 6),
+        ("PRQ200", 2),
+        ("PRQ205", 5),
+    ]
+
+
+def test_github_shows_each_suppressed_problem_as_a_notice(tmp_path: Path, capsys, monkeypatch) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    repo.write("registry/prerequisites/shown.yaml", item("shown", commands=(f"{UNSET}  # prereq: disable=PRQ170",)))
+    monkeypatch.chdir(repo.root / "registry")
+    assert cli.main(["validate", "--format", "github"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "::notice file=registry/prerequisites/shown.yaml,line=9,col=9,title=PRQ170 suppressed::"
+        "$NOT_SET_ANYWHERE is used in taskStarts commands but neither this item, the items it requires, nor "
+        "the runtime defines it (suppressed by # prereq: disable at line 9)",
+        "1 item checked: 0 errors, 0 warnings, 1 suppressed",
+    ]

@@ -238,7 +238,9 @@ def test_a_committed_link_is_not_used_and_the_cli_still_validates(
         "validation reads every file"
     ]
     assert cli.main(["validate", str(repo.root / "registry"), "--format", "json"]) == 1  # not 3
-    assert json.loads(capsys.readouterr().out)["problems"][0]["rule"] == "PRQ190"
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["problems"][0]["rule"] == "PRQ190"
+    assert printed.err.count("prereq: note: the cache folder") == 1, "said once, beside the report"
     assert {name: _tree(tmp_path / name) for name in ("outside", "repo/.git")} == before
 
 

@@ -75,7 +75,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "rules",
         help="print the rule reference (Markdown)",
         description="Print the reference of every validation rule as Markdown, generated from the "
-        "same table the validator uses.",
+        "same table the validator uses. Rules marked 'suppressible: no' guard names, files, owners and "
+        "published versions: a suppression of one is itself an error (PRQ182).",
     )
     rules_parser.set_defaults(run=run_rules)
 
@@ -83,12 +84,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
     with validation_progress(args) as progress:
-        result = with_catalog(validate(root, history=True, progress=progress))
+        result = with_catalog(validate(root, history=True, progress=progress), credentials=True)
     # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
     stale = codeowners_problem(root, result.items, result.owners)
     if stale is not None:
         result = dataclasses.replace(result, problems=sorted([*result.problems, stale], key=Problem.sort_key))
     repo = Repository.find(root) if args.format == "github" else None
+    for note in result.notes:  # stderr: the report on stdout stays what its format says
+        print(f"prereq: note: {note}", file=sys.stderr)
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=args.strict) else 0
 

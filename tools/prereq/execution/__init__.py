@@ -7,7 +7,8 @@ As Idiap's BEAT platform describes a cluster, with what its public code leaves o
   ``registry/libraries/<name>/<version>.yaml`` and ``registry/rights.yaml`` read with positions
   through the registry loader's helpers (links and special files refused as everywhere), the schema
   and the file names checked (PRQ300-PRQ302);
-- ``checks`` (references, library chains: PRQ303-PRQ306) and ``checks_queues`` (limits, rights,
+- ``checks`` (look-alike names, references, library chains, credentials: PRQ303-PRQ306, PRQ317,
+  PRQ318) and ``checks_queues`` (limits, rights,
   GPUs, what nothing uses: PRQ307-PRQ313, PRQ315); ``published`` (what the git history published:
   every version of environments and libraries, for the index, and PRQ314: a published version never
   changes);

@@ -1,5 +1,6 @@
-"""References and library chains (PRQ303-PRQ306): what each catalog file names exists, and what a
-library's dependencies leave of its languages and environments.
+"""Names, references, library chains and credentials (PRQ303-PRQ306, PRQ317, PRQ318): names that
+people can tell apart, what each catalog file names exists, what a library's dependencies leave of its
+languages and environments, and no credential in what the index publishes of the catalog.
 
 Each check is a function of the ``CatalogContext`` yielding problems, listed in ``CHECKS`` with the
 rule ids it may emit (``validate`` refuses any other, as the registry's checks do)."""
@@ -12,8 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from prereq.core.graph import build_graph, cycles
-from prereq.core.versions import Requirement, is_range, is_version, satisfies
+from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
 from prereq.execution.records import Catalog, Library, Ref, Source
+from prereq.registry import secrets
 from prereq.registry.loader import Owners, SourceItem
 from prereq.registry.rules import Problem, problem
 
@@ -47,6 +49,25 @@ class CatalogContext:
 def at(source: Source, path: tuple[Any, ...], rule_id: str, /, **details: Any) -> Problem:
     line, column = source.position(path)
     return problem(rule_id, file=source.rel, line=line, column=column, **details)
+
+
+def check_names(ctx: CatalogContext) -> Iterator[Problem]:
+    """Names of one kind that differ only in case or '-'/'_' (folded as item names are, PRQ121), at the
+    name of each file of the later name in sorted order."""
+    catalog = ctx.catalog
+    kinds: dict[str, list[tuple[str, Source]]] = {
+        "environment": [(ref.name, environment.source) for ref, environment in catalog.environments.items()],
+        "library": [(ref.name, library.source) for ref, library in catalog.libraries.items()],
+        "queue": [(name, queue.source) for name, queue in catalog.queues.items()],
+    }
+    for what, named in kinds.items():
+        first: dict[str, str] = {}  # folded name: the first name folding to it
+        files: dict[str, str] = {}  # name: its first file
+        for name, source in sorted(named, key=lambda pair: (pair[0], pair[1].rel)):
+            other = first.setdefault(fold_name(name), name)
+            files.setdefault(name, source.rel)
+            if other != name:
+                yield at(source, ("name",), "PRQ317", what=what, name=name, other=other, other_file=files[other])
 
 
 def _missing(catalog: Catalog, kind: str, ref: Ref | str) -> bool:
@@ -269,7 +290,26 @@ def check_environments_left(ctx: CatalogContext) -> Iterator[Problem]:
         yield at(library.source, at_path, "PRQ306", **details, remaining=remaining, fix=fix)
 
 
+def check_secrets(ctx: CatalogContext) -> Iterator[Problem]:
+    """Every string and key of every catalog file (rights.yaml's too), scanned as items' are (PRQ190): the
+    index publishes the catalog, and the history keeps every version."""
+    catalog = ctx.catalog
+    sources = [environment.source for environment in catalog.environments.values()]
+    sources += [library.source for library in catalog.libraries.values()]
+    sources += [queue.source for queue in catalog.queues.values()]
+    sources += [catalog.rights_source] if catalog.rights_source else []
+    for source in sorted(sources, key=lambda source: source.rel):
+        for found in secrets.locate(source.yaml):
+            literal = [leak for leak in found.leaks if leak.literal]
+            if literal:
+                where = "a key" if found.on == "key" else ".".join(str(part) for part in found.path) or "the file"
+                kinds = secrets.kinds(literal)
+                yield problem("PRQ318", file=source.rel, line=found.line, column=found.column, where=where, kinds=kinds)
+
+
 CHECKS: tuple[tuple[Callable[[CatalogContext], Iterator[Problem]], tuple[str, ...]], ...] = (
+    (check_names, ("PRQ317",)),
+    (check_secrets, ("PRQ318",)),
     (check_references, ("PRQ303",)),
     (check_library_cycles, ("PRQ304",)),
     (check_languages, ("PRQ305",)),

@@ -80,20 +80,30 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _annotation(level: str, p: Problem, title: str, text: str, result: ValidationResult, base: Path) -> str:
+    props = []
+    if p.file:
+        props.append("file=" + _escape_property(_shown_path(result.root / p.file, base)))
+    if p.line is not None:
+        props.append(f"line={p.line}")
+    if p.column is not None:
+        props.append(f"col={p.column}")
+    props.append("title=" + _escape_property(title))
+    return f"::{level} {','.join(props)}::{_escape_data(text)}"
+
+
 def report_github(result: ValidationResult, base: Path) -> str:
-    """``::error file=...,line=...::message`` lines, paths relative to the repository, then the summary."""
+    """``::error file=...,line=...::message`` lines, paths relative to the repository, then a
+    ``::notice`` for each suppressed problem (at its line on the diff, so that a reviewer sees what a
+    change silences), then the summary."""
     lines = []
     for p in result.problems:
         level = "error" if p.severity is Severity.ERROR else "warning"
-        props = []
-        if p.file:
-            props.append("file=" + _escape_property(_shown_path(result.root / p.file, base)))
-        if p.line is not None:
-            props.append(f"line={p.line}")
-        if p.column is not None:
-            props.append(f"col={p.column}")
-        props.append("title=" + _escape_property(p.rule))
-        lines.append(f"::{level} {','.join(props)}::{_escape_data(p.message + ' (hint: ' + p.hint + ')')}")
+        lines.append(_annotation(level, p, p.rule, f"{p.message} (hint: {p.hint})", result, base))
+    for silenced in result.suppressed:
+        p, by = silenced.problem, silenced.suppression.by
+        text = f"{p.message} (suppressed by {by})"
+        lines.append(_annotation("notice", p, f"{p.rule} suppressed", text, result, base))
     lines.append(summary(result))
     return "\n".join(lines)
 

@@ -13,7 +13,7 @@ OpenPAI runtime defines (prereq.openpai.runtime), which PRQ170's entry lists.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -36,6 +36,8 @@ class Rule:
     hint: str
     explanation: str
     default_fix: str = ""  # what {fix} in the hint says when the finding names no fix of its own
+    # Guards identity, integrity or trust: a suppression of it is PRQ182 and silences nothing.
+    guard: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,9 @@ _RULES = [
         "merge keys ('<<') and no tags but !!str (a tagged value such as !!int '12' or !!binary would be read "
         "one way by prereq and another by OpenPAI's rest-server).",
         "fix the YAML syntax at this position",
+        guard=True,
     ),
-    Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8", "Registry files are UTF-8 text."),
+    Rule("PRQ102", "not-utf8", E, "{detail}", "save the file as UTF-8", "Registry files are UTF-8 text.", guard=True),
     Rule(
         "PRQ103",
         "several-documents",
@@ -88,6 +91,7 @@ _RULES = [
         "{detail}",
         "keep one item per file and remove the '---' separator",
         "Each file holds exactly one YAML document: one item, or the owners list.",
+        guard=True,
     ),
     Rule(
         "PRQ104",
@@ -96,6 +100,7 @@ _RULES = [
         "{detail}",
         "remove one of the two keys; YAML would silently keep the last",
         "A key may appear only once in a mapping.",
+        guard=True,
     ),
     Rule(
         "PRQ105",
@@ -105,6 +110,7 @@ _RULES = [
         "{fix}",
         "An item file, a job template and `owners.yaml` are each a YAML mapping.",
         "write the item as 'key: value' lines, starting with 'name:'",
+        guard=True,
     ),
     Rule(
         "PRQ106",
@@ -114,6 +120,7 @@ _RULES = [
         "{fix}",
         "Items are files named `prerequisites/<name>.yaml` and job templates `templates/<name>.yaml`; other "
         "files there would be silently ignored.",
+        guard=True,
     ),
     Rule(
         "PRQ108",
@@ -123,6 +130,7 @@ _RULES = [
         "quote it: '{key}': ...",
         "YAML reads `1:`, `~:` or `true:` as a number, null or boolean; every key of a registry file is a name, "
         "so such a file is refused as a whole (nothing downstream ever sees a key that is not a string).",
+        guard=True,
     ),
     Rule(
         "PRQ107",
@@ -134,6 +142,7 @@ _RULES = [
         "the registry, so that what a pull request shows is what is validated and published (a link could "
         "publish any file of the machine that builds); pipes, devices and sockets are never opened.  Files "
         "are opened without following links, so an entry swapped for one while prereq reads is refused too.",
+        guard=True,
     ),
     # Schema
     Rule(
@@ -146,8 +155,17 @@ _RULES = [
         f"and the text they hold, every alias expanded, at most {MAX_EXPANDED_CHARS:,} characters: an item is a "
         "page of YAML, and the limits keep a hostile file from costing every pull request's check minutes.",
         "split it, or move large data out of the registry (an item points at its data with uri)",
+        guard=True,
     ),
-    Rule("PRQ110", "schema", E, "{path}: {detail}", "{fix}", "The item must match `schema/prerequisite.schema.json`."),
+    Rule(
+        "PRQ110",
+        "schema",
+        E,
+        "{path}: {detail}",
+        "{fix}",
+        "The item must match `schema/prerequisite.schema.json`.",
+        guard=True,
+    ),
     Rule(
         "PRQ111",
         "unknown-key",
@@ -155,6 +173,7 @@ _RULES = [
         "unknown key {key!r}{where}",
         "{fix}",
         "Keys outside the item format are rejected: OpenPAI would pass them to the plugin, which ignores them.",
+        guard=True,
     ),
     Rule(
         "PRQ112",
@@ -163,6 +182,7 @@ _RULES = [
         "required key {key!r} is missing{where}",
         "add '{key}:'{fix}",
         "Every item has name, version, type, title and owners; data items also have a license.",
+        guard=True,
     ),
     # Identity
     Rule(
@@ -174,6 +194,7 @@ _RULES = [
         "commands to them)",
         "No string of an item may hold a control character: tabs and line breaks are allowed in prose and "
         "commands, nothing else, and names, versions, titles, tags and owners are one line of text.",
+        guard=True,
     ),
     Rule(
         "PRQ114",
@@ -191,6 +212,7 @@ _RULES = [
         "name {name!r} differs from the file name {stem!r}",
         "rename the file to {name}.yaml or set name: {stem}",
         "An item's name equals its file's stem, so a name is found without opening every file.",
+        guard=True,
     ),
     Rule(
         "PRQ121",
@@ -199,6 +221,7 @@ _RULES = [
         "name {name!r} collides with {other!r} ({other_file})",
         "choose a name that differs by more than case or '-'/'_'",
         "Names must stay distinct after folding case and treating '-' and '_' alike, since people type them both ways.",
+        guard=True,
     ),
     # Plugins
     Rule(
@@ -209,6 +232,7 @@ _RULES = [
         "choose another name: a registry holding {name}.yaml cannot be checked out on Windows",
         "CON, PRN, AUX, NUL, COM1-COM9 and LPT1-LPT9 (in any case, with any extension) cannot be file names on "
         "Windows.",
+        guard=True,
     ),
     Rule(
         "PRQ130",
@@ -493,6 +517,23 @@ _RULES = [
         "A suppression must name at least one rule, and only rules that exist (PRQ178 and PRQ179 "
         "themselves cannot be suppressed).",
     ),
+    Rule(
+        "PRQ182",
+        "suppression-forbidden",
+        E,
+        "{rule} ({name}) cannot be suppressed, so this suppression silences nothing",
+        "remove {rule} from the suppression and fix what it reports ('prereq rules' says how): it guards "
+        "names, files, owners or published versions, which no change may waive for itself; if prereq is "
+        "wrong here, tell prereq's maintainers",
+        "Some rules guard what a registry is, and a pull request could otherwise silence the very rule that "
+        "stops it: which file is which item (file names, names, look-alike names, the schema, control "
+        "characters), who owns it (owners, `owners.yaml`, CODEOWNERS, the trust files), that a published "
+        "version never changes, and what the execution catalog holds. These cannot be suppressed: a "
+        "`# prereq: disable=` comment or a `suppress:` entry naming one is this error, and the problem it "
+        "names is still reported. The reference marks them (suppressible: no). Credentials (PRQ190-PRQ192) "
+        "stay suppressible for a scanner's false positives and a rotated credential the history keeps: "
+        "every report shows such a suppression, at its line (a notice on a pull request's diff).",
+    ),
     # Job templates
     Rule(
         "PRQ180",
@@ -524,8 +565,11 @@ _RULES = [
         "AWS, Azure storage, GitHub, GitLab, Slack, npm, PyPI, OpenAI, Stripe, SendGrid and Discord keys and "
         "tokens; JSON Web Tokens) and prereq's own rules: `password=`, `AccountKey=`, "
         "`SharedAccessSignature=`, `*_PASSWORD=`, `*_TOKEN=`, `*_ACCESS_KEY=` options and `--password VALUE`, "
-        "parameters named like credentials, `user:password@` in URLs (not at example hosts), Azure SAS "
-        "signatures, Hugging Face tokens, a job template's own `secrets:`. Secret references "
+        "parameters named like credentials, `user:password@` in URLs (not at example hosts), `curl -u "
+        "user:pass`, `sshpass -p`, `docker login -p`, `mysql -p`, `aws configure set aws_secret_access_key`, "
+        "a .netrc's `password`, Azure SAS signatures, Hugging Face tokens, a job template's own `secrets:`. "
+        "Mapping keys are scanned too, and a job template's YAML comments (it is published as written). "
+        "Secret references "
         "(`<% $secrets.KEY %>`), shell variables, placeholders such as `<password>`, checksums and UUIDs "
         "never count. The message names the kind of credential, never its value.",
     ),
@@ -555,6 +599,19 @@ _RULES = [
         "its owners judged): an older version holding that same line is published. (A revision the "
         "working tree still holds is PRQ190's.)",
     ),
+    Rule(
+        "PRQ194",
+        "secret-when-rendered",
+        E,
+        "{where} holds {kinds} once its <% this.* %> are filled in",
+        "never split a credential over parameters: write <% $secrets.KEY %> and let each job carry the "
+        "secret, and rotate this one (it stays readable in the repository's history)",
+        "The index and the site publish an item with its `<% this.KEY %>` filled in from its own parameters "
+        "and its requirements', nearest first: a token split over two parameters (`<% this.a %><% this.b %>`) "
+        "is one again there. Each string that uses parameters is scanned as published, with every rule of "
+        "PRQ190, and what filling in reveals is reported at the line of the string that uses them.",
+        guard=True,
+    ),
     # Owners
     Rule(
         "PRQ160",
@@ -563,6 +620,7 @@ _RULES = [
         "owner {owner!r} is not in owners.yaml",
         "{fix}",
         "Every owner must be a user or team listed in `registry/owners.yaml`.",
+        guard=True,
     ),
     Rule(
         "PRQ161",
@@ -571,6 +629,7 @@ _RULES = [
         "{detail}",
         "{fix}",
         "`registry/owners.yaml` lists `users` (a list of names) and `teams` (team name: list of members).",
+        guard=True,
     ),
     # Review of a pull request (prereq validate --base REF): the head compared with its base
     Rule(
@@ -583,6 +642,7 @@ _RULES = [
         "A job that locked an item's version must keep getting what it locked, so a change to what an item "
         "does is a new, higher version. Descriptive keys (`description`, `title`, `tags`, `homepage`, "
         "`deprecated`) and comments change without one.",
+        guard=True,
     ),
     Rule(
         "PRQ201",
@@ -595,6 +655,7 @@ _RULES = [
         "holds for a version of an environment or a library of the execution catalog "
         "(`<name>/<version>.yaml`, its description aside): a change goes into a new file with a version "
         "above every published one (PRQ314 says so of a file whose own history held other content).",
+        guard=True,
     ),
     Rule(
         "PRQ202",
@@ -638,6 +699,7 @@ _RULES = [
         "execution catalog the same goes for a modified or deleted environment, library or queue, a new "
         "version of an environment or a library (its newest version's owners decide), and a changed row "
         "of `rights.yaml` (its queue's owners decide who gets slots there).",
+        guard=True,
     ),
     Rule(
         "PRQ206",
@@ -647,6 +709,7 @@ _RULES = [
         "add {author} to owners",
         "With `--author`, a new item lists its author among its owners, so that someone owns it from the start; "
         "so does a new environment, library or queue of the execution catalog.",
+        guard=True,
     ),
     Rule(
         "PRQ207",
@@ -659,6 +722,7 @@ _RULES = [
         "item's owners to review its changes; checked by `prereq validate` (with or without `--base`) and "
         "`prereq codeowners --check`. "
         "Without any handle there is no CODEOWNERS to generate, and none is checked.",
+        guard=True,
     ),
     Rule(
         "PRQ208",
@@ -671,8 +735,43 @@ _RULES = [
         "name (or that highest version itself, unchanged, which undoes the deletion). A lower one would "
         "make the file and the index's newest version disagree, and ranges that accepted the old versions "
         "would pick them over it.",
+        guard=True,
+    ),
+    Rule(
+        "PRQ210",
+        "trust-file-change",
+        E,
+        "{author} changes the trust file {path} ({what}) but is not an administrator ({admins})",
+        "ask an administrator (a member of owners.yaml's admins team{team}) to make or co-author this "
+        "change, or split it out into a pull request of its own for them",
+        "The trust files decide who owns what and what runs where: `owners.yaml` (users, teams, handles, "
+        "`admins`), `rights.yaml`, `prereq.yaml`, `schema/`, the execution catalog's `environments/`, "
+        "`libraries/` and `queues/`, and `.github/` (workflows, CODEOWNERS). With `--author`, a change to "
+        "any of them needs an administrator: a member of the team `owners.yaml` names in `admins:`, as the "
+        "base has it (a pull request cannot make itself an administrator). One exception: a team listed in "
+        "`self-managed:` may have its own members (on the base) edit that team's member list, and nothing "
+        "else. A base without `admins:` has no administrator, so every such change is refused: the one "
+        "adding `admins:` is merged by the repository's maintainers past the check. Without `--author` "
+        "the trust changes are listed in the report and the change is never trivially safe.",
+        guard=True,
     ),
     # The execution catalog (prereq.execution): environments, queues, libraries and queue rights
+    Rule(
+        "PRQ209",
+        "intermediate-version",
+        E,
+        "commit {commit} holds {what} {name} {version} {detail}",
+        "squash the pull request into one commit, or drop the commit that holds it (git rebase -i {ref}), so "
+        "that only versions the review judged reach {ref}'s history",
+        "A review (`prereq validate --base`) reads every commit of the pull request, not only its final tree. "
+        "The build publishes every version the base branch's first-parent history holds; merged with a merge "
+        "commit or squashed, only the final tree joins that history, but a rebase merge or a fast-forward puts "
+        "each commit there. So a version of an item, an environment or a library that a commit holds must be "
+        "the final tree's own (the build keeps the final content of a version the tree holds) or one the base "
+        "already published, as it was published; a version written in one commit and undone in a later one "
+        "is refused, naming the commit.",
+        guard=True,
+    ),
     Rule(
         "PRQ300",
         "catalog-schema",
@@ -683,6 +782,7 @@ _RULES = [
         "(`environments/<name>/<version>.yaml`), a queue (`queues/<name>.yaml`), a library "
         "(`libraries/<name>/<version>.yaml`) or the rights (`rights.yaml`). Keys outside the format are refused.",
         "see the execution catalog's format in schema/execution-catalog.schema.json",
+        guard=True,
     ),
     Rule(
         "PRQ301",
@@ -693,6 +793,7 @@ _RULES = [
         "A catalog file's path says what it holds: `environments/python/1.0.0.yaml` holds name `python` and "
         "version `1.0.0`, `queues/gpu-1d.yaml` holds name `gpu-1d`, so a reference is found without opening "
         "every file.",
+        guard=True,
     ),
     Rule(
         "PRQ302",
@@ -702,6 +803,7 @@ _RULES = [
         "{fix}",
         "The catalog's folders hold only `<name>/<version>.yaml` files (environments, libraries) or "
         "`<name>.yaml` files (queues); anything else there would be silently ignored.",
+        guard=True,
     ),
     Rule(
         "PRQ303",
@@ -808,6 +910,7 @@ _RULES = [
         "A published version of an environment or a library never changes: experiments name it exactly, and "
         "what they computed must stay reproducible. Any content in the git history of the file "
         "(`<name>/<version>.yaml`) other than today's is reported; the description may change.",
+        guard=True,
     ),
     Rule(
         "PRQ315",
@@ -816,6 +919,7 @@ _RULES = [
         "group {group!r} is also a team of owners.yaml",
         "rename the group, or remove it and add its members to the team",
         "Groups come from owners.yaml's teams and from rights.yaml's groups; one name means one set of users.",
+        guard=True,
     ),
     Rule(
         "PRQ316",
@@ -826,6 +930,30 @@ _RULES = [
         "A review (`prereq validate --base`) refuses to delete an environment that queues serve or libraries "
         "list, a library that libraries depend on, or a queue that rows of `rights.yaml` name: what uses it "
         "moves first (the head's validation names each dangling reference too, PRQ303).",
+    ),
+    Rule(
+        "PRQ317",
+        "catalog-name-collision",
+        E,
+        "{what} name {name!r} collides with {other!r} ({other_file})",
+        "choose a name that differs by more than case or '-'/'_', or use {other!r} itself",
+        "The names of environments, of libraries and of queues stay distinct after folding case and "
+        "treating '-' and '_' alike, as item names do (PRQ121): `array_utils` beside `array-utils` would be "
+        "two libraries that people, typing either, cannot tell apart. Each file of the later name (in "
+        "sorted order) is reported.",
+        guard=True,
+    ),
+    Rule(
+        "PRQ318",
+        "catalog-secret",
+        E,
+        "{where} holds {kinds}",
+        "never write a credential into the execution catalog: an image's registry login belongs to the cluster, "
+        "not to the catalog; remove it and rotate it (it stays readable in the repository's history)",
+        "The execution catalog (environments, libraries, queues, `rights.yaml`) is published in the index and "
+        "its every version kept in the history, so no string or key of it may hold a credential: the same scan "
+        "as PRQ190's.",
+        guard=True,
     ),
 ]
 
@@ -858,20 +986,28 @@ def rule_reference_markdown() -> str:
         "Every problem `prereq validate` reports carries one of these ids. "
         "Errors fail validation; warnings fail it only with `--strict`.",
         "",
-        "| id | name | severity | what it checks |",
-        "|---|---|---|---|",
+        "A problem can be suppressed by a `# prereq: disable=PRQnnn` comment on its line (or alone on the line "
+        "above) or by an item's `suppress: [PRQnnn]` (PRQ178), and is still shown in every report, except "
+        "where the table says *no*: those rules guard identity, integrity and trust (file names, names and "
+        "look-alike names, the schema, owners and the trust files, published versions, the execution "
+        "catalog's names), and a pull request must not be able to silence the rule that stops it. A "
+        "suppression of one is an error itself (PRQ182) and silences nothing.",
+        "",
+        "| id | name | severity | suppressible | what it checks |",
+        "|---|---|---|---|---|",
     ]
     ordered = sorted(_RULES, key=lambda rule: rule.id)  # the table is grouped by concern; readers look ids up
     for rule in ordered:
         lines.append(
-            f"| [{rule.id}](#{rule.id.lower()}) | `{rule.name}` | {rule.severity.value} | {rule.explanation} |"
+            f"| [{rule.id}](#{rule.id.lower()}) | `{rule.name}` | {rule.severity.value} | "
+            f"{'**no**' if rule.guard else 'yes'} | {rule.explanation} |"
         )
     for rule in ordered:
         lines += [
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.name}** ({rule.severity.value})",
+            f"**{rule.name}** ({rule.severity.value}{', cannot be suppressed' if rule.guard else ''})",
             "",
             rule.explanation,
             "",

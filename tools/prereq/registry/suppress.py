@@ -1,11 +1,14 @@
-"""Suppressions, in the style of yamllint and ShellCheck (PRQ178, PRQ179).
+"""Suppressions, in the style of yamllint and ShellCheck (PRQ178, PRQ179, PRQ182).
 
 A comment ``# prereq: disable=PRQ170`` (several ids comma-separated) silences those rules on its own
 line, and on the next line too when the comment stands alone on its line: a YAML comment after a
 value or above a list entry, or a shell comment inside a block of commands.  An item's ``suppress:
 [PRQ170]`` silences the rules for the whole file.  Each suppression names its rules; a suppressed
 problem is still shown (as suppressed) in every report, a suppression that silences nothing is a
-warning, and one that names no rule or an unknown rule is an error.
+warning, and one that names no rule or an unknown rule is an error.  The rules the table marks
+``guard`` (names, files, schema, owners, published versions) cannot be suppressed: a pull request must
+not silence the rule that stops it, so a suppression naming one is an error (PRQ182) and silences
+nothing.
 
 May import: the standard library, prereq.registry.loader/rules.
 """
@@ -20,7 +23,7 @@ from prereq.registry.loader import ITEMS_DIR, SourceItem
 from prereq.registry.rules import RULES, Problem, problem
 
 KEY = "suppress"  # the item-level list
-SUPPRESS_RULES = ("PRQ178", "PRQ179")  # reported here (a test holds each rule to one place)
+SUPPRESS_RULES = ("PRQ178", "PRQ179", "PRQ182")  # reported here (a test holds each rule to one place)
 _DIRECTIVE = re.compile(r"#\s*prereq\s*:\s*disable\b(?P<rest>[^#\n]*)")
 _IDS = re.compile(r"^\s*=\s*(?P<ids>[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)\s*(?:(?:--|:).*)?$")
 
@@ -62,7 +65,9 @@ def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[
         return [], [problem("PRQ179", file=file, line=line, column=column, detail=detail)]
     ids, bad = [], []
     for rule in re.split(r"\s*,\s*", match["ids"]):
-        if rule in RULES and rule not in SUPPRESS_RULES:
+        if rule in RULES and RULES[rule].guard:
+            bad.append(problem("PRQ182", file=file, line=line, column=column, rule=rule, name=RULES[rule].name))
+        elif rule in RULES and rule not in SUPPRESS_RULES:
             ids.append(rule)
         else:
             detail = f"{rule} is not a rule that can be suppressed"
@@ -105,8 +110,9 @@ def apply(
     sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str]
 ) -> tuple[list[Problem], list[Suppressed]]:
     """The problems left once every suppression of the files of ``sources`` is applied, with PRQ178 for
-    each suppression of a ``judged`` rule (one this validation checks) that silenced nothing and PRQ179
-    for malformed ones; and the problems suppressed, each with what suppressed it."""
+    each suppression of a ``judged`` rule (one this validation checks) that silenced nothing, PRQ179
+    for malformed ones and PRQ182 for each of a guarded rule; and the problems suppressed, each with
+    what suppressed it."""
     suppressions: list[Suppression] = []
     left: list[Problem] = []
     for source in sources:
