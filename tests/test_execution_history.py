@@ -129,3 +129,36 @@ def test_outside_git_only_the_current_versions_are_published(history: GitRepo, t
     document = json.loads((tmp_path / "out" / "api" / "v1" / "execution" / "catalog.json").read_text())
     assert sorted(_by_ref(document["environments"])) == ["py@1.1.0"]
     assert _by_ref(document["environments"])["py@1.1.0"]["source"] is None
+
+
+def test_a_credential_a_catalog_version_once_held_is_reported_and_never_published(tmp_path: Path, capsys) -> None:
+    """PRQ192 over the catalog's history, as over items': the version is left out of the index, and
+    `prereq validate` names it; the catalog as it is now (PRQ318's) is not reported twice."""
+    from prereq import cli
+
+    repo = GitRepo(tmp_path / "repo")
+    leaked = environment(
+        version="1.0.0", extra="description: from https://ci:Hunter2Secret9@pypi.corp.internal/simple\n"
+    )
+    for rel, text in {
+        "owners.yaml": OWNERS,
+        "prerequisites/base-image.yaml": IMAGE,
+        "prerequisites/tool-setup.yaml": TOOL,
+        "environments/py/1.0.0.yaml": leaked,
+        "queues/q1.yaml": queue(),
+        "rights.yaml": RIGHTS,
+    }.items():
+        repo.write("registry/" + rel, text)
+    first = repo.commit("first", date=FIRST)
+    repo.remove("registry/environments/py/1.0.0.yaml")
+    repo.write("registry/environments/py/1.1.0.yaml", environment(version="1.1.0"))
+    repo.write("registry/queues/q1.yaml", queue(envs="[py@1.1.0]"))
+    repo.commit("second", date=SECOND)
+
+    assert cli.main(["validate", str(repo.root / "registry"), "--format", "json"]) == 1
+    found = [(p["rule"], p["file"]) for p in json.loads(capsys.readouterr().out)["problems"]]
+    assert found == [("PRQ192", "environments/py/1.0.0.yaml")]
+    document, warnings = _build(repo, tmp_path / "out")
+    assert "py@1.0.0" not in _by_ref(document["environments"]) and "py@1.1.0" in _by_ref(document["environments"])
+    assert any(first[:10] in w and "PRQ192" in w for w in warnings), warnings
+    assert "Hunter2Secret9" not in (tmp_path / "out" / "api" / "v1" / "execution" / "catalog.json").read_text()

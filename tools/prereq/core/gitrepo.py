@@ -9,6 +9,7 @@ what a working tree changed since a commit is one ``git diff`` and one
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +18,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # GitPython costs a twentieth of a second to import; job editing never needs it
     import git
+
+
+def blob_id(content: bytes) -> str:
+    """git's own id of a file's content (what ``git hash-object`` prints), computed without git."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -134,13 +140,21 @@ class Repository:
         contents = self.blobs(ids.values())
         return {path: contents[blob] for path, blob in ids.items() if blob in contents}
 
-    def changes(self, folder: Path, *, rev: str = "HEAD") -> list[FileChange]:
-        """Every change to a file under ``folder`` on the history of ``rev`` (HEAD by default), newest first,
-        with the blob it left: one ``git log``, no file read."""
+    def changes(self, folder: Path, *, rev: str = "HEAD", first_parent: bool = False) -> list[FileChange]:
+        """Every change to a file under ``folder`` on the history of ``rev`` (HEAD by default, or a range
+        ``A..B``), newest first, with the blob it left: one ``git log``, no file read.
+
+        With ``first_parent``, only the states the branch itself has been in: its first-parent chain, each
+        merge compared with its first parent (what a merge brought in, never its second parent's own
+        commits).  Otherwise every commit, side branches whose changes a merge dropped included
+        (``--full-history``), and a merge's blobs against each of its parents, so that nothing any commit
+        holds is missed."""
         if self._head() is None:
             return []
         rel = self.relative(folder)
-        raw = self._repo.git.log("--format=%x00%H%x00%cI", "--raw", "--no-abbrev", "--no-renames", "-z", rev, "--", rel)
+        walk = ["--first-parent", "--diff-merges=first-parent"] if first_parent else ["--full-history", "-m"]
+        options = ["--format=%x00%H%x00%cI", "--raw", "--no-abbrev", "--no-renames", "-z", *walk]
+        raw = self._repo.git.log(*options, "--end-of-options", rev, "--", rel)
         changes: list[FileChange] = []
         fields = raw.split("\x00")
         index, commit, date = 0, "", ""
@@ -189,10 +203,10 @@ class Repository:
                 at += size + 1
         return found
 
-    def history(self, folder: Path, *, rev: str = "HEAD") -> list[FileRevision]:
+    def history(self, folder: Path, *, rev: str = "HEAD", first_parent: bool = False) -> list[FileRevision]:
         """Every revision of every file under ``folder`` on the history of ``rev`` (HEAD by default),
-        newest first."""
-        changes = self.changes(folder, rev=rev)
+        newest first (``first_parent``: as ``changes``)."""
+        changes = self.changes(folder, rev=rev, first_parent=first_parent)
         contents = self.blobs(change.blob for change in changes if change.blob)
         return [FileRevision(**vars(c), content=contents.get(c.blob) if c.blob else None) for c in changes]
 

@@ -25,6 +25,7 @@ from prereq.core.versions import is_version
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, accept
 from prereq.execution.records import Catalog, Environment, Library, Ref
+from prereq.registry import secrets
 from prereq.registry.rules import Problem, problem
 
 VERSIONED = ((ENVIRONMENTS_DIR, "environment"), (LIBRARIES_DIR, "library"))
@@ -41,13 +42,16 @@ class VersionedRevision:
     revision: FileRevision
 
 
-def versioned_revisions(repo: Repository, root: Path, *, rev: str = "HEAD") -> Iterator[VersionedRevision]:
+def versioned_revisions(
+    repo: Repository, root: Path, *, rev: str = "HEAD", first_parent: bool = True
+) -> Iterator[VersionedRevision]:
     """Every revision of the versioned catalog files under the registry folder ``root`` on the history of
-    ``rev`` (the review reads its base's), newest first per folder; other files there (PRQ302's) are
-    skipped."""
+    ``rev`` (the review reads its base's, and every commit of a pull request's range without
+    ``first_parent``), newest first per folder; other files there (PRQ302's) are skipped.  By default only
+    the states the branch has been in (``Repository.changes``): what publishes."""
     prefix = repo.relative(root)
     for folder, kind in VERSIONED:
-        for revision in repo.history(root / folder, rev=rev):
+        for revision in repo.history(root / folder, rev=rev, first_parent=first_parent):
             rel = revision.path if prefix == "." else revision.path.removeprefix(prefix + "/")
             parts = PurePosixPath(rel).parts
             if len(parts) == 3 and parts[2].endswith(".yaml"):
@@ -84,6 +88,9 @@ def _accepted(entry: VersionedRevision, content: bytes) -> tuple[Catalog | None,
         return None, f"not valid YAML ({exc.issues[0].message})"
     if not isinstance(loaded.data, dict):
         return None, "not a YAML mapping"
+    leaks = [leak for _, leak in secrets.scan_document(loaded.data, render=False) if leak.literal]
+    if leaks:  # never published (validate: PRQ192)
+        return None, f"holds {secrets.kinds(leaks)} (PRQ192)"
     scratch = Catalog()
     problems = accept(scratch, entry.kind, loaded, entry.rel, (entry.ref.name, entry.ref.version))
     return (None, problems[0].message) if problems else (scratch, None)

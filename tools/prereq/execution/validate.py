@@ -5,14 +5,17 @@ whole registry (``prereq validate``, ``prereq build``) pass its result through `
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from prereq.core.errors import PrereqError
+from prereq.core.gitrepo import blob_id
 from prereq.execution import checks, checks_queues
-from prereq.execution.load import LOAD_RULES, load_catalog
+from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, LOAD_RULES, QUEUES_DIR, RIGHTS_FILE, load_catalog
 from prereq.execution.published import published_problems
 from prereq.execution.records import Catalog
+from prereq.registry.history import history_problems
 from prereq.registry.loader import Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult
@@ -32,9 +35,12 @@ class CatalogResult:
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-def check_catalog(root: Path, *, owners: Owners, items: dict[str, SourceItem], history: bool = True) -> CatalogResult:
+def check_catalog(
+    root: Path, *, owners: Owners, items: dict[str, SourceItem], history: bool = True, credentials: bool = False
+) -> CatalogResult:
     """Load and check the catalog under the registry folder ``root``; ``history``: also PRQ314, which
-    reads the git history."""
+    reads the git history; ``credentials``: also PRQ192 over the catalog's history (``prereq validate``
+    asks for it, as for items; the build leaves such versions out instead)."""
     catalog, problems = load_catalog(root)
     ctx = checks.CatalogContext(catalog=catalog, owners=owners, items=items)
     for run, ids in CHECKS:
@@ -45,12 +51,40 @@ def check_catalog(root: Path, *, owners: Owners, items: dict[str, SourceItem], h
         problems += found
     if history:
         problems += published_problems(root, catalog)
+    if credentials:
+        problems += _history_credentials(root)
     return CatalogResult(catalog=catalog, problems=sorted(set(problems), key=Problem.sort_key))
 
 
-def with_catalog(result: ValidationResult, *, history: bool = True) -> ValidationResult:
-    """``result`` (the registry's own validation) with the catalog's problems added."""
-    found = check_catalog(result.root, owners=result.owners, items=result.items, history=history)
+def _history_credentials(root: Path) -> list[Problem]:
+    """PRQ192 for every revision of a catalog file that held a credential, but the working tree's own
+    (PRQ318 points at those)."""
+    catalog_files = (ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE)
+    return history_problems(root, current=dict(_current_blobs(root, catalog_files)), folders=catalog_files)
+
+
+def _current_blobs(root: Path, names: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """Each regular catalog file of the working tree by its path in the registry, with git's id of it;
+    one that cannot be read is left out (the loader says why: PRQ107)."""
+    for name in names:
+        try:
+            paths = [root / name] if name == RIGHTS_FILE else sorted((root / name).rglob("*.yaml"))
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                if not path.is_symlink() and path.is_file():
+                    yield path.relative_to(root).as_posix(), blob_id(path.read_bytes())
+            except OSError:
+                continue
+
+
+def with_catalog(result: ValidationResult, *, history: bool = True, credentials: bool = False) -> ValidationResult:
+    """``result`` (the registry's own validation) with the catalog's problems added (``credentials``: as
+    ``check_catalog``)."""
+    found = check_catalog(
+        result.root, owners=result.owners, items=result.items, history=history, credentials=credentials
+    )
     if not found.problems:
         return result
     return replace(result, problems=sorted(set(result.problems) | set(found.problems), key=Problem.sort_key))

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prereq.core import placeholders
 from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.core.gitrepo import FileChange, Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
@@ -44,12 +43,19 @@ class _Held:
 
 
 def revision_leaks(content: bytes) -> list[secrets.Located]:
-    """The credentials of one revision of a file (none when it is not a YAML mapping)."""
+    """The credentials of one revision of a file as the build would publish it (none when it is not a
+    YAML mapping): in its strings and keys, in its strings with its own parameters filled in, and in the
+    comments of a job template (an OpenPAI job, ``taskRoles``: published as written)."""
     try:
         loaded = load_yaml(content)
     except YamlLoadError:
         return []
-    return list(secrets.locate(loaded)) if isinstance(loaded.data, dict) else []
+    if not isinstance(loaded.data, dict):
+        return []
+    found = list(secrets.place(loaded, secrets.scan_document(loaded.data)))
+    if "taskRoles" in loaded.data:
+        found += secrets.locate_comments(content.decode("utf-8", errors="replace"), loaded.data)
+    return found
 
 
 def _line_digest(line: str) -> str:
@@ -65,14 +71,10 @@ def _findings(content: bytes | None) -> dict[str, Any]:
     if not found:
         return {}
     data = load_yaml(content or b"").data
-    values = dict(placeholders.strings(data))
-    leaks = [
-        [_line_digest(_leak_line(values[path], leak)), leak.kind]
-        for path, leak in secrets.scan_document(data)
-        if leak.literal
-    ]
+    leaks = [[_line_digest(leak.text), leak.kind] for each in found for leak in each.leaks if leak.literal]
     name, version = data.get("name"), data.get("version")
-    return {"name": str(name or ""), "version": str(version or ""), "line": found[0].line, "leaks": leaks}
+    line = min(each.line for each in found)
+    return {"name": str(name or ""), "version": str(version or ""), "line": line, "leaks": leaks}
 
 
 def _scanned(repo: Repository, changes: list[FileChange], shelf: Shelf) -> dict[str, dict[str, Any]]:
@@ -105,13 +107,17 @@ def history_problems(
     cleared: Mapping[str, set[str]] | None = None,
     current: Mapping[str, str] | None = None,
     cache: Cache = NO_CACHE,
+    rev: str = "HEAD",
+    folders: tuple[str, ...] = (ITEMS_DIR, TEMPLATES_DIR),
 ) -> list[Problem]:
     """PRQ192 for every version in the history of the registry at ``root`` that held a credential;
     none outside a git repository.  ``cleared`` (``cleared_lines``) holds, per item, the lines its
     current file suppresses PRQ190 on: the build publishes older versions whose only findings are
     those, so they are not reported either.  ``current`` holds the blob id of each file as the working
     tree has it, by its path in the registry: a revision still there is PRQ190's.  What each blob holds
-    is kept in ``cache``."""
+    is kept in ``cache``.  ``rev`` limits the history read (a review reads its pull request's commits,
+    ``BASE..HEAD``); ``folders`` (or files) are what is read, relative to ``root``: items and job
+    templates by default, the execution catalog's for ``prereq.execution``."""
     repo = Repository.find(root)
     if repo is None:
         return []
@@ -120,9 +126,9 @@ def history_problems(
     prefix = "" if inside == "." else inside + "/"
     changes = [
         change
-        for folder in (ITEMS_DIR, TEMPLATES_DIR)
-        if (root / folder).is_dir()
-        for change in repo.changes(root / folder)
+        for folder in folders
+        if (root / folder).exists()
+        for change in repo.changes(root / folder, rev=rev)
         if change.blob
         and change.path.endswith(".yaml")
         and change.blob != (current or {}).get(change.path.removeprefix(prefix))  # the working tree's: PRQ190's
@@ -165,22 +171,12 @@ def cleared_lines(items: Mapping[str, SourceItem], suppressed: Iterable[Suppress
     for name, item in items.items():
         if item.rel not in lines:
             continue
-        values = dict(placeholders.strings(item.data))
         for found in secrets.locate(item.yaml):
             if found.line in lines[item.rel]:
-                cleared.setdefault(name, set()).update(_leak_line(values[found.path], leak) for leak in found.leaks)
+                cleared.setdefault(name, set()).update(leak.text for leak in found.leaks)
     return cleared
 
 
 def withheld_leaks(data: dict[str, Any], cleared: set[str]) -> list[secrets.Leak]:
     """The credentials an older version holds, but for the lines its item's current file suppresses."""
-    values = dict(placeholders.strings(data)) if cleared else {}
-    return [
-        leak
-        for path, leak in secrets.scan_document(data)
-        if leak.literal and not (cleared and _leak_line(values[path], leak) in cleared)
-    ]
-
-
-def _leak_line(value: str, leak: secrets.Leak) -> str:
-    return value.split("\n")[leak.line]  # the line of the string that holds it, as scan_text counts
+    return [leak for _, leak in secrets.scan_document(data) if leak.literal and leak.text not in cleared]

@@ -15,6 +15,7 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import NO_CACHE, Cache, Shelf, is_there, nested_within
+from prereq.core.gitrepo import blob_id
 from prereq.core.versions import Requirement
 from prereq.core.yamlload import MAX_DEPTH, TAG_MESSAGE, LoadedYaml, Reloaded, YamlLoadError, format_path, load_yaml
 from prereq.registry.limits import MAX_EXPANDED_CHARS, MAX_FILE_BYTES, MAX_LINE_CHARS
@@ -291,8 +292,7 @@ def _source(path: Path, rel: str, folder: str, shelf: Shelf) -> tuple[SourceItem
     raw = _read_bytes(path, rel)
     if isinstance(raw, Problem):
         return None, [raw], False
-    digest = hashlib.sha256(raw).hexdigest()
-    blob = hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()  # git's own id of them
+    digest, blob = hashlib.sha256(raw).hexdigest(), blob_id(raw)  # blob: git's own id of them
     kept = shelf.get(digest)
     parsed = not (isinstance(kept, dict) and nested_within(kept, MAX_DEPTH))
     if parsed:

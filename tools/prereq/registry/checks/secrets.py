@@ -1,24 +1,38 @@
-"""Credentials in items and job templates (PRQ190, PRQ191): ``registry.secrets`` finds them, this
-module places them at the line of the string that holds them.
+"""Credentials in items and job templates (PRQ190, PRQ191, PRQ194): ``registry.secrets`` finds them,
+this module places them at the line of the string, key or comment that holds them.
 
 May import: prereq.core, prereq.openpai, prereq.registry."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from prereq.core import placeholders
+from prereq.core.graph import lookup_parameter
 from prereq.core.yamlload import format_path
 from prereq.registry import secrets
-from prereq.registry.checks.base import Context, file_check
-from prereq.registry.loader import SourceItem
+from prereq.registry.checks.base import Context, file_check, item_check
+from prereq.registry.loader import TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem, problem
+
+
+def _where(found: secrets.Located) -> str:
+    if found.on == "comment":
+        return "a comment"
+    if found.on == "key":  # the key itself is the credential: named by where it is, never shown
+        return f"a key of {format_path(found.path[:-1], empty='the file')}"
+    return format_path(found.path, empty="the item")
 
 
 def leak_problems(item: SourceItem) -> Iterator[Problem]:
     image = item.data.get("type") == "dockerimage"
     # The schema holds a docker image's auth to secret references (PRQ110): not said twice.
-    for found in secrets.locate(item.yaml, skip=lambda path: image and path[:1] == ("auth",)):
-        where, line, column = format_path(found.path, empty="the item"), found.line, found.column
+    located = list(secrets.locate(item.yaml, skip=lambda path: image and path[:1] == ("auth",)))
+    if item.rel.startswith(TEMPLATES_DIR + "/"):  # a job template is published as written, comments and all
+        located += secrets.locate_comments(item.raw.decode("utf-8", errors="replace"), item.data)
+    for found in located:
+        where, line, column = _where(found), found.line, found.column
         literal = [leak for leak in found.leaks if leak.literal]
         if literal:
             kinds = secrets.kinds(literal)
@@ -34,4 +48,26 @@ def check_secrets(source: SourceItem, ctx: Context) -> Iterator[Problem]:
     yield from leak_problems(source)
 
 
-CHECKS = (check_secrets,)
+@item_check("PRQ194")
+def check_rendered_secrets(item: SourceItem, ctx: Context) -> Iterator[Problem]:
+    """What the index publishes of an item: its strings with ``<% this.KEY %>`` filled in from this
+    registry (its own parameters, then its requirements'), at the line of the string that uses them."""
+    if not ctx.templated(item):
+        return  # what most items are
+
+    def lookup(key: str) -> Any:
+        found = lookup_parameter(item.name, key, ctx.parameters, ctx.requires_of)
+        return found[1] if isinstance(found, tuple) else None
+
+    leaks = (
+        (path, leak)
+        for path, value in placeholders.strings(item.data)
+        if placeholders.OPEN in value
+        for leak in secrets.rendered_leaks(path, value, lookup)
+    )
+    for found in secrets.place(item.yaml, leaks):
+        where, kinds = format_path(found.path, empty="the item"), secrets.kinds(found.leaks)
+        yield problem("PRQ194", file=item.rel, line=found.line, column=found.column, where=where, kinds=kinds)
+
+
+CHECKS = (check_secrets, check_rendered_secrets)
