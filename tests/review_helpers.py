@@ -3,7 +3,8 @@
 
 A review fixture (``tests/fixtures/rules/PRQ2xx-*``) holds two trees: the head at its top (what the
 pull request leaves: ``owners.yaml``, ``prerequisites/``) and the base in ``base/``; an optional
-``earlier/`` tree is committed on main before the base (history the base has since changed), and an
+``earlier/`` tree is committed on main before the base (history the base has since changed), an
+optional ``intermediate/`` tree is committed on the pull request's branch before its head, and an
 optional ``author`` file names the author; an optional ``repository/`` tree goes at the repository's
 root in the head (``.github/CODEOWNERS``).  ``expected.json`` lists the review's own findings."""
 
@@ -79,10 +80,14 @@ def fixture_repo(fixture: Path, root: Path) -> GitRepo:
         shutil.copytree(folder, repo.root / "registry")
         repo.commit(f"main {number}", date=f"2026-01-0{number + 1}T00:00:00+00:00")
     repo.git("checkout", "-q", "-b", "pr")
+    if (fixture / "intermediate").is_dir():
+        shutil.rmtree(repo.root / "registry")
+        shutil.copytree(fixture / "intermediate", repo.root / "registry")
+        repo.commit("the pull request's first commit", date="2026-01-31T00:00:00+00:00")
     shutil.rmtree(repo.root / "registry")
     (repo.root / "registry").mkdir()
     for rel, text in _tree(fixture).items():
-        if not rel.startswith(("base/", "earlier/", "repository/")):
+        if not rel.startswith(("base/", "earlier/", "intermediate/", "repository/")):
             _write(repo, {rel: text})
     if (fixture / "repository").is_dir():
         shutil.copytree(fixture / "repository", repo.root, dirs_exist_ok=True)

@@ -18,8 +18,9 @@ rights:
   - {queue: q1, group: default, slots: 2, priority: 0}
   - {queue: q1, group: super, slots: 3, priority: 1}
 """
+ADMINS = OWNERS + "admins: default\n"  # alice, bob and carol administer: the catalog is a trust file (PRQ210)
 BASE = {
-    "owners.yaml": OWNERS,
+    "owners.yaml": ADMINS,
     "prerequisites/base-image.yaml": IMAGE,
     "prerequisites/tool-setup.yaml": TOOL,
     "environments/py/1.0.0.yaml": environment(),
@@ -88,6 +89,7 @@ def test_what_is_still_used_is_not_deleted(tmp_path: Path) -> None:
 
 
 def test_owners_decide_on_the_catalog_and_a_queues_owners_on_its_rights(tmp_path: Path) -> None:
+    """Administrators all three (the catalog is a trust file): ownership still decides among them."""
     bigger = queue(total=8)
     more_slots = RIGHTS.replace("slots: 2", "slots: 4")
     newer = environment(version="1.1.0")
@@ -119,7 +121,7 @@ rights:
   - {queue: q1, group: special, slots: 1, priority: 2}
   - {queue: q1, group: everyone, slots: 1, priority: 0}
 """
-    owners = OWNERS.replace("special: [bob]", "special: [bob, carol]")
+    owners = ADMINS.replace("special: [bob]", "special: [bob, carol]")
     reviewed = _review(tmp_path, {"rights.yaml": rights, "owners.yaml": owners})
     catalog = reviewed.impact.catalog
     assert [(r.queue, r.group, r.describe()) for r in catalog.rights] == [
@@ -135,7 +137,9 @@ rights:
     assert not reviewed.impact.trivially_safe
     assert "group super loses its 3 slot(s) (the row is gone) on queue q1" in reviewed.impact.reasons
     assert "group special changes its members (queue rights with them): carol joins" in reviewed.impact.reasons
-    assert not any("rights.yaml" in reason for reason in reviewed.impact.reasons)  # a rule reads it: not "outside"
+    outside = [reason for reason in reviewed.impact.reasons if "outside the item folder" in reason]
+    assert outside and "rights.yaml" not in outside[0]  # a rule reads it (owners.yaml is named there)
+    assert "trust file registry/owners.yaml: team special gains member carol" in reviewed.impact.reasons
     report = impact_markdown(reviewed)
     assert "### Execution catalog" in report and "Queue rights that change:" in report
     assert "| q1 | default | 2 slot(s), priority 0 | 4 slot(s), priority 0 | gains 2 slot(s) (2 → 4) |" in report
@@ -159,7 +163,12 @@ def test_catalog_changes_are_listed_and_never_trivially_safe(tmp_path: Path) -> 
     assert reviewed.review_problems == []
     changes = [(c.kind.value, c.what, c.name, c.changed_keys) for c in reviewed.impact.catalog.changes]
     assert changes == [("added", "environment", "py@1.1.0", ()), ("modified", "queue", "q1", ("environments",))]
-    assert reviewed.impact.reasons == ["environment py@1.1.0 is added", "queue q1 is modified"]
+    assert reviewed.impact.reasons == [
+        "trust file registry/environments/py/1.1.0.yaml: added",  # alice, an administrator, may
+        "trust file registry/queues/q1.yaml: modified",
+        "environment py@1.1.0 is added",
+        "queue q1 is modified",
+    ]
     report = impact_markdown(reviewed)
     assert "| added | environment | py&#64;1.1.0 |  |" in report  # an '@' would mention someone on GitHub
     assert "| modified | queue | q1 | environments |" in report

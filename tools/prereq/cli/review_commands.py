@@ -35,7 +35,14 @@ reviewing a pull request (--base):
   item; an item deleted and added again (or renamed to a name used before)
   continues above every version that name published; with --author, the
   author must own what they change (owners.yaml as the base has it; no live
-  API). Rules PRQ200-PRQ208, see 'prereq rules'.
+  API). Rules PRQ200-PRQ210, see 'prereq rules'.
+
+  Trust files (owners.yaml, rights.yaml, prereq.yaml, schema/, the
+  execution catalog, .github/) change only by an administrator as
+  --author: a member of owners.yaml's admins team on the base (PRQ210);
+  a self-managed team's members may edit its member list. The report
+  lists every trust change, and every suppression the change adds, above
+  the item changes; neither is ever trivially safe.
 
   --author is a GitHub login (with or without '@'), never a team: it is the
   user owners.yaml gives that handle (github:), or, for a user without a
@@ -131,7 +138,13 @@ review every pull request changing it:
     alice: "@alice-gh"
     data-team: "@openpai/data-team"
 
-Owners without a handle are left out. 'prereq validate --base' fails
+Owners without a handle are left out. The trust files (owners.yaml,
+rights.yaml, environments/, libraries/, queues/, prereq.yaml, schema/,
+.github/ and CODEOWNERS itself) go to the administrators: the handle of
+owners.yaml's admins team, else its members' handles. A file name that
+cannot be written safely as a CODEOWNERS path (a space, newline, '#',
+'*', '[', '!', '\\'...) is refused (exit 2), never written.
+'prereq validate --base' fails
 (PRQ207) while the file is out of date. When owners.yaml gives no handle
 at all there is no CODEOWNERS to write or check: it says so and exits 0,
 leaving any file there alone. A .github or CODEOWNERS that is a symbolic
@@ -139,7 +152,8 @@ link is refused (exit 2): nothing is written through it.
 
 exit codes: 0 written, up to date (--check), or nothing to write (no
 handles); 1 out of date (--check) or the registry has errors; 2 no
-registry, no repository, or a link in the way
+registry, no repository, a link in the way, or a path CODEOWNERS cannot
+hold safely
 
 example:
   prereq codeowners && git add .github/CODEOWNERS"""
@@ -173,6 +187,7 @@ def run_codeowners(args: argparse.Namespace) -> int:
         action = "check" if args.check else "write"
         print(f"{root / OWNERS_FILE}: no GitHub handles (github:), so no CODEOWNERS to {action}")
         return 0
+    found.check_safe()  # a path it cannot write is an error (exit 2), not "out of date"
     if args.check:
         print(f"{found.path}: {'up to date' if found.up_to_date else 'out of date: run prereq codeowners'}")
         return 0 if found.up_to_date else 1

@@ -3,6 +3,11 @@
 ``prereq codeowners`` writes ``.github/CODEOWNERS`` (optional: a registry off GitHub needs none).
 The loader reads the file and calls ``read_owners``.
 
+Who administers the registry: ``admins: TEAM`` names the team whose members alone may change the
+trust files (owners.yaml itself, rights.yaml, prereq.yaml, schema/, the execution catalog,
+.github/) in a reviewed pull request; ``self-managed: [TEAM, ...]`` lets each of those teams' own
+members edit that team's member list, and nothing else.
+
 May import: prereq.core, prereq.registry.rules.
 """
 
@@ -20,6 +25,8 @@ USER_HANDLE = re.compile(rf"@{_LOGIN}")
 TEAM_HANDLE = re.compile(rf"@{_LOGIN}/[A-Za-z0-9][A-Za-z0-9_.-]{{0,99}}")
 _FIX = "write github: {user: '@login', team: '@org/team'}"
 OWNERS_FIX = "write users: [name, ...] and teams: {team: [member, ...]}"
+ADMINS, SELF_MANAGED = "admins", "self-managed"
+KEYS = ("users", "teams", "github", ADMINS, SELF_MANAGED)
 
 
 @dataclass
@@ -28,9 +35,16 @@ class Owners:
     teams: dict[str, list[str]] = field(default_factory=dict)
     loaded: bool = False
     github: dict[str, str] = field(default_factory=dict)  # name -> @login or @org/team
+    admins: str | None = None  # the team administering the registry (None: nobody may change trust files)
+    self_managed: frozenset[str] = frozenset()  # teams whose members may edit that team's member list
 
     def known(self, name: str) -> bool:
         return name in self.users or name in self.teams
+
+    @property
+    def administrators(self) -> set[str]:
+        """The users of the admins team (none without one)."""
+        return set(self.teams.get(self.admins, [])) if self.admins else set()
 
 
 def _problem(loaded: LoadedYaml, where: tuple[Any, ...], detail: str, fix: str) -> Problem:
@@ -66,10 +80,7 @@ def _owners_problem(loaded: LoadedYaml, where: tuple[Any, ...], detail: str, fix
 def read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
     data = loaded.data
     users, teams = data.get("users", []), data.get("teams", {})
-    problems = [
-        _owners_problem(loaded, (key,), f"unknown key {key!r}")
-        for key in sorted(set(data) - {"users", "teams", "github"})
-    ]
+    problems = [_owners_problem(loaded, (key,), f"unknown key {key!r}") for key in sorted(set(data) - set(KEYS))]
     trusted = True
     if not isinstance(users, list) or not all(isinstance(u, str) for u in users):
         problems.append(_owners_problem(loaded, ("users",), "users must be a list of names"))
@@ -88,4 +99,34 @@ def read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
                 problems.append(_owners_problem(loaded, ("teams", team, index), detail, f"add {member} to users"))
     # the GitHub handles (those of a malformed owners file are not trusted either)
     owners.github, found = read_handles(loaded, owners.users, set(owners.teams)) if trusted else ({}, [])
+    if trusted:
+        owners.admins, owners.self_managed, governed = read_governance(loaded, set(owners.teams))
+        found += governed
     return owners, problems + found
+
+
+def read_governance(loaded: LoadedYaml, teams: set[str]) -> tuple[str | None, frozenset[str], list[Problem]]:
+    """``admins`` (a team) and ``self-managed`` (a list of teams), with a PRQ161 for each bad entry; a bad
+    admins names nobody, so that a typo never makes the trust files anyone's."""
+    data, problems = loaded.data, []
+    admins = data.get(ADMINS)
+    if admins is not None and not (isinstance(admins, str) and admins in teams):
+        detail = f"admins must name one team of teams, not {admins!r}"
+        problems.append(_owners_problem(loaded, (ADMINS,), detail, "write admins: TEAM, a team listed in teams"))
+        admins = None
+    listed = data.get(SELF_MANAGED, [])
+    if not isinstance(listed, list):
+        detail = "self-managed must be a list of teams whose members may edit that team's member list"
+        return (
+            admins,
+            frozenset(),
+            [*problems, _owners_problem(loaded, (SELF_MANAGED,), detail, "write self-managed: [TEAM, ...]")],
+        )
+    kept = set()
+    for index, team in enumerate(listed):
+        if isinstance(team, str) and team in teams:
+            kept.add(team)
+        else:
+            detail = f"self-managed names {team!r}, which is not a team of teams"
+            problems.append(_owners_problem(loaded, (SELF_MANAGED, index), detail, "add the team, or fix the name"))
+    return admins, frozenset(kept), problems

@@ -3,10 +3,11 @@ history ever published.
 
 The base tree is read from git in one ``ls-tree`` and the persistent ``cat-file`` process, written to a
 temporary folder and loaded by the ordinary loaders (the execution catalog's too), so the base is read
-exactly as validation reads the head.  What was published is read from the base branch's whole
-history, up to its tip.  A shallow
-clone or a missing ref is an error that says how to fetch the history: a review that silently saw less
-history would let a republished version through."""
+exactly as validation reads the head.  What was published is read from the base branch's history up to
+its tip, along its first parents (the states the branch has been in: what the build publishes).  Every
+commit of the pull request itself is read too, for ``commits``.  A shallow clone or a missing ref is an
+error that says how to fetch the history: a review that silently saw less history would let a
+republished version through."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.core.gitrepo import Repository
+from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE, load_catalog
-from prereq.execution.published import DESCRIPTIVE, versioned_revisions
+from prereq.execution.published import DESCRIPTIVE, VersionedRevision, versioned_revisions
 from prereq.execution.records import Catalog, Ref
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, LoadedRegistry, SourceItem, load_registry
 from prereq.review.records import DOCS_KEYS
@@ -81,6 +82,10 @@ class Base:
     catalog: Catalog = field(default_factory=Catalog)  # the execution catalog as of ``commit``
     # Every version of an environment or a library the base branch published, as ``published`` for items.
     catalog_published: dict[tuple[str, Ref], list[Published]] = field(default_factory=dict)
+    # What each commit of the pull request (``tip..HEAD``, merges against each parent) left in the item
+    # folder and the catalog's versioned folders: a rebase merge publishes every one of those states.
+    pull_items: list[FileRevision] = field(default_factory=list)
+    pull_catalog: list[VersionedRevision] = field(default_factory=list)
 
 
 def behaviour(data: dict[str, Any]) -> str:
@@ -149,7 +154,7 @@ def _published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, str], 
     """Every (name, version) the base branch's history ever held, up to its ``tip``, with what each
     looked like, newest first."""
     found: dict[tuple[str, str], list[Published]] = {}
-    for revision in repo.history(root / ITEMS_DIR, rev=tip):
+    for revision in repo.history(root / ITEMS_DIR, rev=tip, first_parent=True):
         if revision.content is None or not revision.path.endswith(".yaml"):
             continue
         try:
@@ -190,4 +195,6 @@ def open_base(root: Path, ref: str) -> Base:
         paths=repo.changed_paths(commit),
         catalog=catalog,
         catalog_published=_catalog_published(repo, root, tip),
+        pull_items=repo.history(root / ITEMS_DIR, rev=f"{tip}..HEAD"),
+        pull_catalog=list(versioned_revisions(repo, root, rev=f"{tip}..HEAD", first_parent=False)),
     )

@@ -20,7 +20,22 @@ from prereq.review.records import Change, Kind
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
 # PRQ316 (an execution catalog entry deleted while in use) is the review's too, checked in ``catalog``.
-REVIEW_RULES = ("PRQ200", "PRQ201", "PRQ202", "PRQ203", "PRQ204", "PRQ205", "PRQ206", "PRQ207", "PRQ208", "PRQ316")
+# PRQ209 (a version only an intermediate commit holds) is the review's too, checked in ``commits``.
+# PRQ210 (a trust file changed by someone who is not an administrator) is checked in ``trust.admins``.
+REVIEW_RULES = (
+    "PRQ200",
+    "PRQ201",
+    "PRQ202",
+    "PRQ203",
+    "PRQ204",
+    "PRQ205",
+    "PRQ206",
+    "PRQ207",
+    "PRQ208",
+    "PRQ209",
+    "PRQ210",
+    "PRQ316",
+)
 
 
 @dataclass

@@ -2,8 +2,9 @@
 templates using any of them, and whether the change is *trivially safe* to merge.
 
 Trivially safe means: no problem at all, no item added, deleted or renamed, no change to the execution
-catalog (a queue or a rights change is as dangerous as a storage change), no file changed outside the
-registry's item folder (owners.yaml, templates, prereq.yaml, mkdocs.yml, workflows, site pages:
+catalog (a queue or a rights change is as dangerous as a storage change), no change to a trust file
+(each listed apart, the author's grants to themselves first), no suppression added, no file changed
+outside the registry's item folder (owners.yaml, templates, prereq.yaml, mkdocs.yml, workflows, site pages:
 anything else can run code or change who decides), and every change either docs-only or a patch bump
 made by an owner (so ``--author`` is needed for a patch) that no dependent's range excludes.  A
 repository may auto-merge those."""
@@ -17,7 +18,7 @@ from prereq.core.versions import satisfies
 from prereq.openpai import protocol
 from prereq.registry.rules import Problem
 from prereq.review.checks import Head
-from prereq.review.records import CatalogImpact, Change, Dependent, Impact, Kind
+from prereq.review.records import AddedSuppression, CatalogImpact, Change, Dependent, Impact, Kind, TrustChange
 
 
 def _requirers(head: Head) -> dict[str, list[tuple[str, str]]]:
@@ -117,6 +118,14 @@ def _catalog_reasons(catalog: CatalogImpact) -> list[str]:
     ]
 
 
+def _trust_reasons(trust: Sequence[TrustChange], suppressions: Sequence[AddedSuppression]) -> list[str]:
+    """A trust file decides who owns what and what runs where; a suppression silences a rule on the
+    change's own say-so; the author granting themselves anything is named apart, even an administrator."""
+    reasons = [f"the author grants themselves: {t.what} ({t.file})" for t in trust if t.grants_author]
+    reasons += [f"trust file {t.file}: {t.what}" for t in trust if not t.grants_author]
+    return reasons + [f"{s.file}: suppression of {s.rule} added ({s.by})" for s in suppressions]
+
+
 def _joined(names: Sequence[str], verb: str) -> str:
     return f"{', '.join(names)} {verb[:-1] if len(names) > 1 else verb}" if names else ""
 
@@ -130,16 +139,20 @@ def verdict(
     owners_changed: bool,
     outside: Sequence[str] = (),
     catalog: CatalogImpact | None = None,
+    trust: Sequence[TrustChange] = (),
+    suppressions: Sequence[AddedSuppression] = (),
 ) -> list[str]:
     """Why the change is not trivially safe; empty when it is.  ``owned``: the changed items the author
     owns on the base (None without --author); ``outside``: the changed paths no review rule reads;
-    ``catalog``: what the change does to the execution catalog."""
+    ``catalog``: what the change does to the execution catalog; ``trust``: its changes to trust files
+    and the grants the author makes themselves; ``suppressions``: those it adds."""
     reasons: list[str] = []
     catalog = catalog or CatalogImpact()
-    if not changes and not owners_changed and not outside and catalog.empty:
+    if not changes and not owners_changed and not outside and catalog.empty and not (trust or suppressions):
         reasons.append("nothing in the registry changed (the verdict is about registry changes)")
     if problems:
         reasons.append(f"{len(problems)} problem{'s' * (len(problems) != 1)} found")
+    reasons += _trust_reasons(trust, suppressions)
     if owners_changed:
         reasons.append("owners.yaml changes who owns what")
     if outside:
@@ -159,6 +172,8 @@ def impact(
     owners_changed: bool,
     outside: Sequence[str] = (),
     catalog: CatalogImpact | None = None,
+    trust: Sequence[TrustChange] = (),
+    suppressions: Sequence[AddedSuppression] = (),
 ) -> Impact:
     """What the changes reach and the verdict; ``outside``: the changed repository paths no review rule
     reads, each of which keeps the change from being trivially safe, as every change of the execution
@@ -171,7 +186,15 @@ def impact(
     names = {c.name for c in changes if c.what == "item"} | {d.name for d in dependents}
     catalog = catalog or CatalogImpact()
     reasons = verdict(
-        changes, dependents, problems, owned=owned, owners_changed=owners_changed, outside=outside, catalog=catalog
+        changes,
+        dependents,
+        problems,
+        owned=owned,
+        owners_changed=owners_changed,
+        outside=outside,
+        catalog=catalog,
+        trust=trust,
+        suppressions=suppressions,
     )
     return Impact(
         changes=changes,
@@ -182,4 +205,6 @@ def impact(
         owners_changed=owners_changed,
         outside=list(outside),
         catalog=catalog,
+        trust=list(trust),
+        suppressions=list(suppressions),
     )

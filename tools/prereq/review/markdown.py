@@ -7,7 +7,7 @@ still fits GitHub's 1 MiB job summary."""
 from __future__ import annotations
 
 from prereq.registry.reporters import markdown_cell, markdown_problems, markdown_table
-from prereq.review.records import CatalogImpact, Change, Dependent, ReviewResult
+from prereq.review.records import AddedSuppression, CatalogImpact, Change, Dependent, ReviewResult, TrustChange
 
 
 def _version(change: Change) -> str:
@@ -82,6 +82,33 @@ def _catalog_lines(catalog: CatalogImpact) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
+def _trust_lines(trust: list[TrustChange]) -> list[str]:
+    """Every trust change apart, above the item changes: who owns what and what runs where."""
+    rows = [
+        [
+            markdown_cell(t.file) + (f":{t.line}" if t.line else ""),
+            markdown_cell(t.what),
+            "**yes**" if t.grants_author else "",
+        ]
+        for t in trust
+    ]
+    intro = "Files that decide who owns what and what runs where (an administrator's to change):"
+    return [
+        "",
+        "### Trust changes",
+        "",
+        intro,
+        "",
+        *markdown_table(["file", "what changes", "grants the author"], rows),
+    ]
+
+
+def _suppression_lines(added: list[AddedSuppression]) -> list[str]:
+    rows = [[markdown_cell(s.file), str(s.line), markdown_cell(s.rule), markdown_cell(s.by)] for s in added]
+    intro = "Rules this change silences itself (a reviewer decides whether the finding may stand):"
+    return ["", "### Suppressions added", "", intro, "", *markdown_table(["file", "line", "rule", "by"], rows)]
+
+
 _DEPENDENTS_NOTE = (
     "_The range and version are those of the changed item: for an item depending on it through others, "
     "the range that the chain's direct dependent requires of it._"
@@ -106,6 +133,8 @@ def impact_markdown(review: ReviewResult) -> str:
         "",
         *_verdict(review),
     ]
+    lines += _trust_lines(impact.trust) if impact.trust else []
+    lines += _suppression_lines(impact.suppressions) if impact.suppressions else []
     if impact.changes:
         header = ["change", "what", "name", "version", "bump", "changed keys"]
         lines += ["", "### Changes", "", *markdown_table(header, [_change_row(c) for c in impact.changes])]

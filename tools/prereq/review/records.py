@@ -131,6 +131,33 @@ class MembershipChange:
     left: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class TrustChange:
+    """One change to a trust file (owners.yaml, rights.yaml, prereq.yaml, schema/, the execution catalog,
+    .github/), or an item's owners gaining the author: what it grants, for the report's trust section."""
+
+    file: str  # repository-relative
+    what: str  # "team data-team gains member bob", "handle of alice: '@a' → '@b'", "modified"...
+    line: int | None = None  # in the head's file, where known
+    grants_author: bool = False  # the author adds themselves (or a handle of theirs) where it grants something
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "what": self.what, "grants_author": self.grants_author}
+
+
+@dataclass(frozen=True)
+class AddedSuppression:
+    """A suppression the head has and the base had not: a rule silenced by the pull request itself."""
+
+    file: str  # relative to the registry root
+    line: int
+    rule: str
+    by: str  # "# prereq: disable at line 4" or "suppress: at line 6"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "rule": self.rule, "by": self.by}
+
+
 @dataclass
 class CatalogImpact:
     """What the change does to the execution catalog: where blocks run and who may use how much."""
@@ -177,6 +204,8 @@ class Impact:
     owners_changed: bool = False
     outside: list[str] = field(default_factory=list)  # changed repository paths no review rule reads
     catalog: CatalogImpact = field(default_factory=CatalogImpact)
+    trust: list[TrustChange] = field(default_factory=list)  # listed above the item changes
+    suppressions: list[AddedSuppression] = field(default_factory=list)  # added by the change
 
 
 @dataclass
@@ -236,6 +265,8 @@ class ReviewResult:
             ],
             "templates": impact.templates,
             "catalog": impact.catalog.as_dict(),
+            "trust": [t.as_dict() for t in impact.trust],
+            "suppressions_added": [s.as_dict() for s in impact.suppressions],
             "outside_registry_items": impact.outside,
             "trivially_safe": impact.trivially_safe,
             "reasons": impact.reasons,

@@ -12,6 +12,7 @@ from pathlib import Path
 from prereq.core.terminal import Progress, silent
 from prereq.execution.load import RIGHTS_FILE, load_catalog
 from prereq.execution.validate import with_catalog
+from prereq.registry.history import cleared_lines, history_problems
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult, validate
@@ -20,8 +21,11 @@ from prereq.review.catalog import catalog_impact, catalog_problems
 from prereq.review.changes import compare, templates_by_name
 from prereq.review.checks import Head, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
+from prereq.review.commits import intermediate_problems
 from prereq.review.impact import impact
 from prereq.review.records import Change, Kind, ReviewResult
+from prereq.review.trust.admins import review_trust
+from prereq.review.trust.suppressions import silenced_credentials
 
 
 def _owners_text(root: Path) -> bytes | None:
@@ -60,6 +64,15 @@ def changes_between(base: Base, result: ValidationResult) -> list[Change]:
     return items + templates
 
 
+def pull_history_problems(root: Path, base: Base, validation: ValidationResult) -> list[Problem]:
+    """PRQ192 for the credentials any commit of the pull request held, though a later one removed them:
+    merged, they stay readable in the base branch's history."""
+    sources = [*validation.items.values(), *validation.templates]
+    current = {source.rel: source.blob for source in sources}
+    cleared = cleared_lines(validation.items, validation.suppressed)
+    return history_problems(root, cleared=cleared, current=current, rev=f"{base.tip}..HEAD")
+
+
 def review(root: Path, *, base: str, author: str | None = None, progress: Progress = silent) -> ReviewResult:
     """Validate the registry folder ``root`` and review it against the merge base of ``base``.
 
@@ -72,6 +85,8 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)
+    found += intermediate_problems(the_base, root=root, head_items=validation.items)
+    found += pull_history_problems(root, the_base, validation)
     head_catalog = load_catalog(root)[0]
     catalog = catalog_impact(the_base, validation.owners, head_catalog)
     said = {p.file for p in validation.problems if p.rule == "PRQ314"}  # PRQ201 would say it again
@@ -82,11 +97,20 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     ]
     outdated = codeowners_problem(root, validation.items, validation.owners)
     found += [outdated] if outdated else []
+    trust = review_trust(root, the_base, head, (head_catalog, catalog.rights), changes, author=author)
+    found += trust.problems
+    changed = (
+        {path.removeprefix(f"{the_base.prefix}/") for path in the_base.paths}
+        if the_base.prefix != "."
+        else set(the_base.paths)
+    )
+    silenced = silenced_credentials(validation.suppressed, changed)
+    suppressions = sorted({*trust.suppressions, *silenced}, key=lambda s: (s.file, s.line, s.rule))
     combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
     # What keeps a change from being trivially safe: any error, and anything the review itself found.
     gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
     owners_changed = the_base.texts.get(OWNERS_FILE) != _owners_text(root)
-    notes = [] if author else ["ownership not checked: no --author given"]
+    notes = [*validation.notes, *([] if author else ["ownership not checked: no --author given"])]
     if not any(c.kind is Kind.MODIFIED for c in changes) and not (the_base.published or the_base.catalog_published):
         notes.append("the base's history published no versions yet")
     return ReviewResult(
@@ -103,6 +127,8 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
             owners_changed=owners_changed,
             outside=outside_items(the_base),
             catalog=catalog,
+            trust=trust.changes,
+            suppressions=suppressions,
         ),
         notes=notes,
     )

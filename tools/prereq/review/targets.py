@@ -56,7 +56,9 @@ def write_report(path: Path, text: str, registry: Path) -> None:
 
 def write_codeowners(found: CodeOwners, repo_root: Path) -> None:
     """``.github/CODEOWNERS``, refusing a ``.github`` or a CODEOWNERS that is a link (a committed link
-    would have the write land wherever it points)."""
+    would have the write land wherever it points), and a text that had to leave out a path it cannot
+    name safely (a file name holding a newline would inject a line)."""
+    found.check_safe()
     _no_link_inside(found.path, repo_root, "CODEOWNERS")
     found.path.parent.mkdir(exist_ok=True)
     write_atomic(found.path, found.text, follow_links=False)

@@ -1,0 +1,116 @@
+"""Every commit of a pull request, not only its final tree (PRQ209).
+
+The build publishes every version the base branch's first-parent history holds.  A merge commit or a
+squash puts only the pull request's final tree on that history, but a rebase merge (or a fast-forward)
+puts each of its commits there: a version written in one commit and restored in the next would then be
+published although the review, which judges the final tree, never saw it.  So each item version and
+each environment or library version that a commit of ``tip..HEAD`` holds must be one the review judges:
+the final tree's own (the build keeps the final content of a version the tree holds), or one the base
+already published with the same behaviour.  Anything else is PRQ209, naming the commit.
+
+May import: prereq.core, prereq.execution, prereq.registry, prereq.review.base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.execution.published import VersionedRevision
+from prereq.execution.records import Ref
+from prereq.registry.loader import SourceItem
+from prereq.registry.rules import Problem, problem
+from prereq.review.base import Base, Published, behaviour, catalog_behaviour
+
+
+@dataclass(frozen=True)
+class _Held:
+    """One version as one commit of the pull request holds it."""
+
+    what: str  # "item", "environment", "library"
+    name: str
+    version: str
+    rel: str  # the file, relative to the registry folder
+    commit: str
+    loaded: LoadedYaml
+
+
+def _loaded(content: bytes | None) -> LoadedYaml | None:
+    if content is None:
+        return None
+    try:
+        loaded = load_yaml(content)
+    except YamlLoadError:
+        return None  # never valid, so never published
+    return loaded if isinstance(loaded.data, dict) else None
+
+
+def _items_held(base: Base) -> Iterator[_Held]:
+    """Each item version a commit of the pull request left, as the build would read it from history: a
+    mapping whose name is its file's and whose version is a string."""
+    for revision in base.pull_items:
+        rel = revision.path if base.prefix == "." else revision.path.removeprefix(base.prefix + "/")
+        stem = PurePosixPath(rel).stem
+        loaded = _loaded(revision.content) if rel.endswith(".yaml") else None
+        if loaded is None or loaded.data.get("name") != stem or not isinstance(loaded.data.get("version"), str):
+            continue
+        yield _Held("item", stem, loaded.data["version"], rel, revision.commit, loaded)
+
+
+def _catalog_held(entries: list[VersionedRevision]) -> Iterator[_Held]:
+    for entry in entries:
+        loaded = _loaded(entry.revision.content)
+        if loaded is not None:
+            yield _Held(entry.kind, entry.ref.name, entry.ref.version, entry.rel, entry.revision.commit, loaded)
+
+
+def _published_alike(published: list[Published], content: str) -> bool:
+    return any(each.content == content for each in published)
+
+
+def _problem(held: _Held, base: Base, *, detail: str) -> Problem:
+    line, column = held.loaded.position(("version",)) if "version" in held.loaded.data else (1, 1)
+    return problem(
+        "PRQ209",
+        file=held.rel,
+        line=line,
+        column=column,
+        commit=held.commit[:10],
+        what=held.what,
+        name=held.name,
+        version=held.version,
+        detail=detail,
+        ref=base.ref,
+    )
+
+
+def intermediate_problems(base: Base, *, root: Path, head_items: dict[str, SourceItem]) -> list[Problem]:
+    """PRQ209 for each version a commit of the pull request holds that neither the final tree (the working
+    tree at ``root``, whose items are ``head_items``) holds nor the base published as it is there."""
+    found: dict[tuple[str, str, str], Problem] = {}  # one a version: the newest commit holding it
+    for held in _items_held(base):
+        final = head_items.get(held.name)
+        if final is not None and final.data.get("version") == held.version:
+            continue  # the build publishes the final tree's content of this version
+        detail = _detail(base.published.get((held.name, held.version)), behaviour(held.loaded.data), base)
+        if detail is not None:
+            found.setdefault((held.what, held.name, held.version), _problem(held, base, detail=detail))
+    for held in _catalog_held(base.pull_catalog):
+        if (root / held.rel).is_file():
+            continue  # the final tree holds this version: the head's validation judges it (PRQ314 too)
+        published = base.catalog_published.get((held.what, Ref(held.name, held.version)))
+        detail = _detail(published, catalog_behaviour(held.loaded.data), base)
+        if detail is not None:
+            found.setdefault((held.what, held.name, held.version), _problem(held, base, detail=detail))
+    return sorted(found.values(), key=Problem.sort_key)
+
+
+def _detail(published: list[Published] | None, content: str, base: Base) -> str | None:
+    """Why the version may not be published, or None when the base already published it as it is."""
+    if published is None:
+        return "which the pull request's final tree does not hold"
+    if _published_alike(published, content):
+        return None
+    return f"with other content than {base.ref}'s history published"
