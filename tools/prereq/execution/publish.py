@@ -20,6 +20,7 @@ from prereq.execution.published import PublishedCatalog, published_catalog
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
 from prereq.execution.rights import library_closure
 from prereq.execution.validate import open_catalog
+from prereq.index import names
 from prereq.index.builder import summary
 from prereq.index.reader import Index
 from prereq.registry.loader import Owners
@@ -135,7 +136,7 @@ def write_catalog_index(registry: Path, out: Path) -> list[str]:
         return []
     catalog, owners = open_catalog(registry)
     published = published_catalog(registry, catalog)
-    path = out / CATALOG_FILE
+    path = names.inside(out, CATALOG_FILE.as_posix())  # one fixed file: catalog names are never path parts
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(catalog_document(published, owners), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
     path.write_text(text, encoding="utf-8")

@@ -20,7 +20,7 @@ from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.graph import lookup_parameter
 from prereq.core.versions import Requirement, sort_versions
 from prereq.core.yamlload import YamlLoadError, load_yaml
-from prereq.index import catalogfile, facets
+from prereq.index import catalogfile, facets, names
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
@@ -71,6 +71,10 @@ def collect_versions(
     (newest commit first, so each version keeps its last content)."""
     published: dict[str, dict[str, PublishedVersion]] = {}
     for name, item in result.items.items():
+        refused = _path_refusal(name, item.data.get("version"))
+        if refused is not None:  # only a suppressed PRQ110 or PRQ120 lets one get here
+            warnings.append(f"{item.rel}: {refused}, left out whatever its suppressions say")
+            continue
         published.setdefault(name, {})[item.data["version"]] = PublishedVersion(
             name, item.data["version"], item.data, None
         )
@@ -99,6 +103,10 @@ def collect_versions(
         if schemas.check_item(data):
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) fails today's item format, left out")
             continue
+        refused = _path_refusal(stem, version)
+        if refused is not None:
+            warnings.append(f"{revision.path} at {revision.commit[:10]}: {refused}, left out")
+            continue
         leaks = withheld_leaks(data, cleared.get(stem, set()))
         if leaks:  # never published, not even an older content of the same version (validate: PRQ192)
             withheld.add((stem, version))
@@ -110,6 +118,15 @@ def collect_versions(
         for version, record in versions.items():
             record.date = first_seen.get((name, version))
     return published
+
+
+def _path_refusal(name: object, version: object) -> str | None:
+    """Why an item version cannot be published under its name and version (``names.refusal``), else None."""
+    for value, kind in ((name, names.ITEM_NAME), (version, names.VERSION)):
+        reason = names.refusal(value, kind)
+        if reason is not None:
+            return f"its {kind.what} {names.shown(value)} cannot name a published file ({reason})"
+    return None
 
 
 class VersionTable:
@@ -217,12 +234,19 @@ def _entries(
 
 
 def _templates(
-    result: ValidationResult, documents: dict[str, ItemDocument]
+    result: ValidationResult, documents: dict[str, ItemDocument], warnings: list[str]
 ) -> tuple[list[TemplateEntry], dict[str, str]]:
-    """The job templates' root entries, and their files (published as written)."""
+    """The job templates' root entries, and their files (published as written); a template whose file
+    name cannot name a published file is left out."""
     entries: list[TemplateEntry] = []
     files: dict[str, str] = {}
     for template in sorted(result.templates, key=lambda t: t.stem):
+        reason = names.refusal(template.stem, names.FILE_NAME)
+        if reason is not None:
+            warnings.append(
+                f"{template.rel}: its name {names.shown(template.stem)} cannot be published ({reason}), left out"
+            )
+            continue
         path = f"templates/{template.stem}.yaml"
         uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
         title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
@@ -234,7 +258,8 @@ def _templates(
 def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
     """The whole index as data; ``result`` must have no errors."""
     warnings: list[str] = []
-    history = repo.history(result.root / ITEMS_DIR) if repo else None
+    # Only the states the branch has been in publish: a merged branch's own commits never do.
+    history = repo.history(result.root / ITEMS_DIR, first_parent=True) if repo else None
     published = collect_versions(result, history, warnings)
     resolver = VersionTable(published)
     state = repo.state(result.root) if repo else None
@@ -263,7 +288,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         document["required_by"].sort()
 
     entries, bodies = _entries(documents, result, repo, dates)
-    template_entries, files = _templates(result, documents)
+    template_entries, files = _templates(result, documents, warnings)
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()), readable=True)
     root: Root = {
         "format": schemas.INDEX_FORMAT,
@@ -299,12 +324,16 @@ def dump_json(value: Any, *, readable: bool = False) -> str:
 
 
 def write_index(build: IndexBuild, out: Path) -> None:
-    """Write ``api/v1`` under ``out`` (a fresh temporary folder)."""
-    api = out / API_DIR
+    """Write ``api/v1`` under ``out`` (a fresh temporary folder).  Each file named after data is placed
+    by ``names.place``: its name is checked again, whatever validation let through, and its path must
+    land inside ``out``."""
+    api = names.inside(out, API_DIR.as_posix())
     (api / "prerequisites").mkdir(parents=True, exist_ok=True)
-    (api / "index.json").write_text(dump_json(build.root), encoding="utf-8")
+    names.inside(api, "index.json").write_text(dump_json(build.root), encoding="utf-8")
     for name, body in build.bodies.items():
-        (api / "prerequisites" / f"{name}.json").write_text(body, encoding="utf-8")
+        names.place(api, "prerequisites", name, kind=names.ITEM_NAME, suffix=".json").write_text(body, encoding="utf-8")
     for rel, text in build.files.items():
-        (api / rel).parent.mkdir(parents=True, exist_ok=True)
-        (api / rel).write_text(text, encoding="utf-8")
+        folder, _, file = rel.rpartition("/")
+        path = names.place(api, folder, file, kind=names.FILE_NAME)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")

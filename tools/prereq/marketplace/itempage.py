@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from prereq.core import placeholders
 from prereq.core.yamlload import dump_yaml
+from prereq.index import names
 from prereq.index.documents import VersionDocument
 from prereq.jobs.plan import task_role_fields
 from prereq.marketplace.diagram import dependency_svg
@@ -45,7 +46,6 @@ EVENTS = {
 # An item page lists this many of the items that require it (an item 2,000 items require must stay a
 # page, not 70,000 px of links); the catalog's ?requires=NAME filter has them all.
 DEPENDENTS_SHOWN = 20
-_SAFE_VERSION = re.compile(r"\A[0-9A-Za-z][0-9A-Za-z.+-]*\Z")  # a file name: no "/", no leading "."
 
 
 # --- the YAML a user pastes into a job ------------------------------------------------
@@ -58,14 +58,14 @@ def form_yaml(version: VersionDocument) -> str:
 
 def form_file(version: str) -> str | None:
     """The name of the file holding a version's form, beside its item's page; None for a version no
-    file may be named after (only a tampered index has one)."""
-    return f"{version}.yaml" if _SAFE_VERSION.match(version) else None
+    file may be named after (only a tampered index has one: the build publishes no other)."""
+    return f"{version}.yaml" if names.refusal(version, names.VERSION) is None else None
 
 
 def form_files(data: SiteData, name: str) -> dict[str, str]:
-    """Each published version's form file (name → text), written beside the item's page."""
+    """Each published version's form (version → text), for its file (``form_file``) beside the item's page."""
     versions = data.document(name)["versions"]
-    return {file: form_yaml(v) for v in versions if (file := form_file(v["version"]))}
+    return {v["version"]: form_yaml(v) for v in versions if form_file(v["version"])}
 
 
 def _roles_yaml(data: SiteData, version: VersionDocument) -> str:

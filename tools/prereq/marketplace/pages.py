@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
+from prereq.index import names
 from prereq.index.documents import Root, RootEntry
 from prereq.index.reader import Index
 from prereq.marketplace.render import code_block, inline_code
@@ -103,6 +104,9 @@ def render_templates(data: SiteData, href: Href) -> Markup:
     links = role_href(href)
     templates = []
     for template in data.root["templates"]:
+        folder, _, file = template["path"].rpartition("/")
+        if folder != "templates" or names.refusal(file, names.FILE_NAME):  # a tampered index's: read nothing
+            continue
         text = (data.api / template["path"]).read_text(encoding="utf-8")
         templates.append(
             {
