@@ -203,3 +203,19 @@ def test_the_portals_styles_and_the_plugins_do_not_touch_each_other(portal, clus
     )
     assert host["#host-button"] == ["0px", "rgb(0, 200, 0)", "13.3333px", "inline-block"]
     assert host["#host-title"] == ["0px", "rgb(0, 200, 0)", "50px", "block"]
+
+
+def test_an_entry_naming_allowed_signers_refuses_an_unsigned_index(portal, cluster: Cluster, tmp_path) -> None:
+    """The portal's administrators name who signs the index in the plugin's entry (allowedSigners): an
+    index nobody signed is refused, whoever serves it."""
+    import subprocess
+
+    key = tmp_path / "signer"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "index", "-f", str(key)], check=True)
+    kind, public = (tmp_path / "signer.pub").read_text(encoding="utf-8").split()[:2]
+    cluster.plugins[0]["allowedSigners"] = f'index@example namespaces="prereq-index" {kind} {public}\n'
+    session = portal()
+    session.page.goto(session.origin + "/plugin.html?index=0")
+    plugin = session.page.locator("pai-plugin")
+    expect(plugin).to_have_attribute("data-state", "failed", timeout=20000)
+    expect(session.page.locator("#prereq-composer-error")).to_contain_text("is not signed")

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from prereq.cli.defaults import output_folder, registry_folder
 from prereq.core.yamlload import dump_yaml
+from prereq.index import sshsig
 from prereq.index.reader import Index, index_source
+from prereq.index.trust import SIGN_KEY_VARIABLE, sign_index, trust_setting
 from prereq.marketplace.publish import build
 from prereq.registry.reporters import report
 
@@ -28,9 +31,18 @@ The site is prereq's own, customised by the repository's prereq.yaml (title,
 address, extra pages, logo); a repository with its own mkdocs.yml at its root
 builds that one instead.
 
+--sign-key KEY (or $PREREQ_SIGN_KEY) signs the root of the index with an SSH
+key, as git's SSH signing does: OUT/api/v1/index.json.sig, an SSHSIG under the
+namespace prereq-index.  KEY is a private key file, or the .pub of a key that
+ssh-agent holds; a key with a passphrase needs a terminal or ssh-agent.
+'prereq job' then verifies the index wherever $PREREQ_TRUST or prereq.yaml's
+trust: {allowed_signers: FILE} names the allowed signers (ssh-keygen's
+format: 'PRINCIPAL namespaces="prereq-index" ssh-ed25519 AAAA...').
+
 examples:
   prereq build                      # ./registry -> build/site of this repository
   prereq build --no-site --out idx  # only the JSON index
+  prereq build --sign-key ~/.ssh/prereq_index   # and sign it
 
 exit codes: 0 built, 1 the registry has errors, 2 usage error, 3 internal error"""
 
@@ -51,6 +63,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-site", action="store_true", help="write only the JSON index")
     parser.add_argument(
         "--allow-shallow", action="store_true", help="build from a shallow clone, publishing only the versions it holds"
+    )
+    parser.add_argument(
+        "--sign-key",
+        type=Path,
+        metavar="KEY",
+        default=os.environ.get(SIGN_KEY_VARIABLE) or None,
+        help=f"sign api/v1/index.json with this SSH key (default: ${SIGN_KEY_VARIABLE}; none: unsigned)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.set_defaults(run=run_build)
@@ -80,16 +99,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     registry = registry_folder(args.registry)
+    if args.sign_key is not None:
+        sshsig.check_key(args.sign_key)  # before the build: a wrong path should not cost a whole build
 
     def progress(message: str) -> None:
         if not args.quiet:
             print(f"build: {message}", file=sys.stderr)
+
+    key = args.sign_key
+
+    def sign(api: Path) -> None:
+        signature = sign_index(api, key=key, interactive=sys.stdin.isatty())
+        progress(f"signed the index: {signature.name}")
 
     result = build(
         registry,
         output_folder(args.out, registry),
         with_site=not args.no_site,
         allow_shallow=args.allow_shallow,
+        sign=sign if key is not None else None,
         progress=progress,
     )
     if result.problems and (not result.built or not args.quiet):
@@ -110,7 +138,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    index = Index.load(index_source(args.index))
+    index = Index.load(index_source(args.index), trust=trust_setting())
     answer = index.find(" ".join(args.query))
     found = answer.entries
     if answer.corrected:
@@ -127,7 +155,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    index = Index.load(index_source(args.index))
+    index = Index.load(index_source(args.index), trust=trust_setting())
     name, _, version = args.item.partition("@")
     document = index.version(name, version or None)
     if args.json:

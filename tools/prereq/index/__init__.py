@@ -2,7 +2,9 @@
 
 - ``builder``: a checked registry and its git history → the index files;
 - ``reader``: ``Index``, the API job editing, the CLI and the site read an index with;
-- ``resolver``: one version per item for a set of requests (npm ranges, locks), requirements first.
+- ``resolver``: one version per item for a set of requests (npm ranges, locks), requirements first;
+- ``names``: where a file named after data (a name, a version, a tag) may be written: checked again, and inside;
+- ``trust``: signing the root and the trust setting a reader verifies it with; ``sshsig``: ssh-keygen.
 
 May import: prereq.core, prereq.openpai, prereq.registry.
 """

@@ -2,7 +2,9 @@
 
 This is the API that job editing, the CLI's search/show and other programs use:
 load the root, fetch per-item files on demand (checked against their sha256),
-and resolve a selection of ``name[@range]`` to one ordered closure.
+and resolve a selection of ``name[@range]`` to one ordered closure.  Given a
+``trust.Trust``, the root must carry a signature by one of its allowed signers
+(``index.json.sig``), and a file the root's sha256 does not match is refused as tampered.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import cannot_read, is_there, read_regular
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, sort_versions
 from prereq.index import search as ranking
+from prereq.index import trust as signing
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.openpai.needs import form_needs
@@ -29,7 +32,7 @@ from prereq.registry import schemas
 from prereq.registry.rules import RULES
 from prereq.registry.settings import repository_root
 
-ROOT_FILE = "index.json"
+ROOT_FILE = signing.ROOT_FILE
 
 
 def _api_base(source: str | Path) -> str:
@@ -92,13 +95,20 @@ def _fetch(url: str) -> bytes:
             chunks.append(chunk)
 
 
+class _NotFound(PrereqError):
+    """An index file the server says it does not have (HTTP 404)."""
+
+
 def _read(base: str, rel: str) -> bytes:
     if base.startswith(("http://", "https://")):
         url = f"{base}/{rel}"
         try:
             return _fetch(url)
         except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
-            raise PrereqError(f"cannot fetch {url}: {exc}", hint="check the index URL and your network") from None
+            missing = isinstance(exc, urllib.error.HTTPError) and exc.code == 404
+            raise (_NotFound if missing else PrereqError)(
+                f"cannot fetch {url}: {exc}", hint="check the index URL and your network"
+            ) from None
     path = Path(base) / rel
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
@@ -106,6 +116,16 @@ def _read(base: str, rel: str) -> bytes:
         return read_regular(path, what="index file")
     except OSError as exc:
         raise cannot_read(path, exc, otherwise="rebuild the index with 'prereq build'") from None
+
+
+def _signature(base: str) -> bytes | None:
+    """The root's signature file; None when there is none (a local file missing, or an HTTP 404)."""
+    if not base.startswith(("http://", "https://")) and not is_there(Path(base) / signing.SIGNATURE_FILE, folder=False):
+        return None
+    try:
+        return _read(base, signing.SIGNATURE_FILE)
+    except _NotFound:
+        return None
 
 
 @dataclass(frozen=True)
@@ -154,19 +174,26 @@ class Index:
     base: str
     root: Root
     cache_size: int = 4096
+    signed_by: str | None = None  # the allowed signer that signed the root, when a trust setting asked
 
     def __post_init__(self) -> None:
         self.entries: dict[str, RootEntry] = {entry["name"]: entry for entry in self.root["items"]}
         self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
 
     @classmethod
-    def load(cls, source: str | Path, *, cache_size: int = 4096) -> Index:
+    def load(cls, source: str | Path, *, cache_size: int = 4096, trust: signing.Trust | None = None) -> Index:
+        """The index at ``source``; with ``trust``, only when one of its allowed signers signed the root."""
         base = _api_base(source)
-        return cls(base=base, root=_parse(base, ROOT_FILE, "root"), cache_size=cache_size)
+        body = _read(base, ROOT_FILE)
+        signed_by = None if trust is None else signing.check_root(base, body, _signature(base), trust)
+        return cls(base=base, root=_parse(base, ROOT_FILE, "root", body), cache_size=cache_size, signed_by=signed_by)
 
     def read_file(self, rel: str, kind: str) -> Any:
         """Another file of this index (``rel`` below api/v1), checked against the index schema's ``kind``
-        (the execution catalog: ``execution/catalog.json``, ``execution``)."""
+        (the execution catalog: ``execution/catalog.json``, ``execution``).  No sha256 in the root
+        covers it, so a signed index's reader refuses it."""
+        if self.signed_by is not None:
+            raise signing.not_covered(self.base, rel)
         return _parse(self.base, rel, kind)
 
     def _read_document(self, name: str) -> ItemDocument:
@@ -177,6 +204,8 @@ class Index:
             raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
         body = _read(self.base, entry["path"])
         if hashlib.sha256(body).hexdigest() != entry["sha256"]:
+            if self.signed_by is not None:
+                raise signing.tampered(self.base, entry["path"])
             raise PrereqError(
                 f"{entry['path']} does not match the sha256 in {ROOT_FILE}",
                 hint="the index changed while reading it; run the command again",

@@ -17,6 +17,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index, index_source
+from prereq.index.trust import trust_setting
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import JobDocument, read_job_file, show_scalar
 from prereq.jobs.plan import BINDING_FIELDS, Plan, plan_edit
@@ -26,11 +27,12 @@ IndexChoice = Index | str | Path | None  # a loaded index, a build folder or URL
 
 
 def open_index(index: IndexChoice, state: JobState, job_dir: Path | None) -> tuple[Index, str]:
-    """The index to use and the source to record: ``index``, else $PREREQ_INDEX, else the job's, else build/site."""
+    """The index to use and the source to record: ``index``, else $PREREQ_INDEX, else the job's, else build/site;
+    one read here is verified when a trust setting ($PREREQ_TRUST, prereq.yaml) names allowed signers."""
     if isinstance(index, Index):
         return index, state.index or index.base
     source = index_source(str(index) if index else None, recorded=state.index, base_dir=job_dir)
-    return Index.load(source), source
+    return Index.load(source, trust=trust_setting()), source
 
 
 def recorded_index(recorded: str | None, used: str) -> tuple[str | None, list[str]]:

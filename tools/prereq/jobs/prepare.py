@@ -19,6 +19,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index
+from prereq.index.trust import UntrustedIndex
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.needs import refuse_missing
@@ -197,6 +198,8 @@ def prepare_text(
     else:
         try:
             loaded, _ = open_index(index, state, job_dir)
+        except UntrustedIndex:  # not a missing index to note: one that may have been tampered with
+            raise
         except PrereqError as exc:
             index_error = exc
     _check_lock(job, state, loaded, index_error)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import shutil
 import time
 from pathlib import Path
@@ -45,6 +44,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from prereq.core.errors import PrereqError
+from prereq.core.files import read_regular
+from prereq.index import names
 from prereq.marketplace import csp, execution_pages, frame, itempage, pagemeta, pages, reference
 from prereq.registry import rules, schemas
 
@@ -69,7 +70,6 @@ DEFERRED = ("item", "tag")  # pages whose body is rendered when the page is writ
 # webportal.plugins (site/webportal.md); it finds the rest of the site from its own URL.
 WEBPORTAL_SCRIPT = ("assets/composer/webportal/prereq-plugin.js", "webportal/prereq-plugin.js")
 HOME_MARKERS = ("<!-- prereq:counts -->", "<!-- prereq:recent -->")
-_SAFE_SEGMENT = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")  # names and tags, as the index format allows
 LAST_BUILD = Path("build") / "site"
 # The theme's search engine and its worker: the header's search box is the site's own
 # (site/overrides/partials/search.html), so the theme never starts them.
@@ -94,6 +94,16 @@ class MarketplaceConfig(Config):
     # What a job composed on the site records as its index (prereq.yaml's site.index_url); by default
     # the address the site is read from.
     index_url = config_options.Optional(config_options.Type(str))
+    # Who may sign the index (prereq.yaml's trust.allowed_signers): the composer verifies it with them.
+    allowed_signers = config_options.Optional(config_options.Type(str))
+
+
+def _allowed_signers(path: Path) -> str:
+    """The allowed signers file's text, for the composer (ssh-keygen's format: one key a line)."""
+    try:
+        return read_regular(path, what="allowed signers file").decode("utf-8")
+    except (PrereqError, UnicodeDecodeError) as exc:
+        raise PluginError(f"the allowed signers file {path} cannot be read: {exc}") from None
 
 
 LOGO_URI = "assets/site-logo"  # + the logo file's suffix
@@ -162,6 +172,8 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         self.item_template = ITEM_TEMPLATE if has_template else ""
         if self.config.index_url:
             config.extra["prereq_index_url"] = self.config.index_url  # main.html's meta prereq:index
+        if self.config.allowed_signers:  # main.html's meta prereq:allowed-signers (the composer's trust)
+            config.extra["prereq_allowed_signers"] = _allowed_signers(Path(self.config.allowed_signers))
         new_item = pagemeta.new_item_url(config.repo_url, self.data.root.get("items_folder"))
         if new_item:
             config.extra["prereq_new_item_url"] = new_item  # main.html's meta prereq:new-item (the composer's Share)
@@ -194,12 +206,12 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
                 self.generated[src_uri] = (kind, arg)
 
         for name in data.entries:
-            if not _SAFE_SEGMENT.match(name):
-                log.warning(f"item {name!r}: not a valid name, no page")
+            if (reason := names.refusal(name, names.ITEM_NAME)) is not None:  # the build leaves such an item out
+                log.warning(f"item {names.shown(name)}: no page ({reason})")
                 continue
             stub = _stub(name, hide=("navigation", "toc"), template=self.item_template)
             add(f"items/{name}/index.md", stub, kind="item", arg=name)
-        tags = [tag for tag in data.tags() if _SAFE_SEGMENT.match(tag)]
+        tags = [tag for tag in data.tags() if names.refusal(tag, names.TAG) is None]
         add("tags/index.md", _stub("Tags", hide=("navigation", "toc")) + "# Tags\n", in_nav=True, kind="tags")
         for tag in tags:
             add(f"tags/{tag}/index.md", _stub(f"Tag: {tag}", hide=("navigation", "toc")), kind="tag", arg=tag)
@@ -282,12 +294,12 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         kind, arg = self.generated.get(page.file.src_uri, ("", ""))
         if kind in DEFERRED:
             page.content = self._content("", page, config)
-        if kind == "item":
-            folder = Path(page.file.abs_dest_path).parent
+        if kind == "item":  # the page's own folder, items/NAME/
+            folder = names.place(Path(config.site_dir), "items", arg, kind=names.ITEM_NAME)
             folder.mkdir(parents=True, exist_ok=True)
-            for file, text in itempage.form_files(self._site_data(), arg).items():
+            for version, text in itempage.form_files(self._site_data(), arg).items():
                 # Plain writes, as MkDocs writes its pages: prereq build moves the whole site into place.
-                (folder / file).write_text(text, encoding="utf-8")
+                names.place(folder, "", version, kind=names.VERSION, suffix=".yaml").write_text(text, encoding="utf-8")
         return context
 
     def _content(self, html: str, page: Page, config: MkDocsConfig) -> str:
@@ -336,7 +348,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         output, scripts = frame.scripts_to_files(output, content=content)
         for path, text in scripts.items():
             if path not in self.frame_scripts:  # one file for every page of a depth
-                target = site_dir / path
+                target = names.inside(site_dir, path)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")  # a plain write, as MkDocs writes its pages
                 self.frame_scripts.add(path)

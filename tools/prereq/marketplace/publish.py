@@ -29,7 +29,7 @@ from prereq.core.gitrepo import Repository
 from prereq.core.terminal import Progress, silent
 from prereq.execution.publish import write_catalog_index
 from prereq.execution.validate import with_catalog
-from prereq.index.builder import IndexBuild, build_index, write_index
+from prereq.index.builder import API_DIR, IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
 from prereq.registry.settings import Settings, load_settings
 from prereq.registry.validate import ValidationResult, validate
@@ -65,12 +65,15 @@ def build(
     with_site: bool = True,
     allow_shallow: bool = False,
     settings: Settings | None = None,
+    sign: Callable[[Path], object] | None = None,
     progress: Progress = silent,
 ) -> BuildResult:
     """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors.
 
     A shallow clone is refused (the index would lack every version published before its first
-    commit) unless ``allow_shallow``, which then warns what is missing."""
+    commit) unless ``allow_shallow``, which then warns what is missing.  ``sign`` signs the index's
+    folder (``api/v1``) before anything is published: the new index is never live unsigned, and the
+    signature is among the files the build wrote."""
     progress("validating the registry")
     result = with_catalog(validate(registry, progress=progress))  # the execution catalog's problems stop a build too
     if result.errors:
@@ -90,17 +93,13 @@ def build(
         raise PrereqError(
             f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
         ) from None
-    site_warnings: list[str] = []
-    catalog_warnings: list[str] = []
     try:
         write_index(index, staging)
         catalog_warnings = write_catalog_index(result.root, staging)  # api/v1/execution/, for a catalog
-        if with_site:
-            build_site = _site_builder()
-            progress("building the marketplace site")
-            site_warnings = build_site(
-                index_dir=staging, registry=result.root, out=staging, settings=settings, progress=progress
-            )
+        if sign is not None:
+            progress("signing the index")
+            sign(staging / API_DIR)
+        site_warnings = _write_site(result.root, staging, settings, progress) if with_site else []
         publish_folder(staging, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -115,6 +114,13 @@ def build(
         index=index,
         warnings=[*shallow_warnings, *index.warnings, *catalog_warnings, *(f"site: {w}" for w in site_warnings)],
     )
+
+
+def _write_site(registry: Path, staging: Path, settings: Settings, progress: Progress) -> list[str]:
+    """The marketplace site beside the index in ``staging``; its warnings."""
+    build_site = _site_builder()
+    progress("building the marketplace site")
+    return build_site(index_dir=staging, registry=registry, out=staging, settings=settings, progress=progress)
 
 
 def _shallow(repo: Repository | None, *, allow: bool) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import DATA_DIR
+from prereq.index import names
 from prereq.marketplace.plugin import PLUGIN_NAME
 from prereq.registry.settings import Settings
 
@@ -111,7 +112,7 @@ def build_site(
                 f"the site did not build: {exc}{reasons}", hint=f"fix {config_file} or the pages in its docs_dir"
             ) from None
         for child in target.iterdir():
-            destination = out / child.name
+            destination = names.inside(out, child.name)
             if destination.exists():
                 raise PrereqError(
                     f"the site would overwrite {destination}", hint=f"rename the docs page or folder {child.name!r}"
@@ -162,6 +163,8 @@ def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_ind
         options["logo"] = str(settings.site.logo)
     if settings.site.index_url:
         options["index_url"] = settings.site.index_url
+    if settings.allowed_signers:
+        options["allowed_signers"] = str(settings.allowed_signers)
     out: list[Any] = []
     for entry in listed if isinstance(listed, list) else [{k: v} for k, v in listed.items()]:
         name = entry if isinstance(entry, str) else next(iter(entry))

@@ -13,6 +13,10 @@ A team's repository customises prereq here instead of copying prereq's files::
                                        # prereq's own replaces it)
       index_url: https://team.example/prereq/   # what jobs composed on the site record as their
                                        # index (default: the address the site is read from)
+    trust:
+      allowed_signers: .github/allowed_signers   # who may sign the index (ssh-keygen's ALLOWED
+                                       # SIGNERS format): 'prereq job' refuses an index they
+                                       # did not sign, and so does the site's composer
 
 Every key is optional; a repository without the file gets prereq's defaults.  Paths are
 relative to the file.  The file is found at the repository root (the git work tree around the
@@ -32,7 +36,8 @@ from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
 
 SETTINGS_FILE = "prereq.yaml"
 SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages", "index_url")
-_TOP_KEYS = ("registry", "site")
+TRUST_KEYS = ("allowed_signers",)
+_TOP_KEYS = ("registry", "site", "trust")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Settings:
     file: Path | None = None
     registry: Path | None = None
     site: SiteSettings = field(default_factory=SiteSettings)
+    allowed_signers: Path | None = None  # trust.allowed_signers: the keys that may sign the index
 
 
 def repository_root(start: Path) -> Path:
@@ -152,6 +158,7 @@ def load_settings(start: Path) -> Settings:
         raise PrereqError(f"{file}:{issue.line}:{issue.column}: {issue.message}", hint="fix the YAML") from None
     top = _mapping(file, loaded, loaded.data, (), _TOP_KEYS)
     site = _mapping(file, loaded, top.get("site"), ("site",), SITE_KEYS)
+    trust = _mapping(file, loaded, top.get("trust"), ("trust",), TRUST_KEYS)
     where = ("site",)
     return Settings(
         root=root,
@@ -166,4 +173,5 @@ def load_settings(start: Path) -> Settings:
             pages=_path(file, loaded, site, "pages", where, kind="folder"),
             index_url=_text(file, loaded, site, "index_url", where),
         ),
+        allowed_signers=_path(file, loaded, trust, "allowed_signers", ("trust",), kind="file"),
     )

@@ -1,5 +1,7 @@
 /* Reading a published index (tools/prereq/index/reader.py): the root, per-item files on demand
- * (checked against their sha256), and a selection of `name[@range]` resolved to one closure.
+ * (checked against their sha256), and a selection of `name[@range]` resolved to one closure.  Given
+ * `trust` (allowed signers, sshsig.js), the root must carry a signature by one of them
+ * (index.json.sig), and a file its sha256 does not match is refused as changed after signing.
  *
  * Files come through `read(path)`, an async function giving the bytes of `api/v1/<path>` (fetch in
  * the browser, the file system in tests), so nothing here knows where the index lives.  The job
@@ -11,9 +13,12 @@
 
 import { PrereqError } from "../core/errors.js";
 import { chooseVersions, pulledBy } from "./resolver.js";
+import { verifySignature } from "./sshsig.js";
 import { foldName, isRange, parseRequirement, sortVersions } from "../core/versions.js";
 
 const ROOT_FILE = "index.json";
+const SIGNATURE_FILE = "index.json.sig";
+const NAMESPACE = "prereq-index";
 const FORMAT = "prereq-index/2";
 
 function hex(buffer) {
@@ -27,6 +32,18 @@ async function parseFile(read, path, base) {
   } catch {
     throw new PrereqError(`${base}/${path} is not JSON`, { hint: "rebuild the index with 'prereq build'" });
   }
+}
+
+/* The principal that signed the root `body`, or a PrereqError: unsigned, or by no allowed signer. */
+async function checkRoot(base, body, read, trust) {
+  let signature;
+  try {
+    signature = new TextDecoder("utf-8").decode(await read(SIGNATURE_FILE));
+  } catch {
+    throw new PrereqError(`${base}/${ROOT_FILE} is not signed (${base}/${SIGNATURE_FILE} cannot be read)`,
+      { hint: "use an index its publisher signed ('prereq build --sign-key KEY')" });
+  }
+  return verifySignature(body, signature, { signers: trust.signers, namespace: NAMESPACE, where: `${base}/${SIGNATURE_FILE}` });
 }
 
 export class Index {
@@ -49,11 +66,15 @@ export class Index {
     this.entries = new Map(root.items.map((entry) => [entry.name, entry]));
     this.documents = new Map();
     this.jobSchema = null;
+    this.signedBy = null;
   }
 
-  static async load(base, read) {
-    const { data } = await parseFile(read, ROOT_FILE, base);
+  /* `trust`: {signers} (sshsig.parseAllowedSigners') when the site was built with allowed signers. */
+  static async load(base, read, { trust = null } = {}) {
+    const { body, data } = await parseFile(read, ROOT_FILE, base);
+    const signedBy = trust ? await checkRoot(base, body, read, trust) : null;
     const index = new Index(data, { base, read });
+    index.signedBy = signedBy;
     await index.loadJobSchema();
     return index;
   }
@@ -61,6 +82,10 @@ export class Index {
   async verified(path, sha256) {
     const { body, data } = await parseFile(this.read, path, this.base);
     if (hex(await globalThis.crypto.subtle.digest("SHA-256", body)) !== sha256) {
+      if (this.signedBy) {
+        throw new PrereqError(`${this.base}/${path} does not match the sha256 in the signed ${ROOT_FILE}: it was changed after signing`,
+          { hint: "do not use this copy of the index; fetch it again from its publisher, or ask them to rebuild it" });
+      }
       throw new PrereqError(`${path} does not match the sha256 in ${ROOT_FILE}`,
         { hint: "the index changed while reading it; run the command again" });
     }

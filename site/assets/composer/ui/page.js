@@ -21,6 +21,8 @@
  *   indexSource    what a job records as its index (extras.prereq.index)
  *   links          whether ?template=NAME and ?add=NAME of the address are followed (the site's page)
  *   newItemUrl     the forge's prefilled new-file page for Share (share.js), or null
+ *   trust          {signers} (sshsig.js's parseAllowedSigners) when the index must be signed by one
+ *                  of them (prereq.yaml's trust.allowed_signers), or null
  * Elements are found inside the root only (a shadow root has its own ids).
  *
  * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
@@ -37,6 +39,7 @@
 
 import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
+import { parseAllowedSigners } from "../index/sshsig.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { bindMark, errorLine, revealLine } from "./editor.js";
 import { EMPTY_JOB, loadDraft, saveDraft } from "./jobfile.js";
@@ -308,7 +311,7 @@ class Composer {
    * link the page was opened with.  A failure here is the caller's to show. */
   async start() {
     const ui = this.ui;
-    this.index = await Index.load(this.host.api, reader(this.host.api));
+    this.index = await Index.load(this.host.api, reader(this.host.api), { trust: this.host.trust || null });
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
     renderFilterOptions(ui, this.index);
@@ -365,6 +368,11 @@ export function mount(root, host) {
   return { api: composer.api(), ready: composer.start() };
 }
 
+/* The index's trust setting from an allowed_signers text (null without one: nothing is verified). */
+export function trustOf(allowedSigners) {
+  return typeof allowedSigners === "string" && allowedSigners.trim() ? { signers: parseAllowedSigners(allowedSigners) } : null;
+}
+
 /* The site's composer page: this site's index, recorded as the site's address (prereq.yaml's
  * site.index_url when it names another). */
 export async function start(root) {
@@ -376,6 +384,7 @@ export async function start(root) {
     indexSource: (configured ? configured.getAttribute("content") : site).replace(/\/+$/, ""),
     links: true,
     newItemUrl: document.querySelector('meta[name="prereq:new-item"]')?.getAttribute("content") || null,
+    trust: trustOf(document.querySelector('meta[name="prereq:allowed-signers"]')?.getAttribute("content")),
   });
   window.prereqComposer = mounted.api; // for debugging and tests; the page itself does not need it
   await mounted.ready;

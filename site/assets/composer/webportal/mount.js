@@ -19,7 +19,7 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { mount } from "../ui/page.js";
+import { mount, trustOf } from "../ui/page.js";
 import { RestServer, jobPageUrl } from "./client.js";
 import { cloneRequest, clonedJob, KeptJobs } from "./clone.js";
 import { ClusterPanel } from "./cluster.js";
@@ -159,7 +159,10 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const store = new UserStore({ server, storage: window.localStorage, keys: window.prereq.keys,
     notify: () => document.dispatchEvent(new CustomEvent("prereq:storage", { detail: { key: "record" } })) });
   const loaded = store.load();
-  const { api: composer, ready } = mount(markup, { ...address, links: false });
+  // The portal's own plugin entry may name who signs the index (allowedSigners, in the entry or its config:
+  // an allowed_signers text): the portal's administrators then trust the index, not whoever serves it.
+  const signers = entry.allowedSigners ?? (entry.config && typeof entry.config === "object" ? entry.config.allowedSigners : null);
+  const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers) });
   const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api });
   const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user),
     submitFrom: typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID };

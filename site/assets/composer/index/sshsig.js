@@ -1,0 +1,123 @@
+/* Verifying an SSH signature (SSHSIG, OpenSSH's PROTOCOL.sshsig) of the index's root in the browser,
+ * as prereq.index.sshsig does with `ssh-keygen -Y verify`: the signature must be by an Ed25519 key an
+ * allowed_signers text lists (for the namespace, when the line restricts it) and match the bytes.
+ * WebCrypto does the cryptography (Ed25519 and SHA-512: Chrome 137+, Firefox 129+, Node 20); other key
+ * types, certificates and validity dates are refused rather than half-checked.
+ *
+ * Folder index/: reading a published index and choosing versions, as prereq.index.
+ * May import: core/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+
+const ARMOUR = /-----BEGIN SSH SIGNATURE-----([\s\S]*?)-----END SSH SIGNATURE-----/;
+const ED25519 = "ssh-ed25519";
+const HASHES = { sha256: "SHA-256", sha512: "SHA-512" };
+const encoder = new TextEncoder();
+
+function base64(text) {
+  const binary = atob(text.replace(/\s+/g, ""));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/* Reads SSH wire strings (uint32 length, bytes) from `bytes`, from `at`. */
+class Wire {
+  constructor(bytes, at = 0) {
+    this.bytes = bytes;
+    this.at = at;
+  }
+
+  string() {
+    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset + this.at);
+    const length = this.at + 4 <= this.bytes.length ? view.getUint32(0) : -1;
+    if (length < 0 || this.at + 4 + length > this.bytes.length) throw new Error("truncated");
+    const value = this.bytes.subarray(this.at + 4, this.at + 4 + length);
+    this.at += 4 + length;
+    return value;
+  }
+
+  text() {
+    return new TextDecoder().decode(this.string());
+  }
+}
+
+function sshString(bytes) {
+  const out = new Uint8Array(4 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length);
+  out.set(bytes, 4);
+  return out;
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  parts.reduce((at, part) => (out.set(part, at), at + part.length), 0);
+  return out;
+}
+
+function same(a, b) {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+/* The fields of an armoured SSHSIG; a PrereqError naming `where` when it is not one. */
+export function parseSignature(armoured, where) {
+  try {
+    const bytes = base64(ARMOUR.exec(armoured)[1]);
+    if (new TextDecoder().decode(bytes.subarray(0, 6)) !== "SSHSIG") throw new Error("no SSHSIG preamble");
+    const wire = new Wire(bytes, 10);
+    if (new DataView(bytes.buffer, bytes.byteOffset + 6).getUint32(0) !== 1) throw new Error("version");
+    const publicKey = wire.string();
+    const [namespace, reserved, hash] = [wire.text(), wire.string(), wire.text()];
+    const signature = new Wire(wire.string());
+    return { publicKey, namespace, reserved, hash, algorithm: signature.text(), signature: signature.string() };
+  } catch {
+    throw new PrereqError(`${where} is not an SSH signature (ssh-keygen -Y sign's armoured SSHSIG)`,
+      { hint: "sign the index again with 'prereq build --sign-key KEY'" });
+  }
+}
+
+/* The lines of an allowed_signers text (ssh-keygen(1), ALLOWED SIGNERS) as {principals, namespaces, key};
+ * a line with options this reader does not check (cert-authority, validity dates) is left out. */
+export function parseAllowedSigners(text) {
+  const signers = [];
+  for (const line of text.split(/\r?\n/)) {
+    const words = line.trim().match(/(?:[^\s"]+|"[^"]*")+/g);
+    if (!words || words[0].startsWith("#")) continue;
+    const keyAt = words.findIndex((word, i) => i > 0 && /^(ssh-|ecdsa-|sk-)/.test(word));
+    if (keyAt < 1 || keyAt + 1 >= words.length) continue;
+    const options = words.slice(1, keyAt).join(",").split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/).filter(Boolean);
+    if (options.some((option) => !/^namespaces=/i.test(option))) continue;
+    const listed = options.find((option) => /^namespaces=/i.test(option));
+    signers.push({
+      principals: words[0].replace(/"/g, ""),
+      namespaces: listed ? listed.slice(11).replace(/"/g, "").split(",") : null,
+      type: words[keyAt],
+      key: base64(words[keyAt + 1]),
+    });
+  }
+  return signers;
+}
+
+/* The principals that signed `message` (bytes) with the armoured `signature` under `namespace`, among
+ * `signers` (parseAllowedSigners'); a PrereqError, naming `where`, when none did. */
+export async function verifySignature(message, signature, { signers, namespace, where }) {
+  const fix = "use an index its publisher signed, or ask them which key signs it now";
+  const parsed = parseSignature(signature, where);
+  const signer = signers.find((s) => same(s.key, parsed.publicKey) && (!s.namespaces || s.namespaces.includes(namespace)));
+  if (!signer) throw new PrereqError(`${where} is not by a key the site's allowed signers list`, { hint: fix });
+  if (parsed.namespace !== namespace) {
+    throw new PrereqError(`${where} signs for ${parsed.namespace}, not for ${namespace}`, { hint: fix });
+  }
+  const keyWire = new Wire(parsed.publicKey);
+  if (keyWire.text() !== ED25519 || parsed.algorithm !== ED25519 || !HASHES[parsed.hash]) {
+    throw new PrereqError(`${where} is not an Ed25519 signature for ${namespace}: the composer cannot check it`,
+      { hint: "sign the index with an Ed25519 key (ssh-keygen -t ed25519)" });
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest(HASHES[parsed.hash], message));
+  const signed = concat([encoder.encode("SSHSIG"), sshString(encoder.encode(namespace)), sshString(parsed.reserved),
+    sshString(encoder.encode(parsed.hash)), sshString(digest)]);
+  const key = await crypto.subtle.importKey("raw", keyWire.string(), { name: "Ed25519" }, false, ["verify"]);
+  if (!(await crypto.subtle.verify({ name: "Ed25519" }, key, parsed.signature, signed))) {
+    throw new PrereqError(`${where} does not match the index: it was changed after signing`, { hint: fix });
+  }
+  return signer.principals;
+}
