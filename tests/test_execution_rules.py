@@ -112,3 +112,20 @@ def test_every_version_of_a_look_alike_catalog_name_is_reported(tmp_path: Path) 
     assert {p.message for p in libraries} == {
         "library name 'array_utils' collides with 'array-utils' (libraries/array-utils/1.0.0.yaml)"
     }
+
+
+def test_a_credential_in_owners_yaml_or_rights_yaml_is_found_where_it_is(tmp_path: Path) -> None:
+    """The catalog publishes owners.yaml's users and teams as groups, and rights.yaml whole: both are
+    scanned as the catalog's files are (PRQ318), a key as well as a value, never showing it."""
+    fixture = next(p for p in EXECUTION_FIXTURE_DIRS if p.name.startswith("PRQ318"))
+    root = tmp_path / "registry"
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns("expected.json"))
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    (root / "owners.yaml").write_text(f"users: [alice, {token}]\n", encoding="utf-8")
+    rights = (root / "rights.yaml").read_text(encoding="utf-8")
+    (root / "rights.yaml").write_text(f"groups:\n  {token}: [alice]\n" + rights, encoding="utf-8")
+    registry = validate(root)
+    result = check_catalog(root, owners=registry.owners, items=registry.items, history=False)
+    found_here = sorted((p.file, p.line) for p in result.problems if p.rule == "PRQ318")
+    assert found_here == [("environments/py-base/1.0.0.yaml", 6), ("owners.yaml", 1), ("rights.yaml", 2)]
+    assert not any(token in p.message for p in result.problems)

@@ -202,3 +202,14 @@ def test_a_rebase_merge_puts_every_commit_on_main_so_the_review_must_see_them(tm
     repo.git("merge", "-q", "--ff-only", "pr")
 
     assert "1.0.3" in _published(repo)["nfs"]
+
+
+def test_a_credential_in_a_catalog_file_added_and_removed_inside_the_pull_request_is_found(tmp_path: Path) -> None:
+    repo = _base(tmp_path)
+    rights = "rights:\n  - {queue: q1, group: data-team, slots: 2, priority: 0}\n"
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    _pr_commits(repo, {"rights.yaml": f"groups:\n  {token}: [alice]\n" + rights}, {"rights.yaml": rights})
+
+    found = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ192")
+
+    assert [file for file, _, _ in found] == ["rights.yaml"]

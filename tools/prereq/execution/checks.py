@@ -16,7 +16,7 @@ from prereq.core.graph import build_graph, cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
 from prereq.execution.records import Catalog, Library, Ref, Source
 from prereq.registry import secrets
-from prereq.registry.loader import Owners, SourceItem
+from prereq.registry.loader import OWNERS_FILE, Owners, SourceItem
 from prereq.registry.rules import Problem, problem
 
 
@@ -291,13 +291,15 @@ def check_environments_left(ctx: CatalogContext) -> Iterator[Problem]:
 
 
 def check_secrets(ctx: CatalogContext) -> Iterator[Problem]:
-    """Every string and key of every catalog file (rights.yaml's too), scanned as items' are (PRQ190): the
-    index publishes the catalog, and the history keeps every version."""
+    """Every string and key of every catalog file (rights.yaml's too) and of owners.yaml (whose users and
+    teams the catalog publishes as groups), scanned as items' are (PRQ190): the index publishes the
+    catalog, and the history keeps every version."""
     catalog = ctx.catalog
     sources = [environment.source for environment in catalog.environments.values()]
     sources += [library.source for library in catalog.libraries.values()]
     sources += [queue.source for queue in catalog.queues.values()]
     sources += [catalog.rights_source] if catalog.rights_source else []
+    sources += [Source(OWNERS_FILE, ctx.owners.source)] if ctx.owners.source else []
     for source in sorted(sources, key=lambda source: source.rel):
         for found in secrets.locate(source.yaml):
             literal = [leak for leak in found.leaks if leak.literal]

@@ -52,15 +52,16 @@ def check_catalog(
     if history:
         problems += published_problems(root, catalog)
     if credentials:
-        problems += _history_credentials(root)
+        problems += history_credentials(root)
     return CatalogResult(catalog=catalog, problems=sorted(set(problems), key=Problem.sort_key))
 
 
-def _history_credentials(root: Path) -> list[Problem]:
-    """PRQ192 for every revision of a catalog file that held a credential, but the working tree's own
-    (PRQ318 points at those)."""
+def history_credentials(root: Path, *, rev: str = "HEAD") -> list[Problem]:
+    """PRQ192 for every revision of a catalog file on the history of ``rev`` that held a credential, but
+    the working tree's own (PRQ318 points at those)."""
     catalog_files = (ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE)
-    return history_problems(root, current=dict(_current_blobs(root, catalog_files)), folders=catalog_files)
+    current = dict(_current_blobs(root, catalog_files))
+    return history_problems(root, current=current, folders=catalog_files, rev=rev)
 
 
 def _current_blobs(root: Path, names: tuple[str, ...]) -> Iterator[tuple[str, str]]:

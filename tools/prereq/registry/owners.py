@@ -37,6 +37,7 @@ class Owners:
     github: dict[str, str] = field(default_factory=dict)  # name -> @login or @org/team
     admins: str | None = None  # the team administering the registry (None: nobody may change trust files)
     self_managed: frozenset[str] = frozenset()  # teams whose members may edit that team's member list
+    source: LoadedYaml | None = field(default=None, compare=False, repr=False)  # as read: scanned (PRQ318)
 
     def known(self, name: str) -> bool:
         return name in self.users or name in self.teams
@@ -91,7 +92,7 @@ def read_owners(loaded: LoadedYaml) -> tuple[Owners, list[Problem]]:
         problems.append(_owners_problem(loaded, ("teams",), "teams must map team names to lists of member names"))
         teams, trusted = {}, False
     # A malformed users or teams list is one problem here, not one on every item's owners.
-    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted)
+    owners = Owners(users=set(users), teams={str(k): list(v) for k, v in teams.items()}, loaded=trusted, source=loaded)
     for team, members in owners.teams.items() if trusted else ():
         for index, member in enumerate(members):
             if member not in owners.users:

@@ -950,9 +950,9 @@ _RULES = [
         "{where} holds {kinds}",
         "never write a credential into the execution catalog: an image's registry login belongs to the cluster, "
         "not to the catalog; remove it and rotate it (it stays readable in the repository's history)",
-        "The execution catalog (environments, libraries, queues, `rights.yaml`) is published in the index and "
-        "its every version kept in the history, so no string or key of it may hold a credential: the same scan "
-        "as PRQ190's.",
+        "The execution catalog (environments, libraries, queues, `rights.yaml`, and the users and teams of "
+        "`owners.yaml`, which it publishes as groups) is published in the index and its every version kept in "
+        "the history, so no string or key of it may hold a credential: the same scan as PRQ190's.",
         guard=True,
     ),
 ]

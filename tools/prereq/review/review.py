@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prereq.core.terminal import Progress, silent
 from prereq.execution.load import RIGHTS_FILE, load_catalog
-from prereq.execution.validate import with_catalog
+from prereq.execution.validate import history_credentials, with_catalog
 from prereq.registry.history import cleared_lines, history_problems
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
@@ -70,7 +70,10 @@ def pull_history_problems(root: Path, base: Base, validation: ValidationResult) 
     sources = [*validation.items.values(), *validation.templates]
     current = {source.rel: source.blob for source in sources}
     cleared = cleared_lines(validation.items, validation.suppressed)
-    return history_problems(root, cleared=cleared, current=current, rev=f"{base.tip}..HEAD")
+    commits = f"{base.tip}..HEAD"
+    return history_problems(root, cleared=cleared, current=current, rev=commits) + history_credentials(
+        root, rev=commits
+    )
 
 
 def review(root: Path, *, base: str, author: str | None = None, progress: Progress = silent) -> ReviewResult:
