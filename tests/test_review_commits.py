@@ -213,3 +213,20 @@ def test_a_credential_in_a_catalog_file_added_and_removed_inside_the_pull_reques
     found = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ192")
 
     assert [file for file, _, _ in found] == ["rights.yaml"]
+
+
+def test_the_final_version_written_differently_in_another_file_is_refused(tmp_path: Path) -> None:
+    """A file of another folder claiming the name is read by the build after the final file once the
+    version leaves the tree: its content would be published under the final version's number."""
+    repo = _base(tmp_path)
+    final = item("nfs", "1.0.3", command="mount-nfs v3")
+    _pr_commits(
+        repo,
+        {"prerequisites/nfs.yaml": final},
+        {"prerequisites/sub/nfs.yaml": item("nfs", "1.0.3", command=CURL)},
+        {"prerequisites/sub/nfs.yaml": None},
+    )
+
+    [(file, _, message)] = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ209")
+
+    assert file == "prerequisites/sub/nfs.yaml" and "other content than the final tree's" in message

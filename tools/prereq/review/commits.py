@@ -92,9 +92,15 @@ def intermediate_problems(base: Base, *, root: Path, head_items: dict[str, Sourc
     found: dict[tuple[str, str, str], Problem] = {}  # one a version: the newest commit holding it
     for held in _items_held(base):
         final = head_items.get(held.name)
+        content = behaviour(held.loaded.data)
         if final is not None and final.data.get("version") == held.version:
-            continue  # the build publishes the final tree's content of this version
-        detail = _detail(base.published.get((held.name, held.version)), behaviour(held.loaded.data), base)
+            # The build keeps the final content of this version: its file's newest revision on the first
+            # parents is the final tree's.  Another file claiming the name may be read after it.
+            if final.rel == held.rel or behaviour(final.data) == content:
+                continue
+            detail: str | None = "with other content than the final tree's, in another file"
+        else:
+            detail = _detail(base.published.get((held.name, held.version)), content, base)
         if detail is not None:
             found.setdefault((held.what, held.name, held.version), _problem(held, base, detail=detail))
     for held in _catalog_held(base.pull_catalog):
