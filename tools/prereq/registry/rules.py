@@ -567,7 +567,9 @@ _RULES = [
         "`SharedAccessSignature=`, `*_PASSWORD=`, `*_TOKEN=`, `*_ACCESS_KEY=` options and `--password VALUE`, "
         "parameters named like credentials, `user:password@` in URLs (not at example hosts), `curl -u "
         "user:pass`, `sshpass -p`, `docker login -p`, `mysql -p`, `aws configure set aws_secret_access_key`, "
-        "a .netrc's `password`, Azure SAS signatures, Hugging Face tokens, a job template's own `secrets:`. "
+        "a .netrc's `password`, `redis-cli -a`, `smbclient -U user%pass`, `az login -p`, `Authorization: Basic` and "
+        "`X-Api-Key:` headers, `*_PASS=`, `*_PWD=`, `SSHPASS=`, `*_STORAGE_KEY=`, Azure SAS signatures, "
+        "Hugging Face tokens, a job template's own `secrets:`. "
         "Mapping keys are scanned too, and a job template's YAML comments (it is published as written). "
         "Secret references "
         "(`<% $secrets.KEY %>`), shell variables, placeholders such as `<password>`, checksums and UUIDs "
@@ -767,9 +769,24 @@ _RULES = [
         "The build publishes every version the base branch's first-parent history holds; merged with a merge "
         "commit or squashed, only the final tree joins that history, but a rebase merge or a fast-forward puts "
         "each commit there. So a version of an item, an environment or a library that a commit holds must be "
-        "the final tree's own (the build keeps the final content of a version the tree holds) or one the base "
-        "already published, as it was published; a version written in one commit and undone in a later one "
-        "is refused, naming the commit.",
+        "the final tree's own (the build keeps the final content of a version the tree holds; another file "
+        "claiming the name must hold that same content) or one the base already publishes, exactly as it "
+        "publishes it, descriptions and tags included (the index shows a version's newest content); a version "
+        "written in one commit and undone in a later one is refused, naming the commit.",
+        guard=True,
+    ),
+    Rule(
+        "PRQ211",
+        "secret-in-commit",
+        E,
+        "commit {commit} holds {kinds} at line {at}: merged, it stays readable in {ref}'s history",
+        "rotate the credential, then rewrite the pull request's commits so that none holds it (squash them, "
+        "or git rebase -i {ref}): removing it in a later commit is not enough",
+        "A review (`prereq validate --base`) scans every file of the registry folder that any commit of the "
+        "pull request wrote, as text: comments, files no loader reads, an intermediate `owners.yaml`. A "
+        "credential one commit adds and a later one removes is still in the history the merge brings to the "
+        "base branch. Unlike the base's own history (PRQ192), a pull request's can still be rewritten before "
+        "it merges. Lines a value scan already reports (PRQ190, PRQ192, PRQ318) are not reported again.",
         guard=True,
     ),
     Rule(

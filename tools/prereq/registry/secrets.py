@@ -112,12 +112,18 @@ _COMMAND_FORMS = (
     ),
     # a line of its own only with a value no word of prose is (a digit or a sign): not `password required`
     (re.compile(rf"^\s*password\s+(?=\S*[^A-Za-z\s]){_VALUE}\s*$"), "a .netrc password", "a .netrc password"),
+    (re.compile(rf"\bredis-cli\b[^;&|\n]*?\s-a\s+{_VALUE}"), "a plain-text password after redis-cli -a", "-a"),
+    (re.compile(rf"\bsmbclient\b[^;&|\n]*?\s-U\s*[\"']?[^\s%\"']+%{_VALUE}"), "a password after smbclient -U", "-U"),
+    (re.compile(rf"\baz\s+login\b[^;&|\n]*?\s-p\s+{_VALUE}"), "a plain-text password after az login -p", "-p"),
+    (re.compile(rf"(?i)\bauthorization:\s*basic\s+{_VALUE}"), "HTTP basic credentials", "Authorization: Basic"),
+    (re.compile(rf"(?i)\bx-api-key:\s*{_VALUE}"), "an API key header", "X-Api-Key:"),
 )
 # Option and variable names whose value is a credential: `password=...`, `AccountKey=...`,
 # `AZURE_STORAGE_ACCESS_KEY=...`, `--password ...`.  A name ends with the credential word.
 _CREDENTIAL_NAME = (
     r"[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key"
-    r"|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret)"
+    r"|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret|storage_?key"
+    r"|sshpass|_pass|_pwd)"
 )
 _NAME_ONLY = re.compile(rf"(?i)(?:{_CREDENTIAL_NAME}|token|secret)")
 _OPTION = re.compile(
@@ -125,7 +131,7 @@ _OPTION = re.compile(
     r"(?:=|\s*:\s*(?=[\"']))(?P<value><%.*?%>|\"[^\"]*\"|'[^']*'|[^\s;&,'\"]*)"
 )
 _LEADING_TEMPLATE = re.compile(r"<%.*?%>")
-_LONG_OPTION = re.compile(r"--(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])")
+_LONG_OPTION = re.compile(r"--(?:[a-z]+-)?(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])")
 _URL_USERINFO = re.compile(r"://(?P<user>[^\s/@:]+):(?P<value><%.*?%>|[^\s/@]+)@(?P<host>[^\s/?#:]+)")
 # Hosts of documentation (RFC 2606) and values that stand for a credential without being one.
 _HOST = re.compile(r"(?:://(?:[^\s/@]*@)?|\bmachine\s+)([^\s/?#:'\"\\]+)")
@@ -218,7 +224,8 @@ def _detected(line: str) -> Iterator[str]:
 # sharedaccesssignature), the commands whose -p is a password, a URL's ``://`` and our own shapes.  Most
 # lines of most items then skip every regex (tests/test_secrets_prefilter.py holds it to every rule).
 _MAYBE = re.compile(
-    rf"{_DETECTOR_HINT.pattern}|(?i:key|pass|token|secret|signature|login|mysql|curl)|://|sig=|hf_|github_pat_|AIza|Bearer"
+    rf"{_DETECTOR_HINT.pattern}|(?i:key|pass|token|secret|signature|login|mysql|curl|redis|smbclient|authoriz|pwd)"
+    r"|://|sig=|hf_|github_pat_|AIza|Bearer"
 )
 
 

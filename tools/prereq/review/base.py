@@ -64,6 +64,7 @@ class Published:
 
     commit: str
     content: str  # the version's behaviour: its keys except the descriptive ones, canonical JSON
+    whole: str = ""  # every key, canonical JSON: what the index shows of it (descriptions, tags too)
 
 
 @dataclass
@@ -82,10 +83,16 @@ class Base:
     catalog: Catalog = field(default_factory=Catalog)  # the execution catalog as of ``commit``
     # Every version of an environment or a library the base branch published, as ``published`` for items.
     catalog_published: dict[tuple[str, Ref], list[Published]] = field(default_factory=dict)
-    # What each commit of the pull request (``tip..HEAD``, merges against each parent) left in the item
-    # folder and the catalog's versioned folders: a rebase merge publishes every one of those states.
-    pull_items: list[FileRevision] = field(default_factory=list)
+    # Every file of the registry folder each commit of the pull request (``tip..HEAD``, merges against
+    # each parent) wrote, and the versions of the catalog among them: a rebase merge publishes every one
+    # of those states.
+    pull_files: list[FileRevision] = field(default_factory=list)
     pull_catalog: list[VersionedRevision] = field(default_factory=list)
+
+
+def canonical(data: dict[str, Any]) -> str:
+    """A version as a whole, for telling whether two are the same, descriptions and all."""
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def behaviour(data: dict[str, Any]) -> str:
@@ -145,7 +152,7 @@ def _catalog_published(repo: Repository, root: Path, tip: str) -> dict[tuple[str
         except YamlLoadError:
             continue  # never valid, so never published
         if isinstance(data, dict) and data.get("name") == entry.ref.name and data.get("version") == entry.ref.version:
-            published = Published(entry.revision.commit, catalog_behaviour(data))
+            published = Published(entry.revision.commit, catalog_behaviour(data), canonical(data))
             found.setdefault((entry.kind, entry.ref), []).append(published)
     return found
 
@@ -163,7 +170,8 @@ def _published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, str], 
             continue  # never valid, so never published
         stem = PurePosixPath(revision.path).stem
         if isinstance(data, dict) and data.get("name") == stem and isinstance(data.get("version"), str):
-            found.setdefault((stem, data["version"]), []).append(Published(revision.commit, behaviour(data)))
+            published = Published(revision.commit, behaviour(data), canonical(data))
+            found.setdefault((stem, data["version"]), []).append(published)
     return found
 
 
@@ -195,6 +203,6 @@ def open_base(root: Path, ref: str) -> Base:
         paths=repo.changed_paths(commit),
         catalog=catalog,
         catalog_published=_catalog_published(repo, root, tip),
-        pull_items=repo.history(root / ITEMS_DIR, rev=f"{tip}..HEAD"),
         pull_catalog=list(versioned_revisions(repo, root, rev=f"{tip}..HEAD", first_parent=False)),
+        pull_files=[revision for revision in repo.history(root, rev=f"{tip}..HEAD") if revision.content is not None],
     )

@@ -20,7 +20,8 @@ from prereq.review.records import Change, Kind
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
 # PRQ316 (an execution catalog entry deleted while in use) is the review's too, checked in ``catalog``.
-# PRQ209 (a version only an intermediate commit holds) is the review's too, checked in ``commits``.
+# PRQ209 (a version only an intermediate commit holds) and PRQ211 (a credential a commit wrote) are the
+# review's too, checked in ``commits``.
 # PRQ210 (a trust file changed by someone who is not an administrator) is checked in ``trust.admins``.
 REVIEW_RULES = (
     "PRQ200",
@@ -34,6 +35,7 @@ REVIEW_RULES = (
     "PRQ208",
     "PRQ209",
     "PRQ210",
+    "PRQ211",
     "PRQ316",
 )
 

@@ -21,7 +21,7 @@ from prereq.review.catalog import catalog_impact, catalog_problems
 from prereq.review.changes import compare, templates_by_name
 from prereq.review.checks import Head, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
-from prereq.review.commits import intermediate_problems
+from prereq.review.commits import commit_secret_problems, intermediate_problems
 from prereq.review.impact import impact
 from prereq.review.records import Change, Kind, ReviewResult
 from prereq.review.trust.admins import review_trust
@@ -89,6 +89,7 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)
     found += intermediate_problems(the_base, root=root, head_items=validation.items)
+    found += commit_secret_problems(the_base, root=root)
     found += pull_history_problems(root, the_base, validation)
     head_catalog = load_catalog(root)[0]
     catalog = catalog_impact(the_base, validation.owners, head_catalog)
