@@ -259,6 +259,28 @@ def test_a_linked_page_in_the_pages_folder_is_not_published(tmp_path: Path) -> N
     assert (out / "ours" / "index.html").is_file() and not (out / "passwd").exists()
 
 
+def test_the_pages_folder_never_replaces_prereq_s_own_scripts(tmp_path: Path) -> None:
+    """A page of the same name replaces a packaged page; a script of the same name would replace the
+    composer's or the portal plugin's checks (the index's signature among them): left out, said."""
+    repo = _started(tmp_path)
+    ours = repo / "docs" / "assets" / "composer" / "ui"
+    ours.mkdir(parents=True)
+    (ours / "start.js").write_text('alert("not the composer")\n', encoding="utf-8")
+    (repo / "docs" / "webportal").mkdir()
+    (repo / "docs" / "webportal" / "prereq-plugin.js").write_text("steal()\n", encoding="utf-8")
+    (repo / "docs" / "assets" / "team.js").write_text("// ours alone\n", encoding="utf-8")
+    (repo / "prereq.yaml").write_text("site:\n  pages: docs\n", encoding="utf-8")
+    _commit(repo)
+    out = repo / "build" / "site"
+    result = build(repo / "registry", out)
+    assert result.built
+    assert "not the composer" not in (out / "assets" / "composer" / "ui" / "start.js").read_text(encoding="utf-8")
+    assert "steal()" not in (out / "webportal" / "prereq-plugin.js").read_text(encoding="utf-8")
+    assert (out / "assets" / "team.js").is_file(), "a file of the repository's own is published"
+    left_out = [w for w in result.warnings if "would replace prereq's own" in w]
+    assert len(left_out) == 2, result.warnings
+
+
 def test_a_shared_entry_keeps_its_plugin_parameters_and_refuses_credentials(tmp_path: Path) -> None:
     """Keys a job hands the plugin become the item's parameters (so <% this.KEY %> finds them); a
     credential in the entry is never written into the registry."""

@@ -91,8 +91,13 @@ def test_adding_oneself_to_a_rights_group_is_refused(tmp_path: Path) -> None:
         ({".github/workflows/ci.yml": "on: push\njobs: {}\n"}, "../.github/workflows/ci.yml", 1),
         ({"prereq.yaml": "title: Registry\n"}, "../prereq.yaml", 1),
         ({"schema/item.schema.json": "{}\n"}, "../schema/item.schema.json", 1),
+        # A site of the repository's own: its hooks run in the publish job, which holds the signing key.
+        ({"mkdocs.yml": "site_name: x\nhooks: [hooks/x.py]\n"}, "../mkdocs.yml", 1),
+        ({"hooks/x.py": "import os\n"}, "../hooks/x.py", 1),
+        # prereq.yaml's site.pages: its files replace the site's own scripts (the portal's plugin too).
+        ({"docs/assets/composer/ui/start.js": "alert(1)\n"}, "../docs/assets/composer/ui/start.js", 1),
     ],
-    ids=["github", "prereq-yaml", "schema"],
+    ids=["github", "prereq-yaml", "schema", "mkdocs-yml", "mkdocs-hook", "site-pages"],
 )
 def test_repository_trust_files_need_an_administrator(tmp_path: Path, beside: dict, file: str, line: int) -> None:
     reviewed = _review(tmp_path, {}, author="carol", beside=beside)
@@ -218,18 +223,16 @@ def test_owners_yaml_names_its_administrators_and_self_managed_teams(make_regist
     assert validate(make_registry({"owners.yaml": bad})).owners.admins is None, "a typo makes no one administrator"
 
 
-def test_codeowners_gives_the_trust_files_to_the_administrators(tmp_path: Path) -> None:
+def test_codeowners_gives_everything_but_the_items_to_the_administrators(tmp_path: Path) -> None:
     handles = OWNERS + 'github:\n  alice: "@alice-gh"\n  data-team: "@org/data"\n'
     for owners, expected in ((handles, "@alice-gh"), (handles + '  admin-team: "@org/admins"\n', "@org/admins")):
         repo = make_pr(tmp_path / expected.strip("@/"), {**BASE, "owners.yaml": owners}, {}, commit_head=False)
         result = validate(repo.root / "registry")
         found = codeowners(repo.root / "registry", result.items, result.owners)
         assert found is not None
-        lines = found.text.splitlines()
-        for path in ("/registry/owners.yaml", "/registry/rights.yaml", "/registry/queues/", "/prereq.yaml",
-                     "/schema/", "/.github/", "/.github/CODEOWNERS"):  # fmt: skip
-            assert f"{path} {expected}" in lines, (path, lines)
-        assert lines[-1] == f"/.github/CODEOWNERS {expected}", "the last match wins in CODEOWNERS"
+        lines = [line for line in found.text.splitlines() if not line.startswith("#")]
+        # The last match wins in CODEOWNERS: the administrators' catch-all first, each item's owners after.
+        assert lines == [f"* {expected}", "/registry/prerequisites/tool.yaml @org/data"]
 
 
 @pytest.mark.parametrize("name", ["a\n* @mallory", "a b", "a#b", "[ab]", "a*", "!a", "a\\b", "a\x00b", "a\x1bb"])
@@ -291,3 +294,14 @@ def test_the_allowed_signers_file_prereq_yaml_names_is_a_trust_file_wherever_it_
     assert _found(reviewed) == [("PRQ210", "../keys/signers", 1)]
     assert not reviewed.impact.trivially_safe
     assert _found(review(repo.root / "registry", base="main", author="alice")) == []
+
+
+def test_job_templates_are_the_administrators_until_they_have_owners(tmp_path: Path) -> None:
+    """A job template runs in every job started from it and names no owners: only an administrator
+    changes one (a pull request rewriting a team's template with a curl | bash passed before)."""
+    template = "protocolVersion: 2\nname: train\ntype: job\ncontributor: data-team\n"
+    base = {**BASE, "templates/train.yaml": template}
+    head = {"templates/train.yaml": template.replace("name: train", "name: train\ndescription: rewritten")}
+    reviewed = _review(tmp_path, head, author="carol", base=base)
+    assert [(rule, file) for rule, file, _ in _found(reviewed)] == [("PRQ210", "templates/train.yaml")]
+    assert _found(review(Path(reviewed.result.root), base="main", author="alice")) == []

@@ -138,9 +138,10 @@ review every pull request changing it:
     alice: "@alice-gh"
     data-team: "@openpai/data-team"
 
-Owners without a handle are left out. The trust files (owners.yaml,
-rights.yaml, environments/, libraries/, queues/, prereq.yaml, schema/,
-.github/ and CODEOWNERS itself) go to the administrators: the handle of
+Owners without a handle are left out. Everything but the items (owners.yaml,
+rights.yaml, the execution catalog, job templates, prereq.yaml, schema/,
+.github/, CODEOWNERS itself, the site's sources) goes to the administrators,
+in a first line '*' that each item's own line overrides: the handle of
 owners.yaml's admins team, else its members' handles. A file name that
 cannot be written safely as a CODEOWNERS path (a space, newline, '#',
 '*', '[', '!', '\\'...) is refused (exit 2), never written.

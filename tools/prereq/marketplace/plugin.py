@@ -249,11 +249,16 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
         return files
 
     def _add_repository_files(self, files: Files, config: MkDocsConfig) -> None:
-        """The repository's own pages (replacing a packaged page of the same name) and its logo."""
+        """The repository's own pages (replacing a packaged page of the same name) and its logo.  A packaged
+        file that is not a page (the composer's and the portal plugin's scripts, styles) is never replaced:
+        those scripts hold the checks users rely on, the signature's among them."""
         if self.config.extra_pages:
             folder = Path(self.config.extra_pages)
             for uri in _extra_pages(folder, every_file=True):
                 existing = files.get_file_from_path(uri)
+                if (existing is not None and not uri.endswith(".md")) or uri == WEBPORTAL_SCRIPT[1]:
+                    log.warning(f"{folder.name}/{uri} would replace prereq's own {uri}: left out")
+                    continue
                 if existing is not None:
                     files.remove(existing)
                 files.append(File(uri, str(folder), config.site_dir, config.use_directory_urls))

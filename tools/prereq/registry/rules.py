@@ -746,9 +746,12 @@ _RULES = [
         "{author} changes the trust file {path} ({what}) but is not an administrator ({admins})",
         "ask an administrator (a member of owners.yaml's admins team{team}) to make or co-author this "
         "change, or split it out into a pull request of its own for them",
-        "The trust files decide who owns what and what runs where: `owners.yaml` (users, teams, handles, "
-        "`admins`), `rights.yaml`, `prereq.yaml`, `schema/`, the execution catalog's `environments/`, "
-        "`libraries/` and `queues/`, and `.github/` (workflows, CODEOWNERS). With `--author`, a change to "
+        "Items have owners, who review them; every other file of the repository is a trust file, the "
+        "administrators': `owners.yaml` (users, teams, handles, `admins`), `rights.yaml`, the execution "
+        "catalog, job templates (they run in jobs and have no owners of their own), `prereq.yaml` and the "
+        "allowed signers it names, `schema/`, `.github/` (workflows, CODEOWNERS) and the site's sources (a "
+        "`mkdocs.yml` runs hooks in the publish job, which holds the signing key; pages and scripts reach "
+        "every user and the portal's plugin). With `--author`, a change to "
         "any of them needs an administrator: a member of the team `owners.yaml` names in `admins:`, as the "
         "base has it (a pull request cannot make itself an administrator). One exception: a team listed in "
         "`self-managed:` may have its own members (on the base) edit that team's member list, and nothing "

@@ -19,8 +19,9 @@ that any file changed outside the item folder withholds.
   intermediate commit holds, which a rebase merge would publish);
 - ``review``: the library API (a registry folder and a base ref in, a ``ReviewResult`` out), with
   PRQ192 over the pull request's own commits;
-- ``trust``: the trust files (owners.yaml, rights.yaml, the catalog, prereq.yaml, schema/, .github/):
-  what each change grants, PRQ210 (an administrator's to change), and the suppressions a change adds;
+- ``trust``: the trust files (every file but the items: owners.yaml, rights.yaml, the catalog, job
+  templates, prereq.yaml, schema/, .github/, the site's sources): what each change grants, PRQ210 (an
+  administrator's to change), and the suppressions a change adds;
 - ``codeowners``: ``.github/CODEOWNERS`` from the items' owners and their GitHub handles, the trust
   files to the administrators, and no path it cannot write safely;
 - ``targets``: where the review writes (the report, CODEOWNERS): never into the registry or .git,

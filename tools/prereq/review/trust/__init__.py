@@ -1,8 +1,9 @@
 """The trust part of a review: the files that decide who owns what and what runs where, and who may
 change them.
 
-- ``files``: which changed paths are trust files (owners.yaml, rights.yaml, the execution catalog,
-  prereq.yaml and the allowed signers it names, schema/, .github/) and what each change grants;
+- ``files``: which changed paths are trust files (every one but an item's: owners.yaml, rights.yaml,
+  the execution catalog, job templates, prereq.yaml, schema/, .github/, the site's sources) and what
+  each change grants;
 - ``admins``: PRQ210 (only an administrator, owners.yaml's admins team on the base, changes them; a
   self-managed team's members edit its member list), the author's grants to themselves, and
   ``review_trust``, which gathers it all for ``review``;

@@ -28,7 +28,6 @@ from prereq.review.trust.files import (
     base_bytes,
     head_bytes,
     registry_path,
-    settings_trust_files,
     trust_changes,
 )
 from prereq.review.trust.suppressions import added_suppressions
@@ -133,8 +132,7 @@ def review_trust(
     repo = Repository.find(root)
     if repo is None:  # open_base found one: only a repository removed meanwhile gets here
         return TrustReview()
-    named = settings_trust_files(root, repo)
-    trust = trust_changes(base, repo, (head.owners, catalog[0]), catalog[1], author=author, named=named)
+    trust = trust_changes(base, repo, (head.owners, catalog[0]), catalog[1], author=author)
     problems = list(check_trust(trust, base, repo, root, author=author)) if author else []
     if author:
         trust += item_self_grants(changes, base, head, prefix=base.prefix, author=author)

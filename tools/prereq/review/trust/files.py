@@ -1,11 +1,13 @@
 """The trust files in a review: which changed paths decide who owns what and what runs where, and what
 each change to them grants, told one by one (team X gains member Y, handle of T changed from A to B).
 
-The trust files are ``owners.yaml`` and ``rights.yaml`` of the registry, its execution catalog
-(``environments/``, ``libraries/``, ``queues/``), and of the repository ``prereq.yaml`` (at its root,
-or any folder above the registry, where the settings are read from), ``schema/`` and ``.github/``.
-Every changed path is known (``Base.paths``); the base's copy of a file comes from git, the head's
-from the working tree, never through a symbolic link in the checkout."""
+Every path of the repository but the registry's items is a trust file: ``owners.yaml`` and
+``rights.yaml``, the execution catalog, job templates (they run in jobs and have no owners of their
+own), ``prereq.yaml`` and the allowed signers it names, ``schema/``, ``.github/`` (the very check), and
+the site's sources (a ``mkdocs.yml`` runs hooks in the publish job, which holds the signing key; pages
+and scripts reach every user and the portal's plugin).  Items have owners, who review them; the rest is
+the administrators'.  Every changed path is known (``Base.paths``); the base's copy of a file comes from
+git, the head's from the working tree, never through a symbolic link in the checkout."""
 
 from __future__ import annotations
 
@@ -14,20 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prereq.core.errors import PrereqError
 from prereq.core.files import link_inside
 from prereq.core.gitrepo import Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.execution.load import RIGHTS_FILE
 from prereq.execution.records import Catalog
+from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.owners import ADMINS, KEYS, SELF_MANAGED, Owners
-from prereq.registry.settings import SETTINGS_FILE, load_settings
 from prereq.review.base import CATALOG_FOLDERS, Base
 from prereq.review.checks import identities
 from prereq.review.records import RightsChange, TrustChange
 
 OWNERS = "owners.yaml"  # the loader's OWNERS_FILE, relative to the registry folder
-REPOSITORY_FOLDERS = (".github/", "schema/")
 
 
 @dataclass(frozen=True)
@@ -56,16 +56,11 @@ def registry_path(path: str, prefix: str) -> str | None:
     return path.removeprefix(prefix + "/") if path.startswith(prefix + "/") else None
 
 
-def is_trust_path(path: str, prefix: str, *, named: frozenset[str] = frozenset()) -> bool:
-    """Whether the repository path ``path`` is a trust file of the registry in the folder ``prefix``, or
-    one of the files ``named`` (repository paths prereq.yaml names, its allowed signers)."""
-    if path.startswith(REPOSITORY_FOLDERS) or path in named:
-        return True
-    folder, _, name = path.rpartition("/")
-    if name == SETTINGS_FILE and (not folder or prefix == folder or prefix.startswith(folder + "/")):
-        return True
+def is_trust_path(path: str, prefix: str) -> bool:
+    """Whether the repository path ``path`` is a trust file of the registry in the folder ``prefix``:
+    anything but an item file."""
     inside = registry_path(path, prefix)
-    return inside is not None and (inside in (OWNERS, RIGHTS_FILE) or inside.startswith(CATALOG_FOLDERS))
+    return inside is None or not inside.startswith(f"{ITEMS_DIR}/")
 
 
 def first_changed_line(before: bytes | None, after: bytes | None) -> int | None:
@@ -214,19 +209,6 @@ def _rights_file(path: str, base: Catalog, head: Catalog, rights: list[RightsCha
     return found
 
 
-def settings_trust_files(root: Path, repo: Repository) -> frozenset[str]:
-    """The repository paths of the files prereq.yaml names as trust (``trust.allowed_signers``: who may
-    sign the index), wherever they are; none when the settings cannot be read (their own change is a
-    trust change, and the validation says what is wrong)."""
-    try:
-        signers = load_settings(root).allowed_signers
-    except PrereqError:
-        return frozenset()
-    if signers is None or not signers.resolve().is_relative_to(repo.root):
-        return frozenset()
-    return frozenset({signers.resolve().relative_to(repo.root).as_posix()})
-
-
 def trust_changes(
     base: Base,
     repo: Repository,
@@ -234,15 +216,13 @@ def trust_changes(
     rights: list[RightsChange],
     *,
     author: str | None,
-    named: frozenset[str] = frozenset(),
 ) -> list[TrustChange]:
-    """Every change to a trust file (``named``: as ``is_trust_path``): the details for owners.yaml and
-    rights.yaml (with the file's first changed line when they say nothing more), one entry for any
-    other file."""
+    """Every change to a trust file: the details for owners.yaml and rights.yaml (with the file's first
+    changed line when they say nothing more), one entry for any other file."""
     owners, catalog = head
     who = Who.of(author, base.registry.owners, owners)
     found: list[TrustChange] = []
-    for path in (p for p in base.paths if is_trust_path(p, base.prefix, named=named)):
+    for path in (p for p in base.paths if is_trust_path(p, base.prefix)):
         before = base_bytes(base, repo, path)
         after = head_bytes(repo.root, path)
         inside = registry_path(path, base.prefix)
