@@ -8,6 +8,11 @@ shown start: the current folder for text (so a terminal or an editor opens them)
 repository root for GitHub's annotations.  JSON paths stay relative to the registry.
 Reporters only format: the CLI prints what they return.
 
+A problem that follows from another (``Problem.consequence_of``: the items a missing one breaks) is
+shown for people once, at its cause, counted with the items it is in; for machines every problem
+stays: JSON marks it ``consequence_of``, GitHub gets it as a notice saying "because" (GitHub shows
+ten error annotations a step: the causes, not their echoes).  What fails validation is unchanged.
+
 May import: prereq.core, prereq.registry.rules and prereq.registry.validate.
 """
 
@@ -44,6 +49,30 @@ def summary(result: ValidationResult) -> str:
     )
 
 
+def _consequences(problems: list[Problem]) -> dict[Problem, list[Problem]]:
+    """The problems shown with each cause that is among ``problems`` itself, by cause."""
+    shown = set(problems)
+    found: dict[Problem, list[Problem]] = {}
+    for p in problems:
+        if p.consequence_of is not None and p.consequence_of in shown:
+            found.setdefault(p.consequence_of, []).append(p)
+    return found
+
+
+MAX_NAMED = 12  # dependents named at a cause; the rest are counted
+
+
+def _following(consequences: list[Problem]) -> str:
+    """``and 24 problems that follow from it, in 11 items: a, b, … and 1 more``."""
+    count = len(consequences)
+    names = list(dict.fromkeys(Path(p.file).stem for p in consequences if p.file))
+    named = ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+    return (
+        f"and {count} problem{'s' * (count != 1)} that follow{'s' * (count == 1)} from it, "
+        f"in {len(names)} item{'s' * (len(names) != 1)}: {named}"
+    )
+
+
 def _shown_path(path: Path, base: Path) -> str:
     try:
         return os.path.relpath(path, base)
@@ -54,14 +83,21 @@ def _shown_path(path: Path, base: Path) -> str:
 def report_text(result: ValidationResult, base: Path) -> str:
     """A line a problem (and one for its hint): what the registry wrote is shown, never obeyed."""
     lines = []
+    consequences = _consequences(result.problems)
+    shown_with = {c for listed in consequences.values() for c in listed}
     for p in result.problems:
+        if p in shown_with:
+            continue
         lines.append(visible(f"{_position(p, result, base)}: {p.rule} {p.severity.value} {p.message}", keep=""))
         if p.hint:
             lines.append(visible(f"    hint: {p.hint}", keep=""))
+        if p in consequences:
+            lines.append(visible(f"    {_following(consequences[p])}", keep=""))
     for silenced in result.suppressed:  # shown, so that nothing is silenced out of sight
         p, by = silenced.problem, silenced.suppression.by
         lines.append(visible(f"{_position(p, result, base)}: {p.rule} suppressed ({by}) {p.message}", keep=""))
-    lines.append(summary(result))
+    collapsed = f"; {len(shown_with)} of them shown at their cause" if shown_with else ""
+    lines.append(summary(result) + collapsed)
     return "\n".join(lines)
 
 
@@ -97,9 +133,16 @@ def report_github(result: ValidationResult, base: Path) -> str:
     ``::notice`` for each suppressed problem (at its line on the diff, so that a reviewer sees what a
     change silences), then the summary."""
     lines = []
+    consequences = _consequences(result.problems)
     for p in result.problems:
+        cause = p.consequence_of
+        if cause is not None and cause in consequences:
+            text = f"{p.message} (because {cause.rule} at {_position(cause, result, base)}: {cause.message})"
+            lines.append(_annotation("notice", p, f"{p.rule} because {cause.rule}", text, result, base))
+            continue
         level = "error" if p.severity is Severity.ERROR else "warning"
-        lines.append(_annotation(level, p, p.rule, f"{p.message} (hint: {p.hint})", result, base))
+        also = f" ({_following(consequences[p])})" if p in consequences else ""
+        lines.append(_annotation(level, p, p.rule, f"{p.message} (hint: {p.hint}){also}", result, base))
     for silenced in result.suppressed:
         p, by = silenced.problem, silenced.suppression.by
         text = f"{p.message} (suppressed by {by})"
@@ -128,12 +171,20 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def markdown_problems(problems: list[Problem], base: Path, root: Path) -> list[str]:
-    """The problems as a table: rule, severity, where (from ``base``), the problem and its fix."""
+    """The problems as a table: rule, severity, where (from ``base``), the problem and its fix; a
+    consequence is counted in its cause's row."""
     rows = []
+    consequences = _consequences(problems)
+    shown_with = {c for listed in consequences.values() for c in listed}
     for p in problems:
+        if p in shown_with:
+            continue
         where = _shown_path(root / p.file, base) if p.file else "(registry)"
         where += f":{p.line}" if p.line is not None else ""
-        rows.append([p.rule, p.severity.value, markdown_cell(where), markdown_cell(p.message), markdown_cell(p.hint)])
+        also = f" ({_following(consequences[p])})" if p in consequences else ""
+        rows.append(
+            [p.rule, p.severity.value, markdown_cell(where), markdown_cell(p.message + also), markdown_cell(p.hint)]
+        )
     return markdown_table(["rule", "severity", "where", "problem", "fix"], rows)
 
 

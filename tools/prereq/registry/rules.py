@@ -51,12 +51,15 @@ class Problem:
     column: int | None
     message: str
     hint: str
+    # The problem this one follows from (an item it cannot find, say), linked after the checks ran:
+    # not part of what a problem is, so equal problems stay equal and the kept ones keep their shape.
+    consequence_of: Problem | None = field(default=None, compare=False, repr=False)
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.file or "", self.line or 0, self.column or 0, self.rule, self.message)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        shown: dict[str, Any] = {
             "rule": self.rule,
             "severity": self.severity.value,
             "file": self.file,
@@ -65,6 +68,10 @@ class Problem:
             "message": self.message,
             "hint": self.hint,
         }
+        cause = self.consequence_of
+        if cause is not None:
+            shown["consequence_of"] = {"rule": cause.rule, "file": cause.file, "line": cause.line}
+        return shown
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -203,7 +210,7 @@ _RULES = [
         "{path} still says TODO",
         "write what the item really is or does there (prereq new and prereq share mark the blanks TODO)",
         "`prereq new` and `prereq share` write valid items whose blanks say TODO; an item still holding one "
-        "in its title, description, tags, license, homepage or uri is not ready to be shared.",
+        'anywhere (a field, the tag `todo`, a command such as `echo "TODO ..."`) is not ready to be shared.',
     ),
     Rule(
         "PRQ120",
@@ -313,9 +320,11 @@ _RULES = [
         "PRQ142",
         "require-range-unmet",
         E,
-        "requires {name}@{range} but {name} is {version}",
-        "widen the range or update {name}",
-        "The required item's version must satisfy the range.",
+        "requires {name}@{range} but no published version of {name} meets it ({name} is {version})",
+        "widen the range, or publish a version of {name} it accepts (published: {published})",
+        "Some published version of the required item must satisfy the range: the working tree's, or one "
+        "the git history publishes. When only an older one does, the item keeps resolving it and "
+        "validation says so in a note instead.",
     ),
     Rule(
         "PRQ143",
@@ -621,7 +630,8 @@ _RULES = [
         E,
         "owner {owner!r} is not in owners.yaml",
         "{fix}",
-        "Every owner must be a user or team listed in `registry/owners.yaml`.",
+        "Every owner must be a user or team listed in `registry/owners.yaml`: its names, never GitHub logins "
+        "(`github:` maps a user or team to its handle; `owners:` names the user or team).",
         guard=True,
     ),
     Rule(
@@ -691,16 +701,20 @@ _RULES = [
         "author-not-owner",
         E,
         "{author} is not among the owners of {name} ({owners}) on the base",
-        "ask an owner ({owners}) to make or approve this change, or to add you (or a team of yours) to "
-        "owners in a change of its own",
+        "{fix}",
         "With `--author`, every modified, renamed or deleted item must list the author, or a team of "
         "`owners.yaml` the author belongs to, among its owners as the base has them (a pull request "
         "cannot grant itself ownership). No live API is called. The author is a user, never a team (a "
         "team counts through its members): a GitHub login matches the user `owners.yaml` gives that "
-        "handle (`github:`), and a user's local name matches only while that user has no handle. In the "
-        "execution catalog the same goes for a modified or deleted environment, library or queue, a new "
-        "version of an environment or a library (its newest version's owners decide), and a changed row "
-        "of `rights.yaml` (its queue's owners decide who gets slots there).",
+        "handle (`github:`); a bare name that is no handle's login also matches the user of that name, "
+        "but `--author @login` (what a pull request's check gives) is a login only, so a user with a "
+        "handle is never matched by a stranger whose login is their local name. The hint names the "
+        "form `owners:` needs: the author's `owners.yaml` user, or the `github:` entry mapping the "
+        "login. In the execution catalog the same goes for a modified or deleted environment, library "
+        "or queue, a new version of an environment or a library (its newest version's owners decide), "
+        "and a changed row of `rights.yaml` (its queue's owners decide who gets slots there).",
+        "ask an owner to make or approve this change, or to add you (your owners.yaml user, or a team of "
+        "yours; a login only through github:) to owners in a change of its own",
         guard=True,
     ),
     Rule(
@@ -708,9 +722,11 @@ _RULES = [
         "new-item-without-author",
         E,
         "the new {what} {name} does not list its author {author} among its owners",
-        "add {author} to owners",
+        "{fix}",
         "With `--author`, a new item lists its author among its owners, so that someone owns it from the start; "
-        "so does a new environment, library or queue of the execution catalog.",
+        "so does a new environment, library or queue of the execution catalog. Owners are `owners.yaml` "
+        "names: the author is listed as the user `owners.yaml` knows them by, never as a GitHub login.",
+        "list the author's owners.yaml user (the user whose github: handle is their login) among owners",
         guard=True,
     ),
     Rule(
@@ -1004,7 +1020,8 @@ def rule_reference_markdown() -> str:
         "# Rule reference",
         "",
         "Every problem `prereq validate` reports carries one of these ids. "
-        "Errors fail validation; warnings fail it only with `--strict`.",
+        "Errors fail validation; so do warnings, unless `prereq.yaml` says `validate: {strict: false}` (or a run "
+        "passes `--no-strict`).",
         "",
         "A problem can be suppressed by a `# prereq: disable=PRQnnn` comment on its line (or alone on the line "
         "above) or by an item's `suppress: [PRQnnn]` (PRQ178), and is still shown in every report, except "

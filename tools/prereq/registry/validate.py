@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,14 +33,24 @@ from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
 from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
+from prereq.registry.checks.causes import link_causes
 from prereq.registry.checks.commands import EarlyLint
+from prereq.registry.checks.published import stays
 from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
 from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 
 CACHE_FOLDER = ".prereq-cache"
-# What else computes what is kept: a new version of any of them is a new identity.
-_LIBRARIES = ("yaml", "yaml._yaml", "detect_secrets", "jsonschema", "jsonschema_rs", "nodesemver")
+# What else computes what is kept, by module, with the distribution that installs it: a new version of
+# any of them is a new identity (yaml._yaml: the same version built without libyaml is another reader).
+_LIBRARIES = {
+    "yaml": "PyYAML",
+    "yaml._yaml": "PyYAML",
+    "detect_secrets": "detect-secrets",
+    "jsonschema": "jsonschema",
+    "jsonschema_rs": "jsonschema-rs",
+    "nodesemver": "node-semver",
+}
 
 
 @dataclass
@@ -86,9 +97,10 @@ def validate_loaded(
         root=registry.root,
         items=ctx.items,
         owners=registry.owners,
-        problems=kept,
+        problems=link_causes(kept, ctx.items),  # after suppressions: a silenced problem is no one's cause
         templates=registry.templates,
         suppressed=suppressed,
+        notes=[str(stay) for stay in stays(registry.root, registry.items, cache=cache)],  # not a problem: said
     )
 
 
@@ -142,22 +154,48 @@ def cache_for(root: Path) -> Cache:
 def identity() -> str:
     """prereq as what computed a kept result: its version, a digest of the code validation runs (the
     packages the registry may import, as the layers allow: core, openpai, registry) and of the schemas,
-    so that an edited checkout is another prereq, and Python's and the libraries' versions."""
+    so that an edited checkout is another prereq, and Python's and the libraries' versions.  Never a
+    path nor a file time: CI restores the cache into a new environment on every run (computed only for a
+    cache, once: 3 ms)."""
     digest = hashlib.sha256()
     package = Path(prereq.__file__).parent
     code = [path for part in ("core", "openpai", "registry") for path in (package / part).rglob("*.py")]
     for path in sorted([package / "__init__.py", *code, *SCHEMA_DIR.glob("*.json")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    libraries = [_installed(name) for name in _LIBRARIES]
+    libraries = [f"{module} {_installed(module, distribution)}" for module, distribution in _LIBRARIES.items()]
     return f"prereq {prereq.__version__} {digest.hexdigest()[:20]} Python {sys.version.split()[0]} {libraries}"
 
 
-def _installed(module: str) -> str:
-    """A library as installed: where its code is, its size and time (found without importing it, nor
-    importlib.metadata: a tenth of a second for both), so that another version is another identity."""
+def _installed(module: str, distribution: str) -> str:
+    """The version of ``distribution`` that installed ``module`` ("-": not installed), read from the name
+    of its ``*.dist-info`` folder beside the module (importing importlib.metadata alone costs 50 ms, a
+    twentieth of a warm run of 10,000 items); importlib.metadata only for another layout (an egg)."""
     spec = importlib.util.find_spec(module)
+    top = importlib.util.find_spec(module.partition(".")[0])
+    if spec is None or top is None or top.origin is None:
+        return "-"
+    folder = Path(top.origin).parent.parent if top.submodule_search_locations else Path(top.origin).parent
+    wanted = _normal(distribution)
+    for entry in _entries(folder):
+        name, _, version = entry.removesuffix(".dist-info").partition("-")
+        if entry.endswith(".dist-info") and _normal(name) == wanted:
+            return version
+    from importlib import metadata  # not a wheel's layout: the standard reader, at its cost
+
     try:
-        stat = Path(spec.origin).stat() if spec and spec.origin else None
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+@lru_cache(maxsize=8)
+def _entries(folder: Path) -> tuple[str, ...]:
+    try:
+        return tuple(os.listdir(folder))
     except OSError:
-        stat = None
-    return f"{module} {spec.origin if spec else '-'} {stat.st_size if stat else 0} {stat.st_mtime_ns if stat else 0}"
+        return ()
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as its folder spells it, compared (PEP 503: case and runs of ``-_.`` aside)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
