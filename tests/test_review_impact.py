@@ -80,7 +80,9 @@ def test_every_dependent_direct_and_transitive_with_its_range(tmp_path: Path) ->
         ("top", ("top", "user", "storage"), "~1.0", "1.1.0", False, "^1"),
     ]
     assert reviewed.impact.templates == {"job": ["top"]}
-    assert "PRQ142" in {p.rule for p in reviewed.result.problems}, "the broken range is the validator's error"
+    # storage 1.0.0 stays published: user keeps resolving it, said, not failed (PRQ142 only when nothing fits)
+    assert "PRQ142" not in {p.rule for p in reviewed.result.problems}
+    assert "user stays on storage 1.0.0: its range ~1.0 excludes 1.1.0" in reviewed.notes
 
 
 def test_a_patch_by_an_owner_that_every_range_accepts_is_trivially_safe(tmp_path: Path) -> None:
@@ -126,8 +128,10 @@ def test_the_report_tells_changes_bumps_dependents_templates_problems_and_verdic
     assert "| top | storage | top → user → storage | ~1.0 (user's) | 1.1.0 | **no** |" in report
     assert "the range that the chain's direct dependent requires of it" in report
     assert "- job: top" in report
-    assert "| PRQ205 | error | prerequisites/storage.yaml:5 |" in report
-    assert "| PRQ142 | error | prerequisites/user.yaml:" in report and "widen the range or update storage" in report
+    assert "| PRQ205 | error | registry/prerequisites/storage.yaml:5 |" in report  # from the repository root
+    assert "or to add bob (or a team of theirs) to its owners" in report  # the hint names the owners.yaml user
+    assert "- user stays on storage 1.0.0: its range ~1.0 excludes 1.1.0" in report
+    assert report.count("user stays on storage 1.0.0") == 1, "said with the dependents, not again as a note"
     assert "**Needs a review**" in report
 
 

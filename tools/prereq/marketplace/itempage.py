@@ -2,7 +2,8 @@
 
 The page stays small however many items the item's closure holds (in a generated 10,000-item
 registry, up to 185): it shows the item's own OpenPAI form, lists the closure (name, version, type,
-link), draws a bounded diagram and shows the first ``DEPENDENTS_SHOWN`` items that require it.  The
+link), draws a bounded diagram and shows the first ``DEPENDENTS_SHOWN`` items that require it, each
+with the version of this item it resolves (an older one when its range excludes the newest).  The
 forms of the items it requires are not on the page: each version's form is a file beside its
 item's page (``form_files``: ``items/NAME/VERSION.yaml``, the entry a job's ``prerequisites`` list
 takes, which the plugin writes), and the page's script (``site/assets/item.js``) fetches those
@@ -158,6 +159,17 @@ def _closure(data: SiteData, version: VersionDocument, item_href: Href) -> list[
     return rows
 
 
+def _dependents(data: SiteData, name: str, required_by: list[str]) -> list[dict[str, str]]:
+    """The first ``DEPENDENTS_SHOWN`` items that require ``name``, each with the version of it their latest
+    version resolves: an older one when their range excludes the newest (they keep resolving it)."""
+    rows = []
+    for dependent in required_by[:DEPENDENTS_SHOWN]:
+        requires = data.document(dependent)["versions"][-1]["requires"]
+        version = next((r["version"] for r in requires if r["name"] == name), "")
+        rows.append({"name": dependent, "version": version})
+    return rows
+
+
 def _graph(
     name: str, version: VersionDocument, closure: list[dict[str, Any]], required_by: list[str], **links: Any
 ) -> Markup:
@@ -177,7 +189,6 @@ def _graph(
 
 def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None = None) -> Markup:
     """The body of ``items/<name>/``; with the site's ``repo_url``, links to the item's file there."""
-    entry = data.entries[name]
     document = data.document(name)
     versions = document["versions"]
     version = versions[-1]
@@ -207,11 +218,12 @@ def render_item(data: SiteData, name: str, href: Href, *, repo_url: str | None =
 
     return Markup(
         _ITEM.render(
-            entry=entry,
+            entry=data.entries[name],
             item=item,
             version=version,
             versions=versions,
             required_by=document["required_by"],
+            dependents=_dependents(data, name, document["required_by"]),
             type_label=data.root["type_labels"].get(item["type"], item["type"]),
             lead=markdown_to_html(lead),
             details=markdown_to_html(details),

@@ -11,14 +11,27 @@ repository may auto-merge those."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from prereq.core.versions import satisfies
 from prereq.openpai import protocol
+from prereq.registry.checks.published import Stay, stays
+from prereq.registry.loader import SourceItem
 from prereq.registry.rules import Problem
 from prereq.review.checks import Head
-from prereq.review.records import AddedSuppression, CatalogImpact, Change, Dependent, Impact, Kind, TrustChange
+from prereq.review.records import (
+    AddedSuppression,
+    CatalogImpact,
+    Change,
+    Dependent,
+    Impact,
+    Kind,
+    ReviewResult,
+    TrustChange,
+)
 
 
 def _requirers(head: Head) -> dict[str, list[tuple[str, str]]]:
@@ -63,6 +76,15 @@ def dependents_of(changed: str, head: Head, *, start: Iterable[str] = ()) -> lis
             found[name] = Dependent(name, changed, chain, *on_changed, requires=spec, deprecated=deprecated)
             queue.append(chain)
     return list(found.values())
+
+
+def staying(dependents: Sequence[Dependent], root: Path, items: Mapping[str, SourceItem]) -> list[Stay]:
+    """The direct dependents whose range the change's version falls outside that keep resolving an older
+    version the history of the registry at ``root`` publishes (one the range excludes entirely is PRQ142)."""
+    excluded = {(d.name, d.changed) for d in dependents if d.direct and not d.satisfied and d.version}
+    if not excluded:
+        return []  # the history is read only when a change leaves a range behind
+    return [stay for stay in stays(root, items.values()) if (stay.item, stay.name) in excluded]
 
 
 def templates_using(names: set[str], head: Head) -> dict[str, list[str]]:
@@ -208,3 +230,20 @@ def impact(
         trust=list(trust),
         suppressions=list(suppressions),
     )
+
+
+def as_publish_sees_it(reviewed: ReviewResult, *, strict: bool) -> ReviewResult:
+    """The review with its verdict held to what publish will do.  One function,
+    ``ValidationResult.failed``, decides the check's exit code and whether ``prereq build`` publishes,
+    both with prereq.yaml's strictness: when warnings alone fail it, the change cannot be trivially
+    safe, or an auto-merged change would stop the publish on main."""
+    result = reviewed.result
+    if not result.failed(strict=strict) or result.failed(strict=False):
+        return reviewed  # it passes, or its errors are among the problems the verdict counts already
+    count = len(result.warnings)
+    reason = (
+        f"{count} warning{'s' * (count != 1)} fail{'s' * (count == 1)} this check and the publish on the base branch "
+        "(validation is strict: prereq.yaml's validate.strict, or --strict)"
+    )
+    held = dataclasses.replace(reviewed.impact, trivially_safe=False, reasons=[*reviewed.impact.reasons, reason])
+    return dataclasses.replace(reviewed, impact=held)

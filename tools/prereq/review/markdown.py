@@ -6,7 +6,12 @@ still fits GitHub's 1 MiB job summary."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from prereq.core.gitrepo import Repository
 from prereq.registry.reporters import markdown_cell, markdown_problems, markdown_table
+from prereq.review.impact import staying
 from prereq.review.records import AddedSuppression, CatalogImpact, Change, Dependent, ReviewResult, TrustChange
 
 
@@ -103,8 +108,12 @@ def _trust_lines(trust: list[TrustChange]) -> list[str]:
     ]
 
 
-def _suppression_lines(added: list[AddedSuppression]) -> list[str]:
-    rows = [[markdown_cell(s.file), str(s.line), markdown_cell(s.rule), markdown_cell(s.by)] for s in added]
+def _suppression_lines(added: list[AddedSuppression], registry: str) -> list[str]:
+    """``registry``: the registry's folder from the repository's root, which the suppressions' files are in."""
+    rows = [
+        [markdown_cell(Path(registry, s.file).as_posix()), str(s.line), markdown_cell(s.rule), markdown_cell(s.by)]
+        for s in added
+    ]
     intro = "Rules this change silences itself (a reviewer decides whether the finding may stand):"
     return ["", "### Suppressions added", "", intro, "", *markdown_table(["file", "line", "rule", "by"], rows)]
 
@@ -118,6 +127,10 @@ _DEPENDENTS_NOTE = (
 def impact_markdown(review: ReviewResult) -> str:
     """The whole report: verdict, changes, dependents, templates, problems with their fixes."""
     impact, root = review.impact, review.result.root
+    shown: list[str] = []  # the dependents that stay on an older version, said with them
+    # Paths from the repository's root, as the GitHub annotations and the trust table give them.
+    repo = Repository.find(root)
+    base = repo.root if repo else root
     errors = sum(p.severity.value == "error" for p in review.result.problems)
     warnings = len(review.result.problems) - errors
     author = f" · author {markdown_cell(review.author)}" if review.author else ""
@@ -134,7 +147,7 @@ def impact_markdown(review: ReviewResult) -> str:
         *_verdict(review),
     ]
     lines += _trust_lines(impact.trust) if impact.trust else []
-    lines += _suppression_lines(impact.suppressions) if impact.suppressions else []
+    lines += _suppression_lines(impact.suppressions, os.path.relpath(root, base)) if impact.suppressions else []
     if impact.changes:
         header = ["change", "what", "name", "version", "bump", "changed keys"]
         lines += ["", "### Changes", "", *markdown_table(header, [_change_row(c) for c in impact.changes])]
@@ -146,14 +159,17 @@ def impact_markdown(review: ReviewResult) -> str:
         header = ["item", "depends on", "how", "range on it", "its version", "in range"]
         lines += ["", "### Dependents", "", *markdown_table(header, [_dependent_row(d) for d in impact.dependents])]
         lines += ["", _DEPENDENTS_NOTE]
+        shown = [str(stay) for stay in staying(impact.dependents, root, review.result.items)]
+        lines += ["", *[f"- {markdown_cell(stay)}" for stay in shown]] if shown else []
     if impact.templates:
         lines += ["", "### Job templates using them", ""]
         lines += [
             f"- {markdown_cell(name)}: {', '.join(markdown_cell(n) for n in uses)}"
             for name, uses in impact.templates.items()
         ]
-    if review.result.problems:  # paths from the registry, as the annotations name them
-        lines += ["", "### Problems", "", *markdown_problems(review.result.problems, root, root)]
-    if review.notes:
-        lines += ["", *[f"_{markdown_cell(note)}_" for note in review.notes]]
+    if review.result.problems:
+        lines += ["", "### Problems", "", *markdown_problems(review.result.problems, base, root)]
+    notes = [note for note in review.notes if note not in shown]  # a dependent's stay: said above
+    if notes:
+        lines += ["", *[f"_{markdown_cell(note)}_" for note in notes]]
     return "\n".join(lines) + "\n"

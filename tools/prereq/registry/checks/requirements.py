@@ -1,23 +1,24 @@
 """The require graph: references, ranges, replacements, cycles and conflicts (PRQ14x).
 
+A range the required item's version falls outside is PRQ142 only when no version it published (its
+history's included, ``published``) meets it: else the dependent keeps resolving an older one.
+
 May import: prereq.core, prereq.openpai.runtime (the plugin prefix), prereq.registry."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 
 from prereq.core.graph import cycles
-from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
+from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
 from prereq.openpai.runtime import PLUGIN_PREFIX
 from prereq.registry.checks.base import Context, at, item_check, registry_check
+from prereq.registry.checks.published import PublishedVersions, stays_on, unmet_ranges
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
 
-_is_version = cache(is_version)  # asked of a target's version for every item that requires it
 
-
-@item_check("PRQ140", "PRQ141", "PRQ142", "PRQ144")
+@item_check("PRQ140", "PRQ141", "PRQ144")
 def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
     require = item.data.get("require")
     for index, text in enumerate(require if isinstance(require, list) else []):
@@ -36,10 +37,6 @@ def check_require(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             fix = f"did you mean {near[0]!r}?" if near else "add the item to the registry, or fix the name"
             yield at(item, path, "PRQ140", name=name, fix=fix)
             continue
-        version = target.data.get("version")
-        # An invalid version is the target's own schema error; do not report it again here.
-        if spec and isinstance(version, str) and _is_version(version) and not satisfies(version, spec):
-            yield at(item, path, "PRQ142", name=name, range=spec, version=version)
         deprecated = target.data.get("deprecated")
         if isinstance(deprecated, dict) and not item.data.get("deprecated"):
             replacement = deprecated.get("replacement")
@@ -88,6 +85,24 @@ def check_conflicts(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, ("conflicts", index), "PRQ146", name=name, fix=fix)
 
 
+@registry_check("PRQ142")
+def check_ranges(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
+    """Each range no published version of its item meets (the history is read only when one is unmet)."""
+    published = PublishedVersions(registry.root, cache=ctx.cache)
+    for unmet in unmet_ranges(registry.items, ctx.items):
+        if stays_on(unmet, published) is None:
+            known = ", ".join(sort_versions([*{*published.of(unmet.name), unmet.version}]))
+            yield at(
+                unmet.item,
+                ("require", unmet.index),
+                "PRQ142",
+                name=unmet.name,
+                range=unmet.range,
+                version=unmet.version,
+                published=known,
+            )
+
+
 @registry_check("PRQ143")
 def check_cycles(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     """Each cycle once, named whole, at the ``require`` entry of its first item that leads on around it
@@ -108,5 +123,6 @@ CHECKS = (
     check_require,
     check_replacement,
     check_conflicts,
+    check_ranges,
     check_cycles,
 )
