@@ -11,11 +11,14 @@ figure (``PREREQ_CACHE``); the build runs without one, so its figures stay those
     .venv/bin/python bench/figures.py                       # sizes 1,000 and 10,000
     .venv/bin/python bench/figures.py --small 1000 --large 10000 --huge 100000 --repeat 3
     .venv/bin/python bench/figures.py --only validation     # the validation figures alone
+    .venv/bin/python bench/figures.py --only restored       # validation as CI runs it, warm
 
 Figures (target in brackets, from the issue):
   validate  wall and CPU vs parsing the same files with CSafeLoader in one process   [≤ 1.5×]
             beside ShellCheck alone on the scripts validation gives it (its floor when cold)
             cold (an empty cache folder) and warm (the cache a cold run left)
+  validate  warm in a fresh environment with the restored cache (``restored.py``), also on a
+            registry whose every command reads parameters of what its item requires  [≤ 1.5×]
   validate  large / small, and huge / large with --huge                            [≤ 11× for 10×]
   build     large / small                                                          [≤ 11×]
   build     peak memory at the large size                                          [≤ 1 GB]
@@ -42,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
+from restored import fresh_environment, restore, restored_command
 
 PYTHON = sys.executable
 PREREQ = [PYTHON, "-c", "import sys; from prereq.cli import main; sys.exit(main(sys.argv[1:]))"]
@@ -122,11 +126,11 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _registry(work: Path, count: int) -> Path:
-    repo = work / f"registry-{count}"
+def _registry(work: Path, count: int, *, parameters: bool = False) -> Path:
+    repo = work / f"registry-{count}{'-parameters' * parameters}"
     if not repo.exists():
         started = time.perf_counter()
-        generate(count, repo)
+        generate(count, repo, parameters=parameters)
         print(f"  (generated {count:,} items in {time.perf_counter() - started:.0f} s)", flush=True)
     return repo / "registry"
 
@@ -190,6 +194,36 @@ def validation_figures(registries: dict[int, Path], *, repeat: int, work: Path) 
     return lines
 
 
+def restored_figures(sizes: list[int], *, repeat: int, work: Path) -> list[str]:
+    """Per size and registry (the usual one, and one whose commands read parameters of what they
+    require): the parse floor and a warm validation in a fresh environment with the cache another
+    environment's cold run left, restored before each run (``restored.py``), interleaved."""
+    lines = []
+    first, second = (fresh_environment(work / name) for name in ("env-saving", "env-restoring"))
+    for n, parameters in itertools.product(sizes, (False, True)):
+        registry = _registry(work, n, parameters=parameters)
+        saved, restored = work / "cache-saved", work / "cache-restored"
+        shutil.rmtree(saved, ignore_errors=True)
+        run(restored_command(first, registry), env=environment(work, PREREQ_CACHE=str(saved)))
+        floor_command = [PYTHON, "-c", PARSE_FLOOR, str(registry)]
+        env = environment(work, PREREQ_CACHE=str(restored))
+        run(floor_command, env=env)
+        floors, warms = [], []
+        for _ in range(repeat):
+            floors.append(run(floor_command, env=env))
+            restore(saved, restored)
+            warms.append(run(restored_command(second, registry), env=env))
+        floor, warm = _median(floors), _median(warms)
+        kind = "every command reading parameters of what it requires" if parameters else "the usual registry"
+        lines.append(
+            f"validate {n:,} warm in a fresh environment with the restored cache ({kind}): {warm.wall:.2f} s wall, "
+            f"{warm.wall / floor.wall:.2f}× the parse floor ({floor.wall:.2f} s; CPU {warm.cpu / floor.cpu:.2f}×), "
+            f"peak {warm.peak_rss / 2**20:,.0f} MB   [target ≤ 1.5×]"
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
 def build_figures(registries: dict[int, Path], *, small: int, large: int, work: Path) -> list[str]:
     lines, builds = [], {}
     for n in (small, large):
@@ -226,12 +260,14 @@ def job_figure(index: Path, *, items: int, repeat: int, work: Path) -> str:
     return line
 
 
-FIGURES = ("validation", "build", "job")
+FIGURES = ("validation", "restored", "build", "job")
 
 
 def figures(*, small: int, large: int, huge: int | None, repeat: int, work: Path, only: str | None) -> list[str]:
     registries = {n: _registry(work, n) for n in (small, large, *([huge] if huge else []))}
     lines = validation_figures(registries, repeat=repeat, work=work) if only in (None, "validation") else []
+    if only in (None, "restored"):
+        lines += restored_figures(list(registries), repeat=repeat, work=work)
     if only in (None, "build", "job"):  # job add reads the large build's index
         lines += build_figures(registries, small=small, large=large, work=work)
     if only in (None, "job"):

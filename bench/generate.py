@@ -4,9 +4,11 @@ parameters, owners and teams, and a git history of version bumps (every version 
 All items validate.  The shape follows the bundled registry: about a fifth storage and datasets
 (data), half setup scripts, a tenth uploaders (output), a tenth docker images; each non-image item
 requires up to three earlier items (chains about ten deep), a tenth define a `mountPoint`
-parameter that their dependents read with `<% this.mountPoint %>`.
+parameter that their dependents read with `<% this.mountPoint %>`.  With ``--parameters`` every
+non-image item defines two (one built from a required item's) and every command reads its own and
+those of each item it requires: the registry where checks across items cost the most.
 
-Usage: .venv/bin/python bench/generate.py N OUT   (OUT must not exist; prints what it made)
+Usage: .venv/bin/python bench/generate.py N OUT [--parameters]   (OUT must not exist; prints what it made)
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _requires(i: int, rng: random.Random) -> list[int]:
     return sorted(p for p in picks if _kind(p) != "dockerimage" and p < i)
 
 
-def item_text(i: int, version: str, rng: random.Random) -> str:
+def item_text(i: int, version: str, rng: random.Random, *, parameters: bool = False) -> str:
     name, kind = _name(i), _kind(i)
     lines = [
         f"name: {name}",
@@ -69,23 +71,35 @@ def item_text(i: int, version: str, rng: random.Random) -> str:
     if requires:
         lines.append("require:")
         lines += [f"  - {_name(r)}@^1.0" for r in requires]
+    commands = _parameter_commands(i, requires, lines) if parameters else _commands(i, version, requires, lines)
+    event = "taskSucceeds" if kind == "output" else "taskStarts"
+    lines += ["plugin: com.microsoft.pai.runtimeplugin.cmd", "failurePolicy: fail", "callbacks:"]
+    lines += [f"  - event: {event}", "    commands:", *(f"      - {command}" for command in commands)]
+    return "\n".join(lines) + "\n"
+
+
+def _commands(i: int, version: str, requires: list[int], lines: list[str]) -> list[str]:
     if i % 10 == 0:
         lines += ["parameters:", f"  mountPoint: /mnt/bench/{i}"]
     # Read from the item itself or from its only requirement: never two definitions at one distance.
     reads_mount = i % 10 == 0 or (len(requires) == 1 and requires[0] % 10 == 0)
     mount = "<% this.mountPoint %>" if reads_mount else "/tmp"
-    event = "taskSucceeds" if kind == "output" else "taskStarts"
-    lines += [
-        "plugin: com.microsoft.pai.runtimeplugin.cmd",
-        "failurePolicy: fail",
-        "callbacks:",
-        f"  - event: {event}",
-        "    commands:",
-        f"      - export ITEM_{i}_DIR={mount}/{name}",
-        f'      - mkdir -p "$ITEM_{i}_DIR"',
-        f'      - echo "{name} {version} ready in $ITEM_{i}_DIR"',
+    name = _name(i)
+    return [
+        f"export ITEM_{i}_DIR={mount}/{name}",
+        f'mkdir -p "$ITEM_{i}_DIR"',
+        f'echo "{name} {version} ready in $ITEM_{i}_DIR"',
     ]
-    return "\n".join(lines) + "\n"
+
+
+def _parameter_commands(i: int, requires: list[int], lines: list[str]) -> list[str]:
+    """Parameters named after the item (one definition each: never ambiguous), the second built from the
+    first required item's; a command per required item reading its parameter, each command reading one."""
+    base = f"<% this.dir{requires[0]} %>" if requires else "/mnt/bench"
+    lines += ["parameters:", f"  dir{i}: /mnt/bench/{i}", f'  data{i}: "{base}/data-{i}"']
+    commands = [f"export ITEM_{i}_DIR=<% this.dir{i} %>", f'mkdir -p "<% this.data{i} %>"']
+    commands += [f'ln -sfn "<% this.dir{r} %>" "$ITEM_{i}_DIR/from-{r}"' for r in requires]
+    return commands
 
 
 def _owners() -> str:
@@ -98,9 +112,10 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
 
 
-def generate(count: int, out: Path) -> dict[str, int]:
+def generate(count: int, out: Path, *, parameters: bool = False) -> dict[str, int]:
     """Write the registry under ``out/registry`` in three commits: every item at 1.0.0, then a tenth at
-    1.1.0, then a twentieth at 1.2.0.  Returns counts of what was made."""
+    1.1.0, then a twentieth at 1.2.0 (``parameters``: see the module's docstring).  Returns counts of
+    what was made."""
     items = out / "registry" / "prerequisites"
     items.mkdir(parents=True)
     (out / "registry" / "owners.yaml").write_text(_owners(), encoding="utf-8")
@@ -109,7 +124,8 @@ def generate(count: int, out: Path) -> dict[str, int]:
     for step, (version, every) in enumerate([("1.0.0", 1), ("1.1.0", 10), ("1.2.0", 20)], start=1):
         for i in range(0, count, every):
             # Seeded by the item's number: every version of an item has the same shape.
-            (items / f"{_name(i)}.yaml").write_text(item_text(i, version, random.Random(i)), encoding="utf-8")
+            text = item_text(i, version, random.Random(i), parameters=parameters)
+            (items / f"{_name(i)}.yaml").write_text(text, encoding="utf-8")
             versions += 1
         _git(out, "add", "-A")
         date = f"2026-01-0{step}T00:00:00+00:00"
@@ -121,12 +137,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("count", type=int, help="how many items")
     parser.add_argument("out", type=Path, help="a folder to create")
+    parser.add_argument("--parameters", action="store_true", help="every command reads parameters of what it requires")
     args = parser.parse_args()
     if args.out.exists():
         print(f"generate: {args.out} exists; pass a new folder", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    made = generate(args.count, args.out)
+    made = generate(args.count, args.out, parameters=args.parameters)
     print(
         f"generated {made['items']} items, {made['versions']} versions in {made['commits']} commits "
         f"under {args.out} ({time.perf_counter() - started:.1f} s)"

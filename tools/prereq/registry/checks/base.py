@@ -5,7 +5,9 @@ A check is a small function decorated with ``item_check(*ids)`` (run once per it
 nothing but that file: its problems are kept across runs by the file's content and path) or
 ``registry_check(*ids)`` (once per registry); ``run_checks`` refuses a problem whose id
 its check did not declare, and a test holds every rule of the table to exactly the
-checks (or the loader) that declare it.
+checks (or the loader) that declare it.  The checks across items ``run_checks`` keeps by
+``Context.closure_key`` read only an item and what it requires, directly or not; those that run once
+per registry skip the files ``Context.kept`` names (``Context.fresh``).
 
 May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas.
 """
@@ -14,21 +16,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from prereq.core import placeholders
 from prereq.core.files import NO_CACHE, Cache, shaped
-from prereq.core.graph import build_graph, lookup_parameter, reachable_union
+from prereq.core.graph import Graph, build_graph, lookup_parameter, reachable_union
 from prereq.openpai import forms, runtime, shelllint, shellvars
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
 from prereq.registry.rules import Problem, problem
-
-if TYPE_CHECKING:
-    from prereq.core.graph import Graph
 
 Entry = tuple[tuple[Any, ...], str]  # a command and where it is in its file
 T = TypeVar("T")
@@ -50,12 +49,64 @@ class Context:
     graph: Graph
     cache: Cache = NO_CACHE  # what earlier runs read of files and scripts
     facts: dict[str, dict[str, bool]] = field(default_factory=dict)  # by file, as an earlier run found them
+    kept: frozenset[str] = frozenset()  # files whose checks across items an earlier run's results stand for
+    rechecked: frozenset[str] | None = None  # the names of the other files (None: every item's)
+    unsure: set[str] = field(default_factory=set)  # files a tool could not read this run: nothing kept of them
     _schema_issues: dict[str, list[schemas.SchemaIssue]] = field(default_factory=dict)
     _forms: dict[str, dict[str, Any] | forms.PlaceholderError] = field(default_factory=dict)
     _blocks: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)
     _shell_blocks: dict[str, dict[str, list[Entry]] | None] = field(default_factory=dict)
     _requires: dict[str, list[str]] = field(default_factory=dict)
+    _exports: dict[str, list[str]] = field(default_factory=dict)
     _lint_scripts: dict[tuple[str, ...], shelllint.Script] = field(default_factory=dict)
+
+    def fresh(self, item: SourceItem) -> bool:
+        """The checks across items look at this file this run (its results were not kept)."""
+        return item.rel not in self.kept
+
+    def closure_key(self, item: SourceItem) -> str | None:
+        """A digest of the file and of every file its item requires, directly or not, as this registry
+        resolves their names (an item added under a required name, or another file claiming it, changes
+        it): what a check across items reads of the registry.  None for a file without a digest."""
+        below = self._node_keys.get(item.name, "")
+        if not (item.digest and below):
+            return None
+        return hashlib.sha256(f"{item.rel}\0{item.digest}\0{below}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    @cached_property
+    def _node_keys(self) -> dict[str, str]:
+        """Each item's digest of itself and everything below it, a component at a time after those it
+        reaches (linear: per item, walking every closure is quadratic in the length of require chains);
+        "" where a file has no digest, and above it."""
+        keys: dict[str, str] = {}
+        for members in self.graph.components:
+            inside = set(members)
+            below = {keys[child] for name in members for child in self.graph.successors[name] if child not in inside}
+            gaps = "" in below or any(not self.items[name].digest for name in members)
+            files = sorted(f"{name}\0{self.items[name].rel}\0{self.items[name].digest}" for name in members)
+            text = "\0".join([*files, "", *sorted(below)]).encode("utf-8", "surrogatepass")
+            keys.update(dict.fromkeys(members, "" if gaps else hashlib.sha256(text).hexdigest()))
+        return keys
+
+    @cached_property
+    def _needed(self) -> list[str]:
+        """The items the checks across items read this run: those they check, and all they require."""
+        if self.rechecked is None:
+            return list(self.graph.successors)
+        seen, todo = set(), [name for name in self.rechecked if name in self.items]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo += self.graph.successors[name]
+        return [name for name in self.graph.successors if name in seen]  # in the graph's order
+
+    def reached(self, own: Callable[[str], Iterable[str]]) -> dict[str, frozenset[str]]:
+        """``reachable_union`` of ``own`` (asked once per item) over the items this run reads across items
+        (a warm run's few, a cold run's every one)."""
+        needed = self._needed
+        graph = Graph({name: self.graph.successors[name] for name in needed})  # closed under requiring
+        return reachable_union(graph, {name: own(name) for name in needed})
 
     def requires_of(self, name: str) -> list[str]:
         """What the item ``name`` requires that the registry has (its ranges parsed once)."""
@@ -154,20 +205,25 @@ class Context:
         shelf.put(digest, kept)
         return read(kept)
 
+    def exports_of(self, name: str) -> list[str]:
+        """The variables the start commands of the item ``name`` export (none: not an item)."""
+        if name not in self._exports:
+            item = self.items.get(name)
+            texts = [command for _, command in self.blocks(item)[runtime.START]] if item else []
+            found = partial(shellvars.exported_variables, texts)
+            self._exports[name] = self.remembered("shell-exports", texts, found, names) if texts else []
+        return self._exports[name]
+
     @cached_property
     def exports(self) -> dict[str, list[str]]:
         """The variables each item's start commands export."""
-        exports = {}
-        for name, item in self.items.items():
-            texts = [command for _, command in self.blocks(item)[runtime.START]]
-            exports[name] = self.remembered("shell-exports", texts, partial(shellvars.exported_variables, texts), names)
-        return exports
+        return {name: self.exports_of(name) for name in self.items}
 
     @cached_property
     def exported_below(self) -> dict[str, frozenset[str]]:
-        """The variables exported by everything each item requires, directly or not (computed once for
-        the whole graph: per item, this walk made validation quadratic in the length of require chains)."""
-        return reachable_union(self.graph, self.exports)
+        """The variables exported by everything each item read across items requires, directly or not
+        (computed once for the graph: per item, this walk made validation quadratic in chain lengths)."""
+        return self.reached(self.exports_of)
 
     @cached_property
     def parameters(self) -> dict[str, dict[str, Any]]:

@@ -6,15 +6,17 @@ May import: prereq.core, prereq.openpai, prereq.registry."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable, Collection, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from prereq.core import placeholders
 from prereq.core.files import Cache, shaped
-from prereq.core.graph import lookup_parameter, reachable_union
+from prereq.core.graph import lookup_parameter
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import bashsyntax, forms, runtime, shellhints, shelllint, shellvars
+from prereq.openpai.shelllint import tool_identity
 from prereq.registry import schemas
 from prereq.registry.checks.base import Context, Entry, at, item_check, names, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
@@ -49,7 +51,7 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
     ShellCheck reads every item's blocks and every job template's task roles in one run, so that
     job_templates' and check_shell's readings of the same scripts are the cached ones."""
     blocks: list[tuple[SourceItem, str, list[Entry], str | None]] = []
-    for item in registry.items:
+    for item in filter(ctx.fresh, registry.items):
         raw, rendered = ctx.blocks(item), ctx.shell_blocks(item)
         for event in (runtime.START, runtime.SUCCEED):
             lint = ctx.lint_script(rendered[event]).text if rendered and raw[event] else None
@@ -59,6 +61,7 @@ def check_variables(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]
     readings = dict(zip(texts, shelllint.lint_scripts(texts + roles, cache=ctx.cache), strict=False))
     for item, event, entries, lint in blocks:
         reading = readings[lint] if lint is not None else shelllint.Lint()
+        _unread(ctx, item, reading if lint is not None else None)
         yield from unset_variables(
             ctx, item, event, entries, known=partial(_flowing_in, ctx, item, event), lint=reading
         )
@@ -68,7 +71,22 @@ def _flowing_in(ctx: Context, item: SourceItem, event: str) -> set[str]:
     """What reaches a block of the item from elsewhere: what everything it requires exports, and for its
     succeed commands what its own start commands export."""
     known = set(ctx.exported_below.get(item.name, ()))
-    return known | set(ctx.exports.get(item.name, [])) if event == runtime.SUCCEED else known
+    return known | set(ctx.exports_of(item.name)) if event == runtime.SUCCEED else known
+
+
+def _unread(ctx: Context, item: SourceItem, lint: shelllint.Lint | None) -> None:
+    """A script of the item an installed ShellCheck gave no reading of (a run past its time may read it
+    next time): what the checks found of the item this run is not kept."""
+    if lint is not None and not lint.read and shelllint.available():
+        ctx.unsure.add(item.rel)
+
+
+def shell_tools() -> str:
+    """What the shell checks' findings depend on besides the scripts: the ShellCheck and bash programs
+    (as ``shelllint`` and ``bashsyntax`` key their own readings)."""
+    binary = shelllint.shellcheck_binary()
+    lint = tool_identity(binary, sorted(shelllint.IGNORED_CODES), shelllint.MAX_LINT_NESTING) if binary else "-"
+    return f"ShellCheck {lint} bash {tool_identity(shutil.which('bash') or 'bash', bashsyntax.BATCH)}"
 
 
 def unset_variables(
@@ -166,7 +184,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     ShellCheck run)."""
     blocks = [
         (item, event, entries, str(item.data.get("failurePolicy", "fail")))
-        for item in ctx.items.values()
+        for item in filter(ctx.fresh, ctx.items.values())
         for event, entries in (ctx.shell_blocks(item) or {}).items()
         if entries
     ]
@@ -179,6 +197,7 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     for (item, event, entries, _), script, errors, lint_script, findings in zip(
         blocks, run, syntax, lint, linted, strict=True
     ):
+        _unread(ctx, item, findings)
         for issue in errors:
             yield _shell_problem(item, entries, script, issue, "PRQ172", event=event)
         for issue in findings.findings if not errors else ():
@@ -187,8 +206,9 @@ def check_shell(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
 
 def lint_texts(registry: LoadedRegistry, ctx: Context) -> list[str]:
     """Every script ShellCheck reads for ``check_variables`` and ``check_shell``: each block of commands
-    the shell checks read, and each job template's task role commands."""
-    blocks = [entries for item in registry.items for entries in (ctx.shell_blocks(item) or {}).values() if entries]
+    the shell checks read (of the files they look at this run), and each job template's task role commands."""
+    fresh = filter(ctx.fresh, registry.items)
+    blocks = [entries for item in fresh for entries in (ctx.shell_blocks(item) or {}).values() if entries]
     blocks += [entries for _, _, entries, _ in _task_role_blocks(registry)]
     return [ctx.lint_script(entries).text for entries in blocks]
 
@@ -265,25 +285,30 @@ def _shell_problem(
 @registry_check("PRQ174", "PRQ175", "PRQ176", "PRQ177")
 def check_pipeline(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
     """Downloads and ``cd`` into folders nothing created, ``curl | sh`` over http, ``rm -r $EMPTY/``.
-    The folders each item creates are gathered once for the whole graph (per item, following every
-    require chain would be quadratic in their length), when a block needs them; what each text's
-    reading finds is kept across runs (``_hints``)."""
-    blocks = {name: shell for name, item in ctx.items.items() if (shell := ctx.shell_blocks(item)) is not None}
-    texts = {
-        name: {event: "\n".join(shelllint.as_shell(c) for _, c in entries) for event, entries in events.items()}
-        for name, events in blocks.items()
+    The folders each item creates are gathered once for the graph (per item, following every require
+    chain would be quadratic in their length), when a block needs them; what each text's reading finds
+    is kept across runs (``_hints``)."""
+    blocks = {
+        name: shell
+        for name, item in ctx.items.items()
+        if ctx.fresh(item) and (shell := ctx.shell_blocks(item)) is not None
     }
-    made: dict[str, list[str]] = {}
-    below: dict[str, frozenset[str]] = {}
+    texts = {name: {event: _text(entries) for event, entries in events.items()} for name, events in blocks.items()}
+
+    @cache
+    def made(name: str) -> list[str]:
+        shell = ctx.shell_blocks(ctx.items[name])
+        return _created(ctx, _text(shell[runtime.START])) if shell is not None else []
+
+    @cache
+    def below() -> dict[str, frozenset[str]]:
+        return ctx.reached(made)
 
     def created(name: str, event: str) -> set[str]:
         """The folders made before a block runs: by what the item requires, and for its succeed
         commands by its own start commands (gathered only when a block needs to know)."""
-        if not made:
-            made.update({other: _created(ctx, events[runtime.START]) for other, events in texts.items()})
-            below.update(reachable_union(ctx.graph, made))
-        folders = set(below.get(name, ()))
-        return folders | set(made[name]) if event == runtime.SUCCEED else folders
+        folders = set(below().get(name, ()))
+        return folders | set(made(name)) if event == runtime.SUCCEED else folders
 
     for name, events in blocks.items():
         item = ctx.items[name]
@@ -292,6 +317,10 @@ def check_pipeline(registry: LoadedRegistry, ctx: Context) -> Iterator[Problem]:
                 index, offset = _command_at(entries, hint.offset)
                 line, column = command_line(item, entries[index][0], entries[index][1], offset)
                 yield problem(hint.rule, file=item.rel, line=line, column=column, **dict(hint.details))
+
+
+def _text(entries: list[Entry]) -> str:
+    return "\n".join(shelllint.as_shell(c) for _, c in entries)
 
 
 def _created(ctx: Context, text: str) -> list[str]:
