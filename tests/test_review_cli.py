@@ -98,3 +98,19 @@ def test_publishing_the_registry_a_review_passed_counts_one_item_as_one(tmp_path
     out = tmp_path / "site"
     assert cli.main(["build", "--registry", str(repo.root / "registry"), "--out", str(out), "--no-site"]) == 0
     assert f"published 1 item to {out} (commit " in capsys.readouterr().out
+
+
+def test_the_impact_report_names_files_from_the_repository_root_like_the_annotations(
+    pr, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Issue 28: the report said prerequisites/tool2.yaml where every other format says registry/...;
+    run from inside the registry, so that neither the current folder nor the registry is the base."""
+    monkeypatch.chdir(pr.root / "registry" / "prerequisites")
+    out = tmp_path / "impact.md"
+    assert cli.main(["validate", "--base", "main", "--format", "github", "--report", str(out)]) == 1
+    annotated = {
+        line.split("file=")[1].split(",")[0] for line in capsys.readouterr().out.splitlines() if "file=" in line
+    }
+    assert annotated == {"registry/prerequisites/tool2.yaml"}
+    rows = [line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| PRQ")]
+    assert rows and all(f"| {path}:" in row for row in rows for path in annotated), rows

@@ -121,9 +121,10 @@ def test_an_author_is_known_by_their_github_login(tmp_path: Path) -> None:
     assert rules("bob") == ["PRQ205"]
 
 
-def test_an_author_is_a_user_never_a_team_nor_a_local_name_that_has_a_handle(tmp_path: Path) -> None:
-    """Anyone can open a pull request as the login 'alice' or name themselves after a team: only the
-    handle owners.yaml gives a user says who they are (a user without a handle goes by their name)."""
+def test_an_author_is_a_user_never_a_team_nor_a_login_that_is_a_local_name(tmp_path: Path) -> None:
+    """Anyone can open a pull request as the login 'alice' or name themselves after a team: as a login
+    ('@', as a pull request's check gives it) only the handle owners.yaml gives a user says who they are
+    (a user without a handle goes by their name); a bare 'alice' at her own terminal is the file's alice."""
     base = {"owners.yaml": HANDLES, **ITEMS, "prerequisites/teams.yaml": item("teams", owners="[data-team]")}
     head = {
         "prerequisites/mine.yaml": item("mine", "1.0.1", owners="[alice, data-team]", command="echo 2"),
@@ -135,11 +136,12 @@ def test_an_author_is_a_user_never_a_team_nor_a_local_name_that_has_a_handle(tmp
         found = review(repo.root / "registry", base="main", author=author).review_problems
         return [p.rule for p in found if p.rule != "PRQ207"]
 
-    for impostor in ("alice", "@alice", "data-team", "example-org/data", "@example-org/data"):
+    for impostor in ("@alice", "data-team", "example-org/data", "@example-org/data"):
         assert rules(impostor) == ["PRQ205", "PRQ205"], impostor
     assert rules("carol") == [], "carol has no handle: her name, and data-team's membership, count"
     assert rules("alice-gh") == [], "alice through her handle, data-team through her membership"
-    reviewed = review(repo.root / "registry", base="main", author="alice")
+    assert rules("alice") == [], "owners.yaml's own name for her, given bare"
+    reviewed = review(repo.root / "registry", base="main", author="@alice")
     assert any("not changed by one of its owners" in r for r in reviewed.impact.reasons)
 
 
@@ -155,3 +157,86 @@ def test_the_bundled_registrys_codeowners_is_up_to_date() -> None:
     result = validate(REPO / "registry")
     found = codeowners(REPO / "registry", result.items, result.owners)
     assert found is not None and found.up_to_date, "run 'prereq codeowners' and commit .github/CODEOWNERS"
+
+
+def test_a_team_without_a_handle_is_asked_through_its_members_handles(tmp_path: Path) -> None:
+    owners = OWNERS + 'github:\n  alice: "@alice-gh"\n  carol: "@carol-gh"\n'  # data-team: alice, carol
+    files = {
+        "owners.yaml": owners,
+        "prerequisites/team.yaml": item("team", owners="[data-team]"),
+        "prerequisites/both.yaml": item("both", owners="[alice, data-team]"),
+        "prerequisites/bobs.yaml": item("bobs", owners="[bob]"),
+    }
+    repo = make_pr(tmp_path / "repo", files, {}, commit_head=False)
+    result = validate(repo.root / "registry")
+    found = codeowners(repo.root / "registry", result.items, result.owners)
+    assert found is not None
+    lines = found.text.splitlines()
+    assert "/registry/prerequisites/team.yaml @alice-gh @carol-gh" in lines
+    assert "/registry/prerequisites/both.yaml @alice-gh @carol-gh" in lines  # each handle once
+    assert "# /registry/prerequisites/bobs.yaml: no owner has a handle" in lines
+
+
+JOB = (  # a job's hand-written prerequisite, for prereq share
+    "prerequisites:\n  - name: setup\n    type: script\n    plugin: com.microsoft.pai.runtimeplugin.cmd\n"
+    "    callbacks:\n      - event: taskStarts\n        commands: [echo hi]\n"
+)
+
+
+def _handles_repo(tmp_path: Path, capsys, monkeypatch) -> Path:
+    """A registry started by 'prereq init' whose owners.yaml then gives a handle, CODEOWNERS committed."""
+    from gitrepo import GitRepo
+
+    repo = GitRepo(tmp_path / "team")
+    monkeypatch.chdir(repo.root)
+    assert cli.main(["init", "--owner", "alice"]) == 0
+    assert "CODEOWNERS" not in capsys.readouterr().out, "no handle yet: nothing to keep in step"
+    owners = repo.root / "registry" / "owners.yaml"
+    owners.write_text(owners.read_text(encoding="utf-8") + 'github:\n  alice: "@alice-gh"\n', encoding="utf-8")
+    assert cli.main(["codeowners"]) == 0
+    capsys.readouterr()
+    return repo.root
+
+
+def test_new_and_share_keep_codeowners_in_step(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = _handles_repo(tmp_path, capsys, monkeypatch)
+    assert cli.main(["new", "tool", "--type", "script"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("updated .github/CODEOWNERS: commit it with the item")
+    assert "/registry/prerequisites/tool.yaml @alice-gh" in (root / ".github" / "CODEOWNERS").read_text("utf-8")
+    job = tmp_path / "job.yaml"
+    job.write_text(JOB, encoding="utf-8")
+    assert cli.main(["share", str(job), "setup"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("updated .github/CODEOWNERS: commit it with the item")
+    # what share left is what validate says: the same warnings, and never a stale CODEOWNERS (PRQ207)
+    assert "left to fix:" in out and "PRQ114" in out and "other problem" in out  # tool's TODOs
+    assert cli.main(["codeowners", "--check"]) == 0
+    assert cli.main(["validate", "--no-strict"]) == 0
+    assert "PRQ207" not in capsys.readouterr().out
+
+
+def test_share_counts_the_problems_validate_finds_elsewhere(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = _handles_repo(tmp_path, capsys, monkeypatch)
+    (root / "registry" / "prerequisites" / "broken.yaml").write_text(item("broken", owners="[nobody]"), "utf-8")
+    job = tmp_path / "job.yaml"
+    job.write_text(JOB, encoding="utf-8")
+    assert cli.main(["share", str(job), "setup"]) == 0
+    out = capsys.readouterr().out
+    assert "it validates" not in out and "the registry has 1 other problem: run prereq validate" in out
+
+
+def test_when_codeowners_cannot_be_written_the_last_line_says_what_to_run(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = _handles_repo(tmp_path, capsys, monkeypatch)
+    (root / ".github" / "CODEOWNERS").unlink()
+    (root / ".github" / "CODEOWNERS").symlink_to(tmp_path / "elsewhere")
+    assert cli.main(["new", "tool", "--type", "script"]) == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("then: prereq codeowners (.github/CODEOWNERS is out of date and was not written:")
+    assert "symbolic link" in last and not (tmp_path / "elsewhere").exists()
+
+
+def test_init_leaves_nothing_stale(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = _handles_repo(tmp_path, capsys, monkeypatch)
+    assert cli.main(["validate"]) == 0
+    assert cli.main(["codeowners", "--check"]) == 0 and (root / ".github" / "CODEOWNERS").is_file()

@@ -13,6 +13,7 @@ from prereq.core.yamlload import dump_yaml
 from prereq.index import sshsig
 from prereq.index.reader import Index, index_source
 from prereq.index.trust import SIGN_KEY_VARIABLE, sign_index, trust_setting
+from prereq.jobs.operations import unknown_item
 from prereq.marketplace.publish import build
 from prereq.registry.reporters import report
 
@@ -20,7 +21,10 @@ BUILD_HELP = """\
 Validate the registry, then publish it: the JSON index under OUT/api/v1 and
 the marketplace site in OUT.  A registry with errors is not published, and a
 failed build leaves the previous OUT untouched (everything is written to a
-temporary folder and moved into place at the end).
+temporary folder and moved into place at the end).  Warnings stop it too while
+validation is strict: prereq.yaml's validate: {strict: ...}, on by default, the
+same setting the pull-request check and pre-commit read, so what the check
+passes is what publish builds; --strict/--no-strict override it for one run.
 
 Every version an item's file has carried in git history stays published, so
 jobs that pinned an older version still resolve.  That needs the whole
@@ -44,7 +48,8 @@ examples:
   prereq build --no-site --out idx  # only the JSON index
   prereq build --sign-key ~/.ssh/prereq_index   # and sign it
 
-exit codes: 0 built, 1 the registry has errors, 2 usage error, 3 internal error"""
+exit codes: 0 built, 1 the registry has errors (or warnings, while strict), 2 usage
+error, 3 internal error"""
 
 INDEX_HELP = "index: a build folder, its api/v1, or an http(s) URL (default: $PREREQ_INDEX, else build/site)"
 
@@ -70,6 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="KEY",
         default=os.environ.get(SIGN_KEY_VARIABLE) or None,
         help=f"sign api/v1/index.json with this SSH key (default: ${SIGN_KEY_VARIABLE}; none: unsigned)",
+    )
+    parser.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        help="refuse to publish on warnings too, or not (default: prereq.yaml's validate.strict, else strict)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     parser.set_defaults(run=run_build)
@@ -117,13 +127,15 @@ def run_build(args: argparse.Namespace) -> int:
         output_folder(args.out, registry),
         with_site=not args.no_site,
         allow_shallow=args.allow_shallow,
+        strict=args.strict,
         sign=sign if key is not None else None,
         progress=progress,
     )
     if result.problems and (not result.built or not args.quiet):
         print(report(result.validation, base=Path.cwd()))
     if result.index is None:
-        print("prereq: the registry has errors: nothing was published", file=sys.stderr)
+        why = "errors" if result.validation.errors else "warnings and validation is strict (prereq.yaml's validate)"
+        print(f"prereq: the registry has {why}: nothing was published", file=sys.stderr)
         return 1
     for warning in result.warnings:
         print(f"build: warning: {warning}", file=sys.stderr)
@@ -157,6 +169,8 @@ def run_search(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     index = Index.load(index_source(args.index), trust=trust_setting())
     name, _, version = args.item.partition("@")
+    if name not in index.entries:
+        raise unknown_item(index, name)
     document = index.version(name, version or None)
     if args.json:
         print(json.dumps(document, indent=2))

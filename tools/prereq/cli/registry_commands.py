@@ -16,6 +16,7 @@ from prereq.core.terminal import Progress
 from prereq.execution.validate import with_catalog
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import Problem, rule_reference_markdown
+from prereq.registry.settings import load_settings
 from prereq.registry.validate import validate
 from prereq.review.codeowners import codeowners_problem
 
@@ -38,10 +39,17 @@ output formats:
           the review's impact report
 
 exit codes:
-  0  no errors (and, with --strict, no warnings)
+  0  no errors (and, while strict, no warnings)
   1  problems found
   2  usage error, or PATH is missing or not a registry
   3  internal error
+
+strictness:
+  Warnings fail like errors unless prereq.yaml says otherwise
+  (validate: {strict: false}). The pull-request check (--base), its
+  trivially-safe verdict, pre-commit and 'prereq build' read the same
+  setting, so a change the check passes is one publish builds.
+  --strict/--no-strict override it for one run.
 
 See 'prereq rules' for every rule id, what it checks and how to fix it."""
 
@@ -62,7 +70,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate_parser.add_argument(
         "--format", choices=list(REPORTERS), default="text", help="output format (default: text)"
     )
-    validate_parser.add_argument("--strict", action="store_true", help="fail on warnings too")
+    validate_parser.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        help="fail on warnings too, or not (default: prereq.yaml's validate.strict, else strict)",
+    )
     validate_parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -83,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
+    strict = load_settings(root).strictness(args.strict)  # a broken prereq.yaml stops before the work
     with validation_progress(args) as progress:
         result = with_catalog(validate(root, history=True, progress=progress), credentials=True)
     # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
@@ -93,7 +106,7 @@ def run_validate(args: argparse.Namespace) -> int:
     for note in result.notes:  # stderr: the report on stdout stays what its format says
         print(f"prereq: note: {note}", file=sys.stderr)
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
-    return 1 if result.failed(strict=args.strict) else 0
+    return 1 if result.failed(strict=strict) else 0
 
 
 @contextmanager

@@ -6,7 +6,9 @@ options, so there is one ``validate`` command whose help tells both."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +18,9 @@ from prereq.cli.registry_commands import validation_progress
 from prereq.core.gitrepo import Repository
 from prereq.registry.loader import OWNERS_FILE
 from prereq.registry.reporters import REPORTERS, summary
+from prereq.registry.settings import load_settings
 from prereq.registry.validate import validate
+from prereq.review.checks import identity_note
 from prereq.review.codeowners import codeowners
 from prereq.review.markdown import impact_markdown
 from prereq.review.records import ReviewResult
@@ -44,9 +48,19 @@ reviewing a pull request (--base):
   lists every trust change, and every suppression the change adds, above
   the item changes; neither is ever trivially safe.
 
-  --author is a GitHub login (with or without '@'), never a team: it is the
-  user owners.yaml gives that handle (github:), or, for a user without a
-  handle, the user of that name. Teams count through their members.
+  --author is a user, never a team (teams count through their members):
+  '@LOGIN' is a GitHub login only, the user owners.yaml gives that handle
+  (github:), or a user without a handle of that name; a bare NAME is that
+  login too or, when no handle is that login, owners.yaml's user NAME even
+  if they have a handle (a note says so: the check of a pull request knows
+  them by their login). In GitHub Actions a bare --author is taken as
+  '@LOGIN' (it is the pull request's login), so a stranger whose login is a
+  user's local name is never taken for them. Hints name what owners: needs:
+  the owners.yaml user, or the github: entry that maps a login.
+
+  The verdict follows the same strictness as the exit code and 'prereq
+  build' (prereq.yaml's validate.strict, default on): while strict, a
+  warning fails the check and the change is not trivially safe.
 
   --report FILE writes the impact report (Markdown): the changes, their
   version bumps, every dependent with the range it uses and whether the new
@@ -73,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--author",
         metavar="USER",
-        help="with --base: the change's author, a GitHub login (an owners.yaml name only for a user without a handle)",
+        help="with --base: the change's author: @LOGIN (a GitHub login only), or an owners.yaml user's name or login",
     )
     parser.add_argument(
         "--report", metavar="FILE", help="with --base: write the impact report (Markdown) to FILE ('-': print it)"
@@ -118,15 +132,28 @@ def run_review(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
     if args.report not in (None, "-"):
         check_report_path(Path(args.report), root)  # before the review: a refused path costs nothing
+    strict = load_settings(root).strictness(args.strict)
+    author = _author(args.author)
     with validation_progress(args) as progress:
-        reviewed = review(root, base=args.base, author=args.author, progress=progress)
+        reviewed = review(root, base=args.base, author=author, strict=strict, progress=progress)
+    note = identity_note(author, reviewed.result.owners) if author is not None else None
+    if note is not None:
+        reviewed = dataclasses.replace(reviewed, notes=[*reviewed.notes, note])
     repo = Repository.find(root)
     print(_output(reviewed, args.format, repo.root if repo else Path.cwd()))
     if args.report == "-":
         print(impact_markdown(reviewed), end="")
     elif args.report is not None:
         write_report(Path(args.report), impact_markdown(reviewed), root)
-    return 1 if reviewed.failed(strict=args.strict) else 0
+    return 1 if reviewed.failed(strict=strict) else 0
+
+
+def _author(given: str | None) -> str | None:
+    """In GitHub Actions the author is the pull request's login: taken as one ('@'), never as a local
+    name that a stranger could hold as their login."""
+    if given is not None and os.environ.get("GITHUB_ACTIONS") == "true" and not given.startswith("@"):
+        return "@" + given
+    return given
 
 
 CODEOWNERS_HELP = """\

@@ -6,8 +6,13 @@ import argparse
 import os
 from pathlib import Path
 
+from prereq import __version__
 from prereq.cli.defaults import registry_folder
+from prereq.core.errors import PrereqError
+from prereq.core.gitrepo import Repository
 from prereq.registry.reporters import report_text
+from prereq.review.codeowners import registry_codeowners
+from prereq.review.targets import write_codeowners
 from prereq.scaffold.share import share
 from prereq.scaffold.starter import ITEM_TYPES, Written, init_repository, new_item
 
@@ -18,21 +23,32 @@ Make DIR (default: the current folder) a registry repository that works at once:
   registry/owners.yaml         who may own items (you, and a team of you)
   registry/prerequisites/      one finished example item, hello-prereq
   .github/workflows/           pull requests validated and reviewed against their
-                               base; the main branch built and deployed to Pages
+                               base; the default branch (origin's, else the current
+                               one, else main) built and deployed to Pages
   .pre-commit-config.yaml      the validator before each commit
-  .gitignore, README.md        for contributors
+  .gitignore, README.md        for contributors: when they exist, the kit's lines
+                               are appended (once)
 
-Nothing is replaced: when one of these files exists, nothing is written.
+Nothing else is replaced: when one of these files exists and differs, nothing
+is written.  The pre-commit hook and both workflows install prereq from
+--prereq-requirement (kept in prereq.yaml as kit.prereq): a release by default,
+or a git URL or a wheel until there is one.
 
 example:
-  git init team-registry && cd team-registry
+  git clone https://github.com/ORG/team-registry && cd team-registry
   prereq init --name "Vision team prerequisites"
-  prereq validate && prereq build"""
+  prereq validate && prereq build
+
+  # before the release is on PyPI, the kit installs prereq from git instead:
+  prereq init --prereq-requirement git+https://github.com/ORG/prereq@COMMIT"""
 
 NEW_HELP = """\
 Write registry/prerequisites/NAME.yaml: a valid starting item of TYPE whose
 blanks are marked TODO (printed with their line numbers), with a first line
 that points editors with the YAML language server at the item schema.
+When owners.yaml gives GitHub handles (github:), .github/CODEOWNERS is
+rewritten to name the new item's owners (or the last line says to run
+'prereq codeowners' when it cannot be written).
 
 types:
   script       set things up before the job's commands (tools, environment)
@@ -50,7 +66,9 @@ use it: registry/prerequisites/NAME.yaml gets the entry's type, plugin,
 failure policy, callbacks, uri and parameters as written, version 1.0.0, you
 as its owner, and TODO marks where the job says nothing (title, description,
 tags, a dataset's licence).  The new file is validated at once: the problems
-left are printed (exit 1) for you to fix before the pull request.
+left are printed (exit 1) for you to fix before the pull request, and so is
+the count of problems elsewhere in the registry.  When owners.yaml gives
+GitHub handles, .github/CODEOWNERS is kept in step as 'prereq new' keeps it.
 
 example:
   prereq share job.yaml my-setup --as team-setup
@@ -68,6 +86,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), help="the repository folder (default: .)")
     init.add_argument("--name", help="the site's title (default: '<folder name> prerequisites')")
     init.add_argument("--owner", help="the first user of owners.yaml (default: your login name)")
+    init.add_argument(
+        "--prereq-requirement",
+        metavar="SPEC",
+        help="what pip installs prereq from in the kit: a requirement, a git URL, a wheel's path or URL "
+        f"(default: openpai-prereq=={__version__}, or what prereq.yaml's kit.prereq says)",
+    )
     init.set_defaults(run=run_init)
 
     new = subparsers.add_parser(
@@ -106,16 +130,40 @@ def _show(written: Written) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    written = init_repository(args.dir, name=args.name, owner=args.owner)
+    written = init_repository(args.dir, name=args.name, owner=args.owner, requirement=args.prereq_requirement)
     _show(written)
+    for path in written.appended:
+        print(f"added prereq's lines to {os.path.relpath(path)}")
+    if not written.files and not written.appended:
+        print("nothing to write: the registry repository is in place already")
     print("\nnext: prereq validate, then prereq build (the site lands in build/site)")
+    step = keep_codeowners(args.dir / "registry")  # an owners.yaml of the repository's, with handles
+    if step:
+        print(step)
     return 0
 
 
+def keep_codeowners(registry: Path) -> str | None:
+    """new, share and init keep .github/CODEOWNERS in step when owners.yaml gives GitHub handles (the
+    file is generated, and a stale one fails validation, PRQ207): what was done, or the exact command
+    to run when it could not be written; None when there is nothing to do."""
+    found = registry_codeowners(registry)
+    repo = Repository.find(registry)
+    if found is None or repo is None or found.up_to_date:
+        return None
+    try:
+        write_codeowners(found, repo.root)
+    except PrereqError as exc:  # a link in the way, a path it cannot name: the command says why again
+        return f"then: prereq codeowners (.github/CODEOWNERS is out of date and was not written: {exc.message})"
+    return f"updated {os.path.relpath(found.path)}: commit it with the item"
+
+
 def run_new(args: argparse.Namespace) -> int:
-    written = new_item(registry_folder(args.registry), args.name, kind=args.kind, owner=args.owner)
+    registry = registry_folder(args.registry)
+    written = new_item(registry, args.name, kind=args.kind, owner=args.owner)
     _show(written)
-    print("\nthen: prereq validate")
+    step = keep_codeowners(registry)  # last: when it could not write, the command to run ends the output
+    print("\nthen: prereq validate" + (f"\n{step}" if step else ""))
     return 0
 
 
@@ -123,9 +171,15 @@ def run_share(args: argparse.Namespace) -> int:
     registry = registry_folder(args.registry)
     result = share(args.job, args.name, registry=registry, owner=args.owner, as_name=args.as_name)
     _show(result.written)
-    if not result.validation.problems:
+    step = keep_codeowners(registry)
+    if result.validation.problems:
+        print("\nleft to fix:")
+        print(report_text(result.validation, Path.cwd()))
+    others = result.others
+    if others:  # not this file's, but 'prereq validate' reports them: "it validates" would not be true
+        print(f"\nthe registry has {others} other problem{'s' * (others != 1)}: run prereq validate")
+    elif not result.validation.problems:
         print("\nit validates: open a pull request with it")
-        return 0
-    print("\nleft to fix:")
-    print(report_text(result.validation, Path.cwd()))
+    if step:  # last: when it could not write, the command to run ends the output
+        print(step)
     return 1 if result.validation.errors else 0

@@ -65,10 +65,13 @@ def build(
     with_site: bool = True,
     allow_shallow: bool = False,
     settings: Settings | None = None,
+    strict: bool | None = None,
     sign: Callable[[Path], object] | None = None,
     progress: Progress = silent,
 ) -> BuildResult:
-    """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors.
+    """Validate ``registry`` and publish it under ``out``; nothing is written when it has errors, or,
+    while ``strict`` (default: prereq.yaml's ``validate.strict``, on unless it says otherwise),
+    warnings: ``ValidationResult.failed`` decides, as it decides the pull-request check.
 
     A shallow clone is refused (the index would lack every version published before its first
     commit) unless ``allow_shallow``, which then warns what is missing.  ``sign`` signs the index's
@@ -76,11 +79,11 @@ def build(
     signature is among the files the build wrote."""
     progress("validating the registry")
     result = with_catalog(validate(registry, progress=progress))  # the execution catalog's problems stop a build too
-    if result.errors:
+    settings = settings or load_settings(result.root)
+    if result.failed(strict=settings.strictness(strict)):
         return BuildResult(out=out, validation=result)
     repo = Repository.find(result.root)
     shallow = _shallow(repo, allow=allow_shallow)
-    settings = settings or load_settings(result.root)
     out = Path(os.path.abspath(out))
     check_output_folder(out, protected=[result.root, Path.cwd(), *([repo.root] if repo else [])], registry=result.root)
     progress(f"indexing {len(result.items)} items and their history")
@@ -162,8 +165,13 @@ def serve(registry: Path, *, dev_addr: str, allow_shallow: bool = False, progres
 
     Returns only when the server stops (or at once when the registry has errors)."""
     with tempfile.TemporaryDirectory(prefix="prereq-serve-") as folder:
-        result = build(
-            registry, Path(folder) / "index", with_site=False, allow_shallow=allow_shallow, progress=progress
+        result = build(  # a preview shows work in progress: only errors stop it
+            registry,
+            Path(folder) / "index",
+            with_site=False,
+            allow_shallow=allow_shallow,
+            strict=False,
+            progress=progress,
         )
         if result.built:
             _site_builder(or_else="")  # the same clear error when MkDocs is missing (serve has no --no-site)

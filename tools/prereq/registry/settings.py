@@ -17,6 +17,15 @@ A team's repository customises prereq here instead of copying prereq's files::
       allowed_signers: .github/allowed_signers   # who may sign the index (ssh-keygen's ALLOWED
                                        # SIGNERS format): 'prereq job' refuses an index they
                                        # did not sign, and so does the site's composer
+    validate:
+      strict: true                     # warnings fail (the default): 'prereq validate' (with or
+                                       # without --base), the review's verdict, pre-commit and
+                                       # 'prereq build' all read it; --no-strict/--strict
+                                       # override it for one run
+    kit:
+      prereq: openpai-prereq==0.2.0    # what the kit's pre-commit hook and workflows install
+                                       # prereq from: a requirement, a git URL or a wheel
+                                       # ('prereq init --prereq-requirement' writes it)
 
 Every key is optional; a repository without the file gets prereq's defaults.  Paths are
 relative to the file.  The file is found at the repository root (the git work tree around the
@@ -37,7 +46,13 @@ from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
 SETTINGS_FILE = "prereq.yaml"
 SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages", "index_url")
 TRUST_KEYS = ("allowed_signers",)
-_TOP_KEYS = ("registry", "site", "trust")
+VALIDATE_KEYS = ("strict",)
+KIT_KEYS = ("prereq",)
+_TOP_KEYS = ("registry", "site", "trust", "validate", "kit")
+# A requirement is one pip argument written into workflows: no line break, and no ${{ that GitHub
+# would read as an expression.
+UNSAFE_REQUIREMENT = re.compile(r"^\s*$|[\x00-\x1f\x7f]|\$\{\{")
+REQUIREMENT_HINT = "write a requirement (openpai-prereq==0.2.0), a git URL (git+https://…) or a wheel's path or URL"
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,14 @@ class Settings:
     registry: Path | None = None
     site: SiteSettings = field(default_factory=SiteSettings)
     allowed_signers: Path | None = None  # trust.allowed_signers: the keys that may sign the index
+    prereq_requirement: str | None = None  # kit.prereq: what the kit installs prereq from
+    strict: bool = True  # validate.strict: warnings fail validation, the review and the build alike
+
+    def strictness(self, override: bool | None) -> bool:
+        """Whether warnings fail this run: ``override`` (--strict/--no-strict) when given, else the
+        file's setting.  The check of a pull request, pre-commit and publish all ask this, so that a
+        change the review passes is one the build publishes."""
+        return self.strict if override is None else override
 
 
 def repository_root(start: Path) -> Path:
@@ -145,6 +168,14 @@ def _mapping(
     return value
 
 
+def _requirement(file: Path, loaded: LoadedYaml, kit: Any) -> str | None:
+    """kit.prereq: one pip argument, written as it is into the kit's workflows and pre-commit hook."""
+    value = _mapping(file, loaded, kit, ("kit",), KIT_KEYS).get("prereq")
+    if value is not None and (not isinstance(value, str) or UNSAFE_REQUIREMENT.search(value)):
+        raise _fail(file, loaded, ("kit", "prereq"), "prereq must be one line pip installs", REQUIREMENT_HINT)
+    return value
+
+
 def load_settings(start: Path) -> Settings:
     """The settings of the repository around ``start`` (prereq's defaults when it has no prereq.yaml)."""
     root = repository_root(start)
@@ -160,6 +191,11 @@ def load_settings(start: Path) -> Settings:
     site = _mapping(file, loaded, top.get("site"), ("site",), SITE_KEYS)
     trust = _mapping(file, loaded, top.get("trust"), ("trust",), TRUST_KEYS)
     where = ("site",)
+    checks = _mapping(file, loaded, top.get("validate"), ("validate",), VALIDATE_KEYS)
+    strict = checks.get("strict", True)
+    if not isinstance(strict, bool):
+        raise _fail(file, loaded, ("validate", "strict"), "strict must be true or false", hint="write strict: true")
+    requirement = _requirement(file, loaded, top.get("kit"))
     return Settings(
         root=root,
         file=file,
@@ -174,4 +210,6 @@ def load_settings(start: Path) -> Settings:
             index_url=_text(file, loaded, site, "index_url", where),
         ),
         allowed_signers=_path(file, loaded, trust, "allowed_signers", ("trust",), kind="file"),
+        strict=strict,
+        prereq_requirement=requirement,
     )

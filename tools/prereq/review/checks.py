@@ -163,17 +163,54 @@ def _deprecated(name: str, head: Head) -> bool:
 
 
 def identities(author: str, owners: Owners) -> set[str]:
-    """The users (never a team: a team is no one's identity) that ``author``, a GitHub login with or
-    without its '@', is.  A user owners.yaml gives a handle is that handle's login and nothing else:
-    anyone could open a pull request as a login equal to their local name.  A user without a handle
-    is known by their local name, the only name owners.yaml gives them."""
+    """The users (never a team: a team is no one's identity) that ``author`` is.
+
+    ``@login`` is a GitHub login and nothing else: the user owners.yaml gives that handle, or a user
+    without a handle of that name (the only name owners.yaml gives them).  A bare ``NAME`` is that
+    login too and, when no handle is that login, also owners.yaml's user ``NAME`` though they have a
+    handle: at their own terminal a person names themselves as the file does.  A pull request's check
+    gives the author's login with its '@' (the CLI does in GitHub Actions), so that a stranger whose
+    login is a user's local name is never taken for that user."""
     login = author.removeprefix("@").casefold()
     users = owners.users - set(owners.teams)
     names = {name for name in users if owners.github.get(name, "").removeprefix("@").casefold() == login}
     local = author.removeprefix("@")
-    if local in users and local not in owners.github:
+    if local in users and (local not in owners.github or not (names or author.startswith("@"))):
         names.add(local)
     return names
+
+
+def identity_note(author: str, owners: Owners) -> str | None:
+    """What the review says of ``author`` when it is not plainly a login owners.yaml maps: a local name
+    taken for a user who has a handle, or a name that is no one."""
+    names = identities(author, owners)
+    login = author.removeprefix("@")
+    if not names:
+        return (
+            f"--author {author} is no user of owners.yaml: neither a user's name nor a login its github: maps "
+            f'(map it: USER: "@{login}")'
+        )
+    handle = owners.github.get(login, "").removeprefix("@")
+    if login in names and handle and handle.casefold() != login.casefold():
+        return (
+            f"--author {author} is taken as owners.yaml's user {login}, whose GitHub login is "
+            f"{handle}: a pull request's check gives that login"
+        )
+    return None
+
+
+def author_fix(author: str, names: set[str], *, owners: str | None = None) -> str:
+    """The hint of PRQ206, or of PRQ205 when ``owners`` (the item's, as shown) is given: the form
+    owners: needs, which is owners.yaml's user for the author (never their login), or, when the file
+    knows them by no name, the github: entry that makes the login theirs."""
+    login = author.removeprefix("@")
+    mapping = f'map the login in owners.yaml\'s github: (USER: "@{login}") and list USER among the owners'
+    if owners is None:
+        return f"add {' or '.join(sorted(names))} to the item's owners" if names else mapping
+    ask = f"ask an owner ({owners}) to make or approve this change, or "
+    if names:
+        return ask + f"to add {' or '.join(sorted(names))} (or a team of theirs) to its owners in a change of its own"
+    return ask + f"if {login} is theirs, {mapping}"
 
 
 def owns(names: set[str], listed: Any, owners: Owners) -> bool:
@@ -205,7 +242,8 @@ def check_ownership(changes: list[Change], base: Base, head: Head, *, author: st
         if change.kind is Kind.ADDED:
             listed = item.data.get("owners") if item else None
             if item is not None and not (isinstance(listed, list) and names & set(listed)):
-                yield _at(item, ("owners",), "PRQ206", what="item", name=change.name, author=author)
+                fix = author_fix(author, names)
+                yield _at(item, ("owners",), "PRQ206", what="item", name=change.name, author=author, fix=fix)
             continue
         before = base.items.get(change.old_name or change.name)
         if before is None:
@@ -213,10 +251,11 @@ def check_ownership(changes: list[Change], base: Base, head: Head, *, author: st
         listed = before.data.get("owners")
         if not owns(base_names, listed, base.registry.owners):
             shown = ", ".join(str(o) for o in listed) if isinstance(listed, list) else "none"
+            fix = author_fix(author, base_names, owners=shown)
             if item is None:
-                yield problem("PRQ205", file=None, author=author, name=change.name, owners=shown)
+                yield problem("PRQ205", file=None, author=author, name=change.name, owners=shown, fix=fix)
             else:
-                yield _at(item, ("owners",), "PRQ205", author=author, name=change.name, owners=shown)
+                yield _at(item, ("owners",), "PRQ205", author=author, name=change.name, owners=shown, fix=fix)
 
 
 def review_problems(changes: list[Change], base: Base, head: Head, *, author: str | None) -> list[Problem]:

@@ -3,8 +3,10 @@ an item's owners to review every pull request that changes it.
 
 The file is generated (``prereq codeowners``) and checked (PRQ207): hand edits would drift from
 owners.yaml, which stays the one place that says who owns what.  An owner without a handle is left
-out of the file (the review's ``--author`` check still knows them); an item none of whose owners has
-one is listed as a comment, so nobody wonders where it went.  Without any handle in owners.yaml there
+out of the file (the review's ``--author`` check still knows them), and a team without a handle
+stands for its members' handles (GitHub cannot ask a team it does not know, but it can ask each of
+them); an item none of whose owners reaches a handle is listed as a comment, so nobody wonders where
+it went.  Without any handle in owners.yaml there
 is no file to generate: a CODEOWNERS there is someone else's, and adding an item must not make it
 "out of date" for a comment line.
 
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
-from prereq.registry.loader import OWNERS_FILE, SourceItem
+from prereq.registry.loader import OWNERS_FILE, SourceItem, load_registry
 from prereq.registry.owners import Owners
 from prereq.registry.rules import Problem, problem
 
@@ -60,13 +62,16 @@ class CodeOwners:
             )
 
 
+def handles_of(owner: str, owners: Owners) -> list[str]:
+    """The GitHub handles that stand for ``owner``: its own, else, for a team, its members' (sorted)."""
+    if owner in owners.github:
+        return [owners.github[owner]]
+    return sorted({owners.github[m] for m in owners.teams.get(owner, []) if m in owners.github})
+
+
 def admin_handles(owners: Owners) -> list[str]:
     """Who reviews the trust files: the admins team's handle, else its members' handles."""
-    if owners.admins is None:
-        return []
-    if owners.admins in owners.github:
-        return [owners.github[owners.admins]]
-    return sorted({owners.github[m] for m in owners.teams.get(owners.admins, []) if m in owners.github})
+    return [] if owners.admins is None else handles_of(owners.admins, owners)
 
 
 def codeowners_text(items: dict[str, SourceItem], owners: Owners, *, registry: str) -> tuple[str, tuple[str, ...]]:
@@ -82,7 +87,8 @@ def codeowners_text(items: dict[str, SourceItem], owners: Owners, *, registry: s
     refused: list[str] = []
     for _, item in sorted(items.items()):
         listed = item.data.get("owners")
-        handles = [owners.github[o] for o in listed if o in owners.github] if isinstance(listed, list) else []
+        listed = listed if isinstance(listed, list) else []
+        handles = [handle for owner in listed if isinstance(owner, str) for handle in handles_of(owner, owners)]
         path = prefix + item.rel
         if not SAFE_PATH.fullmatch(path):
             refused.append(item.rel)
@@ -102,6 +108,17 @@ def codeowners(root: Path, items: dict[str, SourceItem], owners: Owners) -> Code
     current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
     text, refused = codeowners_text(items, owners, registry=repo.relative(root))
     return CodeOwners(path, text, current, refused)
+
+
+def registry_codeowners(root: Path) -> CodeOwners | None:
+    """``codeowners`` of the registry folder ``root`` as its files are, read without validating it:
+    what ``prereq new``, ``share`` and ``init`` keep in step after writing.  A name two files hold
+    counts once, the first one's, as validation counts it, so PRQ207 then finds the file up to date."""
+    loaded = load_registry(root)
+    items: dict[str, SourceItem] = {}
+    for item in loaded.items:
+        items.setdefault(item.name, item)
+    return codeowners(root, items, loaded.owners)
 
 
 def codeowners_problem(root: Path, items: dict[str, SourceItem], owners: Owners) -> Problem | None:

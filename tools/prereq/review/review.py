@@ -9,12 +9,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from prereq.core.errors import PrereqError
 from prereq.core.terminal import Progress, silent
 from prereq.execution.load import RIGHTS_FILE, load_catalog
 from prereq.execution.validate import history_credentials, with_catalog
 from prereq.registry.history import cleared_lines, history_problems
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
+from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
 from prereq.review.base import CATALOG_FOLDERS, Base, open_base
 from prereq.review.catalog import catalog_impact, catalog_problems
@@ -22,8 +24,8 @@ from prereq.review.changes import compare, templates_by_name
 from prereq.review.checks import Head, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
 from prereq.review.commits import commit_secret_problems, intermediate_problems
-from prereq.review.impact import impact
-from prereq.review.records import Change, Kind, ReviewResult
+from prereq.review.impact import as_publish_sees_it, impact
+from prereq.review.records import AddedSuppression, Change, Kind, ReviewResult
 from prereq.review.trust.admins import review_trust
 from prereq.review.trust.suppressions import silenced_credentials
 
@@ -64,6 +66,20 @@ def changes_between(base: Base, result: ValidationResult) -> list[Change]:
     return items + templates
 
 
+def commits_problems(root: Path, base: Base, validation: ValidationResult) -> list[Problem]:
+    """What the pull request's every commit holds, not only its final tree: versions (PRQ209),
+    credentials written anywhere in the registry folder (PRQ211) or in what the history scans (PRQ192)."""
+    found = intermediate_problems(base, root=root, head_items=validation.items)
+    return found + commit_secret_problems(base, root=root) + pull_history_problems(root, base, validation)
+
+
+def _suppressions(base: Base, validation: ValidationResult, added: list[AddedSuppression]) -> list[AddedSuppression]:
+    """The suppressions the change adds, and those silencing a credential in a file it changes."""
+    prefix = f"{base.prefix}/" if base.prefix != "." else ""
+    silenced = silenced_credentials(validation.suppressed, {path.removeprefix(prefix) for path in base.paths})
+    return sorted({*added, *silenced}, key=lambda s: (s.file, s.line, s.rule))
+
+
 def pull_history_problems(root: Path, base: Base, validation: ValidationResult) -> list[Problem]:
     """PRQ192 for the credentials any commit of the pull request held, though a later one removed them:
     merged, they stay readable in the base branch's history."""
@@ -76,7 +92,20 @@ def pull_history_problems(root: Path, base: Base, validation: ValidationResult) 
     )
 
 
-def review(root: Path, *, base: str, author: str | None = None, progress: Progress = silent) -> ReviewResult:
+def _strictness(root: Path, strict: bool | None) -> bool:
+    """``strict`` when given, else prereq.yaml's; strict when the file cannot be read (the CLI reports
+    why; a pull request breaking it changes a trust file, PRQ210's)."""
+    if strict is not None:
+        return strict
+    try:
+        return load_settings(root).strictness(None)
+    except PrereqError:
+        return True
+
+
+def review(
+    root: Path, *, base: str, author: str | None = None, strict: bool | None = None, progress: Progress = silent
+) -> ReviewResult:
     """Validate the registry folder ``root`` and review it against the merge base of ``base``.
 
     Raises PrereqError (exit 2) when there is no such base here: not a git repository, a shallow
@@ -88,9 +117,7 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)
     found = review_problems(changes, the_base, head, author=author)
-    found += intermediate_problems(the_base, root=root, head_items=validation.items)
-    found += commit_secret_problems(the_base, root=root)
-    found += pull_history_problems(root, the_base, validation)
+    found += commits_problems(root, the_base, validation)
     head_catalog = load_catalog(root)[0]
     catalog = catalog_impact(the_base, validation.owners, head_catalog)
     said = {p.file for p in validation.problems if p.rule == "PRQ314"}  # PRQ201 would say it again
@@ -103,13 +130,7 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     found += [outdated] if outdated else []
     trust = review_trust(root, the_base, head, (head_catalog, catalog.rights), changes, author=author)
     found += trust.problems
-    changed = (
-        {path.removeprefix(f"{the_base.prefix}/") for path in the_base.paths}
-        if the_base.prefix != "."
-        else set(the_base.paths)
-    )
-    silenced = silenced_credentials(validation.suppressed, changed)
-    suppressions = sorted({*trust.suppressions, *silenced}, key=lambda s: (s.file, s.line, s.rule))
+    suppressions = _suppressions(the_base, validation, trust.suppressions)
     combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
     # What keeps a change from being trivially safe: any error, and anything the review itself found.
     gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
@@ -117,7 +138,7 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
     notes = [*validation.notes, *([] if author else ["ownership not checked: no --author given"])]
     if not any(c.kind is Kind.MODIFIED for c in changes) and not (the_base.published or the_base.catalog_published):
         notes.append("the base's history published no versions yet")
-    return ReviewResult(
+    reviewed = ReviewResult(
         result=combined,
         review_problems=found,
         ref=base,
@@ -136,3 +157,5 @@ def review(root: Path, *, base: str, author: str | None = None, progress: Progre
         ),
         notes=notes,
     )
+    # The verdict as publish sees it: prereq.yaml's strictness, or ``strict`` for this run.
+    return as_publish_sees_it(reviewed, strict=_strictness(root, strict))

@@ -41,10 +41,12 @@ class SharedItem:
 
 @dataclass
 class Shared:
-    """The item file written with its TODO lines, and the registry's validation with only that file's problems."""
+    """The item file written with its TODO lines, and the registry's validation with only that file's
+    problems; ``others`` counts the rest, which ``prereq validate`` reports too."""
 
     written: Written
     validation: ValidationResult
+    others: int = 0
 
 
 def _entry(job_text: str | bytes, name: str, *, source: str) -> dict[str, Any]:
@@ -142,6 +144,7 @@ def share(job: Path, name: str, *, registry: Path, owner: str | None = None, as_
     )
     rel = f"{ITEMS_DIR}/{shared.name}.yaml"
     result = validate(registry)
+    own = [p for p in result.problems if p.file == rel]
     return Shared(
-        written=written, validation=dataclasses.replace(result, problems=[p for p in result.problems if p.file == rel])
+        written=written, validation=dataclasses.replace(result, problems=own), others=len(result.problems) - len(own)
     )
