@@ -15,6 +15,7 @@ import sys
 import sysconfig
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,16 @@ def _run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: int = 300)
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+@dataclass(frozen=True)
+class Installed:
+    prereq: Path  # the fresh environment's command
+    env: dict[str, str]  # the environment to run it in
+    wheel: Path  # what it was installed from
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A fresh environment with the wheel installed; its ``prereq`` and the environment to run it in."""
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """A fresh environment with the wheel installed: its ``prereq``, the environment to run it in, the wheel."""
     work = tmp_path_factory.mktemp("packaging")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(work), str(REPO)], check=True)
@@ -71,7 +79,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         env=env,
     )
     assert where.stdout.startswith(str(fresh)) and MARK + str(REPO / "README.md") in where.stderr, where
-    return fresh / "bin" / "prereq", env
+    return Installed(prereq=fresh / "bin" / "prereq", env=env, wheel=wheel)
 
 
 def _free_port() -> int:
@@ -125,10 +133,8 @@ prerequisites:
 """
 
 
-def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(
-    installed: tuple[Path, dict[str, str]], tmp_path: Path
-) -> None:
-    prereq, env = installed
+def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(installed: Installed, tmp_path: Path) -> None:
+    prereq, env = installed.prereq, installed.env
     repo = tmp_path / "team-registry"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -136,7 +142,8 @@ def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(
         ["--version"],
         ["init", "--name", "Team prerequisites", "--owner", "alice"],
         ["new", "team-data", "--type", "data"],
-        ["validate"],  # --strict would fail: the new item's blanks still say TODO (PRQ114)
+        # Strict by default (prereq.yaml's validate.strict), it would fail: the new item's blanks say TODO (PRQ114).
+        ["validate", "--no-strict"],
     ]
     for step in steps:
         run = _run([str(prereq), *step], cwd=repo, env=env)
@@ -145,7 +152,7 @@ def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "start"], cwd=repo, check=True)
 
-    built = _run([str(prereq), "build"], cwd=repo / "registry" / "prerequisites", env=env)  # from anywhere inside
+    built = _run([str(prereq), "build", "--no-strict"], cwd=repo / "registry" / "prerequisites", env=env)  # anywhere in
     assert built.returncode == 0 and MARK not in built.stderr, built.stdout + built.stderr
     assert f"{prereq.parent.parent}/lib/" in built.stderr and "prereq/data/mkdocs.yml" in built.stderr  # packaged
     site = repo / "build" / "site"
@@ -165,10 +172,10 @@ def test_the_wheel_alone_starts_validates_builds_serves_and_edits_jobs(
     assert "# a job of our own: this comment stays" in text and "- name: hello-prereq" in text
 
 
-def test_job_editing_needs_no_mkdocs(installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+def test_job_editing_needs_no_mkdocs(installed: Installed, tmp_path: Path) -> None:
     """The light install: with MkDocs and Jinja absent, jobs are edited and indexes built; a site build says
     which extra to install."""
-    prereq, env = installed
+    prereq, env = installed.prereq, installed.env
     python = prereq.with_name("python")
     blocked = "import sys; sys.modules.update(dict.fromkeys(['mkdocs', 'jinja2', 'material', 'pymdownx']))\n"
     run_cli = blocked + "from prereq.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -185,3 +192,48 @@ def test_job_editing_needs_no_mkdocs(installed: tuple[Path, dict[str, str]], tmp
         [str(python), "-c", run_cli, "job", "add", str(job), "hello-prereq", "--index", "r/idx"], cwd=tmp_path, env=env
     )
     assert added.returncode == 0, added.stderr
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=Alice", "-c", "user.email=alice@example.org", *args], cwd=repo, check=True)
+
+
+def test_the_kit_installs_prereq_from_the_requirement_and_its_pre_commit_hook_runs(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """A repository made on GitHub and cloned (a README, a .gitignore, the branch master) gets the kit
+    merged in, with prereq's requirement pointed at the wheel; pre-commit then builds the hook's own
+    environment from that requirement, with pip as configured here, and runs it."""
+    prereq, env = installed.prereq, installed.env
+    repo = tmp_path / "team-registry"
+    subprocess.run(["git", "init", "-q", "-b", "master", str(repo)], check=True)
+    (repo / "README.md").write_text("# team-registry\n\nOur team's prerequisites.\n", encoding="utf-8")
+    (repo / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Initial commit")
+    init = [str(prereq), "init", "--owner", "alice", "--prereq-requirement", str(installed.wheel)]
+    run = _run(init, cwd=repo, env=env)
+    assert run.returncode == 0 and MARK not in run.stderr, run.stdout + run.stderr
+    assert (repo / "README.md").read_text(encoding="utf-8").startswith("# team-registry\n\nOur team's prerequisites.\n")
+    assert (repo / ".gitignore").read_text(encoding="utf-8").startswith("__pycache__/\n")
+    assert 'branches: ["master"]' in (repo / ".github" / "workflows" / "publish.yml").read_text(encoding="utf-8")
+
+    python = prereq.with_name("python")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "--python", str(python)]
+    added = subprocess.run([*pip, "install", "pre-commit"], capture_output=True, text=True, timeout=300)
+    assert added.returncode == 0, added.stdout + added.stderr
+    hook_env = {**env, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit")}
+    _git(repo, "add", "-A")  # pre-commit --all-files runs on the files git tracks
+    hook = [str(python), "-m", "pre_commit", "run", "--all-files", "--color", "never"]
+    passed = _run(hook, cwd=repo, env=hook_env, timeout=600)
+    assert passed.returncode == 0 and "prereq validate" in passed.stdout, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout and "Skipped" not in passed.stdout, passed.stdout
+    assert MARK not in passed.stderr, passed.stderr
+    # The hook's prereq is the wheel's, and it really validates: a broken item fails the commit.
+    item = repo / "registry" / "prerequisites" / "hello-prereq.yaml"
+    item.write_text(item.read_text(encoding="utf-8").replace("version: 1.0.0", "version: one"), encoding="utf-8")
+    failed = _run(hook, cwd=repo, env=hook_env, timeout=600)
+    assert failed.returncode == 1 and "hello-prereq.yaml" in failed.stdout, failed.stdout + failed.stderr
+    (venv,) = (tmp_path / "pre-commit").glob("repo*/py_env-*")
+    version = _run([str(venv / "bin" / "prereq"), "--version"], cwd=tmp_path, env=env)
+    assert version.stdout.split() == ["prereq", installed.wheel.name.split("-")[1]], version

@@ -36,7 +36,7 @@ def test_init_writes_a_registry_that_validates_and_new_adds_valid_items_of_every
         written = new_item(repo / "registry", f"my-{kind}", kind=kind)
         (path,) = written.files
         text = path.read_text(encoding="utf-8")
-        assert text.startswith("# yaml-language-server: $schema=../../build/site/reference/prerequisite.schema.json\n")
+        assert text.startswith("# yaml-language-server: $schema=../../schema/prerequisite.schema.json\n")
         assert written.todo and all("TODO" in line for _, _, line in written.todo)
         assert "owners: [alice]" in text  # the only user of owners.yaml
     result = validate(repo / "registry")
@@ -46,15 +46,40 @@ def test_init_writes_a_registry_that_validates_and_new_adds_valid_items_of_every
     assert {p.file for p in result.warnings} == {f"prerequisites/my-{kind}.yaml" for kind in ITEM_TYPES}
 
 
-def test_nothing_is_replaced_and_nothing_half_written(tmp_path: Path) -> None:
+def test_new_items_name_a_schema_a_fresh_clone_has_and_new_keeps_it_current(tmp_path: Path) -> None:
+    """The modeline resolves in a clone (no build/ there): init commits the schema, new rewrites a stale one."""
+    from prereq.core.files import SCHEMA_DIR
+
     repo = _started(tmp_path)
-    readme = (repo / "README.md").read_text(encoding="utf-8")
-    (repo / "README.md").write_text("ours\n", encoding="utf-8")
+    _commit(repo)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True, env={**ENV, "PATH": "/usr/bin:/bin"})
+    item = clone / "registry" / "prerequisites" / "hello-prereq.yaml"
+    modeline = item.read_text(encoding="utf-8").splitlines()[0]
+    named = (item.parent / modeline.split("$schema=", 1)[1]).resolve()
+    packaged = (SCHEMA_DIR / "prerequisite.schema.json").read_text(encoding="utf-8")
+    assert named == clone / "schema" / "prerequisite.schema.json" and named.read_text(encoding="utf-8") == packaged
+    assert json.loads(packaged)["$id"] == "prerequisite.schema.json"  # relative: no address is known
+    named.write_text(packaged.replace('"title"', '"old-title"', 1), encoding="utf-8")  # an older prereq's
+    written = new_item(clone / "registry", "fresh-tool", kind="script")
+    assert written.files == [clone / "registry" / "prerequisites" / "fresh-tool.yaml", named]
+    assert named.read_text(encoding="utf-8") == packaged
+    assert new_item(clone / "registry", "other-tool", kind="data").files == [
+        clone / "registry" / "prerequisites" / "other-tool.yaml"
+    ]  # current: left as it is
+
+
+def test_nothing_is_replaced_and_nothing_half_written(tmp_path: Path) -> None:
+    """A README or .gitignore of the repository's own is merged into (tests/test_init.py); any other kit
+    file that differs stops init before anything is written."""
+    repo = _started(tmp_path)
+    settings = (repo / "prereq.yaml").read_text(encoding="utf-8")
+    (repo / "prereq.yaml").write_text("# ours\n", encoding="utf-8")
     (repo / ".gitignore").unlink()
-    with pytest.raises(PrereqError, match=r"README\.md.* already exist.*nothing was written"):
+    with pytest.raises(PrereqError, match=r"prereq\.yaml.* already exist.*nothing was written"):
         init_repository(repo, owner="alice")
-    assert (repo / "README.md").read_text(encoding="utf-8") == "ours\n" and not (repo / ".gitignore").exists()
-    assert readme != "ours\n"
+    assert (repo / "prereq.yaml").read_text(encoding="utf-8") == "# ours\n" and not (repo / ".gitignore").exists()
+    assert settings != "# ours\n"
     new_item(repo / "registry", "tool", kind="script")
     with pytest.raises(PrereqError, match="already exists"):
         new_item(repo / "registry", "tool", kind="data")
@@ -86,7 +111,8 @@ def test_prereq_yaml_customises_the_site_without_copying_prereq_s_files(tmp_path
     (repo / "prereq.yaml").write_text(
         "site:\n  name: Vision prerequisites\n  url: https://vision.example/prereq/\n"
         "  pages: docs\n  logo: docs/logo.svg\n  index_url: https://cdn.example/prereq/\n"
-        "  repo_url: https://github.com/vision/registry\n",
+        "  repo_url: https://github.com/vision/registry\n"
+        "validate:\n  strict: false  # the new item below still holds its TODO blanks (PRQ114 warns)\n",
         encoding="utf-8",
     )
     schema_line = new_item(repo / "registry", "vision-data", kind="data").files[0].read_text().splitlines()[0]
@@ -334,4 +360,4 @@ def test_init_writes_valid_settings_whatever_the_site_s_name(tmp_path: Path, nam
     init_repository(tmp_path / "r", name=name, owner="alice")
     assert load_settings(tmp_path / "r").site.name == name
     hello = (tmp_path / "r" / "registry" / "prerequisites" / "hello-prereq.yaml").read_text(encoding="utf-8")
-    assert hello.startswith("# yaml-language-server: $schema=../../build/site/reference/prerequisite.schema.json\n")
+    assert hello.startswith("# yaml-language-server: $schema=../../schema/prerequisite.schema.json\n")

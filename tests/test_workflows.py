@@ -4,6 +4,7 @@ the official Pages actions); the pre-commit hooks run commands prereq has."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 import shutil
@@ -130,6 +131,26 @@ def test_only_the_default_branch_is_deployed_whatever_branch_a_run_is_dispatched
     assert caller["jobs"]["publish"]["if"] == DEFAULT_BRANCH_ONLY
 
 
+def test_the_release_publishes_a_version_tags_wheel_and_sdist_by_trusted_publishing() -> None:
+    from prereq import __version__
+
+    workflow = _load(REPO / ".github" / "workflows" / "release.yml")
+    (tags,) = workflow["on"]["push"]["tags"]
+    assert set(workflow["on"]) == {"push"} and fnmatch.fnmatchcase(f"v{__version__}", tags)
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    assert build["permissions"] == {"contents": "read"}, "only the publish job may ask for an OIDC token"
+    assert publish["permissions"] == {"id-token": "write"} and publish["needs"] == "build"
+    assert publish["environment"]["name"] == "pypi"  # what PyPI's trusted publisher names
+    last = publish["steps"][-1]
+    assert last["uses"].startswith("pypa/gh-action-pypi-publish@") and "with" not in last, "no password: OIDC"
+    (script,) = [step["run"] for step in build["steps"] if "python -m build" in step.get("run", "")]
+    assert re.search(r"^python -m build$", script, re.M), "both the sdist and the wheel, the wheel from the sdist"
+    # The step's own reading of the version is the one the wheel gets, so a tag naming another one fails.
+    (read,) = [line.strip() for line in script.splitlines() if line.strip().startswith("version=")]
+    said = subprocess.run(["bash", "-c", f'{read}; echo "$version"'], cwd=REPO, capture_output=True, text=True)
+    assert said.stdout.strip() == __version__, said.stderr
+
+
 def test_the_pre_commit_hooks_run_prereq_commands() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert {hook["id"] for hook in hooks} == {"prereq-validate", "prereq-review", "prereq-codeowners"}
@@ -152,13 +173,14 @@ def test_contributors_are_told_the_flow() -> None:
 
 
 def test_prereq_init_writes_the_kit_and_it_passes_the_same_checks(tmp_path: Path) -> None:
-    """A new registry repository gets the reusable workflows as prereq ships them and callers pinned to
-    this prereq's version; GitHub's schema and zizmor accept them as they accept this repository's."""
+    """A new registry repository gets the reusable workflows as prereq ships them and callers that install
+    this prereq's release by default; GitHub's schema and zizmor accept them as they accept this
+    repository's, and so they do with a requirement of the user's (a git URL here)."""
     from prereq import __version__
     from prereq.scaffold.starter import init_repository
 
-    init_repository(tmp_path, owner="alice")
-    written = tmp_path / ".github" / "workflows"
+    init_repository(tmp_path / "default", owner="alice")
+    written = tmp_path / "default" / ".github" / "workflows"
     assert sorted(p.name for p in written.glob("*.yml")) == sorted(REUSABLE | {"pull-request.yml", "publish.yml"})
     for name in REUSABLE:
         assert (written / name).read_bytes() == (REPO / ".github" / "workflows" / name).read_bytes()
@@ -167,14 +189,23 @@ def test_prereq_init_writes_the_kit_and_it_passes_the_same_checks(tmp_path: Path
         f"openpai-prereq=={__version__}",
         f"openpai-prereq[site]=={__version__}",
     ]
+    custom = tmp_path / "custom"
+    subprocess.run(["git", "init", "-q", "-b", "master", str(custom)], check=True)
+    init_repository(custom, owner="alice", requirement="git+https://github.com/team/prereq@0123abc")
+    theirs = custom / ".github" / "workflows"
+    assert _load(theirs / "publish.yml")["on"]["push"] == {"branches": ["master"]}
+    files = [*written.glob("*.yml"), *theirs.glob("*.yml")]
     schema = subprocess.run(
-        [_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, written.glob("*.yml"))],
+        [_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, files)],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert schema.returncode == 0, schema.stdout + schema.stderr
     zizmor = subprocess.run(
-        [_tool("zizmor"), "--offline", "--no-progress", str(written)], capture_output=True, text=True, timeout=120
+        [_tool("zizmor"), "--offline", "--no-progress", str(written), str(theirs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert zizmor.returncode == 0, zizmor.stdout + zizmor.stderr
