@@ -12,9 +12,10 @@ from prereq.registry.reporters import report
 
 SERVE_HELP = """\
 Validate and index the registry, then serve the marketplace site with MkDocs'
-live-reloading server: edits to site/ and mkdocs.yml show at once; restart
-after changing the registry.  (A plain 'mkdocs serve' previews the last
-'prereq build' instead.)
+live-reloading server.  Every edit rebuilds it: of the registry's items and
+owners (indexed again first; while they have errors the site shows the last
+valid index and the errors are logged), of site/, mkdocs.yml and prereq.yaml's
+site.pages.  (A plain 'mkdocs serve' previews the last 'prereq build' instead.)
 
 exit codes: 0 stopped, 1 the registry has errors, 2 usage error"""
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import DATA_DIR
@@ -128,19 +129,23 @@ def build_site(
 
 
 def serve_site(*, index_dir: Path, registry: Path, settings: Settings, dev_addr: str) -> None:
-    """Preview the site with MkDocs' live-reloading server (until interrupted)."""
+    """Preview the site with MkDocs' live-reloading server until interrupted.
+
+    Every edit rebuilds it: of the site's sources (its docs folder, mkdocs.yml, prereq.yaml's pages)
+    and of the registry, which is first indexed again into ``index_dir``."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    from mkdocs.commands.serve import serve
     from mkdocs.exceptions import MkDocsException
 
     config_file = find_config(registry, settings)
+    site_dir = Path(tempfile.mkdtemp(prefix="prereq-serve-site-"))
     try:
-        serve(
-            config_file=str(config_file),
+        _serve(
+            config_file,
+            site_dir,
+            index_dir=Path(index_dir).resolve(),
+            registry=registry,
+            settings=settings,
             dev_addr=dev_addr,
-            livereload=True,
-            plugins=_plugins(config_file, settings, index_dir=Path(index_dir).resolve(), copy_index=True),
-            **_overrides(settings),
         )
     except OSError as exc:  # the port is taken, or not ours to bind
         raise PrereqError(
@@ -148,10 +153,96 @@ def serve_site(*, index_dir: Path, registry: Path, settings: Settings, dev_addr:
         ) from None
     except MkDocsException as exc:
         raise PrereqError(f"the site cannot be served: {exc}", hint=f"fix {config_file}") from None
+    finally:
+        shutil.rmtree(site_dir, ignore_errors=True)
 
 
-def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_index: bool) -> list[Any]:
-    """mkdocs.yml's plugin list with the prereq plugin's options set for this build (added when missing)."""
+def _serve(
+    config_file: Path, site_dir: Path, *, index_dir: Path, registry: Path, settings: Settings, dev_addr: str
+) -> None:
+    """MkDocs' own serve loop (``mkdocs.commands.serve``), but for the registry: MkDocs' rebuilds
+    read mkdocs.yml again and nothing else, so the index would stay as it was at start."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
+
+    plugins = _plugins(config_file, settings, index_dir=index_dir, copy_index=True)
+
+    def load() -> MkDocsConfig:
+        return load_config(
+            str(config_file), site_dir=str(site_dir), dev_addr=dev_addr, plugins=plugins, **_overrides(settings)
+        )
+
+    config = load()
+    config.plugins.on_startup(command="serve", dirty=False)
+    host, port = config.dev_addr
+    mount = urlsplit(config.site_url or "/").path  # served where prereq.yaml's site.url puts it
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}{mount}"
+    indexed = [_stamp(registry)]
+
+    def builder(config: MkDocsConfig | None = None) -> None:
+        now = _stamp(registry)
+        if now != indexed[0]:  # only a registry edit needs the index again (a page's needs the site)
+            indexed[0] = now
+            _reindex(registry, index_dir)
+        config = config or load()
+        config.site_url = url  # the site's links and live reload point at this server
+        build(config, serve_url=url)
+
+    server = LiveReloadServer(builder=builder, host=host, port=port, root=str(site_dir), mount_path=mount)
+    try:
+        builder(config)
+        for path in (config.docs_dir, str(config_file), str(registry)):
+            server.watch(path)
+        server = config.plugins.on_serve(server, config=config, builder=builder)
+        for path in config.watch:
+            server.watch(path)
+        try:
+            server.serve()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.shutdown()
+    finally:
+        config.plugins.on_shutdown()
+
+
+def _stamp(registry: Path) -> list[tuple[str, int, int]]:
+    """What changes when a registry file is edited, added or removed (compared before each rebuild)."""
+    found = []
+    for top, _, filenames in os.walk(registry):
+        for name in filenames:
+            try:
+                status = os.stat(os.path.join(top, name))
+            except OSError:  # removed while listed: the next rebuild sees it gone
+                continue
+            found.append((os.path.join(top, name), status.st_mtime_ns, status.st_size))
+    return sorted(found)
+
+
+def _reindex(registry: Path, index_dir: Path) -> None:
+    """Index the edited registry into ``index_dir``; while it has errors the site shows the last index."""
+    # Imported here: publish imports this module (lazily) to build a site, and only serving needs it back.
+    from prereq.marketplace.publish import build
+
+    log = logging.getLogger("mkdocs.plugins.prereq")
+    try:
+        result = build(registry, index_dir, with_site=False, strict=False)  # a preview shows work in progress
+    except PrereqError as exc:
+        log.error(f"the registry was not indexed again: {exc} ({exc.hint})")
+        return
+    for problem in result.validation.errors:
+        log.error(f"{problem.file}:{problem.line}: {problem.rule} {problem.message}")
+    if result.validation.errors:
+        log.error("the registry has errors: the site shows it as it was before (fix them and save again)")
+
+
+def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_index: bool) -> dict[str, Any]:
+    """mkdocs.yml's plugins with the prereq plugin's options set for this build (added when missing).
+
+    A mapping, never MkDocs' list form: MkDocs empties each ``{name: options}`` of a list as it reads
+    it, and serving reads the configuration again for every rebuild."""
     from mkdocs.utils.yaml import yaml_load
 
     with open(config_file, encoding="utf-8") as handle:
@@ -165,9 +256,9 @@ def _plugins(config_file: Path, settings: Settings, *, index_dir: Path, copy_ind
         options["index_url"] = settings.site.index_url
     if settings.allowed_signers:
         options["allowed_signers"] = str(settings.allowed_signers)
-    out: list[Any] = []
+    out: dict[str, Any] = {}
     for entry in listed if isinstance(listed, list) else [{k: v} for k, v in listed.items()]:
-        name = entry if isinstance(entry, str) else next(iter(entry))
+        name, value = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
         if name != PLUGIN_NAME:
-            out.append(entry)
-    return [*out, {PLUGIN_NAME: options}]
+            out[name] = value
+    return {**out, PLUGIN_NAME: options}

@@ -60,15 +60,16 @@ def check_characters(item: SourceItem, ctx: Context) -> Iterator[Problem]:
             yield at(item, path, "PRQ113", on_key=True, path=format_path(path), char=f"U+{ord(found.group()):04X}")
 
 
-_TODO_FIELDS = ("title", "description", "tags", "license", "homepage", "uri")
 _TODO = re.compile(r"\bTODO\b")
+_TODO_TAG = "todo"  # the tag prereq new writes: tags are lower case, so the word alone marks it
 
 
 @file_check("PRQ114")
 def check_todo(item: SourceItem, ctx: Context) -> Iterator[Problem]:
-    """The blanks ``prereq new`` and ``prereq share`` leave (only in the fields people read first)."""
-    for path, value in placeholders.strings({k: v for k, v in item.data.items() if k in _TODO_FIELDS}):
-        if _TODO.search(value):
+    """The blanks ``prereq new`` and ``prereq share`` leave, in any string: a command's ``echo "TODO…"``
+    runs on every node without failing, so it is no less unfinished than a title."""
+    for path, value in placeholders.strings(item.data):
+        if _TODO.search(value) or (path[:1] == ("tags",) and value == _TODO_TAG):
             yield at(item, path, "PRQ114", path=format_path(path))
 
 
