@@ -172,3 +172,43 @@ def test_root_editing_a_users_job_leaves_it_theirs(tmp_path: Path, bundled: Path
     before = path.read_bytes()
     assert_clean_cli_error(["job", "remove", str(path), "mnist-data", "--index", str(bundled)], "is read-only", code=2)
     assert path.read_bytes() == before
+
+
+STORY = Path(__file__).parent / "cases" / "indexes" / "story"  # a committed index (tests/cases/README.md)
+
+V1_JOB = """\
+jobName: mnist-v1
+image: openpai/pytorch
+taskRoles:
+  - name: train
+    taskNumber: 1
+    command: python train.py
+"""
+
+
+@pytest.mark.parametrize("command", [["add", "mnist-data"], ["resolve"]])
+def test_an_openpai_v1_job_is_called_one_with_the_way_to_v2(tmp_path: Path, command: list[str]) -> None:
+    """Issue 28: a v1 job was told it "needs 'taskRoles' with at least one task role" although it had some."""
+    path = write_job(tmp_path, V1_JOB)
+    args = ["job", command[0], str(path), *command[1:], "--index", str(STORY)]
+    assert_clean_cli_error(args, f"{path}:1: this is an OpenPAI v1 job (jobName, taskRoles as a list)")
+    hint = prereq_cli(*args).stderr
+    assert "'protocolVersion: 2'" in hint and "taskNumber as instances" in hint
+    assert path.read_text(encoding="utf-8") == V1_JOB
+
+
+def test_a_v2_job_with_a_stray_jobname_key_is_not_called_v1(tmp_path: Path) -> None:
+    path = write_job(tmp_path, SMALL_JOB.replace("protocolVersion: 2\n", "protocolVersion: 2\njobName: old\n"))
+    assert "jobName: old" in path.read_text(encoding="utf-8")
+    cli = prereq_cli("job", "add", str(path), "mnist-data", "--index", str(STORY))
+    assert "v1 job" not in cli.stderr and cli.returncode == 0, cli.stderr
+
+
+def test_misspelled_names_get_the_closest_one(tmp_path: Path) -> None:
+    path = write_job(tmp_path, SMALL_JOB)
+    index = ["--index", str(STORY)]
+    assert_clean_cli_error(["job", "add", str(path), "mnist-dat", *index], "hint: did you mean 'mnist-data'?", code=2)
+    assert prereq_cli("job", "add", str(path), "mnist-data", *index).returncode == 0
+    assert_clean_cli_error(
+        ["job", "remove", str(path), "Mnist_Dat", *index], "hint: did you mean 'mnist-data'?", code=2
+    )

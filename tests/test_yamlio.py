@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
+from prereq import cli
 from prereq.core.yamlload import MAX_DEPTH, YamlLoadError, dump_yaml, load_yaml
 
 
@@ -206,3 +208,93 @@ def test_dump_keeps_order_and_round_trips() -> None:
     assert text.splitlines()[0] == "name: b"
     assert "description: |" in text
     assert load_yaml(text).data == data
+
+
+# --- what a person reads of a syntax error (issue 28) --------------------------------------
+
+
+def explained(text: str) -> tuple[tuple[str, int | None, int | None], str | None]:
+    with pytest.raises(YamlLoadError) as caught:
+        load_yaml(text)
+    ((issue, fix),) = caught.value.explained(text.encode("utf-8"))
+    return (issue.message, issue.line, issue.column), fix
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        ("a:\n\tb: 1\n", 2, 1),  # libyaml: "found character that cannot start any token"
+        ("a: |\n\tx\n", 2, 1),  # in a block scalar's indentation
+        ("a: b\n\tc\n", 2, 1),  # breaking a plain scalar
+        ("a:\n  \t b: 1\n", 2, 3),  # after spaces
+        ("-\tb\n", 1, 2),  # after a dash
+        ("a:\n  - x\n  - é\n\t- y\n", 4, 1),  # columns count characters
+    ],
+)
+def test_a_tab_is_named_where_it_is(text: str, line: int, column: int) -> None:
+    (message, at_line, at_column), fix = explained(text)
+    assert message == f"a tab character at line {line} column {column}: YAML indents with spaces, never tabs"
+    assert (at_line, at_column) == (line, column)
+    assert fix is not None and "spaces" in fix and "tab" in fix
+    assert text.split("\n")[line - 1][column - 1] == "\t"
+
+
+def test_a_quote_never_closed_is_reported_where_it_opens() -> None:
+    text = "name: x\ntitle: 'unclosed\nversion: 1.0.0\n"
+    assert issues_of(text) == [("syntax", 4, 1)]  # libyaml's own: where the scan ran out
+    (message, line, column), fix = explained(text)
+    assert (line, column) == (2, 8) and text.split("\n")[1][7] == "'"
+    assert message.startswith("the quote ' opened at line 2 column 8 is never closed (while scanning a quoted")
+    assert fix is not None and "''" in fix
+
+
+def test_a_quote_closed_by_another_values_quote_is_reported_where_it_opens() -> None:
+    """`title: "unclosed` runs on to the next double quote, in a command further down, and libyaml
+    stops there: the error is at the opening quote, naming the line the string ran to."""
+    text = 'title: "unclosed\ncommands:\n  - echo "hi" there\n'
+    assert issues_of(text)[0][1] == 3
+    (message, line, column), fix = explained(text)
+    assert (line, column) == (1, 8) and message.startswith(
+        'the quote " opened at line 1 column 8 closes only at line 3'
+    )
+    assert fix is not None and '\\"' in fix
+
+
+def test_a_quoted_string_over_several_lines_is_not_blamed_for_an_error_elsewhere() -> None:
+    text = 'a: "one\n  two"\nb: [\n'
+    (message, line, column), fix = explained(text)
+    assert "quote" not in message and fix is None and (line, column) == issues_of(text)[0][1:]
+
+
+def test_other_issues_are_left_as_they_are() -> None:
+    text = "a: 1\na: 2\n"
+    with pytest.raises(YamlLoadError) as caught:
+        load_yaml(text)
+    assert caught.value.explained(text) == [(issue, None) for issue in caught.value.issues]
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "expected"),
+    [
+        ("title: ", 'title: "unclosed\n#', ':4:8: PRQ101 error invalid YAML: the quote " opened at line 4 column 8'),
+        ("  proxyPort", "\tproxyPort", ":15:1: PRQ101 error invalid YAML: a tab character at line 15 column 1"),
+    ],
+)
+def test_validate_reports_them_with_file_line_and_fix(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    find: str,
+    replace: str,
+    expected: str,
+) -> None:
+    bundled = Path(__file__).resolve().parents[1] / "registry"
+    (tmp_path / "registry" / "prerequisites").mkdir(parents=True)
+    (tmp_path / "registry" / "owners.yaml").write_bytes((bundled / "owners.yaml").read_bytes())
+    text = (bundled / "prerequisites" / "apt-proxy.yaml").read_text(encoding="utf-8").replace(find, replace, 1)
+    (tmp_path / "registry" / "prerequisites" / "apt-proxy.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["validate", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "registry/prerequisites/apt-proxy.yaml" + expected in out, out
+    assert "hint: fix the YAML syntax at this position" not in out

@@ -109,6 +109,10 @@ class YamlLoadError(Exception):
         super().__init__(issues[0].message)
         self.issues = issues
 
+    def explained(self, raw: bytes | str) -> list[tuple[YamlIssue, str | None]]:
+        """The issues as ``explain`` words them for the text ``raw`` that was loaded, with their fixes."""
+        return [explain(issue, raw) for issue in self.issues]
+
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     value = node.value
@@ -276,6 +280,54 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
         # a hundred thousand values).
         raise YamlLoadError(list(dict.fromkeys(issues)))
     return loaded
+
+
+def explain(issue: YamlIssue, raw: bytes | str) -> tuple[YamlIssue, str | None]:
+    """``issue`` as a person can act on it, and the fix when it is known: libyaml reports a tab where
+    the token it broke ends (in words that name no tab, most often), and a quote left open where the
+    scan ran out, pages below.  Only the reporting of a syntax issue changes: ``load_yaml`` keeps
+    libyaml's, which the composer's loader matches (tests/cases/yamledit)."""
+    if issue.kind != "syntax" or issue.line is None or issue.column is None:
+        return issue, None
+    text = _decode(raw) if isinstance(raw, bytes) else raw
+    lines = text.split("\n")
+    row = lines[issue.line - 1] if issue.line <= len(lines) else ""
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    tab = indent.find("\t") + 1 or (issue.column if row[issue.column - 1 : issue.column] == "\t" else 0)
+    if tab:
+        message = f"a tab character at line {issue.line} column {tab}: YAML indents with spaces, never tabs"
+        fix = "indent with spaces: YAML does not allow a tab in indentation"
+        return YamlIssue("syntax", message, issue.line, tab), fix
+    quote = _open_quote(text, issue.line)
+    if quote is None:
+        return issue, None
+    (line, column), mark, closed = quote
+    where = f"the quote {mark} opened at line {line} column {column}"
+    message = f"{where} closes only at line {closed}" if closed else f"{where} is never closed"
+    fix = f"close the quote on its own line (inside {mark}...{mark}, write {_QUOTE_ESCAPES[mark]})"
+    return YamlIssue("syntax", f"{message} ({issue.message})", line, column), fix
+
+
+_QUOTE_ESCAPES = {'"': 'a quote as \\"', "'": "a quote as ''"}  # the escapes as they are written
+
+
+def _open_quote(text: str, error_line: int) -> tuple[tuple[int, int], str, int | None] | None:
+    """The quoted scalar that a syntax error at ``error_line`` follows from: one the scan ran out in
+    (never closed), or one that ran past its line and closed on the error's line (on another value's
+    quote); its opening (line, column), its quote mark, and the line it closed on (None: never)."""
+    found = None
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            style = getattr(token, "style", None)
+            if style in ("'", '"') and token.start_mark.line < token.end_mark.line == error_line - 1:
+                found = ((token.start_mark.line + 1, token.start_mark.column + 1), style, token.end_mark.line + 1)
+    except yaml.MarkedYAMLError as exc:
+        if exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
+            mark = exc.context_mark
+            return (mark.line + 1, mark.column + 1), text.split("\n")[mark.line][mark.column], None
+    except yaml.YAMLError:  # a character YAML does not allow: no quote is to blame
+        return None
+    return found
 
 
 def dump_yaml(data: Any) -> str:

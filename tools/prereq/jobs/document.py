@@ -45,6 +45,15 @@ _QUEUES_HINT = (
 )
 
 
+# Where a v1 job's keys go in a v2 job (OpenPAI's protocol 2); the composer says the same (jobs/document.js).
+_V1_TO_V2 = (
+    "write it as a v2 job: 'protocolVersion: 2', 'name' for jobName, 'type: job', and taskRoles as a mapping "
+    "from each role's name to its keys (taskNumber as instances, cpuNumber/memoryMB/gpuNumber under "
+    "resourcePerInstance as cpu/memoryMB/gpu, command as a list of commands, image as dockerImage naming a "
+    "'type: dockerimage' prerequisite)"
+)
+
+
 def _queue_record(record: Any) -> bool:
     """Whether ``record`` has exactly QUEUE_KEYS, each of its type."""
     if not isinstance(record, dict) or set(record) != set(QUEUE_KEYS):
@@ -183,6 +192,7 @@ class JobDocument:
                 exit_code=1,
             )
         roles = self.data.get("taskRoles")
+        self._refuse_v1(roles)
         if not isinstance(roles, dict) or not roles:
             raise self.error(
                 ("taskRoles",) if "taskRoles" in self.data else (),
@@ -221,6 +231,18 @@ class JobDocument:
                     f"prerequisite name {show_scalar(item['name'])} is not a string",
                     hint="task roles refer to prerequisites by name: write a string",
                 )
+
+    def _refuse_v1(self, roles: Any) -> None:
+        """An OpenPAI v1 job (``jobName``, ``taskRoles`` a list, no ``protocolVersion``) is said to be one:
+        a new user brings one from older clusters, and "needs 'taskRoles'" would not tell them why."""
+        if "protocolVersion" in self.data or ("jobName" not in self.data and not isinstance(roles, list)):
+            return
+        raise self.error(
+            ("jobName",) if "jobName" in self.data else ("taskRoles",),
+            "this is an OpenPAI v1 job (jobName, taskRoles as a list); prereq edits v2 jobs",
+            hint=_V1_TO_V2,
+            key=True,
+        )
 
     def state(self) -> JobState:
         """``extras.prereq``, checked: every problem names its line and how to fix it."""

@@ -9,13 +9,14 @@ May import: prereq.core, prereq.registry.rules (hints), prereq.index, prereq.job
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+import difflib
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import write_atomic
-from prereq.core.versions import Requirement
+from prereq.core.versions import Requirement, fold_name
 from prereq.index.reader import Index, index_source
 from prereq.index.trust import trust_setting
 from prereq.jobs.apply import apply_edits
@@ -47,6 +48,25 @@ def recorded_index(recorded: str | None, used: str) -> tuple[str | None, list[st
         f"the index {used} is a local folder, so the job does not record it; "
         "later commands take it from --index, $PREREQ_INDEX or build/site"
     ]
+
+
+def close_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` that ``name`` most likely misspells, else None: difflib's closest (a ratio of
+    0.6 or more, ties to the greater name) with case and '-'/'_' folded, as people type them both ways.
+    ``prereq show``, ``job add``, ``job remove`` and ``job resolve`` suggest with it (and the composer's
+    ``closeName``, the same cases in tests/cases/jobs)."""
+    folded: dict[str, str] = {}
+    for other in names:
+        folded.setdefault(fold_name(other), other)
+    close = difflib.get_close_matches(fold_name(name), list(folded), n=1)
+    return folded[close[0]] if close else None
+
+
+def unknown_item(index: Index, name: str) -> PrereqError:
+    """The error for a name the index does not have, suggesting the closest one."""
+    close = close_name(name, index.entries)
+    hint = f"did you mean '{close}'?" if close else "search with 'prereq search WORD'"
+    return PrereqError(f"no prerequisite named '{name}' in the index", hint=hint)
 
 
 def pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
@@ -149,7 +169,8 @@ def select(
         requirement = Requirement.parse(text_name)
         if not requirement.name:
             raise PrereqError(f"'{text_name}' is not NAME or NAME@RANGE")
-        index.document(requirement.name)  # unknown names fail here, with a suggestion
+        if requirement.name not in index.entries:
+            raise unknown_item(index, requirement.name)
         if bind:
             _bind(job, new, index, requirement.name, roles)
         for role in roles:
@@ -181,7 +202,9 @@ def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str |
             f"{name} is not selected{where}: it is in the job because other items require it",
             hint="remove the items that require it (see extras.prereq.selected)",
         )
-    return PrereqError(f"{name} is not in the job", hint="see extras.prereq.selected for what prereq added")
+    close = close_name(name, (Requirement.parse(t).name for chosen in state.selected.values() for t in chosen))
+    hint = f"did you mean '{close}'?" if close else "see extras.prereq.selected for what prereq added"
+    return PrereqError(f"{name} is not in the job", hint=hint)
 
 
 def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: str | None) -> JobState:

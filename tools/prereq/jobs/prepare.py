@@ -9,7 +9,6 @@ May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from prereq.index.trust import UntrustedIndex
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.needs import refuse_missing
-from prereq.jobs.operations import IndexChoice, deprecated_note, open_index, recorded_index
+from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
 from prereq.openpai import forms, protocol, runtime
@@ -43,8 +42,8 @@ def _referenced_only(job: JobDocument) -> dict[str, list[str]]:
 
 
 def _suggest(index: Index, name: str) -> str:
-    close = difflib.get_close_matches(name, list(index.entries), n=1)
-    return f"did you mean '{close[0]}'?" if close else "search with 'prereq search WORD', or add the item to the job"
+    close = close_name(name, index.entries)
+    return f"did you mean '{close}'?" if close else "search with 'prereq search WORD', or add the item to the job"
 
 
 def _fill_in(

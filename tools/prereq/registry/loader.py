@@ -81,10 +81,8 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     ``start/registry`` qualify: a mistyped path must not silently validate
     some other registry further up.
     """
-    hint = (
-        f"name the registry folder (the one holding {ITEMS_DIR}/): "
-        "'prereq validate registry', 'prereq build --registry registry'"
-    )
+    hint = f"name the registry folder (the one holding {ITEMS_DIR}/): 'prereq validate registry'"
+    init = "start a registry with 'prereq init' at the repository's root, or "  # a new user has none yet
     if not start.exists():
         raise PrereqError(f"{start} does not exist", hint=hint)
     start = start.resolve()
@@ -93,7 +91,7 @@ def find_registry(start: Path, *, search_parents: bool = True) -> Path:
     for folder in (start, *start.parents) if search_parents else (start,):
         if is_there(folder / "registry" / ITEMS_DIR, folder=True):
             return folder / "registry"
-    raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=hint)
+    raise PrereqError(f"no registry found {'at or above' if search_parents else 'at'} {start}", hint=init + hint)
 
 
 def unreadable(rel: str, exc: OSError, *, otherwise: str = "make it a readable folder") -> Problem:
@@ -165,17 +163,9 @@ def _read_at_most(descriptor: int, limit: int) -> bytes:
     return b"".join(parts)
 
 
-_TAB_FIX = "indent with spaces: YAML does not allow a tab in indentation"
-
-
-def _yaml_fix(message: str, raw: bytes, line: int | None, column: int | None) -> str:
-    """What fixes a YAML issue at ``line``:``column`` of ``raw``: most are syntax, some are limits the
-    loader sets.  libyaml names a tab in indentation only sometimes: the character itself tells."""
-    lines = raw.split(b"\n")
-    # libyaml's columns count characters, not bytes
-    text = lines[line - 1].decode("utf-8", "replace") if line and line <= len(lines) else ""
-    if "tab character" in message or (column and text[column - 1 : column] == "\t"):
-        return _TAB_FIX
+def _yaml_fix(message: str) -> str:
+    """What fixes a YAML issue that ``explain`` (a tab, an open quote) did not: most are syntax, some
+    are limits the loader sets."""
     if message.startswith("integers have at most"):
         return "quote it if it is text, or shorten it"
     if message.startswith("values are nested more than") or "exceeded maximum nesting depth" in message:  # libyaml's
@@ -201,9 +191,9 @@ def _parse(raw: bytes, rel: str) -> tuple[LoadedYaml | None, list[Problem]]:
     try:
         loaded = load_yaml(raw)
     except YamlLoadError as exc:
-        found = [(_YAML_RULES[issue.kind], issue.line, issue.column, issue.message) for issue in exc.issues]
+        found = [(_YAML_RULES[i.kind], i.line, i.column, i.message, f) for i, f in exc.explained(raw)]
         return None, [
-            problem(r, file=rel, line=n, column=c, detail=m, fix=_yaml_fix(m, raw, n, c)) for r, n, c, m in found
+            problem(r, file=rel, line=n, column=c, detail=m, fix=f or _yaml_fix(m)) for r, n, c, m, f in found
         ]
     # Without an alias (``*``) the text is at most the file's own: only a large file can pass the limit.
     where = _past_expanded_limit(loaded.data) if b"*" in raw or 2 * len(raw) > MAX_EXPANDED_CHARS else None

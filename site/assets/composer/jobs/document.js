@@ -21,6 +21,12 @@ export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
 const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, " +
   "lock: {NAME: {version, digest}}}";
 
+// Where a v1 job's keys go in a v2 job (OpenPAI's protocol 2): document.py's _V1_TO_V2.
+const V1_TO_V2 = "write it as a v2 job: 'protocolVersion: 2', 'name' for jobName, 'type: job', and taskRoles as a mapping " +
+  "from each role's name to its keys (taskNumber as instances, cpuNumber/memoryMB/gpuNumber under " +
+  "resourcePerInstance as cpu/memoryMB/gpu, command as a list of commands, image as dockerImage naming a " +
+  "'type: dockerimage' prerequisite)";
+
 const QUEUES_HINT = "extras.prereq.queues is written by 'prereq job add --queue': {ROLE: {queue, environment, slots, " +
   "libraries, selected, entries, image}}; run it again to rewrite it";
 
@@ -155,6 +161,13 @@ export class JobDocument {
     return role;
   }
 
+  /* document.py's _refuse_v1: an OpenPAI v1 job (jobName, taskRoles a list, no protocolVersion) is said to be one. */
+  refuseV1(typed, roles) {
+    if (typed.has("protocolVersion") || (!typed.has("jobName") && !Array.isArray(roles))) return;
+    throw this.error(typed.has("jobName") ? ["jobName"] : ["taskRoles"],
+      "this is an OpenPAI v1 job (jobName, taskRoles as a list); prereq edits v2 jobs", { hint: V1_TO_V2, key: true });
+  }
+
   checkShape(typed) {
     if (!(typed instanceof PyDict)) {
       throw new PrereqError(`${this.source}: not an OpenPAI job (the file is not a YAML mapping)`, {
@@ -162,6 +175,7 @@ export class JobDocument {
       });
     }
     const roles = typedGet(typed, "taskRoles");
+    this.refuseV1(typed, roles);
     if (!(roles instanceof PyDict) || !roles.size) {
       throw this.error(typed.has("taskRoles") ? ["taskRoles"] : [], "an OpenPAI job needs 'taskRoles' with at least one task role");
     }

@@ -14,7 +14,7 @@ import { PrereqError } from "../core/errors.js";
 import { BINDING_FIELDS, planEdit } from "./plan.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
-import { parseRequirement } from "../core/versions.js";
+import { foldName, parseRequirement } from "../core/versions.js";
 
 /* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
 function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
@@ -73,6 +73,46 @@ function bind(job, state, index, name, roles) {
   }
 }
 
+/* difflib.SequenceMatcher(None, a, b).ratio(), which the CLI's suggestion uses: 2 * matches / total
+ * length, the matches counted from the longest common block (earliest in a, then in b) and the same
+ * on either side of it (no junk heuristic: names are far shorter than its 200 characters). */
+function ratio(a, b) {
+  const matches = (x, y) => {
+    if (!x.length || !y.length) return 0;
+    let best = [0, 0, 0];
+    for (let i = 0; i < x.length; i++) {
+      for (let j = 0; j < y.length; j++) {
+        let k = 0;
+        while (i + k < x.length && j + k < y.length && x[i + k] === y[j + k]) k++;
+        if (k > best[2]) best = [i, j, k];
+      }
+    }
+    const [i, j, k] = best;
+    return k ? k + matches(x.slice(0, i), y.slice(0, j)) + matches(x.slice(i + k), y.slice(j + k)) : 0;
+  };
+  return (2 * matches(a, b)) / (a.length + b.length || 1);
+}
+
+/* close_name: the one of `names` that `name` most likely misspells, else null; difflib.get_close_matches(
+ * name, names, n=1) with case and '-'/'_' folded: the best ratio >= 0.6, ties to the greater name. */
+export function closeName(name, names) {
+  const folded = new Map();
+  for (const other of names) if (!folded.has(foldName(other))) folded.set(foldName(other), other);
+  let best = null;
+  for (const other of folded.keys()) {
+    const score = ratio(other, foldName(name));
+    if (score >= 0.6 && (!best || score > best[0] || (score === best[0] && other > best[1]))) best = [score, other];
+  }
+  return best ? folded.get(best[1]) : null;
+}
+
+/* unknown_item: the error for a name the index does not have, suggesting the closest one. */
+function unknownItem(index, name) {
+  const close = closeName(name, index.entries.keys());
+  return new PrereqError(`no prerequisite named '${name}' in the index`,
+    { hint: close ? `did you mean '${close}'?` : "search with 'prereq search WORD'" });
+}
+
 export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>" }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
@@ -85,7 +125,7 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
   for (const textName of names) {
     const requirement = parseRequirement(textName);
     if (!requirement.name) throw new PrereqError(`'${textName}' is not NAME or NAME@RANGE`);
-    index.document(requirement.name); // unknown names fail here, with a suggestion
+    if (!index.entries.has(requirement.name)) throw unknownItem(index, requirement.name);
     if (binding) bind(job, next, index, requirement.name, roles);
     for (const role of roles) {
       if (!next.selected.has(role)) next.selected.set(role, []);
@@ -128,7 +168,9 @@ function notSelected(job, state, name, taskRole) {
     return new PrereqError(`${name} is not selected${where}: it is in the job because other items require it`,
       { hint: "remove the items that require it (see extras.prereq.selected)" });
   }
-  return new PrereqError(`${name} is not in the job`, { hint: "see extras.prereq.selected for what prereq added" });
+  const close = closeName(name, [...state.selected.values()].flat().map((t) => parseRequirement(t).name));
+  return new PrereqError(`${name} is not in the job`,
+    { hint: close ? `did you mean '${close}'?` : "see extras.prereq.selected for what prereq added" });
 }
 
 function unselect(job, old, names, taskRole) {

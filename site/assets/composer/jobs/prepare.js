@@ -12,7 +12,7 @@ import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
 import { PrereqError } from "../core/errors.js";
 import { digest, runtimeParameters } from "../openpai/forms.js";
 import { formatPath } from "../yaml/yamlload.js";
-import { deprecatedNote, loadFor, recordedIndex } from "./operations.js";
+import { closeName, deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
@@ -37,34 +37,9 @@ function referencedOnly(job) {
   return missing;
 }
 
-/* difflib.SequenceMatcher(None, a, b).ratio(), which the CLI's suggestion uses: 2 * matches / total
- * length, the matches counted from the longest common block (earliest in a, then in b) and the same
- * on either side of it (no junk heuristic: names are far shorter than its 200 characters). */
-function ratio(a, b) {
-  const matches = (x, y) => {
-    if (!x.length || !y.length) return 0;
-    let best = [0, 0, 0];
-    for (let i = 0; i < x.length; i++) {
-      for (let j = 0; j < y.length; j++) {
-        let k = 0;
-        while (i + k < x.length && j + k < y.length && x[i + k] === y[j + k]) k++;
-        if (k > best[2]) best = [i, j, k];
-      }
-    }
-    const [i, j, k] = best;
-    return k ? k + matches(x.slice(0, i), y.slice(0, j)) + matches(x.slice(i + k), y.slice(j + k)) : 0;
-  };
-  return (2 * matches(a, b)) / (a.length + b.length || 1);
-}
-
 function suggest(index, name) {
-  let best = null;
-  for (const other of index.entries.keys()) {
-    const score = ratio(other, name);
-    // difflib.get_close_matches(name, names, n=1): the best score >= 0.6, ties to the greater name.
-    if (score >= 0.6 && (!best || score > best[0] || (score === best[0] && other > best[1]))) best = [score, other];
-  }
-  return best ? `did you mean '${best[1]}'?` : "search with 'prereq search WORD', or add the item to the job";
+  const close = closeName(name, index.entries.keys());
+  return close ? `did you mean '${close}'?` : "search with 'prereq search WORD', or add the item to the job";
 }
 
 function fillIn(job, state, index, missing, indexSource) {
