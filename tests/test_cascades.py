@@ -173,7 +173,8 @@ def test_the_bundled_registry_says_one_line_where_it_said_twenty_five(capsys, tm
     assert validate(root).failed()
 
 
-def test_a_review_of_a_rename_shows_the_rename_and_one_line_for_its_dependents(tmp_path, capsys, monkeypatch) -> None:
+def test_a_review_of_a_rename_is_one_line_at_the_rename(tmp_path, capsys, monkeypatch) -> None:
+    """The dependents' PRQ140 (and the PRQ151s below them) follow from the review's PRQ203."""
     base = {"prerequisites/storage.yaml": STORAGE} | {f"prerequisites/{n}.yaml": t for n, t in DEPENDENTS.items()}
     renamed = STORAGE.replace("name: storage", "name: storage-2")
     repo = make_pr(
@@ -183,8 +184,28 @@ def test_a_review_of_a_rename_shows_the_rename_and_one_line_for_its_dependents(t
     report = tmp_path / "impact.md"
     code, text = _run(capsys, "registry", "--base", "main", "--report", str(report))
     assert code == 1
-    reported = _reported(text)
-    assert [re.findall(r": (PRQ\d{3}) ", line) for line in reported] == [["PRQ140"], ["PRQ203"]]
+    [line] = _reported(text)
+    assert "storage-2.yaml" in line and ": PRQ203 error " in line
+    code, out = _run(capsys, "registry", "--base", "main", "--format", "json")
+    problems = json.loads(out)["problems"]
+    [rename] = [p for p in problems if p["rule"] == "PRQ203"]
+    followers = [p for p in problems if "consequence_of" in p]
+    assert "consequence_of" not in rename and len(followers) == len(problems) - 1
+    assert {p["rule"] for p in followers} == {"PRQ140", "PRQ151"}
+    assert all(p["consequence_of"] == {k: rename[k] for k in ("rule", "file", "line")} for p in followers)
+    assert f"and {len(followers)} problems that follow from it, in {len(DEPENDENTS)} items" in text
     rows = [line for line in report.read_text(encoding="utf-8").splitlines() if line.startswith("| PRQ")]
-    assert [row.split(" | ")[0] for row in rows] == ["| PRQ140", "| PRQ203"]
-    assert f"problems that follow from it, in {len(DEPENDENTS)} items" in rows[0]
+    assert [row.split(" | ")[0] for row in rows] == ["| PRQ203"]
+
+
+def test_a_review_of_a_deletion_is_one_line_at_the_deletion(tmp_path, capsys, monkeypatch) -> None:
+    base = {"prerequisites/storage.yaml": STORAGE} | {f"prerequisites/{n}.yaml": t for n, t in DEPENDENTS.items()}
+    repo = make_pr(tmp_path / "repo", base, {"prerequisites/storage.yaml": None})
+    monkeypatch.chdir(repo.root)
+    code, out = _run(capsys, "registry", "--base", "main", "--format", "json")
+    problems = json.loads(out)["problems"]
+    [deletion] = [p for p in problems if p["rule"] == "PRQ202"]
+    assert code == 1 and all(p["consequence_of"]["rule"] == "PRQ202" for p in problems if p is not deletion)
+    code, text = _run(capsys, "registry", "--base", "main")
+    [line] = _reported(text) or [""]
+    assert code == 1 and "PRQ202" in line and "storage is deleted" in line

@@ -47,6 +47,32 @@ def test_an_open_construct_is_reported_at_the_line_bash_names_in_a_block(make_re
     assert result.problems[0].message.startswith("taskStarts commands are not valid bash: ")
 
 
+@pytest.mark.parametrize(
+    ("commands", "where"),
+    [
+        # one line: a quote after a closed pair holding an apostrophe, before a comment's apostrophe
+        (("echo start", """echo "it's" here; echo "left open  # don't"""), (10, 32)),
+        # a block: the quote's line, and its column past the block's indentation and the line's own
+        (("echo start", '|\n        echo one\n          printf \'%s\' "$(date "+%F")" \'two\n        3'), (12, 39)),
+        (("echo start", "echo $'it\\'s open"), (10, 15)),
+    ],
+)
+def test_an_unclosed_quote_is_reported_where_it_opens(make_registry, commands, where) -> None:
+    root = make_registry({"prerequisites/quote.yaml": item("quote", commands=commands)})
+    [reported] = validate(root).problems
+    assert (reported.rule, reported.line, reported.column) == ("PRQ172", *where)
+    text = (root / "prerequisites" / "quote.yaml").read_text(encoding="utf-8").splitlines()[where[0] - 1]
+    assert text[where[1] - 1] in "'\"" and "looking for matching" in reported.message
+
+
+def test_a_quote_the_scanner_does_not_find_open_is_left_to_bash() -> None:
+    message = "unexpected EOF while looking for matching `\"'"
+    assert bashsyntax.unclosed_quote(["echo 'a'", 'echo "b'], message) == (1, 0, 5)
+    assert bashsyntax.unclosed_quote(["echo 'a'", 'echo "b'], "syntax error near unexpected token `fi'") is None
+    assert bashsyntax.unclosed_quote(["echo 'it''s'"], message) is None  # every quote closes
+    assert bashsyntax.unclosed_quote(["echo 'open"], message) is None  # not the quote bash names
+
+
 def _counted_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The commands shelllint runs from now on (real runs, counted)."""
     calls: list[list[str]] = []

@@ -30,7 +30,7 @@ from prereq.core.terminal import VisibleStream
 # command loads only its modules, so that `prereq job add` does not import the site's, the review's or
 # the catalog's libraries (tests/test_cli_commands.py holds this table to what each module registers).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "scaffold_commands": ("init", "new", "share"),
+    "scaffold_commands": ("init", "new", "share", "schema"),
     "registry_commands": ("validate", "rules"),
     "review_commands": ("codeowners", "validate"),
     "index_commands": ("build", "search", "show"),

@@ -1,4 +1,4 @@
-"""``prereq init``, ``prereq new`` and ``prereq share``."""
+"""``prereq init``, ``prereq new``, ``prereq share`` and ``prereq schema``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from prereq import __version__
 from prereq.cli.defaults import registry_folder
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
+from prereq.registry.checks.schemafile import ITEM_SCHEMA
 from prereq.registry.reporters import report_text
 from prereq.review.codeowners import registry_codeowners
 from prereq.review.targets import write_codeowners
 from prereq.scaffold.share import share
-from prereq.scaffold.starter import ITEM_TYPES, Written, init_repository, new_item
+from prereq.scaffold.starter import ITEM_TYPES, Written, init_repository, new_item, refresh_schema
 
 INIT_HELP = """\
 Make DIR (default: the current folder) a registry repository that works at once:
@@ -119,6 +120,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     shared.add_argument("--registry", type=Path, help="registry folder (default: the repository's)")
     shared.set_defaults(run=run_share)
 
+    schema = subparsers.add_parser(
+        "schema",
+        help=f"write the item schema editors read to {ITEM_SCHEMA}",
+        description=f"Write the item schema this prereq checks items with to {ITEM_SCHEMA} at the "
+        "repository's root, where new items' modelines point editors, when it is missing or differs "
+        "(validate says so: PRQ115).  Commit it.",
+    )
+    schema.add_argument("--registry", type=Path, help="registry folder (default: the repository's)")
+    schema.set_defaults(run=run_schema)
+
 
 def _show(written: Written) -> None:
     for path in written.files:
@@ -183,3 +194,11 @@ def run_share(args: argparse.Namespace) -> int:
     if step:  # last: when it could not write, the command to run ends the output
         print(step)
     return 1 if result.validation.errors else 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    written = refresh_schema(registry_folder(args.registry))
+    _show(Written(files=written))
+    if not written:
+        print(f"{ITEM_SCHEMA} is this prereq's item schema already")
+    return 0

@@ -1,6 +1,6 @@
 """Scripts checked as the runtime's bash reads them: ``bash -n`` on exactly the file the cmd plugin writes
 (``shelllint.runtime_script``), beside ShellCheck's reading of the item's own commands (``check_scripts``:
-both, for the shell checks, PRQ172 and PRQ173).
+both, for the shell checks, PRQ172 and PRQ173); where a quote bash found unclosed opens (``unclosed_quote``).
 
 ``bash -n`` reads 200 scripts at a time, each the body of a function of its own (the ones ShellCheck
 could read; one process each for the others and for a batch that fails), each script once per process
@@ -34,6 +34,7 @@ from prereq.openpai.shelllint import (
 )
 
 _BASH_ERROR = re.compile(r"^[^:]*: line (\d+): (.*)$")
+_OPEN_QUOTE = re.compile(r"unexpected EOF while looking for matching `(.)'")
 BATCH = 200  # scripts per bash -n process
 _SYNTAX: dict[str, list[ShellIssue]] = {}  # each script's verdict, once per process
 
@@ -108,3 +109,55 @@ def check_scripts(
         for sha, issues in found.items():
             shelf.put(sha, issues_json(issues))
     return [_SYNTAX[script_digest(run)] for run, _ in pairs], lints
+
+
+def unclosed_quote(commands: Sequence[str], message: str) -> tuple[int, int, int] | None:
+    """Where the quote bash's ``message`` says it found open at the end opens, in ``commands`` as the
+    runtime's script holds them (one after the other, a line each): the command's index, the line
+    within it and the column within that line (0-based); None for another error, or a quote the
+    scanner (``_open_quote``) does not find open too (a here-document's, say)."""
+    wanted = _OPEN_QUOTE.search(message)
+    opened = _open_quote("\n".join(commands)) if wanted else None
+    if wanted is None or opened is None or opened[1] != wanted[1]:
+        return None
+    offset = opened[0]
+    for index, command in enumerate(commands):
+        if offset <= len(command):
+            line_start = command.rfind("\n", 0, offset) + 1
+            return index, command.count("\n", 0, offset), offset - line_start
+        offset -= len(command) + 1
+    return None
+
+
+def _open_quote(text: str) -> tuple[int, str] | None:
+    """The offset of the innermost quote ``text`` leaves open at its end, and the quote bash names for
+    it: ``'...'`` (nothing escapes), ``"..."`` and ``$'...'`` (a backslash escapes the next character;
+    ``$(...)`` nests in the first), a backslash outside quotes, comments; prereq's templates
+    (``<% ... %>``) are words."""
+    stack: list[tuple[str, int]] = []  # what is open: a quote, or "(" inside a command substitution
+    i = 0
+    while i < len(text):
+        c, top = text[i], stack[-1][0] if stack else ""
+        if text.startswith("<%", i) and (end := text.find("%>", i)) >= 0:
+            i = end + 1
+        elif top == "'":
+            if c == "'":
+                stack.pop()
+        elif c == "\\":
+            i += 1  # escapes the next character, outside quotes and in the other two
+        elif top in ('"', "$'"):
+            if c == top[-1]:
+                stack.pop()
+            elif top == '"' and text.startswith("$(", i):
+                stack.append(("(", i))
+                i += 1
+        elif c == "#" and (i == 0 or text[i - 1] in " \t\n;&|("):
+            i = len(text) if (end := text.find("\n", i)) < 0 else end - 1
+        elif text.startswith("$'", i) or c in "'\"" or (c == "(" and top == "("):
+            i += c == "$"  # bash names the quote of ``$'``
+            stack.append(("$'" if c == "$" else c, i))
+        elif c == ")" and top == "(":
+            stack.pop()
+        i += 1
+    quotes = [(offset, kind[-1]) for kind, offset in stack if kind != "("]
+    return quotes[-1] if quotes else None

@@ -213,6 +213,16 @@ _RULES = [
         'anywhere (a field, the tag `todo`, a command such as `echo "TODO ..."`) is not ready to be shared.',
     ),
     Rule(
+        "PRQ115",
+        "schema-stale",
+        W,
+        "{schema} {state}",
+        "run 'prereq schema' to write this prereq's item schema there, and commit it",
+        "`prereq init` commits the item schema at `schema/prerequisite.schema.json` and new items' first line "
+        "(a `yaml-language-server` modeline) names it, so that editors check items on a fresh clone. A copy "
+        "from another prereq version, or none, makes editors check items against the wrong rules.",
+    ),
+    Rule(
         "PRQ120",
         "name-mismatch",
         E,

@@ -13,6 +13,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.terminal import Progress, silent
 from prereq.execution.load import RIGHTS_FILE, load_catalog
 from prereq.execution.validate import history_credentials, with_catalog
+from prereq.registry.checks.causes import link_causes
 from prereq.registry.history import cleared_lines, history_problems
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
@@ -21,7 +22,7 @@ from prereq.registry.validate import ValidationResult, validate
 from prereq.review.base import CATALOG_FOLDERS, Base, open_base
 from prereq.review.catalog import catalog_impact, catalog_problems
 from prereq.review.changes import compare, templates_by_name
-from prereq.review.checks import Head, identities, owns, review_problems
+from prereq.review.checks import Head, check_removals, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
 from prereq.review.commits import commit_secret_problems, intermediate_problems
 from prereq.review.impact import as_publish_sees_it, impact
@@ -48,6 +49,13 @@ def _owned(changes: list[Change], base: Base, author: str | None) -> set[str] | 
         if before is not None and owns(names, before.data.get("owners"), base.registry.owners):
             owned.add(change.name)
     return owned
+
+
+def _removed(changes: list[Change], head: Head) -> dict[str, Problem]:
+    """The PRQ202 or PRQ203 of each name a deletion or rename leaves required: its dependents' PRQ140
+    (and what follows) are its consequences."""
+    gone = (c for c in changes if c.what == "item" and c.kind in (Kind.DELETED, Kind.RENAMED))
+    return {change.old_name or change.name: found for change in gone for found in check_removals([change], head)}
 
 
 def outside_items(base: Base) -> list[str]:
@@ -131,7 +139,9 @@ def review(
     trust = review_trust(root, the_base, head, (head_catalog, catalog.rights), changes, author=author)
     found += trust.problems
     suppressions = _suppressions(the_base, validation, trust.suppressions)
-    combined = dataclasses.replace(validation, problems=sorted({*validation.problems, *found}, key=Problem.sort_key))
+    every = sorted({*validation.problems, *found}, key=Problem.sort_key)
+    linked = link_causes(every, validation.items, named=_removed(changes, head))  # a rename: one line, at it
+    combined = dataclasses.replace(validation, problems=linked)
     # What keeps a change from being trivially safe: any error, and anything the review itself found.
     gate = sorted({*(p for p in combined.problems if p.severity is Severity.ERROR), *found}, key=Problem.sort_key)
     owners_changed = the_base.texts.get(OWNERS_FILE) != _owners_text(root)

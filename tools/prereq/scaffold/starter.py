@@ -18,7 +18,8 @@ from pathlib import Path
 
 from prereq import __version__
 from prereq.core.errors import PrereqError
-from prereq.core.files import DATA_DIR, SCHEMA_DIR, read_regular, write_atomic
+from prereq.core.files import DATA_DIR, read_regular, write_atomic
+from prereq.registry.checks.schemafile import ITEM_SCHEMA, committed_schema, item_schema_text
 from prereq.registry.itemformat import check_name, check_new_name
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, Owners, load_registry
 from prereq.registry.settings import (
@@ -35,9 +36,6 @@ _BLANK = re.compile(r"\{\{(\w+)\}\}")
 _TODO = re.compile(r"\bTODO\b")
 KIT_WORKFLOWS = ("prereq-review.yml", "prereq-publish.yml")  # reusable, called by the repository's own
 SCHEMA_PATH = "reference/prerequisite.schema.json"  # where every prereq site publishes the item schema
-# The item schema committed in the registry repository, which new items' modelines name when the site
-# has no address: a fresh clone has it.  In prereq's own repository it is the schema's source itself.
-ITEM_SCHEMA = "schema/prerequisite.schema.json"
 _BRANCH = re.compile(r"[A-Za-z0-9._+/-]+")
 _RENAME = "rename it with letters, digits and . _ + / - (git branch -m NAME), then run prereq init again"
 # A requirement that names a distribution (PEP 508): name, [extras], then a version or "@ URL"; anything
@@ -248,11 +246,6 @@ def check_item_name(registry: Path, name: str) -> None:
     check_new_name(name, taken=[path.stem for path in (registry / ITEMS_DIR).glob("*.yaml")])
 
 
-def item_schema_text() -> str:
-    """The item schema as this prereq checks items, for the copy committed at ``ITEM_SCHEMA``."""
-    return (SCHEMA_DIR / "prerequisite.schema.json").read_text(encoding="utf-8")
-
-
 def schema_ref(registry: Path, item_folder: Path, site_url: str | None) -> str:
     """The item schema's address for editors: the published site's, else the committed copy's, which
     a fresh clone has (a build's output, ignored by git, it has not)."""
@@ -261,14 +254,16 @@ def schema_ref(registry: Path, item_folder: Path, site_url: str | None) -> str:
     return os.path.relpath(load_settings(registry).root / ITEM_SCHEMA, item_folder)
 
 
-def _refresh_schema(registry: Path) -> list[Path]:
-    """The committed item schema, written when missing or not this prereq's (items name it in their modeline)."""
-    path = load_settings(registry).root / ITEM_SCHEMA
-    text = item_schema_text()
-    if path.is_file() and not path.is_symlink() and path.read_text(encoding="utf-8", errors="replace") == text:
+def refresh_schema(registry: Path) -> list[Path]:
+    """The item schema committed in the repository around ``registry`` (``ITEM_SCHEMA``: new items'
+    modelines name it when the site has no address, and a fresh clone has it), written when missing or
+    not this prereq's (PRQ115); in prereq's own repository it is the schema's source itself."""
+    root = load_settings(registry).root
+    if committed_schema(root) is None:
         return []
+    path = root / ITEM_SCHEMA
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
+    write_atomic(path, item_schema_text())
     return [path]
 
 
@@ -331,5 +326,5 @@ def new_item(registry: Path, name: str, *, kind: str, owner: str | None = None) 
     text = _item_text(name, kind, owner=owner, schema=schema_ref(registry, folder, site_url))
     written = write_all({folder / f"{name}.yaml": text}, hint="choose another name, or edit the item that exists")
     if not site_url:  # the modeline names the committed schema: it must be there, and current
-        written.files += _refresh_schema(registry)
+        written.files += refresh_schema(registry)
     return written

@@ -1,8 +1,9 @@
 """The checks, by rule family: small functions that turn a loaded registry into problems.
 
 ``items`` (schema, names, plugins, owners), ``requirements`` (the require graph),
-``commands`` (placeholders, shell variables, the runtime round trip), ``job_templates``
-and ``secrets`` (credentials in any string); ``base`` holds the context they share and the
+``commands`` (placeholders, shell variables, the runtime round trip), ``job_templates``,
+``secrets`` (credentials in any string) and ``schemafile`` (the item schema the repository commits);
+``base`` holds the context they share and the
 declaration of ids.
 
 What the file checks find in a file is kept across runs by the file (``file-checks``); what the checks
@@ -10,7 +11,7 @@ across items (``ACROSS``) find in an item, by the item and everything it require
 ``Context.closure_key``): a pull request that touches one item checks again only it and the items that
 require it.
 
-May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/secrets.
+May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/secrets/settings.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from prereq.core.files import NO_CACHE, Cache, Shelf, shaped
 from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
-from prereq.registry.checks import commands, items, job_templates, requirements, secrets
+from prereq.registry.checks import commands, items, job_templates, requirements, schemafile, secrets
 from prereq.registry.checks.base import Check, Context, make_context
 from prereq.registry.loader import TEMPLATES_DIR, LoadedRegistry, SourceItem
 from prereq.registry.rules import RULES, Problem, Severity
@@ -31,6 +32,7 @@ CHECKS: tuple[Check, ...] = (
     *commands.CHECKS,
     *job_templates.CHECKS,
     *secrets.CHECKS,
+    *schemafile.CHECKS,
 )
 # The checks across items whose problems of an item are a function of that item and of what it requires:
 # placeholders, compiled forms and the round trip, rendered credentials, variables flowing in, the shell

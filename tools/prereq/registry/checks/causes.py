@@ -6,9 +6,10 @@ each of them says PRQ140 at its ``require`` entry, and PRQ151 for every ``<% thi
 item might have defined, in it and in whatever requires it in turn.  An item whose ``parameters`` is
 not a mapping (a schema error, PRQ110) leaves the same PRQ151s below it.  Each such problem gets
 ``Problem.consequence_of``: the file's own problem when there is one, else the first PRQ140 that
-names the missing item.  Nothing is dropped: a consequence fails validation as before, and only the
-reporters choose to show it under its cause.  Linking reads the problems and the items only, so the
-file checks' kept problems (``_kept``) keep their shape.
+names the missing item, or the one ``named`` gives for it (a review's deletion or rename, PRQ202 and
+PRQ203, explains every dependent's PRQ140 and what follows).  Nothing is dropped: a consequence fails
+validation as before, and only the reporters choose to show it under its cause.  Linking reads the
+problems and the items only, so the file checks' kept problems (``_kept``) keep their shape.
 
 May import: prereq.core, prereq.registry.loader/rules.
 """
@@ -31,8 +32,11 @@ _BROKEN_PARAMETERS = "PRQ110"  # the schema's verdict on a ``parameters`` that i
 Unmet = tuple[SourceItem, str, Problem | None]  # an item, a name it requires that is missing, its PRQ140
 
 
-def link_causes(problems: list[Problem], items: Mapping[str, SourceItem]) -> list[Problem]:
-    """``problems`` (sorted, as the checks return them), each consequence linked to its cause."""
+def link_causes(
+    problems: list[Problem], items: Mapping[str, SourceItem], *, named: Mapping[str, Problem] | None = None
+) -> list[Problem]:
+    """``problems`` (sorted, as the checks return them), each consequence linked to its cause; the cause
+    of a missing name ``named`` holds is that problem (itself then a cause, linked to nothing)."""
     if not any(p.rule in ("PRQ140", "PRQ151") for p in problems):
         return problems  # nothing can cascade: the common case costs one pass
     by_file: dict[str | None, list[Problem]] = {}
@@ -44,6 +48,7 @@ def link_causes(problems: list[Problem], items: Mapping[str, SourceItem]) -> lis
         for index, name in _missing_requires(item, items)
     ]
     causes = _missing_causes(unmet, by_file)
+    causes.update({name: cause for name, cause in (named or {}).items() if name in causes})
     causes.update(_parameter_causes(items, by_file))
     links = {found: causes[name] for _, name, found in unmet if found is not None and name in causes}
     links.update(_placeholder_links(items, unmet, causes, by_file))

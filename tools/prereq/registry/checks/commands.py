@@ -169,12 +169,24 @@ def _round_trip(ctx: Context, item: SourceItem) -> list[str]:
     return forms.check_round_trip(form) if isinstance(form, dict) else []  # else PRQ154/155 say why
 
 
-def command_line(item: SourceItem, path: tuple[Any, ...], command: str, offset: int) -> tuple[int, int]:
+def command_line(
+    item: SourceItem, path: tuple[Any, ...], command: str, offset: int, *, within: int | None = None
+) -> tuple[int, int]:
     """The file line of line ``offset`` of the command at ``path``: a command of several lines is a
-    block scalar (``|``), whose text starts on the line after its indicator."""
+    block scalar (``|``), whose text starts on the line after its indicator.  With ``within`` (a column
+    of that line of the command), its column too, where the file holds the line as it is (else the
+    command's first column)."""
     line, column = item.position(path)
     lines = command.rstrip("\n").count("\n")
-    return (line + 1 + min(offset, lines), 1) if lines else (line, column)
+    if lines:
+        line, column = line + 1 + min(offset, lines), 1
+    if within is None:
+        return line, column
+    text = command.split("\n")[offset]
+    held = item.raw.decode("utf-8", "replace").split("\n")[line - 1]
+    # A block's lines are indented past the command's own indentation; a plain scalar starts at ``column``.
+    start = len(held) - len(held.lstrip(" ")) - (len(text) - len(text.lstrip(" "))) if lines else column - 1
+    return (line, start + within + 1) if start >= 0 and held[start : start + len(text)] == text else (line, column)
 
 
 @registry_check("PRQ172", "PRQ173")
@@ -276,9 +288,10 @@ def _shell_problem(
     rule: str,
     **details: Any,
 ) -> Problem:
-    found = script.locate(issue.line) or (0, 0)  # a line of prereq's own: the first command
+    quote = bashsyntax.unclosed_quote([command for _, command in entries], issue.message)
+    found = quote or script.locate(issue.line) or (0, 0)  # a line of prereq's own: the first command
     path, command = entries[found[0]]
-    line, column = command_line(item, path, command, found[1])
+    line, column = command_line(item, path, command, found[1], within=quote[2] if quote else None)
     return problem(rule, file=item.rel, line=line, column=column, detail=issue.message, **details)
 
 
