@@ -21,8 +21,8 @@ It runs one task role of a job the way ``microsoft/openpai-runtime`` does
 
 Everything runs in a sandbox folder: a clean environment (``PATH`` kept, with
 the sandbox's ``bin/`` first for fakes), ``HOME`` and the working directory
-inside it, a few ``PAI_*`` variables.  prereq's environment file in the container's own ``/tmp``
-(``/tmp/prereq.env``) is the sandbox's ``tmp/prereq.env``.
+inside it, a few ``PAI_*`` variables.  prereq's variables file in the job user's home
+(``~/.prereq/env``) is then the sandbox's ``home/.prereq/env``.
 """
 
 from __future__ import annotations
@@ -130,13 +130,9 @@ def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any] | None
     return re.sub(r"<%(\s*)\$([\s\S]*?)(\s*)%>", find, text)
 
 
-ENV_FILE = "/tmp/prereq.env"  # prereq's file in the container's own /tmp
-
-
-def in_container(text: str, sandbox: Path) -> str:
-    """A script's text with prereq's file in the container's ``/tmp`` as the sandbox's ``tmp/prereq.env``
-    (only that path: the tests' own folders live under the host's /tmp)."""
-    return text.replace(ENV_FILE, str(sandbox / "tmp" / "prereq.env"))
+def vars_file(sandbox: Path) -> Path:
+    """Where prereq's variables file (``~/.prereq/env``) is in a sandbox: under its ``HOME``."""
+    return sandbox / "home" / ".prereq" / "env"
 
 
 def _script(commands: list[str], policy: str) -> str:
@@ -227,11 +223,11 @@ def _write_plugin_scripts(
         pre, post = _cmd_scripts(parameters or {}, policy)
         if pre is not None:
             path = runtime_dir / f"plugin_pre{index}.sh"
-            path.write_text(in_container(pre, runtime_dir.parent), encoding="utf-8")
+            path.write_text(pre, encoding="utf-8")
             pre_scripts.append((name, path))
         if post is not None:
             path = runtime_dir / f"plugin_post{index}.sh"
-            path.write_text(in_container(post, runtime_dir.parent), encoding="utf-8")
+            path.write_text(post, encoding="utf-8")
             post_scripts.insert(0, (name, path))
     return pre_scripts, post_scripts
 
@@ -286,7 +282,7 @@ def run_job(
     role = role or next(iter(job["taskRoles"]))
     _prepare_sandbox(sandbox, fakes or {})
     environment = sandbox_env(sandbox, job, role, env)
-    result = RunResult(sandbox=sandbox, env_file=sandbox / "tmp" / "prereq.env")
+    result = RunResult(sandbox=sandbox, env_file=vars_file(sandbox))
     runtime_dir = sandbox / "runtime"
 
     def run(kind: str, name: str, path: Path) -> bool:
@@ -301,7 +297,7 @@ def run_job(
             return result
     user = runtime_dir / "user.sh"
     user_script = USER_HEADER + "\n" + "\n".join(user_commands(job, role)) + "\n"
-    user.write_text(in_container(user_script, sandbox), encoding="utf-8")
+    user.write_text(user_script, encoding="utf-8")
     if not run("job", "job", user):
         return result
     for name, path in post_scripts:

@@ -87,7 +87,9 @@ def test_a_bound_script_gives_its_uri_and_payload_version(tmp_path: Path) -> Non
     assert "clone https://github.com/example/trainer at a1b2c3d" in result.describe()
 
 
-MACHINERY_WIDTH = 110  # "about 100 characters" (issue 13): runtime.CALLBACK_LINE is the longest
+# Issue 13 asked for about 100 characters; issue 29's ownership checks and private folder take the callback
+# line to 259 (BENCHMARKS.md, "The variables file").  runtime.CALLBACK_LINE is the longest.
+MACHINERY_WIDTH = 260
 
 
 @pytest.mark.parametrize("folder", case_folders(), ids=lambda folder: folder.name)
@@ -132,15 +134,16 @@ def test_the_machinery_works_under_nounset_and_with_failure_policy_ignore(tmp_pa
 
 
 def test_the_machinery_never_fails_a_script_that_succeeded(tmp_path: Path) -> None:
-    """Under ``noclobber`` the file is still written; when it cannot be written (here a folder stands in
-    its place) the script keeps its own status and bash says why on stderr."""
+    """Under ``noclobber`` the file is still written; when it cannot be written (here a file stands where its
+    folder goes) the script keeps its own status and ``mkdir`` says why on stderr."""
 
     careful = _cmd_item("careful", ["set -o noclobber", "export KEPT=yes"])
     job = make_job([careful], [runtime.JOB_LOAD_LINE, 'echo "$KEPT"'])
     result = run_job(job, sandbox=tmp_path / "noclobber")
     assert result.ok and result.job is not None and result.job.stdout == "yes\n", result.describe()
     blocked = tmp_path / "blocked"
-    (blocked / "tmp" / "prereq.env").mkdir(parents=True)
+    (blocked / "home").mkdir(parents=True)
+    (blocked / "home" / ".prereq").write_text("")
     result = run_job(make_job([_cmd_item("quiet", ["export X=1"])], ["true"]), sandbox=blocked)
     assert result.ok, result.describe()
-    assert "prereq.env" in result.step("start", "quiet").stderr
+    assert ".prereq" in result.step("start", "quiet").stderr

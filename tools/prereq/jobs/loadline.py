@@ -32,7 +32,7 @@ def is_load_line(command: Any, load_line: str) -> bool:
 
 
 def _load_command(load_line: str) -> str:
-    """The load line's first two words (``. /tmp/prereq.env``): what an adapted one still starts with."""
+    """The load line's first two words (``[[ -O``): what an adapted one still starts with."""
     return " ".join(load_line.split(" ")[:2])
 
 
@@ -81,7 +81,9 @@ def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, lin
     a line an earlier prereq wrote becomes today's, where it stands.  The positions of those an earlier
     prereq wrote and their user changed: they stay as they are, and load nothing."""
     commands = work.get(path)
-    present = [i for i, command in enumerate(commands) if is_load_line(command, lines.current)]
+    present = [
+        i for i, command in enumerate(commands) if command in lines.replaced or is_load_line(command, lines.current)
+    ]
     for position in present:
         if needed and commands[position] in lines.replaced:
             work.set(path + (position,), lines.current)

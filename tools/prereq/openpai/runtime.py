@@ -5,9 +5,9 @@
   breaks (``survives_round_trip``).
 - Every script runs as its own bash process, so ``export`` in one prerequisite
   reaches nothing else.  prereq compiles each cmd prerequisite's callbacks so
-  they load a shared environment file first and write what is exported back to
-  it when they exit (one line, ``CALLBACK_LINE``); the job's commands load it
-  with one marked line.
+  they load a variables file first and write what is exported back to it when
+  they exit (one line, ``CALLBACK_LINE``); the job's commands load it with one
+  marked line.  The file is the job user's alone (``VARS_FILE``).
 
 Everything prereq adds to a job is written here, with one kind of quote and no
 backslash, so it survives the repr round trip unchanged.
@@ -31,26 +31,40 @@ COMMAND_KEYS = {"preCommands": START, "postCommands": SUCCEED}  # an item's own 
 # Lifted out of a prerequisite by the runtime; every other key becomes a parameter.
 LIFTED_KEYS = ("type", "failurePolicy", "plugin")
 
-# The shared environment file, in the container's own /tmp (every process of a task shares its file system).
-ENV_FILE = "/tmp/prereq.env"
+# The variables file: in a folder of the job user's home that only they can use (``~`` is the same in every
+# script of a task, and bash expands it without splitting, so no variable carries the path and no command
+# can change it but ``HOME``).  Not the shared ``/tmp``: another user there could plant a file for the
+# job's shell to source, or a link for it to write through.
+VARS_DIR = "~/.prereq"
+VARS_FILE = VARS_DIR + "/env"
 ENV_MARK = "# prereq: load variables exported by prerequisites"
+# Read or written only when the folder is the user's own and no link; sourced only when the file is a
+# regular file of theirs, no link.
+_OWN_DIR = f"[[ -O {VARS_DIR} && ! -L {VARS_DIR} ]]"
+_OWN_FILE = f"[[ -f {VARS_FILE} && ! -L {VARS_FILE} && -O {VARS_FILE} ]]"
 
-# prereq's one line at the top of every compiled callback: load what earlier scripts exported, and when
-# this script exits, however it exits, write every exported variable back (``export -p`` quotes each
-# value so bash reads it back as it was, newlines included; the file then holds what every script so
-# far exported, as each started from the one before).  PWD, OLDPWD, SHLVL and ``_`` describe this
-# process, not the task: they lose their export first, so the next script keeps its own.  Neither half
-# can fail a script: ``|| :`` keeps ``errexit`` out of the sourced file and out of the trap (an
-# unwritable file is said on stderr, the script's status stays its own), ``>|`` writes under
-# ``noclobber`` too.  Not covered: bash in POSIX mode (``POSIXLY_CORRECT``), where ``.`` of a missing
-# file ends the first script.
-CALLBACK_LINE = f". {ENV_FILE} 2>/dev/null || :; trap 'export -n PWD OLDPWD SHLVL _; export -p >|{ENV_FILE} || :' EXIT"
+# prereq's one line at the top of every compiled callback: make the folder (mode 700), load what earlier
+# scripts exported, and when this script exits, however it exits, write every exported variable back
+# (``export -p`` quotes each value so bash reads it back as it was, newlines included; the file then holds
+# what every script so far exported, as each started from the one before): under umask 077 to a file of
+# its own, renamed over the last (a rename replaces a link, never follows it).  PWD, OLDPWD, SHLVL and ``_``
+# describe this process, not the task: they lose their export first, so the next script keeps its own.
+# A folder that is not the user's (planted, a link) is neither read nor written.  Nothing here can fail a
+# script: the ``&&`` list ending in ``||:`` keeps ``errexit`` out of the checks, the sourced file and the
+# trap (a reason is said on stderr, the script's status stays its own); ``>|`` writes under ``noclobber``.
+# One kind of quote and no backslash: the line survives the runtime's repr round trip.
+CALLBACK_LINE = (
+    f"mkdir -pm700 {VARS_DIR}&&{_OWN_DIR}&&{{ {_OWN_FILE}&&. {VARS_FILE};"
+    f"trap 'export -n PWD OLDPWD SHLVL _;umask 077;export -p>|{VARS_DIR}/$$&&mv {VARS_DIR}/$$ {VARS_FILE}||:' "
+    "EXIT;}||:"
+)
 # The one line at the top of a task role's commands (and of its deployments' preCommands).
-JOB_LOAD_LINE = f". {ENV_FILE} 2>/dev/null || :  {ENV_MARK}"
+JOB_LOAD_LINE = f"{_OWN_DIR}&&{_OWN_FILE}&&. {VARS_FILE}||:  {ENV_MARK}"
 # What earlier versions of prereq wrote instead: ``job add``, ``remove`` and ``lock`` replace them.
 REPLACED_LOAD_LINES = (
     'if [ -f "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}" ]; then . "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"; fi  '
     + ENV_MARK,
+    ". /tmp/prereq.env 2>/dev/null || :  " + ENV_MARK,
 )
 ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"
 

@@ -33,15 +33,17 @@ export function insertPosition(names, name, needs) {
   return position;
 }
 
-/* The index's load line, or a line that starts as it (or as an earlier prereq's did: "if [ -f") and
- * keeps its mark: a load line its user adapted.  A line of the user's own that only carries the mark is not. */
+/* The index's load line, one an earlier prereq wrote (the index's replaced_load_lines), or a line that
+ * starts as it (or as an earlier prereq's did: "if [ -f") and keeps its mark: a load line its user
+ * adapted.  A line of the user's own that only carries the mark is not. */
 export function isLoadLine(index, command) {
   const line = index.root.job_load_line;
   const mark = line.slice(line.indexOf("# prereq:"));
   if (typeof command !== "string") return false;
   const start = command.trimStart();
   const loads = line.split(" ").slice(0, 2).join(" ");
-  return command === line || (command.includes(mark) && (start.startsWith(loads) || start.startsWith("if [ -f")));
+  if (command === line || (index.root.replaced_load_lines || []).includes(command)) return true;
+  return command.includes(mark) && (start.startsWith(loads) || start.startsWith("if [ -f"));
 }
 
 function closureOf(index, selections, locked) {

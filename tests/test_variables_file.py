@@ -1,0 +1,166 @@
+"""Issue 29: the variables file prerequisites hand on is the job user's alone.  The compiled callbacks and
+the task role's commands run with real bash, as the runtime runs them (tests/runtime_sim.py), in a private
+``/tmp`` (a mount namespace of its own, a fresh tmpfs there) where another user, ``nobody``, planted files
+and links first at the places a naive implementation would use.  The job must not source what was
+planted, must not write through a link, and its file must be mode 600 in a folder of mode 700; the
+variables still reach the later callbacks and the job's commands.  Then the load lines an earlier prereq
+wrote are replaced by the next edit."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prereq.jobs.apply import WorkingCopy
+from prereq.jobs.document import JobDocument
+from prereq.jobs.loadline import LoadLines, plan_load_line
+from prereq.openpai import runtime
+
+REPO = Path(__file__).resolve().parent.parent
+ATTACKER = "nobody"
+
+# What nobody plants before the job starts, in the shared /tmp: a file that runs a command when sourced
+# where prereq used to keep its file, links where a naive private folder would go, and a folder of its own.
+PLANT = """
+set -e
+printf 'touch /tmp/pwned-by-env\\n' > /tmp/prereq.env
+mkdir -p /tmp/evil && printf 'touch /tmp/pwned-by-folder\\nexport LEAK=1\\n' > /tmp/evil/env
+chmod -R a+rwx /tmp/evil
+ln -s /tmp/evil /tmp/.prereq
+ln -s /tmp/victim /tmp/prereq
+"""
+
+# Run inside the namespace, as root: the job of three callbacks and the task role's commands, through
+# the runtime simulation, with HOME as given; prints what the test checks, as JSON.
+DRIVER = """
+import json, os, stat, sys
+from pathlib import Path
+from prereq.openpai import forms, runtime
+from runtime_sim import make_job, run_job
+
+def item(name, starts, succeeds=()):
+    callbacks = [{"event": "taskStarts", "commands": list(starts)}]
+    if succeeds:
+        callbacks.append({"event": "taskSucceeds", "commands": list(succeeds)})
+    data = {"name": name, "version": "1.0.0", "type": "script", "plugin": runtime.DEFAULT_PLUGIN}
+    data["callbacks"] = callbacks
+    return forms.compile_item(data, lookup=lambda key: None)
+
+home = sys.argv[1]
+Path("/tmp/victim").write_text("root's own\\n")
+items = [
+    item("token", ["export HF_TOKEN=hf_secret"]),
+    item("data", ['export DATA_DIR="/data/$HF_TOKEN"'], ['echo "after: $DATA_DIR $OUT"']),
+    item("out", ['export OUT="$DATA_DIR/out"']),
+]
+commands = [runtime.JOB_LOAD_LINE, 'echo "job: ${HF_TOKEN-unset} ${OUT-unset} ${LEAK-none}"']
+result = run_job(make_job(items, commands), sandbox=Path("/tmp/box"), env={"HOME": home})
+folder = Path(os.path.expanduser(home)) / ".prereq"
+def mode(path):
+    return oct(stat.S_IMODE(path.lstat().st_mode)) if os.path.lexists(path) else None
+print(json.dumps({
+    "steps": [[s.kind, s.name, s.returncode, s.stdout, s.stderr] for s in result.steps],
+    "pwned": sorted(p.name for p in Path("/tmp").glob("pwned*")),
+    "victim": Path("/tmp/victim").read_text(),
+    "evil": sorted(p.name for p in Path("/tmp/evil").iterdir()),
+    "folder": mode(folder) if not folder.is_symlink() else "link",
+    "file": mode(folder / "env") if not folder.is_symlink() else None,
+    "owner": (folder / "env").lstat().st_uid if not folder.is_symlink() and (folder / "env").exists() else None,
+}))
+"""
+
+
+def _can_unshare() -> str | None:
+    """Why the namespace cannot be made here, or None."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("runuser"):
+        return "needs root, unshare and runuser"
+    probe = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", "mount", "-t", "tmpfs", "tmpfs", "/tmp"],
+        capture_output=True,
+        text=True,
+    )
+    return None if probe.returncode == 0 else f"unshare is not permitted here: {probe.stderr.strip()}"
+
+
+needs_namespace = pytest.mark.skipif(bool(_can_unshare()), reason=str(_can_unshare()))
+
+
+def _run_planted(home: str, *, driver: str = DRIVER) -> dict[str, Any]:
+    """The job run after nobody's plants, in a private /tmp; what the driver saw."""
+    script = (
+        "set -e; mount -t tmpfs tmpfs /tmp; "
+        f'runuser -u {ATTACKER} -- bash -c "$PLANT"; '
+        'mkdir -m 755 /tmp/box; exec "$PYTHON" -c "$DRIVER" "$HOME_FOR_JOB"'
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": f"{REPO / 'tools'}:{REPO / 'tests'}",
+        "PLANT": PLANT,
+        "DRIVER": driver,
+        "PYTHON": sys.executable,
+        "HOME_FOR_JOB": home,
+    }
+    proc = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", "bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@needs_namespace
+def test_planted_files_and_links_are_not_used_and_the_variables_still_flow() -> None:
+    """HOME in the private /tmp, as /root is in a container: the plants lie where the old file was and
+    where a naive folder would be; none is read or written, and every later script sees the exports."""
+    seen = _run_planted("/tmp/box/home")
+    steps = {(kind, name): (code, out, err) for kind, name, code, out, err in seen["steps"]}
+    assert all(code == 0 for code, _, _ in steps.values()), seen["steps"]
+    assert steps[("job", "job")][1] == "job: hf_secret /data/hf_secret/out none\n"
+    assert steps[("succeed", "data")][1] == "after: /data/hf_secret /data/hf_secret/out\n"
+    assert seen["pwned"] == [] and seen["victim"] == "root's own\n" and seen["evil"] == ["env"]
+    assert (seen["folder"], seen["file"], seen["owner"]) == ("0o700", "0o600", 0)
+
+
+@needs_namespace
+def test_a_home_others_can_write_fails_safe() -> None:
+    """HOME is the shared /tmp itself, where nobody linked ``.prereq`` to a folder of theirs: the job
+    neither sources nor writes there (its variables do not flow, said on no file of nobody's), and every
+    script still exits 0."""
+    seen = _run_planted("/tmp")
+    assert all(code == 0 for _, _, code, _, _ in seen["steps"]), seen["steps"]
+    job = next(out for kind, _, _, out, _ in seen["steps"] if kind == "job")
+    assert job == "job: unset unset none\n"
+    assert seen["pwned"] == [] and seen["evil"] == ["env"] and seen["folder"] == "link"
+
+
+@needs_namespace
+def test_the_previous_load_line_ran_what_was_planted() -> None:
+    """The same plant against the load line prereq wrote before (kept in REPLACED_LOAD_LINES): it sources
+    nobody's file, so the test above would see it."""
+    before = runtime.REPLACED_LOAD_LINES[-1]
+    assert before.startswith(". /tmp/prereq.env")
+    driver = DRIVER.replace("runtime.JOB_LOAD_LINE, 'echo", f"{before!r}, 'echo")
+    seen = _run_planted("/tmp/box/home", driver=driver)
+    assert seen["pwned"] == ["pwned-by-env"]
+
+
+@pytest.mark.parametrize("old", runtime.REPLACED_LOAD_LINES)
+def test_a_load_line_an_earlier_prereq_wrote_is_replaced_where_it_stands(old: str) -> None:
+    commands = f"    commands:\n    - {json.dumps(old)}\n    - echo hi\n"
+    text = f"protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  main:\n{commands}"
+    job = JobDocument(text, "job.yaml")
+    work = WorkingCopy(job.data)
+    warnings: list[str] = []
+    lines = LoadLines(runtime.JOB_LOAD_LINE, runtime.REPLACED_LOAD_LINES)
+    plan_load_line(work, job, "main", True, warnings, lines=lines)
+    assert work.get(("taskRoles", "main", "commands")) == [runtime.JOB_LOAD_LINE, "echo hi"] and warnings == []
