@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from prereq.cli import main
 from prereq.core.errors import PrereqError
 from prereq.jobs import expressions
+from prereq.openpai import shellwords
 
 
 @pytest.fixture
@@ -133,3 +135,71 @@ def test_a_broken_store_is_named_with_line_and_column(config: Path) -> None:
     (config / "expressions.json").write_text('{"a": "1",\n  }\n')
     with pytest.raises(PrereqError, match=r"expressions.json:2:3: not valid JSON: "):
         expressions.load_expressions()
+
+
+# Values filled into commands: quoted for bash where they stand ------------------------------------
+
+HOSTILE = [
+    "bob; touch PWNED #",
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    'it\'s "quoted"',
+    "two\nlines",
+    "#hash",
+    "with  spaces",
+    "",
+    "back\\slash \\$HOME",
+    "plain.name-1",
+    "zoë",
+]
+# (a command around <% expression.v %>, what it prints for a value v)
+SHAPES = [
+    ("printf %s <% expression.v %>", lambda v: v),
+    ("printf %s x=<% expression.v %>", lambda v: "x=" + v),
+    ('printf %s "<% expression.v %> and <% expression.v %>"', lambda v: f"{v} and {v}"),
+    ('printf %s "$(printf %s "<% expression.v %>")"', lambda v: v.rstrip("\n")),
+    ("printf %s <% expression.v %> # a comment", lambda v: v),
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize(("command", "printed"), SHAPES)
+def test_filled_values_reach_the_command_as_written(tmp_path: Path, command: str, printed, value: str) -> None:
+    filled, unquoted = expressions.fill_command(command, {"v": value})
+    run = subprocess.run(["bash", "-c", filled], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert (run.returncode, run.stdout, unquoted) == (0, printed(value), [])
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "context"),
+    [
+        ("echo '<% expression.v %>'", shellwords.SINGLE),
+        ("echo `echo <% expression.v %>`", shellwords.OTHER),
+        ("echo $'<% expression.v %>'", shellwords.OTHER),
+        ("echo x # <% expression.v %>", shellwords.OTHER),
+        ("echo \\<% expression.v %>", shellwords.OTHER),
+        ("cat <<EOF\n<% expression.v %>\nEOF", shellwords.OTHER),
+    ],
+)
+def test_values_that_cannot_be_quoted_are_filled_as_written_and_named(command: str, context: str) -> None:
+    value = "it's; touch PWNED"
+    filled, unquoted = expressions.fill_command(command, {"v": value})
+    assert value in filled and unquoted == [expressions.Unquoted("v", context)]
+    assert expressions.fill_command(command, {"v": "alice"}) == (command.replace("<% expression.v %>", "alice"), [])
+    message = unquoted[0].describe("job.yaml:3")
+    assert message.startswith("job.yaml:3: <% expression.v %> stands")
+
+
+def test_only_commands_are_quoted_and_other_templates_stay() -> None:
+    values = {"v": "a b"}
+    assert expressions.fill("<% expression.v %>", ("prerequisites", 0, "uri"), values) == ("a b", [])
+    assert expressions.fill("echo <% expression.v %> <% $secrets.x %> <% expression.w %>", ("commands", 0), values) == (
+        "echo 'a b' <% $secrets.x %> <% expression.w %>",
+        [],
+    )
+    assert shellwords.quoting_contexts(f"a {shellwords.MARK} \"{shellwords.MARK}\" '{shellwords.MARK}'") == [
+        shellwords.WORD,
+        shellwords.DOUBLE,
+        shellwords.SINGLE,
+    ]

@@ -3,6 +3,7 @@ deprecated versions, the lock alone, and what OpenPAI would refuse."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,7 @@ def test_missing_expressions_are_named_with_the_command_to_set_them(
     resolved = jobs.prepare(path, index=bundled)
     items = {item["name"]: item for item in resolved.data["prerequisites"]}
     commands = items["smb-storage"]["callbacks"][0]["commands"]
-    assert "echo username=erin o'neil >> /root/.smb/credentials" in commands
+    assert "echo username='erin o'\\''neil' >> /root/.smb/credentials" in commands  # quoted for the shell
     assert "echo 'password=<% $secrets.SMB_PASSWORD %>' >> /root/.smb/credentials" in commands  # for OpenPAI
     assert resolved.data["taskRoles"]["train"]["commands"][-1] == 'echo "run by erin o\'neil"'
     assert runtime.survives_round_trip({k: v for k, v in items["smb-storage"].items() if k != "type"})
@@ -142,3 +143,18 @@ def test_resolve_warns_about_deprecated_locked_versions(tmp_path: Path, tiny: di
     assert_openpai_accepts(resolved.data)
     cli = prereq_cli("job", "resolve", str(path), "--index", str(tiny["new"]))
     assert cli.returncode == 0 and "deprecated" in cli.stderr and load_yaml(cli.stdout).data == resolved.data
+
+
+def test_the_issues_value_is_not_run(tmp_path: Path, bundled: Path) -> None:
+    """Issue 29: smbUser 'bob; touch /tmp/PWNED #' reaches the credentials line as one word, and bash
+    running the resolved command writes exactly the value and runs nothing else."""
+    path = copy_job(tmp_path, "smb-expression.yaml")
+    value = "bob; touch PWNED #"
+    resolved = jobs.prepare(path, index=bundled, expressions={"smbUser": value})
+    items = {item["name"]: item for item in resolved.data["prerequisites"]}
+    line = next(c for c in items["smb-storage"]["callbacks"][0]["commands"] if c.startswith("echo username="))
+    script = line.replace("/root/.smb/credentials", "credentials")
+    run = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and (tmp_path / "credentials").read_text() == f"username={value}\n"
+    assert not (tmp_path / "PWNED").exists() and resolved.warnings == []
+    assert runtime.survives_round_trip({k: v for k, v in items["smb-storage"].items() if k != "type"})

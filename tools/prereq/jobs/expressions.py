@@ -7,6 +7,13 @@ The values live in ``$XDG_CONFIG_HOME/prereq/expressions.yaml`` (or
 ``expressions.json``, when the user keeps that one instead); ``XDG_CONFIG_HOME``
 defaults to ``~/.config``.  The folder is made ``0700`` and the file ``0600``
 (readable by the user only), and every write replaces the file atomically.
+
+A value filled into a command (``fill``) is quoted for bash where it stands, so that a value is
+never run as a command: a word of its own (``'...'``), escaped inside ``"..."``; where it cannot be
+quoted (inside ``'...'`` when it holds a ``'``, inside backticks, ``$'...'``, a comment, a
+here-document, a script prereq encoded for the runtime) it is filled in as written, with a warning.
+
+May import: prereq.core, prereq.openpai.
 """
 
 from __future__ import annotations
@@ -16,16 +23,22 @@ import os
 import re
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from prereq.core import placeholders
 from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular, write_atomic
 from prereq.core.yamledit import load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer
+from prereq.openpai import shellwords
+from prereq.openpai.runtime import ENCODED_MARK
 
 KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # what ``<% expression.KEY %>`` can name
 FILE_NAMES = ("expressions.yaml", "expressions.json")
+COMMAND_KEYS = ("commands", "preCommands", "postCommands")  # lists of commands bash runs
 HEADER = "# prereq expressions: values for <% expression.KEY %> in jobs (prereq expression set KEY VALUE)\n"
 
 
@@ -126,3 +139,63 @@ def delete_expression(key: str, *, path: Path | None = None) -> Path:
         raise PrereqError(f"no stored expression named '{key}'", hint="list them with: prereq expression list")
     del values[key]
     return save_expressions(values, path)
+
+
+@dataclass(frozen=True)
+class Unquoted:
+    """A value filled into a command where it could not be quoted: ``context`` is where it stands."""
+
+    key: str
+    context: str
+
+    def describe(self, where: str) -> str:
+        place = "inside '...'" if self.context == shellwords.SINGLE else "where prereq cannot quote it"
+        holds = "a '" if self.context == shellwords.SINGLE else "shell syntax"
+        return (
+            f"{where}: <% expression.{self.key} %> stands {place} and its value holds {holds}: "
+            "it is filled in as written, so the shell may read part of it as a command"
+        )
+
+
+def quote(value: str, context: str) -> str:
+    """``value`` as bash reads it back where it stands: ``context`` is one of ``shellwords``' contexts."""
+    if context == shellwords.WORD:
+        return value if shellwords.SAFE_WORD.fullmatch(value) else "'" + value.replace("'", "'\\''") + "'"
+    if context == shellwords.DOUBLE:
+        return re.sub(r'([\\"$`])', r"\\\1", value)
+    return value
+
+
+def _unsafe(value: str, context: str) -> bool:
+    if context == shellwords.SINGLE:
+        return "'" in value
+    return context == shellwords.OTHER and not shellwords.SAFE_WORD.fullmatch(value)
+
+
+def fill_command(command: str, values: Mapping[str, str]) -> tuple[str, list[Unquoted]]:
+    """``command`` with each ``<% expression.KEY %>`` that ``values`` knows quoted where it stands."""
+    matches = list(placeholders.TEMPLATE.finditer(command))
+    pieces = placeholders.TEMPLATE.split(command)[::2]  # the text between the templates
+    contexts = shellwords.quoting_contexts(shellwords.MARK.join(pieces))
+    if command.endswith(ENCODED_MARK):  # eval of a script: a value stands where the script puts it
+        contexts = [shellwords.OTHER] * len(matches)
+    out, unquoted = [pieces[0]], []
+    for match, context, after in zip(matches, contexts, pieces[1:], strict=True):
+        template = placeholders.parse(match[1], match[0])
+        value = values.get(template.key) if template.namespace == "expression" else None
+        if value is None:
+            out.append(match[0])
+        else:
+            out.append(quote(value, context))
+            if _unsafe(value, context):
+                unquoted.append(Unquoted(template.key, context))
+        out.append(after)
+    return "".join(out), unquoted
+
+
+def fill(value: str, path: tuple[Any, ...], values: Mapping[str, str]) -> tuple[str, list[Unquoted]]:
+    """A string of a job at ``path`` with the stored values filled in: quoted in a command, as they are
+    elsewhere (a ``uri``, a description)."""
+    if len(path) >= 2 and isinstance(path[-1], int) and path[-2] in COMMAND_KEYS:
+        return fill_command(value, values)
+    return placeholders.render(value, "expression", values.get), []

@@ -3,6 +3,7 @@
 The statement-level reader (``shellscan.Scanner``) asks for one word at a time; expansions
 report the variables they use or set through ``use``/``define``; a command substitution is
 read as a command list again (``parse_list``).  Never fails, whatever the input.
+``quoting_contexts`` says how each value to be filled into a command is quoted where it stands.
 
 May import: the standard library.
 """
@@ -309,3 +310,68 @@ class WordReader(ABC):
             else:
                 i += 1
         return n
+
+
+# Where a value stands in a command ---------------------------------------------------------------
+
+MARK = "\x00"  # stands for a value to be filled in; no command holds it (YAML cannot carry it)
+WORD, DOUBLE, SINGLE, OTHER = "word", "double", "single", "other"
+SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # a word bash reads as it is, in any context
+
+
+def _skip_quoted(text: str, i: int, found: list[str], context: str, *, ansi: bool) -> int:
+    """At a ``'`` (the ``'`` of ``$'`` when ``ansi``): past the closing quote, each mark inside found in
+    ``context``."""
+    j = i + 1
+    while j < len(text) and text[j] != "'":
+        if text[j] == MARK:
+            found.append(context)
+        j += 2 if ansi and text[j] == "\\" and text[j + 1 : j + 2] != MARK else 1
+    return j + 1
+
+
+def quoting_contexts(text: str) -> list[str]:
+    """The quoting context of each ``MARK`` in ``text``, in order: ``WORD`` (unquoted, where a quoted word
+    may stand), ``DOUBLE`` (inside ``"..."``), ``SINGLE`` (inside ``'...'``), or ``OTHER`` (inside backticks,
+    ``$'...'``, a comment, a here-document or after a backslash, where no quoting is sure to hold)."""
+    found: list[str] = []
+    frames: list[list[Any]] = [["", 0]]  # each open frame: its closer ("", ")", "`" or '"') and its ( depth
+    heredoc_from = len(text) + 1
+    i, n = 0, len(text)
+    while i < n:
+        c, frame = text[i], frames[-1]
+        closer = frame[0]
+        if c == MARK:
+            unsure = i > heredoc_from or any(f[0] == "`" for f in frames)
+            found.append(OTHER if unsure else DOUBLE if closer == '"' else WORD)
+        elif c == "\\":
+            if text[i + 1 : i + 2] == MARK:
+                found.append(OTHER)
+            i += 1
+        elif c == closer and not (c == ")" and frame[1]):
+            frames.pop()
+        elif text.startswith("$(", i):
+            frames.append([")", 0])
+            i += 1
+        elif c in '`"':
+            frames.append([c, 0])
+        elif closer == '"':
+            pass  # the rest is literal inside double quotes
+        elif c == "'" or text.startswith("$'", i):
+            ansi = c == "$"
+            inside = OTHER if ansi or any(f[0] == "`" for f in frames) else SINGLE
+            i = _skip_quoted(text, i + ansi, found, inside, ansi=ansi)
+            continue
+        elif c in "()":
+            frame[1] += 1 if c == "(" else -1
+        elif c == "#" and (i == 0 or text[i - 1] in _METACHARS):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            found.extend(OTHER for _ in range(text.count(MARK, i, end)))
+            i = end
+            continue
+        elif text.startswith("<<", i) and not text.startswith("<<<", i) and heredoc_from > n:
+            end = text.find("\n", i)
+            heredoc_from = n if end < 0 else end
+        i += 1
+    return found

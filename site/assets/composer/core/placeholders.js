@@ -5,7 +5,7 @@
  * May import: vendor/.
  */
 
-const TEMPLATE = /<%\s*([\s\S]*?)\s*%>/g;
+export const TEMPLATE = /<%\s*([\s\S]*?)\s*%>/g;
 const REFERENCE = /^(\$?[A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\])+)$/;
 const OPENPAI_NAMESPACES = ["$parameters", "$secrets", "$data", "$script", "$output"];
 

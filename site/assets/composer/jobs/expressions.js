@@ -1,0 +1,61 @@
+/* The user's values filled into a job (tools/prereq/jobs/expressions.py, whose docstring says how):
+ * in a command each value is quoted for bash where it stands; where it cannot be, it is filled in as
+ * written and a warning says so.
+ *
+ * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
+ * apply, operations, prepare, expressions.
+ * May import: core/, yaml/, openpai/, index/.
+ */
+
+import * as placeholders from "../core/placeholders.js";
+import { DOUBLE, MARK, OTHER, SAFE_WORD, SINGLE, WORD, quotingContexts } from "../openpai/shellwords.js";
+
+const COMMAND_KEYS = ["commands", "preCommands", "postCommands"]; // lists of commands bash runs
+const ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"; // prereq.openpai.runtime.ENCODED_MARK
+
+/* `value` as bash reads it back where it stands (`context`: one of shellwords.js's contexts). */
+export function quote(value, context) {
+  if (context === WORD) return SAFE_WORD.test(value) ? value : "'" + value.replaceAll("'", "'\\''") + "'";
+  if (context === DOUBLE) return value.replace(/([\\"$`])/g, "\\$1");
+  return value;
+}
+
+function unsafe(value, context) {
+  if (context === SINGLE) return value.includes("'");
+  return context === OTHER && !SAFE_WORD.test(value);
+}
+
+/* The warning for a value filled in where it could not be quoted ({key, context}), at `where`. */
+export function describeUnquoted({ key, context }, where) {
+  const place = context === SINGLE ? "inside '...'" : "where prereq cannot quote it";
+  const holds = context === SINGLE ? "a '" : "shell syntax";
+  return `${where}: <% expression.${key} %> stands ${place} and its value holds ${holds}: ` +
+    "it is filled in as written, so the shell may read part of it as a command";
+}
+
+/* `command` with each <% expression.KEY %> that `lookup` knows quoted where it stands: [text, unquoted]. */
+export function fillCommand(command, lookup) {
+  const matches = [...command.matchAll(placeholders.TEMPLATE)];
+  const pieces = command.split(placeholders.TEMPLATE).filter((_, index) => index % 2 === 0);
+  let contexts = quotingContexts(pieces.join(MARK));
+  if (command.endsWith(ENCODED_MARK)) contexts = matches.map(() => OTHER);
+  const out = [pieces[0]], unquoted = [];
+  matches.forEach((match, index) => {
+    const template = placeholders.parse(match[1], match[0]);
+    const value = template.namespace === "expression" ? lookup(template.key) : null;
+    if (value === null || value === undefined) {
+      out.push(match[0]);
+    } else {
+      out.push(quote(String(value), contexts[index]));
+      if (unsafe(String(value), contexts[index])) unquoted.push({ key: template.key, context: contexts[index] });
+    }
+    out.push(pieces[index + 1]);
+  });
+  return [out.join(""), unquoted];
+}
+
+/* A string of a job at `path` with the values filled in: quoted in a command, as they are elsewhere. */
+export function fill(value, path, lookup) {
+  const isCommand = path.length >= 2 && typeof path[path.length - 1] === "number" && COMMAND_KEYS.includes(path[path.length - 2]);
+  return isCommand ? fillCommand(value, lookup) : [placeholders.renderString(value, "expression", lookup), []];
+}
