@@ -79,7 +79,9 @@ def test_the_cases_cover_every_keyword_and_check() -> None:
     used = {keyword for keyword, _ in protocol._schema_keywords(regen.resolve_schema(regen.load_protocol()))}
     assert (used & set(protocol.WORDED_KEYWORDS)) | {None} <= seen  # None: a false schema
     messages = [p["message"] for path in FILES for p in regen.load_case(path)["expect"]]
-    for start in ("Duplicate script", "Duplicate deployments", "Prerequisite ", "task role name", "Default deployment"):
+    rest_server = ("Duplicate script", "Duplicate deployments", "Prerequisite ", "task role name", "Default deployment")
+    hived = ("Taskrole ", "AffinityGroup ", "HiveD task role name", "{} should name")
+    for start in rest_server + hived:
         assert any(message.startswith(start) for message in messages), start
     for start in ("a dockerimage prerequisite allows", "a dockerimage prerequisite needs", "a prerequisite needs"):
         assert any(message.startswith(start) for message in messages), start

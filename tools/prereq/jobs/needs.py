@@ -78,7 +78,7 @@ def refuse_missing(job: JobDocument) -> None:
                 kinds.append(kind)
     if lines:
         raise PrereqError(
-            "OpenPAI could not start the job:\n    " + "\n    ".join(dict.fromkeys(lines)),
+            "OpenPAI's runtime could not start the job:\n    " + "\n    ".join(dict.fromkeys(lines)),
             exit_code=1,
             hint="; ".join(HINTS[kind] for kind in dict.fromkeys(kinds)),
         )

@@ -21,6 +21,7 @@ from prereq.index.reader import Index
 from prereq.index.trust import UntrustedIndex
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
+from prereq.jobs.expressions import fill
 from prereq.jobs.needs import refuse_missing
 from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
@@ -142,7 +143,9 @@ def _render_expressions(job: JobDocument, expressions: Mapping[str, str] | None)
                 )
             if template.key not in values:
                 missing_keys.setdefault(template.key, path)
-        renders.append((path, placeholders.render(value, "expression", values.get)))
+        rendered, unquoted = fill(value, path, values)  # quoted for the shell in commands
+        renders.append((path, rendered))
+        job.warnings.extend(found.describe(_expression_where(job, found.key, path)) for found in unquoted)
     if missing_keys:
         lines = [
             f"{_expression_where(job, key, path)}: <% expression.{key} %> has no stored value"
@@ -217,15 +220,35 @@ def prepare_text(
         if problem not in problems
     ]
     if problems:
-        # Lines of the file the user wrote (the nearest value the path shares with it).
-        lines = [f"{job.where(problem.path)}: {problem.where()}: {problem.message}" for problem in problems]
-        raise PrereqError(
-            "OpenPAI would refuse the job:\n    " + "\n    ".join(lines),
-            exit_code=1,
-            hint="fix the job; the OpenPAI rest-server checks the same",
-        )
+        raise _refused(job, problems)
     refuse_missing(job)
     return PreparedJob(text=job.text, data=job.data, warnings=job.warnings, changes=changes)
+
+
+# The part of OpenPAI that stops a job, by a problem's source, and when the user would find out.
+_STOPPED_BY = {
+    "schema": "the rest-server refuses it when it is submitted",
+    "rest-server": "the rest-server refuses it when it is submitted",
+    "runtime": "the runtime fails it when the job starts (the rest-server does not check this)",
+}
+
+
+def _refused(job: JobDocument, problems: list[protocol.JobProblem]) -> PrereqError:
+    """The refusal: the problems under the part of OpenPAI that would stop the job, earliest first,
+    each on the line of the file the user wrote (the nearest value the path shares with it)."""
+    parts: dict[str, list[str]] = {}
+    for problem in problems:
+        line = f"{job.where(problem.path)}: {problem.where()}: {problem.message}"
+        parts.setdefault(_STOPPED_BY[problem.source], []).append(line)
+    text = "".join(f"\n  {part}:" + "".join(f"\n    {line}" for line in lines) for part, lines in parts.items())
+    submitted = _STOPPED_BY["rest-server"] in parts
+    return PrereqError(
+        f"OpenPAI would {'refuse' if submitted else 'fail'} the job:{text}",
+        exit_code=1,
+        hint="fix the job before submitting it"
+        if submitted
+        else "fix the job; OpenPAI finds this out only once it starts",
+    )
 
 
 def prepare(

@@ -8,7 +8,14 @@ Two parts, as in the rest-server:
   exists ("Prerequisite X does not exist."), a default deployment exists; and
   the webportal's rule for task role names (``^[a-z0-9]{1,63}$``), stricter than the
   rest-server's (``^[a-zA-Z_][a-zA-Z0-9_]*$``, in its schema): only its submission form
-  refuses ``Worker`` or ``valid_name``, so that problem (source ``webportal``) is a warning.
+  refuses ``Worker`` or ``valid_name``, so that problem (source ``webportal``) is a warning;
+- its HiveD middleware (``middlewares/v2/hived.js``, on clusters scheduled by HiveD), for a job that
+  has ``extras.hivedScheduler``: its schema (priority classes, task role names, cell fields), then
+  the task roles it names exist, not both ``skuType`` and ``pinnedCellId``, one affinity group one
+  cell. Its checks against the cluster (SKU types, a virtual cluster's cells) need the cluster: not here.
+
+A problem's ``source`` names the part of OpenPAI that refuses or fails the job: ``schema`` and
+``rest-server`` when it is submitted, ``webportal`` in its submission form, ``runtime`` when it starts.
 
 The composer's ``site/assets/composer/openpai/protocol.js`` (the schema) and ``restserver.js`` (the
 rest) give the same problems word for word (the shared cases in ``tests/cases/protocol/`` hold both
@@ -40,6 +47,7 @@ __all__ = [
     "TASK_ROLE_FIELDS",
     "TASK_ROLE_NAME",
     "JobProblem",
+    "hived_problems",
     "image_name_problems",
     "load_protocol",
     "refusals",
@@ -142,6 +150,77 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
     return problems
 
 
+HIVED_PRIORITY_CLASSES = ("prod", "test", "oppo")  # its schema's (its convertPriority also maps "crit")
+HIVED_ROLE_NAME = re.compile(r"[A-Za-z0-9._~]+")  # its schema's, the whole key
+HIVED_CELL_FIELDS = ("skuType", "pinnedCellId", "affinityGroupName")  # a string or null
+_HIVED = ("extras", "hivedScheduler")
+
+
+def hived_problems(job: Any) -> list[JobProblem]:
+    """The rest-server's HiveD middleware, where it needs no cluster: its schema, then its own checks
+    (which it makes only once the schema passes)."""
+    extras = job.get("extras") if isinstance(job, dict) else None
+    if not isinstance(extras, dict) or "hivedScheduler" not in extras:
+        return []
+    config = extras["hivedScheduler"]
+    problems = _hived_schema_problems(config)
+    if problems:
+        return problems
+    hived = config.get("taskRoles")
+    if isinstance(hived, (list, str)) and hived:  # its Object.keys: the indexes, and no role is named "0"
+        hived = {"0": None}
+    return _hived_role_problems(as_dict(job.get("taskRoles")), as_dict(hived))
+
+
+def _hived_schema_problems(config: Any) -> list[JobProblem]:
+    if not isinstance(config, dict):
+        return [JobProblem(_HIVED, f'{show(config)} is not of type "object"', "rest-server")]
+    problems = []
+    if "jobPriorityClass" in config and config["jobPriorityClass"] not in HIVED_PRIORITY_CLASSES:
+        message = f"{show(config['jobPriorityClass'])} is not one of HiveD's priority classes"
+        problems.append(
+            JobProblem((*_HIVED, "jobPriorityClass"), f"{message} {show(list(HIVED_PRIORITY_CLASSES))}", "rest-server")
+        )
+    roles = config.get("taskRoles")
+    if not isinstance(roles, dict):
+        return problems  # its schema gives taskRoles no type
+    if not roles:
+        problems.append(JobProblem((*_HIVED, "taskRoles"), "{} should name at least one task role", "rest-server"))
+    for name, spec in roles.items():
+        path = (*_HIVED, "taskRoles", name)
+        if not HIVED_ROLE_NAME.fullmatch(str(name)):
+            message = f"HiveD task role name {show(str(name))} does not match ^[A-Za-z0-9._~]+$"
+            problems.append(JobProblem(path, message, "rest-server"))
+        elif not isinstance(spec, dict):
+            problems.append(JobProblem(path, f'{show(spec)} is not of type "object"', "rest-server"))
+        else:
+            problems += [
+                JobProblem((*path, key), f'{show(spec[key])} is not of type "string", "null"', "rest-server")
+                for key in HIVED_CELL_FIELDS
+                if key in spec and spec[key] is not None and not isinstance(spec[key], str)
+            ]
+    return problems
+
+
+def _hived_role_problems(roles: dict[str, Any], hived: dict[str, Any]) -> list[JobProblem]:
+    problems = []
+    groups: dict[str, tuple[Any, Any]] = {}
+    for name, spec in hived.items():
+        path = (*_HIVED, "taskRoles", name)
+        if name not in roles:
+            problems.append(JobProblem(path, f"Taskrole {name} does not exist.", "rest-server"))
+            continue
+        cell = (spec.get("skuType"), spec.get("pinnedCellId"))
+        if None not in cell:
+            message = f"Taskrole {name} has both skuType and pinnedCellId, only one is allowed."
+            problems.append(JobProblem(path, message, "rest-server"))
+        group = spec.get("affinityGroupName")
+        if group is not None and groups.setdefault(group, cell) != cell:
+            message = f"AffinityGroup {group} has inconsistent skuType or pinnedCellId."
+            problems.append(JobProblem((*path, "affinityGroupName"), message, "rest-server"))
+    return problems
+
+
 def image_name_problems(job: Any) -> list[JobProblem]:
     """A task role's dockerImage whose name another prerequisite shares: the rest-server accepts it (names
     are unique per type), but the runtime's image check looks prerequisites up by name alone and fails."""
@@ -163,6 +242,6 @@ def image_name_problems(job: Any) -> list[JobProblem]:
 
 
 def validate_job(job: Any) -> list[JobProblem]:
-    """Every reason OpenPAI would refuse ``job`` (schema first, then the rest-server's checks)."""
-    problems = schema_problems(job)
-    return problems + rest_server_problems(job)
+    """Every reason OpenPAI would refuse ``job`` when it is submitted (schema first, then the rest-server's
+    checks, then its HiveD middleware's)."""
+    return schema_problems(job) + rest_server_problems(job) + hived_problems(job)

@@ -67,7 +67,7 @@ export function refuseMissing(job) {
     }
   }
   if (found.length) {
-    throw new PrereqError("OpenPAI could not start the job:\n    " + [...new Set(found)].join("\n    "),
+    throw new PrereqError("OpenPAI's runtime could not start the job:\n    " + [...new Set(found)].join("\n    "),
       { exitCode: 1, hint: [...new Set(kinds)].map((kind) => HINTS[kind]).join("; ") });
   }
 }

@@ -9,6 +9,7 @@
 
 import { applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
+import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
 import { digest, runtimeParameters } from "../openpai/forms.js";
 import { formatPath } from "../yaml/yamlload.js";
@@ -113,7 +114,9 @@ function renderExpressions(job, values, liftedKeys) {
       }
       if (!Object.prototype.hasOwnProperty.call(values, template.key) && !missing.has(template.key)) missing.set(template.key, path);
     }
-    renders.push([path, placeholders.renderString(value, "expression", (k) => (Object.prototype.hasOwnProperty.call(values, k) ? values[k] : null))]);
+    const [rendered, unquoted] = fill(value, path, (k) => (Object.prototype.hasOwnProperty.call(values, k) ? values[k] : null));
+    renders.push([path, rendered]); // quoted for the shell in commands
+    job.warnings.push(...unquoted.map((found) => describeUnquoted(found, expressionWhere(job, found.key, path))));
   }
   if (missing.size) {
     const lines = [...missing].map(([key, path]) => `${expressionWhere(job, key, path)}: <% expression.${key} %> has no stored value`);
@@ -136,6 +139,28 @@ function renderExpressions(job, values, liftedKeys) {
   });
 }
 
+// The part of OpenPAI that stops a job, by a problem's source, and when the user would find out.
+const STOPPED_BY = {
+  schema: "the rest-server refuses it when it is submitted",
+  "rest-server": "the rest-server refuses it when it is submitted",
+  runtime: "the runtime fails it when the job starts (the rest-server does not check this)",
+};
+
+/* The refusal: the problems under the part of OpenPAI that would stop the job, earliest first,
+ * each on the line of the file the user wrote (the nearest value the path shares with it). */
+function refused(job, problems) {
+  const parts = new Map();
+  for (const p of problems) {
+    const part = STOPPED_BY[p.source];
+    if (!parts.has(part)) parts.set(part, []);
+    parts.get(part).push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
+  }
+  const text = [...parts].map(([part, lines]) => `\n  ${part}:` + lines.map((line) => `\n    ${line}`).join("")).join("");
+  const submitted = parts.has(STOPPED_BY["rest-server"]);
+  return new PrereqError(`OpenPAI would ${submitted ? "refuse" : "fail"} the job:${text}`,
+    { exitCode: 1, hint: submitted ? "fix the job before submitting it" : "fix the job; OpenPAI finds this out only once it starts" });
+}
+
 /* The job ready for OpenPAI: {text, data, changes, warnings}; `expressions` is the user's values. */
 export async function prepareText(text, { index, indexSource = null, expressions = {}, source = "<job>" }) {
   const job = new JobDocument(text, source);
@@ -156,11 +181,7 @@ export async function prepareText(text, { index, indexSource = null, expressions
   for (const p of found) {
     if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
   }
-  if (problems.length) {
-    const lines = problems.map((p) => `${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
-    throw new PrereqError("OpenPAI would refuse the job:\n    " + lines.join("\n    "),
-      { exitCode: 1, hint: "fix the job; the OpenPAI rest-server checks the same" });
-  }
+  if (problems.length) throw refused(job, problems);
   refuseMissing(job);
   return { text: job.text, data: job.data, changes, warnings: job.warnings };
 }

@@ -1,7 +1,8 @@
 /* The rest-server's own checks of a job after its schema (tools/prereq/openpai/protocol.py's
- * rest_server_problems), and validateJob, the schema's problems then these, as the CLI's validate_job:
- * {path, message, source}, source "schema", "rest-server" or "webportal" (a warning: only the
- * webportal's submission form refuses such a job).
+ * rest_server_problems), its HiveD middleware's checks that need no cluster (hived_problems), and
+ * validateJob, the schema's problems then these, as the CLI's validate_job: {path, message, source},
+ * source the part of OpenPAI that refuses: "schema", "rest-server" or "webportal" (a warning: only the
+ * webportal's submission form refuses such a job); "runtime" for imageNameProblems (it fails the job).
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -74,6 +75,78 @@ export function restServerProblems(job) {
   return problems;
 }
 
+const HIVED_PRIORITY_CLASSES = ["prod", "test", "oppo"]; // its schema's (its convertPriority also maps "crit")
+const HIVED_ROLE_NAME = /^[A-Za-z0-9._~]+$/; // its schema's
+const HIVED_CELL_FIELDS = ["skuType", "pinnedCellId", "affinityGroupName"]; // a string or null
+const HIVED = ["extras", "hivedScheduler"];
+
+/* The rest-server's HiveD middleware, where it needs no cluster: its schema, then its own checks
+ * (which it makes only once the schema passes). */
+export function hivedProblems(job) {
+  const extras = own(job, "extras");
+  if (!isObject(extras) || !Object.prototype.hasOwnProperty.call(extras, "hivedScheduler")) return [];
+  const config = extras.hivedScheduler;
+  const problems = hivedSchemaProblems(config);
+  if (problems.length) return problems;
+  const roles = own(job, "taskRoles");
+  let hived = own(config, "taskRoles");
+  // its Object.keys: the indexes, and no role is named "0"
+  if ((typeof hived === "string" || Array.isArray(hived)) && hived.length) hived = { 0: null };
+  return hivedRoleProblems(isObject(roles) ? roles : {}, isObject(hived) ? hived : {});
+}
+
+function hivedSchemaProblems(config) {
+  if (!isObject(config)) return [problem(HIVED, `${show(config)} is not of type "object"`)];
+  const problems = [];
+  const priority = own(config, "jobPriorityClass");
+  if (priority !== undefined && !HIVED_PRIORITY_CLASSES.includes(priority)) {
+    problems.push(problem([...HIVED, "jobPriorityClass"],
+      `${show(priority)} is not one of HiveD's priority classes ${show(HIVED_PRIORITY_CLASSES)}`));
+  }
+  const roles = own(config, "taskRoles");
+  if (!isObject(roles)) return problems; // its schema gives taskRoles no type
+  if (!Object.keys(roles).length) problems.push(problem([...HIVED, "taskRoles"], "{} should name at least one task role"));
+  for (const [name, spec] of Object.entries(roles)) {
+    const path = [...HIVED, "taskRoles", name];
+    if (!HIVED_ROLE_NAME.test(name)) {
+      problems.push(problem(path, `HiveD task role name ${show(name)} does not match ^[A-Za-z0-9._~]+$`));
+    } else if (!isObject(spec)) {
+      problems.push(problem(path, `${show(spec)} is not of type "object"`));
+    } else {
+      for (const key of HIVED_CELL_FIELDS) {
+        const value = own(spec, key);
+        if (value !== undefined && value !== null && typeof value !== "string") {
+          problems.push(problem([...path, key], `${show(value)} is not of type "string", "null"`));
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+function hivedRoleProblems(roles, hived) {
+  const problems = [];
+  const groups = new Map();
+  for (const [name, spec] of Object.entries(hived)) {
+    const path = [...HIVED, "taskRoles", name];
+    if (!Object.prototype.hasOwnProperty.call(roles, name)) {
+      problems.push(problem(path, `Taskrole ${name} does not exist.`));
+      continue;
+    }
+    const cell = [own(spec, "skuType") ?? null, own(spec, "pinnedCellId") ?? null];
+    if (!cell.includes(null)) {
+      problems.push(problem(path, `Taskrole ${name} has both skuType and pinnedCellId, only one is allowed.`));
+    }
+    const group = own(spec, "affinityGroupName") ?? null;
+    if (group === null) continue;
+    if (!groups.has(group)) groups.set(group, cell);
+    if (groups.get(group).some((value, i) => value !== cell[i])) {
+      problems.push(problem([...path, "affinityGroupName"], `AffinityGroup ${group} has inconsistent skuType or pinnedCellId.`));
+    }
+  }
+  return problems;
+}
+
 /* A task role's dockerImage whose name another prerequisite shares: the rest-server accepts it (names are
  * unique per type), but the runtime's image check looks prerequisites up by name alone and fails. */
 export function imageNameProblems(job) {
@@ -97,7 +170,8 @@ export function imageNameProblems(job) {
   return problems;
 }
 
-/* Every reason OpenPAI would refuse `job` (schema first, then the rest-server's checks). */
+/* Every reason OpenPAI would refuse `job` when it is submitted (schema first, then the rest-server's
+ * checks, then its HiveD middleware's). */
 export function validateJob(job, schema) {
-  return [...schemaProblems(job, schema), ...restServerProblems(job)];
+  return [...schemaProblems(job, schema), ...restServerProblems(job), ...hivedProblems(job)];
 }
