@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from check_helpers import RULE_FIXTURES, found, item, messages
+from prereq.registry import schemas
+from prereq.registry.loader import load_registry
 from prereq.registry.rules import Severity
 from prereq.registry.validate import validate
 
@@ -104,3 +109,47 @@ def test_a_long_value_is_cut_short_in_messages(make_registry) -> None:
     problems = validate(root).problems
     (message,) = [p.message for p in problems if p.rule == "PRQ110"] or [str(problems)]
     assert len(message) < 200 and message.count("9") < 100 and "…" in message
+
+
+def _schema_issues(root: Path) -> dict[tuple[Any, ...], tuple[str, str]]:
+    """Each schema issue of the registry's items, told what their files say (``SourceItem.written``)."""
+    return {
+        (loaded.rel, *issue.path): (issue.message, issue.hint)
+        for loaded in load_registry(root).items
+        for issue in schemas.check_item(loaded.data, written=loaded.written)
+    }
+
+
+def test_a_value_yaml_reads_otherwise_is_shown_as_the_file_writes_it(make_registry) -> None:
+    head = "tags: [1.10, true, 2]\n"
+    crlf = item("w", version="1.10").replace("\n", "\r\n").encode()
+    root = make_registry({"prerequisites/v.yaml": item("v", version="1.10", head=head), "prerequisites/w.yaml": crlf})
+    issues = _schema_issues(root)
+    quote = 'YAML reads 1.10 as the number 1.1: quote it to keep what the file says (version: "1.10")'
+    for rel in ("prerequisites/v.yaml", "prerequisites/w.yaml"):
+        message, hint = issues[(rel, "version")]
+        assert message == "version 1.10 is not a semantic version of at most 64 characters"
+        assert hint.startswith("write MAJOR.MINOR.PATCH") and hint.endswith("; " + quote)  # the schema's hint first
+    tag, hint = issues[("prerequisites/v.yaml", "tags", 0)]
+    assert tag.startswith("tag 1.10 is not") and hint.endswith('quote it to keep what the file says ("1.10")')
+    tag, hint = issues[("prerequisites/v.yaml", "tags", 1)]
+    assert tag.startswith("tag true is not") and "YAML reads true as the boolean True" in hint
+    tag, hint = issues[("prerequisites/v.yaml", "tags", 2)]  # written as YAML reads it: nothing to add
+    assert tag.startswith("tag 2 is not") and "YAML reads" not in hint
+
+
+def test_what_a_file_writes_is_read_only_at_a_value_it_holds(make_registry) -> None:
+    text = "# a comment\nname: v  # the name\nversion: {major: 1.10}\ntype: script\n"
+    (loaded,) = load_registry(make_registry({"prerequisites/v.yaml": text})).items
+    assert loaded.written(("version", "major")) == "1.10"
+    assert loaded.written(("name",)) == "v"
+    assert loaded.written(("version", "minor")) is None  # no such value: not its parent's text
+    assert loaded.written(("nowhere",)) is None
+
+
+def test_validate_says_a_version_as_the_file_writes_it(make_registry) -> None:
+    """`version: 1.10` is the YAML number 1.1: the message quotes what the file says, and how to keep it."""
+    root = make_registry({"prerequisites/tool.yaml": item("tool", version="1.10")})
+    [(message, hint)] = messages(validate(root), "PRQ110")
+    assert "version 1.10 is not" in message and "1.1 " not in message
+    assert 'quote it to keep what the file says (version: "1.10")' in hint

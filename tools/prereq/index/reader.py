@@ -5,6 +5,7 @@ load the root, fetch per-item files on demand (checked against their sha256),
 and resolve a selection of ``name[@range]`` to one ordered closure.  Given a
 ``trust.Trust``, the root must carry a signature by one of its allowed signers
 (``index.json.sig``), and a file the root's sha256 does not match is refused as tampered.
+Over http(s) each file arrives within a deadline and a cap for its kind (``fetch``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +24,7 @@ from prereq.core.versions import Requirement, fold_name, is_range, is_version, s
 from prereq.index import search as ranking
 from prereq.index import trust as signing
 from prereq.index.documents import ItemDocument, Root, RootEntry, VersionDocument
+from prereq.index.fetch import Fetching, NotFound, fetch, size_text
 from prereq.index.resolver import NoVersionFits, choose_versions
 from prereq.openpai.needs import form_needs
 from prereq.registry import schemas
@@ -39,7 +38,7 @@ def _api_base(source: str | Path) -> str:
     text = str(source).rstrip("/")
     if text.endswith("/" + ROOT_FILE):
         text = text[: -len(ROOT_FILE) - 1]
-    if text.startswith(("http://", "https://")):
+    if _is_url(text):
         return text if text.endswith("/api/v1") else text + "/api/v1"
     path = Path(text)
     if is_there(path / ROOT_FILE, folder=False):
@@ -72,59 +71,49 @@ def index_source(explicit: str | None, *, recorded: str | None = None, base_dir:
     return str(repository_root(Path.cwd()) / "build" / "site")
 
 
-MAX_FILE_BYTES = 256 * 1024 * 1024  # an index file larger than this is not an index prereq wrote
-DEADLINE_SECONDS = 120.0  # for one file over http(s), however slowly it arrives
+MAX_FILE_BYTES = 256 << 20  # the root: about 80 MiB at 100,000 items; any index file read from a folder
+MAX_ITEM_BYTES = 64 << 20  # one item's file over http(s), every version of it (a registry file is at most 1 MiB)
+MAX_SIGNATURE_BYTES = 64 << 10  # index.json.sig over http(s): an armoured SSHSIG, a few KiB
+DEADLINE_SECONDS = 60.0  # for one file over http(s), however slowly it arrives ($PREREQ_HTTP_TIMEOUT)
 
 
-def _fetch(url: str) -> bytes:
-    """The body at ``url``, within ``DEADLINE_SECONDS`` and ``MAX_FILE_BYTES`` (a server that drips
-    bytes or sends without end is an error, not a hang)."""
-    started = time.monotonic()
-    chunks: list[bytes] = []
-    size = 0
-    with urllib.request.urlopen(url, timeout=30) as response:
-        while True:
-            chunk = response.read1(1 << 16)  # what has arrived: a slow server cannot hold one call
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > MAX_FILE_BYTES:
-                raise PrereqError(f"{url} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="check the index URL")
-            if time.monotonic() - started > DEADLINE_SECONDS:
-                raise PrereqError(f"{url} took more than {DEADLINE_SECONDS:.0f} s", hint="check your network")
-            chunks.append(chunk)
+def _is_url(base: str) -> bool:
+    return base.startswith(("http://", "https://"))
 
 
-class _NotFound(PrereqError):
-    """An index file the server says it does not have (HTTP 404)."""
+def _cap(rel: str, fetching: Fetching) -> tuple[int, str]:
+    """The most bytes the index file ``rel`` may hold over http(s), and which cap that is."""
+    if fetching.max_bytes is not None:
+        return fetching.max_bytes, f"{size_text(fetching.max_bytes)}, the cap set for every index file"
+    if rel == ROOT_FILE:
+        default, what = MAX_FILE_BYTES, "the root index"
+    elif rel == signing.SIGNATURE_FILE:
+        default, what = MAX_SIGNATURE_BYTES, "its signature"
+    else:
+        default, what = MAX_ITEM_BYTES, "an index file but the root"
+    return default, f"{size_text(default)}, the cap for {what}"
 
 
-def _read(base: str, rel: str) -> bytes:
-    if base.startswith(("http://", "https://")):
-        url = f"{base}/{rel}"
-        try:
-            return _fetch(url)
-        except (urllib.error.URLError, OSError, ValueError) as exc:  # ValueError: a malformed URL
-            missing = isinstance(exc, urllib.error.HTTPError) and exc.code == 404
-            raise (_NotFound if missing else PrereqError)(
-                f"cannot fetch {url}: {exc}", hint="check the index URL and your network"
-            ) from None
+def _read(base: str, rel: str, fetching: Fetching) -> bytes:
+    if _is_url(base):
+        cap, capped = _cap(rel, fetching)
+        return fetch(f"{base}/{rel}", deadline=fetching.deadline or DEADLINE_SECONDS, cap=cap, capped=capped)
     path = Path(base) / rel
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise PrereqError(f"{path} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB", hint="rebuild the index")
+            raise PrereqError(f"{path} is larger than {size_text(MAX_FILE_BYTES)}", hint="rebuild the index")
         return read_regular(path, what="index file")
     except OSError as exc:
         raise cannot_read(path, exc, otherwise="rebuild the index with 'prereq build'") from None
 
 
-def _signature(base: str) -> bytes | None:
+def _signature(base: str, fetching: Fetching) -> bytes | None:
     """The root's signature file; None when there is none (a local file missing, or an HTTP 404)."""
-    if not base.startswith(("http://", "https://")) and not is_there(Path(base) / signing.SIGNATURE_FILE, folder=False):
+    if not _is_url(base) and not is_there(Path(base) / signing.SIGNATURE_FILE, folder=False):
         return None
     try:
-        return _read(base, signing.SIGNATURE_FILE)
-    except _NotFound:
+        return _read(base, signing.SIGNATURE_FILE, fetching)
+    except NotFound:
         return None
 
 
@@ -143,10 +132,9 @@ class ClosureItem:
     conflicts: tuple[str, ...] = ()  # items and runtime plugins it must not run beside, as its author wrote
 
 
-def _parse(base: str, rel: str, kind: str, body: bytes | None = None) -> Any:
-    """Read and check one index file against the published index schema."""
+def _parse(base: str, rel: str, kind: str, body: bytes) -> Any:
+    """Check one index file, read from ``base``, against the published index schema."""
     where = f"{base}/{rel}"
-    body = body if body is not None else _read(base, rel)
     try:
         document = json.loads(body)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than any index prereq writes
@@ -175,18 +163,29 @@ class Index:
     root: Root
     cache_size: int = 4096
     signed_by: str | None = None  # the allowed signer that signed the root, when a trust setting asked
+    fetching: Fetching = field(default_factory=Fetching)  # over http(s): each file's deadline and cap
 
     def __post_init__(self) -> None:
         self.entries: dict[str, RootEntry] = {entry["name"]: entry for entry in self.root["items"]}
         self.document = lru_cache(maxsize=self.cache_size)(self._read_document)
 
     @classmethod
-    def load(cls, source: str | Path, *, cache_size: int = 4096, trust: signing.Trust | None = None) -> Index:
-        """The index at ``source``; with ``trust``, only when one of its allowed signers signed the root."""
+    def load(
+        cls,
+        source: str | Path,
+        *,
+        cache_size: int = 4096,
+        trust: signing.Trust | None = None,
+        fetching: Fetching | None = None,
+    ) -> Index:
+        """The index at ``source``; with ``trust``, only when one of its allowed signers signed the root.
+        Over http(s), each file it reads arrives within ``fetching``'s deadline and cap."""
         base = _api_base(source)
-        body = _read(base, ROOT_FILE)
-        signed_by = None if trust is None else signing.check_root(base, body, _signature(base), trust)
-        return cls(base=base, root=_parse(base, ROOT_FILE, "root", body), cache_size=cache_size, signed_by=signed_by)
+        fetching = (fetching or Fetching()).settled(deadline=DEADLINE_SECONDS) if _is_url(base) else Fetching()
+        body = _read(base, ROOT_FILE, fetching)
+        signed_by = None if trust is None else signing.check_root(base, body, _signature(base, fetching), trust)
+        root = _parse(base, ROOT_FILE, "root", body)
+        return cls(base=base, root=root, cache_size=cache_size, signed_by=signed_by, fetching=fetching)
 
     def read_file(self, rel: str, kind: str) -> Any:
         """Another file of this index (``rel`` below api/v1), checked against the index schema's ``kind``
@@ -194,7 +193,7 @@ class Index:
         covers it, so a signed index's reader refuses it."""
         if self.signed_by is not None:
             raise signing.not_covered(self.base, rel)
-        return _parse(self.base, rel, kind)
+        return _parse(self.base, rel, kind, _read(self.base, rel, self.fetching))
 
     def _read_document(self, name: str) -> ItemDocument:
         entry = self.entries.get(name)
@@ -202,7 +201,7 @@ class Index:
             close = [n for n in self.entries if fold_name(n) == fold_name(name)]
             hint = f"did you mean {close[0]!r}?" if close else "search with 'prereq search WORD'"
             raise PrereqError(f"no prerequisite named {name!r} in the index", hint=hint)
-        body = _read(self.base, entry["path"])
+        body = _read(self.base, entry["path"], self.fetching)
         if hashlib.sha256(body).hexdigest() != entry["sha256"]:
             if self.signed_by is not None:
                 raise signing.tampered(self.base, entry["path"])

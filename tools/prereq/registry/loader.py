@@ -7,6 +7,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ _YAML_RULES = {"syntax": "PRQ101", "encoding": "PRQ102", "documents": "PRQ103", 
 LOADER_RULES = (*_YAML_RULES.values(), "PRQ105", "PRQ106", "PRQ107", "PRQ108", "PRQ109", "PRQ161")
 # What each folder of the registry holds, for messages.
 _FOLDERS = {ITEMS_DIR: "an item", TEMPLATES_DIR: "a job template"}
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # where YAML counts a new line
 
 
 @dataclass
@@ -63,6 +65,14 @@ class SourceItem:
 
     def position(self, path: tuple[Any, ...], *, key: bool = False) -> tuple[int, int]:
         return self.yaml.position(path, key=key)
+
+    def written(self, path: tuple[Any, ...]) -> str | None:
+        """The text of the plain scalar at ``path`` as the file has it (1.10, where YAML reads 1.1)."""
+        line, column = self.yaml.position(path)  # a Reloaded finds its positions here
+        lines = _LINE_BREAK.split(self.raw.decode("utf-8", "replace").removeprefix("\ufeff"))
+        if tuple(path) not in self.yaml.value_positions or line > len(lines):
+            return None
+        return re.split(r"[\s,\[\]{}]", lines[line - 1][column - 1 :], maxsplit=1)[0] or None
 
 
 @dataclass

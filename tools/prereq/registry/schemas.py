@@ -2,14 +2,16 @@
 
 Each error is turned into (path, message, hint, kind).  Subschemas may carry
 ``x-message`` and ``x-hint`` annotations so a contributor reads
-"version '1.0' is not a semantic version" rather than a regular expression.
+"version '1.0' is not a semantic version" rather than a regular expression.  Given what the file
+says at each path (``written``), a number or boolean is shown as written: ``version: 1.10`` is
+"version 1.10", not the 1.1 YAML reads, with the hint to quote it.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -113,14 +115,19 @@ def _runnable_keys() -> set[str]:
     return keys - set(defs["dockerimage"]["properties"])
 
 
-class _Shown:
-    """A value as a message shows it: its repr, cut to ``SHOWN_CHARACTERS`` (a file may hold a 1 MB string)."""
+Written = Callable[[tuple[Any, ...]], "str | None"]  # the text a file has at a path (SourceItem.written)
 
-    def __init__(self, value: Any) -> None:
+
+class _Shown:
+    """A value as a message shows it: its repr, or the text the file has for it (``written``), cut to
+    ``SHOWN_CHARACTERS`` (a file may hold a 1 MB string)."""
+
+    def __init__(self, value: Any, written: str | None = None) -> None:
         self.value = value
+        self.written = written
 
     def __repr__(self) -> str:
-        text = repr(self.value)
+        text = self.written or repr(self.value)
         return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 1] + "…"
 
     __str__ = __repr__
@@ -129,8 +136,28 @@ class _Shown:
 SHOWN_CHARACTERS = 80
 
 
-def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
-    value = _Shown(error.instance)
+def _as_written(error: jsonschema.ValidationError, written: Written | None) -> str | None:
+    """What the file says for a number or boolean the schema refuses, when YAML read it otherwise."""
+    if written is None or not isinstance(error.instance, (bool, int, float)):
+        return None
+    text = written(tuple(error.absolute_path))
+    return text if text and text != repr(error.instance) else None
+
+
+def _describe(error: jsonschema.ValidationError, written: Written | None = None) -> tuple[str, str]:
+    """The message and the hint for ``error``; a value YAML read otherwise than written is quoted as written."""
+    text = _as_written(error, written)
+    message, hint = _explain(error, _Shown(error.instance, text))
+    if text is None:
+        return message, hint
+    path = tuple(error.absolute_path)
+    key = f"{path[-1]}: " if path and isinstance(path[-1], str) else ""
+    read = f"the {_json_type(error.instance)} {_Shown(error.instance)!r}"
+    quote = f'YAML reads {text} as {read}: quote it to keep what the file says ({key}"{text}")'
+    return message, f"{hint}; {quote}" if hint else quote
+
+
+def _explain(error: jsonschema.ValidationError, value: _Shown) -> tuple[str, str]:
     expected_value: Any = error.validator_value  # its type depends on the keyword
     custom_message = error.schema.get("x-message") if isinstance(error.schema, dict) else None
     custom_hint = error.schema.get("x-hint", "") if isinstance(error.schema, dict) else ""
@@ -199,8 +226,9 @@ def item_is_valid(item: Any) -> bool:
     return bool(_fast_validator("prerequisite.schema.json").is_valid(item))
 
 
-def check_item(item: Any) -> list[SchemaIssue]:
-    """All schema issues of one item, most specific first, one per path and kind."""
+def check_item(item: Any, *, written: Written | None = None) -> list[SchemaIssue]:
+    """All schema issues of one item, most specific first, one per path and kind; ``written``: what
+    its file says at a path, for the messages (``loader.SourceItem.written``)."""
     # Most items are valid: a compiled validator says so about 100x faster; the
     # pure-Python one (whose errors carry the subschemas our messages come from)
     # runs only for items with something to report.
@@ -231,7 +259,7 @@ def check_item(item: Any) -> list[SchemaIssue]:
             if marker in seen:
                 continue
             seen.add(marker)
-            message, hint = _describe(error)
+            message, hint = _describe(error, written)
             issues.append(SchemaIssue(path, "invalid", message, hint))
     if not issues:
         # The compiled validator refuses what the explaining one accepts (Python's `$` also matches
@@ -266,7 +294,9 @@ def _unknown_keys(
         yield SchemaIssue((key,), "unknown-key", where, fix, key=str(key))
 
 
-def document_issues(name: str, document: Any, *, definition: str | None = None) -> list[SchemaIssue]:
+def document_issues(
+    name: str, document: Any, *, definition: str | None = None, written: Written | None = None
+) -> list[SchemaIssue]:
     """Every issue of ``document`` against the schema file ``name`` (or its ``$defs`` entry
     ``definition``), one per path and kind, with the item schema's messages: for the other files the
     registry holds (the execution catalog's).  Such schemas close their mappings with
@@ -293,7 +323,7 @@ def document_issues(name: str, document: Any, *, definition: str | None = None) 
                         issues.append(SchemaIssue(path, "missing-key", "", "", key=key))
             elif (path, str(error.validator)) not in seen:
                 seen.add((path, str(error.validator)))
-                message, hint = _describe(error)
+                message, hint = _describe(error, written)
                 issues.append(SchemaIssue(path, "invalid", message, hint))
     return issues
 

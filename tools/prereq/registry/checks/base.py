@@ -118,7 +118,7 @@ class Context:
     def schema_issues(self, item: SourceItem) -> list[schemas.SchemaIssue]:
         """The item's schema issues, computed once (several checks need to know)."""
         if item.rel not in self._schema_issues:
-            self._schema_issues[item.rel] = schemas.check_item(item.data)
+            self._schema_issues[item.rel] = schemas.check_item(item.data, written=item.written)
         return self._schema_issues[item.rel]
 
     def valid(self, item: SourceItem) -> bool:
