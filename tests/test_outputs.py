@@ -3,7 +3,6 @@ place, and only regular files (issue: nothing lost)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
@@ -146,28 +145,6 @@ def test_the_marker_lists_any_file_name(tmp_path: Path) -> None:
     assert publish.files_not_written(out) == ["new\nfile.txt"]
     with pytest.raises(PrereqError, match=r'holds files that build did not write: "new\\nfile.txt"'):
         publish.check_output_folder(out, protected=[], registry=tmp_path / "registry")
-
-
-def test_a_failure_in_the_final_swap_leaves_the_previous_output_intact(
-    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    out = tmp_path / "site"
-    assert build(repo.root / "registry", out, with_site=False).built
-    before = _tree(out)
-    real_rename = Path.rename
-
-    def failing_rename(self: Path, target: Path) -> Path:
-        if Path(target) == out and ".tmp-" in self.name:
-            raise OSError(28, "No space left on device")  # the new output cannot take the old one's place
-        return real_rename(self, target)
-
-    monkeypatch.setattr(Path, "rename", failing_rename)
-    repo.write("registry/prerequisites/disk.yaml", item_yaml("disk", "1.1.0"))
-    with pytest.raises(PrereqError, match="No space left on device"):
-        build(repo.root / "registry", out, with_site=False)
-    assert _tree(out) == before
-    json.loads((out / "api" / "v1" / "index.json").read_text())  # still readable
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
 
 
 def test_the_next_build_restores_or_cleans_what_a_killed_build_left(repo: GitRepo, tmp_path: Path) -> None:

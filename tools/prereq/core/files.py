@@ -5,7 +5,8 @@ installed wheel carries them in ``prereq/data/`` (the build maps them there from
 repository); an editable install reads them from the checkout itself.  ``DATA_DIR`` is whichever
 holds them.  What prereq writes replaces nothing it was not asked to replace: files are written
 atomically, and replace only regular files the user may write and owns (the folders a build
-may replace are prereq.marketplace.publish's to say).
+may replace are prereq.marketplace.publish's to say); ``exchange`` swaps two folders in one step
+where the system can.
 
 A ``Cache`` keeps results across runs (validation's readings of files and scripts), as ``Shelf``
 files of JSON in one folder, each under the identity of what computed it.
@@ -16,12 +17,16 @@ May import: prereq.core.errors.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import functools
 import importlib.resources
 import json
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
@@ -181,6 +186,40 @@ def is_there(path: Path, *, folder: bool) -> bool:
         return path.is_dir() if folder else path.is_file()
     except OSError as exc:
         raise cannot_read(path.parent, exc, otherwise="check its permissions") from None
+
+
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2  # paths relative to the current folder, as rename's are; swap them
+_NO_EXCHANGE = {errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP}  # the kernel or the file system has none
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's ``renameat2``; None on other platforms or a libc without it (glibc before 2.28)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two existing paths of one file system in one step (Linux's ``renameat2`` with
+    ``RENAME_EXCHANGE``): each name holds one or the other at every instant, never neither.  False,
+    with nothing changed, where the platform, the kernel or the file system cannot; any other
+    failure raises its OSError."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(first), None, str(second))
 
 
 def cannot_write(path: Path, exc: OSError) -> PrereqError:

@@ -1,19 +1,24 @@
-"""``prereq build``: validate, write the index, build the site, swap into place.
+"""``prereq build``: validate, write the index, build the site, switch it into place.
 
-Everything is written to a temporary folder beside the output and moved into
-place only when complete, so a failed build leaves the previous output as it was.
+Everything is written to a temporary folder beside the output and switched into place only when
+complete, in one step (publish_folder): at every instant the output holds a whole build, the old
+one or the new, and a failed build leaves the previous output as it was.
 
 The output folder carries a marker file listing what the build wrote; ``prereq build`` writes
-only into a missing or empty folder or one with that marker and nothing else, never into the
-registry, the current folder, the repository or an ancestor of any of them.  The old output is
-kept until the new one is in place and put back on any failure, and a build killed half-way
-leaves folders the next build cleans up (or restores).
+only into a missing or empty folder or one with that marker and nothing else (or the link to one
+that an earlier build made), never into the registry, the current folder, the repository or an
+ancestor of any of them.  A build killed half-way leaves folders the next build cleans up (or restores).
+
+Longer than usual: the output folder's rules (what a build may replace, the marker that says so, the
+switch and the leftovers it cleans) are one guarantee, and read best together; the folder has no
+room for a module of their own.
 
 May import: prereq.core, prereq.registry, prereq.index, prereq.execution and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -39,7 +44,9 @@ MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by 
 # Then the files the build wrote, each a JSON string on a line of its own (a name may hold a line
 # break, or bytes that are no UTF-8): the next build refuses a folder holding any other.
 _LISTED = "Files it wrote, as JSON strings (the next build stops at any other, so that none of yours is lost):\n"
-_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)(?:-.*)?$")
+# Beside the output: staging folders (tmp), an old output moved aside (old), and where the file system
+# cannot swap two folders, the versions the output links to (v); see publish_folder.
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old|v)-(?P<pid>\d+)(?:-.*)?$")
 
 
 @dataclass
@@ -202,7 +209,7 @@ def check_output_folder(out: Path, *, protected: Iterable[Path], registry: Path)
             f"--out {out} lies inside the registry {registry}",
             hint="publish outside the registry, such as build/site next to it",
         )
-    if out.is_symlink():
+    if out.is_symlink() and _build_link(out) is None:  # but the link an earlier build made (publish_folder)
         raise PrereqError(
             f"--out {out} is a symbolic link: prereq does not build through one",
             hint="pass the folder it points to, or another (missing, empty, or an earlier build's)",
@@ -315,36 +322,119 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _build_link(out: Path) -> Path | None:
+    """The versioned folder beside ``out`` when ``out`` is the link a build made to it, else None."""
+    try:
+        target = os.readlink(out)
+    except OSError:
+        return None
+    match = _LEFTOVER.match(target)
+    if not match or match["kind"] != "v" or match["name"] != out.name or "/" in target:
+        return None
+    folder = out.parent / target
+    return folder if folder.is_dir() and not folder.is_symlink() else None
+
+
 def clean_leftovers(out: Path) -> None:
     """What killed builds left beside ``out``: an old output with no new one in place is put back,
-    other old outputs and half-written folders of processes no longer running are removed."""
+    other old outputs, versions ``out`` no longer links to, links made under a temporary name and
+    half-written folders of processes no longer running are removed."""
     if not out.parent.is_dir():
         return
+    live = _build_link(out)
     for entry in sorted(out.parent.iterdir()):
         match = _LEFTOVER.match(entry.name)
-        if not match or match["name"] != out.name or _alive(int(match["pid"])) or not entry.is_dir():
+        if not match or match["name"] != out.name or entry == live or _alive(int(match["pid"])):
             continue
-        if match["kind"] == "old" and not out.exists() and is_build_output(entry):
+        if entry.is_symlink():
+            entry.unlink()
+        elif not entry.is_dir():
+            continue
+        elif match["kind"] == "old" and not os.path.lexists(out) and is_build_output(entry):
             entry.rename(out)
         else:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+def swap_step(name: str) -> None:
+    """Called before each step of the switch (tests/test_build_swap.py kills the build there)."""
+
+
 def publish_folder(staging: Path, out: Path) -> None:
-    """Mark ``staging``, give it the umask's mode (mkdtemp made it private), and swap it in as ``out``:
-    the previous ``out`` stays until the new one is in place and comes back on any failure."""
+    """Mark ``staging``, give it the umask's mode (mkdtemp made it private), and switch it in as
+    ``out`` (which check_output_folder allowed) so that ``out`` holds a whole build at every instant:
+
+    - a folder ``out`` is swapped with ``staging`` in one step (``files.exchange``); the old build,
+      now at staging's name, is removed;
+    - where the file system cannot swap, ``out`` is a link to a versioned folder beside it
+      (``.site.v-PID-*``): the new build is moved to one, a link to it made under a temporary name is
+      moved over ``out`` in one step, and the old version is removed.  A first build tries the swap
+      on two empty folders to choose; a link stays a link (flipping it is atomic everywhere);
+    - a folder ``out`` where the swap fails (an output moved there, or written by an earlier
+      prereq) becomes a link once: no rename turns a folder into a link in one step, so it is moved
+      aside first and put back on any failure, or by the next build if this one is killed then.
+
+    Any failure leaves the previous ``out`` as it was; a killed build leaves what clean_leftovers removes."""
     listing = "".join(json.dumps(rel) + "\n" for rel in _files_under(staging))
+    swap_step("marker")
     (staging / MARKER).write_text(MARKER_TEXT + _LISTED + listing, encoding="utf-8")
     os.chmod(staging, 0o777 & ~files.umask())
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(old)
-    try:
-        staging.rename(out)
-    except BaseException:
+    if out.is_symlink():
+        old = _build_link(out)
+        _link_in(staging, out)
         if old is not None:
-            old.rename(out)
+            swap_step("clean")
+            shutil.rmtree(old, ignore_errors=True)
+    elif not out.exists():
+        if _can_exchange(out):
+            swap_step("rename")
+            staging.rename(out)
+        else:
+            _link_in(staging, out)
+    else:
+        swap_step("exchange")
+        if files.exchange(staging, out):
+            swap_step("clean")
+            shutil.rmtree(staging, ignore_errors=True)  # the old build, at staging's name now
+            return
+        aside = out.with_name(f".{out.name}.old-{os.getpid()}")
+        _link_in(staging, out, aside=aside)
+        swap_step("clean")
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _can_exchange(out: Path) -> bool:
+    """Whether the file system of ``out``'s folder swaps two folders in one step (two empty ones tried)."""
+    first, second = (Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent)) for _ in "12")
+    try:
+        return files.exchange(first, second)
+    finally:
+        first.rmdir()
+        second.rmdir()
+
+
+def _link_in(staging: Path, out: Path, *, aside: Path | None = None) -> None:
+    """Move ``staging`` to a new versioned folder beside ``out`` and make ``out`` a link to it, by
+    moving a link made under a temporary name over it; a folder ``out`` is moved to ``aside`` first."""
+    version = Path(tempfile.mkdtemp(prefix=f".{out.name}.v-{os.getpid()}-", dir=out.parent))
+    link = version.with_name(version.name + "-link")
+    try:
+        swap_step("version")
+        staging.rename(version)  # over the empty folder mkdtemp made: a name no other build has
+        swap_step("link")
+        os.symlink(version.name, link)  # relative: the folder holding both may move
+        if aside is not None:
+            swap_step("aside")
+            out.rename(aside)
+        try:
+            swap_step("switch")
+            os.replace(link, out)
+        except BaseException:
+            if aside is not None:
+                aside.rename(out)
+            raise
+    except BaseException:
+        with contextlib.suppress(OSError):
+            link.unlink()
+        shutil.rmtree(version, ignore_errors=True)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
