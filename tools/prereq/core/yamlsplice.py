@@ -142,6 +142,22 @@ class Splices:
                 end -= 1
         return end
 
+    def _properties_end(self, node: yaml.Node) -> int:
+        """Just past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them."""
+        index, end = node.start_mark.index, 0
+        while self._t[index : index + 1] in ("&", "!"):
+            while index < len(self._t) and self._t[index] not in " \t\r\n":
+                index += 1
+            end = index
+            while self._t[index : index + 1] in (" ", "\t"):
+                index += 1
+        return end
+
+    def _first_content(self, node: yaml.Node) -> int:
+        """Where a block collection's first entry starts (its key, or its first item's dash)."""
+        first = node.value[0]
+        return first[0].start_mark.index if isinstance(node, yaml.MappingNode) else self._dash(first)
+
     def _colon_end(self, key_node: yaml.Node) -> int:
         index = key_node.end_mark.index
         while index < len(self._t) and self._t[index] in " \t":
@@ -193,6 +209,7 @@ class Splices:
         else:
             raise NotHere
         end = self._content_end(node) if not _is_empty_plain(node) else start
+        start = max(start, self._properties_end(node))
         if getattr(node, "flow_style", False) and node.value and isinstance(value, (dict, list)) and value:
             return self._t[:start] + " " + self.renderer.flow(value) + self._t[end:]
         block_node = (
@@ -202,13 +219,13 @@ class Splices:
             not in_sequence
             and self.renderer.is_block(value)
             and block_node
-            and self._owns_line(node.start_mark.index)
+            and self._owns_line(self._first_content(node))
             and isinstance(value, dict) == isinstance(node, yaml.MappingNode)
         ):
             # Block collection for block collection: keep the lines before it
-            # (a comment after "key:") and its own indentation.
-            at = self._line_start(node.start_mark.index)
-            lines = self.renderer.lines(value, self._column(node.start_mark.index))
+            # (an anchor or comment after "key:") and its own indentation.
+            at = self._line_start(self._first_content(node))
+            lines = self.renderer.lines(value, self._column(self._first_content(node)))
             return self._t[:at] + self._join(lines) + self._t[end:]
         rest = self.renderer.after_indicator(value, column, in_sequence=in_sequence)
         text = rest[0] + (self.newline + self._join(rest[1:]) if rest[1:] else "")

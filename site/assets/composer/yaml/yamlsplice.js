@@ -110,6 +110,24 @@ export class Splicer {
     return isEmptyPlain(item) ? dash + 1 : this.contentEnd(item);
   }
 
+  /* Just past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them. */
+  propertiesEnd(node) {
+    let index = node.start.index;
+    let end = 0;
+    while (this.t[index] === "&" || this.t[index] === "!") {
+      while (index < this.t.length && !" \t\r\n".includes(this.t[index])) index++;
+      end = index;
+      while (this.t[index] === " " || this.t[index] === "\t") index++;
+    }
+    return end;
+  }
+
+  /* Where a block collection's first entry starts (its key, or its first item's dash). */
+  firstContent(node) {
+    const first = node.value[0];
+    return node.kind === "map" ? first[0].start.index : this.dash(first);
+  }
+
   colonEnd(keyNode) {
     let index = keyNode.end.index;
     while (index < this.t.length && " \t".includes(this.t[index])) index++;
@@ -174,6 +192,7 @@ export class Splicer {
       throw new NotHere();
     }
     const end = isEmptyPlain(node) ? start : this.contentEnd(node);
+    start = Math.max(start, this.propertiesEnd(node));
     const within = this.replaceCollection(node, value, start, end, inSequence);
     if (within !== null) return within;
     const rest = this.renderer.afterIndicator(value, column, { inSequence });
@@ -187,11 +206,11 @@ export class Splicer {
       return this.t.slice(0, start) + " " + this.renderer.flow(value) + this.t.slice(end);
     }
     const blockNode = (node.kind === "map" || node.kind === "seq") && node.value.length > 0 && !node.flow;
-    if (!inSequence && this.renderer.isBlock(value) && blockNode && this.ownsLine(node.start.index) &&
+    if (!inSequence && this.renderer.isBlock(value) && blockNode && this.ownsLine(this.firstContent(node)) &&
         isDict(value) === (node.kind === "map")) {
-      // Keep the lines before it (a comment after "key:") and its own indentation.
-      const at = this.lineStart(node.start.index);
-      const lines = this.renderer.lines(value, this.column(node.start.index));
+      // Keep the lines before it (an anchor or comment after "key:") and its own indentation.
+      const at = this.lineStart(this.firstContent(node));
+      const lines = this.renderer.lines(value, this.column(this.firstContent(node)));
       return this.t.slice(0, at) + this.join(lines) + this.t.slice(end);
     }
     return null;
