@@ -21,8 +21,9 @@ It runs one task role of a job the way ``microsoft/openpai-runtime`` does
 
 Everything runs in a sandbox folder: a clean environment (``PATH`` kept, with
 the sandbox's ``bin/`` first for fakes), ``HOME`` and the working directory
-inside it, a few ``PAI_*`` variables.  prereq's variables file in the job user's home
-(``~/.prereq/env``) is then the sandbox's ``home/.prereq/env``.
+inside it, a few ``PAI_*`` variables.  prereq's variables folder in the container's own ``/tmp``
+(``/tmp/prereq.$UID``) is the sandbox's ``tmp/prereq.$UID``, unless the run is given a ``/tmp`` of
+its own (a private mount namespace: tests/test_variables_file.py).
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
+
+from prereq.openpai import runtime
 
 PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
 USER_HEADER = "set -o errexit -o nounset -o pipefail"
@@ -130,9 +133,15 @@ def _replace_refs(text: str, job: dict[str, Any], secrets: dict[str, Any] | None
     return re.sub(r"<%(\s*)\$([\s\S]*?)(\s*)%>", find, text)
 
 
-def vars_file(sandbox: Path) -> Path:
-    """Where prereq's variables file (``~/.prereq/env``) is in a sandbox: under its ``HOME``."""
-    return sandbox / "home" / ".prereq" / "env"
+def in_container(text: str, tmp: Path) -> str:
+    """A script's text with prereq's folder in the container's ``/tmp`` under ``tmp`` (only that path: the
+    tests' own folders live under the host's /tmp)."""
+    return text.replace(runtime.VARS_DIR, f"{tmp}/{PurePosixPath(runtime.VARS_DIR).name}")
+
+
+def vars_file(tmp: Path) -> Path:
+    """Where prereq's variables file is, ``tmp`` standing for the container's ``/tmp``."""
+    return tmp / PurePosixPath(runtime.VARS_FILE.replace("$UID", str(os.getuid()))).relative_to("/tmp")
 
 
 def _script(commands: list[str], policy: str) -> str:
@@ -194,7 +203,12 @@ RENDER_ERRORS = (KeyError, TypeError, StopIteration, IndexError)  # how the runt
 
 
 def _write_plugin_scripts(
-    job: dict[str, Any], role: str, secrets: dict[str, Any] | None, runtime_dir: Path, result: RunResult
+    job: dict[str, Any],
+    role: str,
+    secrets: dict[str, Any] | None,
+    runtime_dir: Path,
+    result: RunResult,
+    tmp: Path,
 ) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]] | None:
     """Step 1 and 2: the ``plugin_pre<i>.sh`` scripts in run order and the ``plugin_post<i>.sh`` ones in
     reverse order, as (prerequisite name, path); None when an init container died (recorded in ``result``)."""
@@ -223,11 +237,11 @@ def _write_plugin_scripts(
         pre, post = _cmd_scripts(parameters or {}, policy)
         if pre is not None:
             path = runtime_dir / f"plugin_pre{index}.sh"
-            path.write_text(pre, encoding="utf-8")
+            path.write_text(in_container(pre, tmp), encoding="utf-8")
             pre_scripts.append((name, path))
         if post is not None:
             path = runtime_dir / f"plugin_post{index}.sh"
-            path.write_text(post, encoding="utf-8")
+            path.write_text(in_container(post, tmp), encoding="utf-8")
             post_scripts.insert(0, (name, path))
     return pre_scripts, post_scripts
 
@@ -271,24 +285,30 @@ def run_job(
     env: dict[str, str] | None = None,
     fakes: dict[str, str] | None = None,
     timeout: float = 30,
+    tmp: Path | None = None,
 ) -> RunResult:
     """Run ``role`` (the first task role by default) of ``job`` as the runtime would.
 
     ``fakes`` maps a command name to a bash script body put first on PATH
-    (``{"mount": "exit 0"}``).  ``env`` adds variables to the clean environment.  ``secrets`` are the
-    job's own ``secrets`` unless given (the rest-server hands them on; None when the job has none).
+    (``{"mount": "exit 0"}``).  ``tmp`` stands for the container's ``/tmp`` (the sandbox's ``tmp`` by
+    default; ``/tmp`` itself in a private mount namespace).  ``env`` adds variables to the clean
+    environment.  ``secrets`` are the job's own ``secrets`` unless given (the rest-server hands them on;
+    None when the job has none).
     """
     sandbox = Path(sandbox or tempfile.mkdtemp(prefix="prereq-runtime-"))
     role = role or next(iter(job["taskRoles"]))
     _prepare_sandbox(sandbox, fakes or {})
     environment = sandbox_env(sandbox, job, role, env)
-    result = RunResult(sandbox=sandbox, env_file=vars_file(sandbox))
+    tmp = tmp or sandbox / "tmp"
+    result = RunResult(sandbox=sandbox, env_file=vars_file(tmp))
     runtime_dir = sandbox / "runtime"
 
     def run(kind: str, name: str, path: Path) -> bool:
         return _run_script(result, environment, timeout, kind, name, path)
 
-    scripts = _write_plugin_scripts(job, role, job.get("secrets") if secrets is None else secrets, runtime_dir, result)
+    scripts = _write_plugin_scripts(
+        job, role, job.get("secrets") if secrets is None else secrets, runtime_dir, result, tmp
+    )
     if scripts is None:
         return result
     pre_scripts, post_scripts = scripts
@@ -297,7 +317,7 @@ def run_job(
             return result
     user = runtime_dir / "user.sh"
     user_script = USER_HEADER + "\n" + "\n".join(user_commands(job, role)) + "\n"
-    user.write_text(user_script, encoding="utf-8")
+    user.write_text(in_container(user_script, tmp), encoding="utf-8")
     if not run("job", "job", user):
         return result
     for name, path in post_scripts:
@@ -325,5 +345,5 @@ def init_failure(job: dict[str, Any], *, role: str, secrets: dict[str, Any] | No
     with tempfile.TemporaryDirectory(prefix="prereq-runtime-init-") as folder:
         result = RunResult(sandbox=Path(folder), env_file=Path(folder) / "env.sh")
         chosen = job.get("secrets") if secrets is None else secrets
-        _write_plugin_scripts(job, role, chosen, Path(folder), result)
+        _write_plugin_scripts(job, role, chosen, Path(folder), result, Path(folder))
         return result.step("init")

@@ -27,15 +27,19 @@ REPO = Path(__file__).resolve().parent.parent
 ATTACKER = "nobody"
 
 # What nobody plants before the job starts, in the shared /tmp: a file that runs a command when sourced
-# where prereq used to keep its file, links where a naive private folder would go, and a folder of its own.
+# where prereq used to keep its file, and a folder of its own holding one; then, per test, what stands at
+# the job user's folder (root's: /tmp/prereq.0): nothing, a link to nobody's folder, or nobody's folder.
 PLANT = """
 set -e
 printf 'touch /tmp/pwned-by-env\\n' > /tmp/prereq.env
 mkdir -p /tmp/evil && printf 'touch /tmp/pwned-by-folder\\nexport LEAK=1\\n' > /tmp/evil/env
 chmod -R a+rwx /tmp/evil
-ln -s /tmp/evil /tmp/.prereq
-ln -s /tmp/victim /tmp/prereq
 """
+AT_THE_FOLDER = {
+    "nothing": "",
+    "a link": "ln -s /tmp/evil /tmp/prereq.0",
+    "a folder of nobody's": "mkdir -m 777 /tmp/prereq.0 && cp /tmp/evil/env /tmp/prereq.0/env",
+}
 
 # Run inside the namespace, as root: the job of three callbacks and the task role's commands, through
 # the runtime simulation, with HOME as given; prints what the test checks, as JSON.
@@ -61,8 +65,8 @@ items = [
     item("out", ['export OUT="$DATA_DIR/out"']),
 ]
 commands = [runtime.JOB_LOAD_LINE, 'echo "job: ${HF_TOKEN-unset} ${OUT-unset} ${LEAK-none}"']
-result = run_job(make_job(items, commands), sandbox=Path("/tmp/box"), env={"HOME": home})
-folder = Path(os.path.expanduser(home)) / ".prereq"
+result = run_job(make_job(items, commands), sandbox=Path("/tmp/box"), env={"HOME": home}, tmp=Path("/tmp"))
+folder = Path(f"/tmp/prereq.{os.getuid()}")
 def mode(path):
     return oct(stat.S_IMODE(path.lstat().st_mode)) if os.path.lexists(path) else None
 print(json.dumps({
@@ -70,6 +74,7 @@ print(json.dumps({
     "pwned": sorted(p.name for p in Path("/tmp").glob("pwned*")),
     "victim": Path("/tmp/victim").read_text(),
     "evil": sorted(p.name for p in Path("/tmp/evil").iterdir()),
+    "folder_owner": folder.lstat().st_uid if os.path.lexists(folder) else None,
     "folder": mode(folder) if not folder.is_symlink() else "link",
     "file": mode(folder / "env") if not folder.is_symlink() else None,
     "owner": (folder / "env").lstat().st_uid if not folder.is_symlink() and (folder / "env").exists() else None,
@@ -92,7 +97,7 @@ def _can_unshare() -> str | None:
 needs_namespace = pytest.mark.skipif(bool(_can_unshare()), reason=str(_can_unshare()))
 
 
-def _run_planted(home: str, *, driver: str = DRIVER) -> dict[str, Any]:
+def _run_planted(home: str, *, driver: str = DRIVER, at_the_folder: str = "nothing") -> dict[str, Any]:
     """The job run after nobody's plants, in a private /tmp; what the driver saw."""
     script = (
         "set -e; mount -t tmpfs tmpfs /tmp; "
@@ -102,7 +107,7 @@ def _run_planted(home: str, *, driver: str = DRIVER) -> dict[str, Any]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONPATH": f"{REPO / 'tools'}:{REPO / 'tests'}",
-        "PLANT": PLANT,
+        "PLANT": PLANT + AT_THE_FOLDER[at_the_folder] + "\n",
         "DRIVER": driver,
         "PYTHON": sys.executable,
         "HOME_FOR_JOB": home,
@@ -119,36 +124,38 @@ def _run_planted(home: str, *, driver: str = DRIVER) -> dict[str, Any]:
 
 
 @needs_namespace
-def test_planted_files_and_links_are_not_used_and_the_variables_still_flow() -> None:
-    """HOME in the private /tmp, as /root is in a container: the plants lie where the old file was and
-    where a naive folder would be; none is read or written, and every later script sees the exports."""
-    seen = _run_planted("/tmp/box/home")
+@pytest.mark.parametrize("home", ["/tmp/box/home", "/", "/nonexistent"])
+def test_planted_files_are_not_used_and_the_variables_still_flow(home: str) -> None:
+    """The plants lie where the old file was; the job's own folder (mode 700, its file 600) is none of
+    them, and every later script sees the exports, whatever HOME is (unwritable, missing)."""
+    seen = _run_planted(home)
     steps = {(kind, name): (code, out, err) for kind, name, code, out, err in seen["steps"]}
     assert all(code == 0 for code, _, _ in steps.values()), seen["steps"]
     assert steps[("job", "job")][1] == "job: hf_secret /data/hf_secret/out none\n"
     assert steps[("succeed", "data")][1] == "after: /data/hf_secret /data/hf_secret/out\n"
-    assert seen["pwned"] == [] and seen["victim"] == "root's own\n" and seen["evil"] == ["env"]
-    assert (seen["folder"], seen["file"], seen["owner"]) == ("0o700", "0o600", 0)
+    assert seen["pwned"] == [] and seen["evil"] == ["env"]
+    assert (seen["folder"], seen["file"], seen["owner"], seen["folder_owner"]) == ("0o700", "0o600", 0, 0)
 
 
 @needs_namespace
-def test_a_home_others_can_write_fails_safe() -> None:
-    """HOME is the shared /tmp itself, where nobody linked ``.prereq`` to a folder of theirs: the job
-    neither sources nor writes there (its variables do not flow, said on no file of nobody's), and every
-    script still exits 0."""
-    seen = _run_planted("/tmp")
+@pytest.mark.parametrize("planted", ["a link", "a folder of nobody's"])
+def test_a_folder_another_user_planted_is_neither_read_nor_written(planted: str) -> None:
+    """nobody made the job user's folder first: nothing of theirs is sourced or written, the variables are
+    not handed on and every callback says so on stderr, and every script still exits 0."""
+    seen = _run_planted("/tmp/box/home", at_the_folder=planted)
     assert all(code == 0 for _, _, code, _, _ in seen["steps"]), seen["steps"]
     job = next(out for kind, _, _, out, _ in seen["steps"] if kind == "job")
     assert job == "job: unset unset none\n"
-    assert seen["pwned"] == [] and seen["evil"] == ["env"] and seen["folder"] == "link"
+    said = [err for kind, _, _, _, err in seen["steps"] if kind == "start"]
+    assert said and all("/tmp/prereq.0 belongs to another user: variables not handed on" in err for err in said)
+    assert seen["pwned"] == [] and seen["evil"] == ["env"]
 
 
 @needs_namespace
 def test_the_previous_load_line_ran_what_was_planted() -> None:
     """The same plant against the load line prereq wrote before (kept in REPLACED_LOAD_LINES): it sources
-    nobody's file, so the test above would see it."""
-    before = runtime.REPLACED_LOAD_LINES[-1]
-    assert before.startswith(". /tmp/prereq.env")
+    nobody's file, so the tests above would see it."""
+    (before,) = [line for line in runtime.REPLACED_LOAD_LINES if line.startswith(". /tmp/prereq.env")]
     driver = DRIVER.replace("runtime.JOB_LOAD_LINE, 'echo", f"{before!r}, 'echo")
     seen = _run_planted("/tmp/box/home", driver=driver)
     assert seen["pwned"] == ["pwned-by-env"]

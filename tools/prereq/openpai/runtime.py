@@ -31,17 +31,20 @@ COMMAND_KEYS = {"preCommands": START, "postCommands": SUCCEED}  # an item's own 
 # Lifted out of a prerequisite by the runtime; every other key becomes a parameter.
 LIFTED_KEYS = ("type", "failurePolicy", "plugin")
 
-# The variables file: in a folder of the job user's home that only they can use (``~`` is the same in every
-# script of a task, and bash expands it without splitting, so no variable carries the path and no command
-# can change it but ``HOME``).  Not the shared ``/tmp``: another user there could plant a file for the
-# job's shell to source, or a link for it to write through.
-VARS_DIR = "~/.prereq"
+# The variables file: in a folder of the container's own /tmp that only the job's user can use, named by
+# their uid (every script of a task runs as that user and shares the container's file system; bash's
+# ``$UID`` cannot be changed by a command).  Not a file in /tmp itself, nor a folder of ``$HOME``: another
+# user sharing /tmp (a host-mounted one, a sidecar) could plant a file there for the job's shell to source,
+# or a link for it to write through; a home may be unwritable, or outlive the container and hand one job's
+# environment to the next.  A folder another user planted at that name is neither read nor written, and
+# the callback says so on stderr: the variables are not handed on, nothing of theirs runs.
+VARS_DIR = "/tmp/prereq.$UID"
 VARS_FILE = VARS_DIR + "/env"
 ENV_MARK = "# prereq: load variables exported by prerequisites"
-# Read or written only when the folder is the user's own and no link; sourced only when the file is a
-# regular file of theirs, no link.
-_OWN_DIR = f"[[ -O {VARS_DIR} && ! -L {VARS_DIR} ]]"
-_OWN_FILE = f"[[ -f {VARS_FILE} && ! -L {VARS_FILE} && -O {VARS_FILE} ]]"
+# Read or written only when the folder is a folder of the user's own, no link; sourced only when the file is a
+# regular file of theirs (nobody else can put a link in a folder of mode 700).
+_OWN_DIR = f"[[ -d {VARS_DIR} && -O {VARS_DIR} && ! -L {VARS_DIR} ]]"
+_OWN_FILE = f"[[ -f {VARS_FILE} && -O {VARS_FILE} ]]"
 
 # prereq's one line at the top of every compiled callback: make the folder (mode 700), load what earlier
 # scripts exported, and when this script exits, however it exits, write every exported variable back
@@ -49,14 +52,13 @@ _OWN_FILE = f"[[ -f {VARS_FILE} && ! -L {VARS_FILE} && -O {VARS_FILE} ]]"
 # what every script so far exported, as each started from the one before): under umask 077 to a file of
 # its own, renamed over the last (a rename replaces a link, never follows it).  PWD, OLDPWD, SHLVL and ``_``
 # describe this process, not the task: they lose their export first, so the next script keeps its own.
-# A folder that is not the user's (planted, a link) is neither read nor written.  Nothing here can fail a
-# script: the ``&&`` list ending in ``||:`` keeps ``errexit`` out of the checks, the sourced file and the
-# trap (a reason is said on stderr, the script's status stays its own); ``>|`` writes under ``noclobber``.
-# One kind of quote and no backslash: the line survives the runtime's repr round trip.
+# Nothing here can fail a script: the checks, the sourced file and the trap stay out of ``errexit``
+# (``&&`` lists, ``||``), ``>|`` writes under ``noclobber``.  One kind of quote and no backslash: the line
+# survives the runtime's repr round trip.
 CALLBACK_LINE = (
-    f"mkdir -pm700 {VARS_DIR}&&{_OWN_DIR}&&{{ {_OWN_FILE}&&. {VARS_FILE};"
+    f"mkdir -pm700 {VARS_DIR} 2>/dev/null||:;{_OWN_DIR}&&{{ {_OWN_FILE}&&. {VARS_FILE};"
     f"trap 'export -n PWD OLDPWD SHLVL _;umask 077;export -p>|{VARS_DIR}/$$&&mv {VARS_DIR}/$$ {VARS_FILE}||:' "
-    "EXIT;}||:"
+    f"EXIT;}}||echo prereq: {VARS_DIR} belongs to another user: variables not handed on>&2"
 )
 # The one line at the top of a task role's commands (and of its deployments' preCommands).
 JOB_LOAD_LINE = f"{_OWN_DIR}&&{_OWN_FILE}&&. {VARS_FILE}||:  {ENV_MARK}"
@@ -65,6 +67,8 @@ REPLACED_LOAD_LINES = (
     'if [ -f "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}" ]; then . "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"; fi  '
     + ENV_MARK,
     ". /tmp/prereq.env 2>/dev/null || :  " + ENV_MARK,
+    "[[ -O ~/.prereq && ! -L ~/.prereq ]]&&[[ -f ~/.prereq/env && ! -L ~/.prereq/env && -O ~/.prereq/env ]]"
+    "&&. ~/.prereq/env||:  " + ENV_MARK,
 )
 ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"
 
