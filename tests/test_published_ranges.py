@@ -58,9 +58,13 @@ def test_a_minor_release_past_tilde_ranges_validates_and_says_who_stays(released
         "mnist stays on nfs 1.0.2: its range ~1.0 excludes 1.1.0",
         "squad-v2 stays on nfs 1.0.2: its range ~1.0 excludes 1.1.0",
     ]
+    assert result.stays == said
     run = _prereq("validate", str(registry), cwd=released.root)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 errors" in run.stdout and "Traceback" not in run.stderr
+    assert [f"prereq: note: {stay}" for stay in said] == [
+        line for line in run.stderr.splitlines() if "stays on" in line
+    ]
 
 
 def test_the_index_and_the_item_page_keep_dependents_on_the_older_version(released: GitRepo) -> None:

@@ -82,7 +82,8 @@ def test_every_dependent_direct_and_transitive_with_its_range(tmp_path: Path) ->
     assert reviewed.impact.templates == {"job": ["top"]}
     # storage 1.0.0 stays published: user keeps resolving it, said, not failed (PRQ142 only when nothing fits)
     assert "PRQ142" not in {p.rule for p in reviewed.result.problems}
-    assert "user stays on storage 1.0.0: its range ~1.0 excludes 1.1.0" in reviewed.notes
+    assert "user stays on storage 1.0.0: its range ~1.0 excludes 1.1.0" in reviewed.result.stays
+    assert not any("stays on" in note for note in reviewed.notes), "the report says it with the dependents"
 
 
 def test_a_patch_by_an_owner_that_every_range_accepts_is_trivially_safe(tmp_path: Path) -> None:

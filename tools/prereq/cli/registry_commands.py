@@ -103,7 +103,7 @@ def run_validate(args: argparse.Namespace) -> int:
     if stale is not None:
         result = dataclasses.replace(result, problems=sorted([*result.problems, stale], key=Problem.sort_key))
     repo = Repository.find(root) if args.format == "github" else None
-    for note in result.notes:  # stderr: the report on stdout stays what its format says
+    for note in [*result.notes, *result.stays]:  # stderr: the report on stdout stays what its format says
         print(f"prereq: note: {note}", file=sys.stderr)
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
     return 1 if result.failed(strict=strict) else 0

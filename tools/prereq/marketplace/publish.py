@@ -184,7 +184,7 @@ def serve(registry: Path, *, dev_addr: str, allow_shallow: bool = False, progres
             _site_builder(or_else="")  # the same clear error when MkDocs is missing (serve has no --no-site)
             from prereq.marketplace.site import serve_site
 
-            progress(f"serving on http://{dev_addr}/ (registry changes need a restart; site sources reload)")
+            progress(f"serving on http://{dev_addr}/ (an edit of an item or a page rebuilds it)")
             serve_site(index_dir=result.out, registry=registry, settings=load_settings(registry), dev_addr=dev_addr)
         return result
 

@@ -62,6 +62,9 @@ class ValidationResult:
     templates: list[SourceItem]
     suppressed: list[suppress.Suppressed] = field(default_factory=list)  # shown, not counted
     notes: list[str] = field(default_factory=list)  # what the CLI says besides the problems (a cache not used)
+    # Dependents that stay on an older published version (PRQ142's information): said by validate; a
+    # review's report says them only for what the change touches.
+    stays: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
@@ -100,7 +103,7 @@ def validate_loaded(
         problems=link_causes(kept, ctx.items),  # after suppressions: a silenced problem is no one's cause
         templates=registry.templates,
         suppressed=suppressed,
-        notes=[str(stay) for stay in stays(registry.root, registry.items, cache=cache)],  # not a problem: said
+        stays=[str(stay) for stay in stays(registry.root, registry.items, cache=cache)],
     )
 
 

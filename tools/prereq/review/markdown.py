@@ -127,7 +127,6 @@ _DEPENDENTS_NOTE = (
 def impact_markdown(review: ReviewResult) -> str:
     """The whole report: verdict, changes, dependents, templates, problems with their fixes."""
     impact, root = review.impact, review.result.root
-    shown: list[str] = []  # the dependents that stay on an older version, said with them
     # Paths from the repository's root, as the GitHub annotations and the trust table give them.
     repo = Repository.find(root)
     base = repo.root if repo else root
@@ -159,8 +158,8 @@ def impact_markdown(review: ReviewResult) -> str:
         header = ["item", "depends on", "how", "range on it", "its version", "in range"]
         lines += ["", "### Dependents", "", *markdown_table(header, [_dependent_row(d) for d in impact.dependents])]
         lines += ["", _DEPENDENTS_NOTE]
-        shown = [str(stay) for stay in staying(impact.dependents, root, review.result.items)]
-        lines += ["", *[f"- {markdown_cell(stay)}" for stay in shown]] if shown else []
+        stays = [str(stay) for stay in staying(impact.dependents, root, review.result.items)]
+        lines += ["", *[f"- {markdown_cell(stay)}" for stay in stays]] if stays else []
     if impact.templates:
         lines += ["", "### Job templates using them", ""]
         lines += [
@@ -169,7 +168,6 @@ def impact_markdown(review: ReviewResult) -> str:
         ]
     if review.result.problems:
         lines += ["", "### Problems", "", *markdown_problems(review.result.problems, base, root)]
-    notes = [note for note in review.notes if note not in shown]  # a dependent's stay: said above
-    if notes:
-        lines += ["", *[f"_{markdown_cell(note)}_" for note in notes]]
+    if review.notes:
+        lines += ["", *[f"_{markdown_cell(note)}_" for note in review.notes]]
     return "\n".join(lines) + "\n"

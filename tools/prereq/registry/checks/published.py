@@ -140,7 +140,7 @@ def stays_on(unmet: Unmet, published: PublishedVersions) -> Stay | None:
 
 def stays(root: Path, items: Iterable[SourceItem], *, cache: Cache = NO_CACHE) -> list[Stay]:
     """Every dependent of the registry at ``root`` that stays on an older published version, for
-    validation's notes (``ValidationResult.notes``); the history is read only when a range is unmet."""
+    validation's ``ValidationResult.stays``; the history is read only when a range is unmet."""
     items = list(items)
     targets: dict[str, SourceItem] = {}
     for item in items:
