@@ -34,6 +34,16 @@ def item(
     return text + extra + f"callbacks:\n  - event: taskStarts\n    commands:\n      - {command}\n"
 
 
+def commit_trees(repo: GitRepo, *trees: dict[str, str | None]) -> list[str]:
+    """Commit each tree of files (relative to registry/, None deletes) on the current branch, in order;
+    the commits' ids."""
+    commits = []
+    for number, files in enumerate(trees):
+        _write(repo, files)
+        commits.append(repo.commit(f"pr {number}", date=f"2026-02-0{number + 1}T00:00:00+00:00"))
+    return commits
+
+
 def _write(repo: GitRepo, files: dict[str, str | None]) -> None:
     for rel, text in files.items():
         path = repo.root / "registry" / rel

