@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -97,13 +98,25 @@ def _can_unshare() -> str | None:
 needs_namespace = pytest.mark.skipif(bool(_can_unshare()), reason=str(_can_unshare()))
 
 
+# Inside the namespace: the host's /tmp is kept at $KEEP, a fresh tmpfs goes over /tmp, and the folders
+# the run needs that lived under the host's /tmp (a checkout cloned there, its .venv) are bound back
+# where they were; then nobody plants, and the job runs.
+NAMESPACE_SCRIPT = """
+set -e
+mount --bind /tmp "$KEEP"
+mount -t tmpfs tmpfs /tmp
+for path in $NEEDED; do
+  case "$path" in /tmp/*) mkdir -p "$path"; mount --bind "$KEEP${path#/tmp}" "$path";; esac
+done
+runuser -u "$ATTACKER" -- bash -c "$PLANT"
+mkdir -m 755 /tmp/box
+exec "$PYTHON" -c "$DRIVER" "$HOME_FOR_JOB"
+"""
+
+
 def _run_planted(home: str, *, driver: str = DRIVER, at_the_folder: str = "nothing") -> dict[str, Any]:
     """The job run after nobody's plants, in a private /tmp; what the driver saw."""
-    script = (
-        "set -e; mount -t tmpfs tmpfs /tmp; "
-        f'runuser -u {ATTACKER} -- bash -c "$PLANT"; '
-        'mkdir -m 755 /tmp/box; exec "$PYTHON" -c "$DRIVER" "$HOME_FOR_JOB"'
-    )
+    needed = sorted({str(REPO), sys.prefix, str(Path(sys.executable).parent)})
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONPATH": f"{REPO / 'tools'}:{REPO / 'tests'}",
@@ -111,14 +124,20 @@ def _run_planted(home: str, *, driver: str = DRIVER, at_the_folder: str = "nothi
         "DRIVER": driver,
         "PYTHON": sys.executable,
         "HOME_FOR_JOB": home,
+        "NEEDED": " ".join(needed),
+        "ATTACKER": ATTACKER,
     }
-    proc = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "--", "bash", "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    keep = tempfile.mkdtemp(prefix="prereq-host-tmp-", dir="/var/tmp" if Path("/var/tmp").is_dir() else "/")
+    try:
+        proc = subprocess.run(
+            ["unshare", "--mount", "--propagation", "private", "--", "bash", "-c", NAMESPACE_SCRIPT],
+            capture_output=True,
+            text=True,
+            env={**env, "KEEP": keep},
+            timeout=120,
+        )
+    finally:
+        os.rmdir(keep)  # empty outside the namespace: the binds were its own
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
