@@ -20,7 +20,7 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import FileRevision, Repository
-from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE, load_catalog
 from prereq.execution.published import DESCRIPTIVE, VersionedRevision, versioned_revisions
 from prereq.execution.records import Catalog, Ref
@@ -157,21 +157,32 @@ def _catalog_published(repo: Repository, root: Path, tip: str) -> dict[tuple[str
     return found
 
 
+def item_version(path: str, content: bytes | None) -> tuple[LoadedYaml, str, str] | None:
+    """A revision of an item file as the build reads history: (the file loaded, its name, its version)
+    when it is a YAML mapping whose name is its file's and whose version is a string; else None (never
+    published)."""
+    if content is None or not path.endswith(".yaml"):
+        return None
+    try:
+        loaded = load_yaml(content)
+    except YamlLoadError:
+        return None
+    data, stem = loaded.data, PurePosixPath(path).stem
+    if not isinstance(data, dict) or data.get("name") != stem or not isinstance(data.get("version"), str):
+        return None
+    return loaded, stem, data["version"]
+
+
 def _published(repo: Repository, root: Path, tip: str) -> dict[tuple[str, str], list[Published]]:
     """Every (name, version) the base branch's history ever held, up to its ``tip``, with what each
     looked like, newest first."""
     found: dict[tuple[str, str], list[Published]] = {}
     for revision in repo.history(root / ITEMS_DIR, rev=tip, first_parent=True):
-        if revision.content is None or not revision.path.endswith(".yaml"):
-            continue
-        try:
-            data = load_yaml(revision.content).data
-        except YamlLoadError:
-            continue  # never valid, so never published
-        stem = PurePosixPath(revision.path).stem
-        if isinstance(data, dict) and data.get("name") == stem and isinstance(data.get("version"), str):
-            published = Published(revision.commit, behaviour(data), canonical(data))
-            found.setdefault((stem, data["version"]), []).append(published)
+        held = item_version(revision.path, revision.content)
+        if held is not None:
+            loaded, name, version = held
+            published = Published(revision.commit, behaviour(loaded.data), canonical(loaded.data))
+            found.setdefault((name, version), []).append(published)
     return found
 
 

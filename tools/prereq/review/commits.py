@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from prereq.core.files import is_there
 from prereq.core.gitrepo import FileRevision, blob_id
@@ -32,7 +32,7 @@ from prereq.registry.history import revision_leaks
 from prereq.registry.limits import MAX_FILE_BYTES
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem, problem
-from prereq.review.base import CATALOG_FOLDERS, Base, Published, behaviour, canonical
+from prereq.review.base import CATALOG_FOLDERS, Base, Published, behaviour, canonical, item_version
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,10 @@ def _items_held(base: Base) -> Iterator[_Held]:
     mapping whose name is its file's and whose version is a string."""
     for revision in base.pull_files:
         rel = revision.path if base.prefix == "." else revision.path.removeprefix(base.prefix + "/")
-        stem = PurePosixPath(rel).stem
-        loaded = _loaded(revision.content) if rel.startswith(f"{ITEMS_DIR}/") and rel.endswith(".yaml") else None
-        if loaded is None or loaded.data.get("name") != stem or not isinstance(loaded.data.get("version"), str):
-            continue
-        yield _Held("item", stem, loaded.data["version"], rel, revision.commit, loaded)
+        held = item_version(rel, revision.content) if rel.startswith(f"{ITEMS_DIR}/") else None
+        if held is not None:
+            loaded, name, version = held
+            yield _Held("item", name, version, rel, revision.commit, loaded)
 
 
 def _catalog_held(entries: list[VersionedRevision]) -> Iterator[_Held]:
