@@ -39,6 +39,8 @@ from typing import Any
 
 import yaml
 
+from prereq.jobs.apply import WorkingCopy
+from prereq.jobs.loadline import CallbackLines, plan_callback_lines
 from prereq.openpai import runtime
 
 PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin."
@@ -84,8 +86,8 @@ class RunResult:
         return next((step for step in self.steps if step.returncode != 0), None)
 
     def env_names(self) -> set[str]:
-        """The variables the environment file sets (its ``export -p`` lines)."""
-        return set(re.findall(r"^declare -[a-z]*x[a-z]* ([A-Za-z_][A-Za-z0-9_]*)", self.env_text(), re.M))
+        """The variables the environment file sets (its ``export -p`` lines, as bash in POSIX mode writes them)."""
+        return set(re.findall(r"^export ([A-Za-z_][A-Za-z0-9_]*)", self.env_text(), re.M))
 
     def env_text(self) -> str:
         return self.env_file.read_text(encoding="utf-8") if self.env_file.exists() else ""
@@ -329,14 +331,18 @@ def run_job(
 def make_job(
     forms: list[dict[str, Any]], commands: list[str], *, role: str = "main", name: str = "test-job"
 ) -> dict[str, Any]:
-    """A job with ``forms`` as its prerequisites, all listed by one task role, in order."""
-    return {
+    """A job with ``forms`` as its prerequisites, all listed by one task role, in order; the first callback
+    the role runs starts with the long callback line, as the job engine places it."""
+    job = {
         "protocolVersion": 2,
         "name": name,
         "type": "job",
         "prerequisites": forms,
         "taskRoles": {role: {"instances": 1, "prerequisites": [form["name"] for form in forms], "commands": commands}},
     }
+    work = WorkingCopy(job)
+    plan_callback_lines(work, CallbackLines.of(None))
+    return work.data
 
 
 def init_failure(job: dict[str, Any], *, role: str, secrets: dict[str, Any] | None = None) -> Step | None:

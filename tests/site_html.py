@@ -48,6 +48,10 @@ def is_remote(url: str) -> bool:
 
 _SNIPPET = re.compile(r'<code id="prereq-yaml">(.*?)</code>', re.S)
 _PLACEHOLDER = re.compile(r'<span class="prereq-job-yaml__requirements"[^>]*>.*?</span>', re.S)
+_FIRST_LINE = re.compile(
+    r'data-prereq-first-entry="(\d+)" data-prereq-first-offset="(\d+)" '
+    r'data-prereq-first-old="([^"]*)" data-prereq-first-new="([^"]*)"'
+)
 _CLOSURE = re.compile(r'<ol class="prereq-closure">(.*?)</ol>', re.S)
 _REQUIREMENT = re.compile(r'<li><a href="\.\./([^/"]+)/">[^<]*</a> <code>([^<]+)</code>')
 
@@ -64,8 +68,13 @@ def whole_snippet(site: Path, name: str) -> str:
     closure list names, read from the files beside their pages, as the script reads them."""
     page = (site / "items" / name / "index.html").read_text(encoding="utf-8")
     listed = _CLOSURE.search(page)
-    forms = "".join(
+    forms = [
         (site / "items" / other / f"{version}.yaml").read_text(encoding="utf-8")
         for other, version in _REQUIREMENT.findall(listed.group(1) if listed else "")
-    )
-    return snippet(_PLACEHOLDER.sub("\0", page, count=1)).replace("\0", forms)
+    ]
+    first = _FIRST_LINE.search(page)
+    if first:  # the long callback line goes into a requirement's form, at an offset of its text
+        entry, offset, old, new = int(first[1]), int(first[2]), html.unescape(first[3]), html.unescape(first[4])
+        assert forms[entry][offset : offset + len(old)] == old
+        forms[entry] = forms[entry][:offset] + new + forms[entry][offset + len(old) :]
+    return snippet(_PLACEHOLDER.sub("\0", page, count=1)).replace("\0", "".join(forms))

@@ -21,8 +21,9 @@ import pytest
 
 from prereq.jobs.apply import WorkingCopy
 from prereq.jobs.document import JobDocument
-from prereq.jobs.loadline import LoadLines, plan_load_line
-from prereq.openpai import runtime
+from prereq.jobs.loadline import CallbackLines, LoadLines, plan_callback_lines, plan_load_line
+from prereq.openpai import forms, runtime
+from runtime_sim import make_job, run_job
 
 REPO = Path(__file__).resolve().parent.parent
 ATTACKER = "nobody"
@@ -34,12 +35,13 @@ PLANT = """
 set -e
 printf 'touch /tmp/pwned-by-env\\n' > /tmp/prereq.env
 mkdir -p /tmp/evil && printf 'touch /tmp/pwned-by-folder\\nexport LEAK=1\\n' > /tmp/evil/env
+printf 'touch /tmp/pwned-by-helper\\nprereq_vars(){ touch /tmp/pwned-by-helper; }\\n' > /tmp/evil/load
 chmod -R a+rwx /tmp/evil
 """
 AT_THE_FOLDER = {
     "nothing": "",
     "a link": "ln -s /tmp/evil /tmp/prereq.0",
-    "a folder of nobody's": "mkdir -m 777 /tmp/prereq.0 && cp /tmp/evil/env /tmp/prereq.0/env",
+    "a folder of nobody's": "mkdir -m 777 /tmp/prereq.0 && cp /tmp/evil/env /tmp/evil/load /tmp/prereq.0/",
 }
 
 # Run inside the namespace, as root: the job of three callbacks and the task role's commands, through
@@ -152,7 +154,7 @@ def test_planted_files_are_not_used_and_the_variables_still_flow(home: str) -> N
     assert all(code == 0 for code, _, _ in steps.values()), seen["steps"]
     assert steps[("job", "job")][1] == "job: hf_secret /data/hf_secret/out none\n"
     assert steps[("succeed", "data")][1] == "after: /data/hf_secret /data/hf_secret/out\n"
-    assert seen["pwned"] == [] and seen["evil"] == ["env"]
+    assert seen["pwned"] == [] and seen["evil"] == ["env", "load"]
     assert (seen["folder"], seen["file"], seen["owner"], seen["folder_owner"]) == ("0o700", "0o600", 0, 0)
 
 
@@ -160,14 +162,16 @@ def test_planted_files_are_not_used_and_the_variables_still_flow(home: str) -> N
 @pytest.mark.parametrize("planted", ["a link", "a folder of nobody's"])
 def test_a_folder_another_user_planted_is_neither_read_nor_written(planted: str) -> None:
     """nobody made the job user's folder first: nothing of theirs is sourced or written, the variables are
-    not handed on and every callback says so on stderr, and every script still exits 0."""
+    not handed on and the first callback says so on stderr (the others, finding no folder of the user's,
+    load nothing quietly), and every script still exits 0."""
     seen = _run_planted("/tmp/box/home", at_the_folder=planted)
     assert all(code == 0 for _, _, code, _, _ in seen["steps"]), seen["steps"]
     job = next(out for kind, _, _, out, _ in seen["steps"] if kind == "job")
     assert job == "job: unset unset none\n"
     said = [err for kind, _, _, _, err in seen["steps"] if kind == "start"]
-    assert said and all("/tmp/prereq.0 belongs to another user: variables not handed on" in err for err in said)
-    assert seen["pwned"] == [] and seen["evil"] == ["env"]
+    assert said[0] == "prereq: /tmp/prereq.0 belongs to another user: variables not handed on\n"
+    assert said[1:] and all(err == "" for err in said[1:]), said
+    assert seen["pwned"] == [] and seen["evil"] == ["env", "load"]
 
 
 @needs_namespace
@@ -190,3 +194,41 @@ def test_a_load_line_an_earlier_prereq_wrote_is_replaced_where_it_stands(old: st
     lines = LoadLines(runtime.JOB_LOAD_LINE, runtime.REPLACED_LOAD_LINES)
     plan_load_line(work, job, "main", True, warnings, lines=lines)
     assert work.get(("taskRoles", "main", "commands")) == [runtime.JOB_LOAD_LINE, "echo hi"] and warnings == []
+
+
+def _compiled(name: str, **events: list[str]) -> dict[str, Any]:
+    callbacks = [{"event": event, "commands": commands} for event, commands in events.items()]
+    data = {
+        "name": name,
+        "version": "1.0.0",
+        "type": "script",
+        "plugin": runtime.DEFAULT_PLUGIN,
+        "callbacks": callbacks,
+    }
+    return forms.compile_item(data, lookup=lambda key: None)
+
+
+def test_each_task_role_writes_the_helper_in_its_own_first_callback(tmp_path: Path) -> None:
+    """Two task roles list the same items in other orders, a third runs only a succeed callback: the long
+    line is on the first callback each role runs, and in every role the exports reach the later scripts
+    and the job (each task is a container of its own: a fresh sandbox each)."""
+    first, second = _compiled("first", taskStarts=["export ONE=1"]), _compiled("second", taskStarts=["export TWO=2"])
+    after = _compiled("after", taskSucceeds=['echo "after sees ${ONE:-none} ${TWO:-none}"'])
+    job = make_job([first, second, after], [runtime.JOB_LOAD_LINE, "echo job"])
+    job["taskRoles"]["swapped"] = {**job["taskRoles"]["main"], "prerequisites": ["second", "first", "after"]}
+    job["taskRoles"]["late"] = {**job["taskRoles"]["main"], "prerequisites": ["after"]}
+    work = WorkingCopy(job)
+    plan_callback_lines(work, CallbackLines.of(None))
+    job = work.data
+    heads = {e["name"]: [cb["commands"][0] for cb in e["callbacks"]] for e in job["prerequisites"]}
+    long, short = runtime.FIRST_CALLBACK_LINE, runtime.CALLBACK_LINE
+    assert heads == {"first": [long], "second": [long], "after": [long]}
+    for role, seen in (("main", "1 2"), ("swapped", "1 2"), ("late", "none none")):
+        result = run_job(job, role=role, sandbox=tmp_path / role)
+        assert result.ok, result.describe()
+        assert result.step("succeed", "after").stdout == f"after sees {seen}\n", role
+    job["taskRoles"] = {"main": job["taskRoles"]["main"]}
+    work = WorkingCopy(job)
+    plan_callback_lines(work, CallbackLines.of(None))
+    heads = {e["name"]: [cb["commands"][0] for cb in e["callbacks"]] for e in work.data["prerequisites"]}
+    assert heads == {"first": [long], "second": [short], "after": [short]}

@@ -6,7 +6,10 @@
  * its item's page, <a href="../NAME/">, beside its version, <code>VERSION</code>; the item itself is not
  * a link).  They are fetched as the page opens and put, as text, where the snippet's
  * placeholder comment stands (<span data-prereq-requirements="COUNT">), so the box shows, and
- * Copy YAML copies, the whole snippet: the text prereq's itempage.job_text gives.
+ * Copy YAML copies, the whole snippet: the text prereq's itempage.job_text gives.  When the first
+ * callback the snippet's task role runs is a requirement's, the slot names which (data-prereq-first-entry)
+ * and the text at an offset of that file to replace (data-prereq-first-old/-new: the index's long callback
+ * line where its file has the short one, as prereq job add places it).
  *
  * Until they are in, the snippet's element is aria-busy and carries `prereqReady`, a promise the copy
  * button (prereq.js) waits for; when one cannot be read, the promise rejects, the comment says what
@@ -36,7 +39,20 @@
     : Promise.reject(new Error("the page names " + urls.length + " of the " + count + " forms"));
 
   code.setAttribute("aria-busy", "true");
-  code.prereqReady = texts.then(function (forms) {
+  function placeFirstLine(forms) {
+    if (!slot.hasAttribute("data-prereq-first-entry")) return forms;
+    var entry = Number(slot.getAttribute("data-prereq-first-entry"));
+    var offset = Number(slot.getAttribute("data-prereq-first-offset"));
+    var old = slot.getAttribute("data-prereq-first-old");
+    var text = forms[entry];
+    if (typeof text !== "string" || text.substr(offset, old.length) !== old) {
+      throw new Error("the form of " + (entry + 1) + " is not the one the page was built with");
+    }
+    forms[entry] = text.slice(0, offset) + slot.getAttribute("data-prereq-first-new") + text.slice(offset + old.length);
+    return forms;
+  }
+
+  code.prereqReady = texts.then(placeFirstLine).then(function (forms) {
     slot.textContent = forms.join("");
   }, function (error) {
     slot.textContent = "# The forms of the " + count + " items it requires could not be loaded (" + error.message +

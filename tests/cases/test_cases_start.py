@@ -88,27 +88,31 @@ def test_a_bound_script_gives_its_uri_and_payload_version(tmp_path: Path) -> Non
     assert "clone https://github.com/example/trainer at a1b2c3d" in result.describe()
 
 
-# Issue 13 asked for about 100 characters; issue 29's private folder, ownership checks and the message when
-# another user holds the folder take the callback line to 391 (BENCHMARKS.md, "The variables file"), the
-# longest of prereq's lines: the bound holds it, so that it does not grow unnoticed.
-MACHINERY_WIDTH = len(runtime.CALLBACK_LINE)
+# Issue 13 asked for about 100 characters per line.  Every callback's line is that short but the first
+# each task role runs, which defines the machinery for the others (issue 29: the private folder, ownership
+# checks, the message when another user holds the folder; BENCHMARKS.md, "The variables file").
+SHORT_WIDTH = 100
 
 
 @pytest.mark.parametrize("folder", case_folders(), ids=lambda folder: folder.name)
 def test_prereqs_own_lines_are_one_short_line_per_callback_and_task_role(folder: Path) -> None:
     """Issue 13: in a resolved job, prereq's own lines are at most one per callback plus one per task role
-    (and per deployment's preCommands, which run in the task role's shell), none longer than about 100
-    characters."""
+    (and per deployment's preCommands, which run in the task role's shell); only the first callback of each
+    task role carries the long line, every other is at most about 100 characters."""
+    own_lines = (runtime.CALLBACK_LINE, runtime.FIRST_CALLBACK_LINE)
     for job in _accepted(folder):
         for entry in job.get("prerequisites") or []:
             for callback in entry.get("callbacks") or []:
-                own = [c for c in callback.get("commands") or [] if c == runtime.CALLBACK_LINE]
+                own = [c for c in callback.get("commands") or [] if c in own_lines]
                 assert len(own) <= 1 and all("trap " not in c for c in callback["commands"] if c not in own)
         for role, spec in job["taskRoles"].items():
             loads = [c for c in spec.get("commands") or [] if isinstance(c, str) and runtime.ENV_MARK in c]
             assert len(loads) <= 1, f"{folder.name}: task role {role}"
-        lines = [c for c in _commands(job) if c == runtime.CALLBACK_LINE or runtime.ENV_MARK in c]
-        assert all(len(line) <= MACHINERY_WIDTH for line in lines), folder.name
+        commands = _commands(job)
+        assert commands.count(runtime.FIRST_CALLBACK_LINE) <= len(job["taskRoles"]), folder.name
+        assert len(runtime.CALLBACK_LINE) <= SHORT_WIDTH and all(
+            len(c) <= len(runtime.JOB_LOAD_LINE) for c in commands if runtime.ENV_MARK in c
+        ), folder.name
 
 
 def _commands(job: dict[str, Any]) -> list[str]:

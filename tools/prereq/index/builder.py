@@ -294,6 +294,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "format": schemas.INDEX_FORMAT,
         "job_load_line": runtime.JOB_LOAD_LINE,
         "replaced_load_lines": list(runtime.REPLACED_LOAD_LINES),
+        "callback_lines": {"first": runtime.FIRST_CALLBACK_LINE, "other": runtime.CALLBACK_LINE},
         "key_orders": {part: list(keys) for part, keys in forms.KEY_ORDERS.items()},
         "type_groups": facets.TYPE_GROUPS,
         "type_labels": facets.TYPE_LABELS,

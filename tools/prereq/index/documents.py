@@ -87,6 +87,7 @@ class Root(TypedDict):
     format: str
     job_load_line: str
     replaced_load_lines: list[str]  # what earlier versions wrote instead (optional in the format)
+    callback_lines: dict[str, str]  # "first" and "other" (optional in the format: older builds lack it)
     key_orders: dict[str, list[str]]
     type_groups: list[TypeGroup]  # in display order
     type_labels: dict[str, str]

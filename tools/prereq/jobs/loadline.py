@@ -1,10 +1,17 @@
-"""The load line: the one marked line at the top of a task role's commands (and of its deployments'
-preCommands) that loads what prerequisites exported (``openpai.runtime.JOB_LOAD_LINE``, published as the
-index root's ``job_load_line``).  Which lines are load lines (the index's, one its user adapted, one an
-earlier prereq wrote), where the line goes, and the lines an earlier prereq wrote that are replaced, or,
-changed by hand, said to load nothing.  The composer's jobs/plan.js does the same.
+"""prereq's lines in a job, that hand exported variables on (``openpai.runtime``):
 
-May import: prereq.core, prereq.jobs.apply/document.
+- the load line, the one marked line at the top of a task role's commands (and of its deployments'
+  preCommands) that loads what prerequisites exported (``runtime.JOB_LOAD_LINE``, published as the index
+  root's ``job_load_line``).  Which lines are load lines (the index's, one its user adapted, one an
+  earlier prereq wrote), where the line goes, and the lines an earlier prereq wrote that are replaced,
+  or, changed by hand, said to load nothing;
+- the callback lines (the index root's ``callback_lines``): the index's forms carry the short one, which
+  calls what a task's first callback wrote; the first callback each task role runs gets the long one.  A
+  form's digest reads the long one as the short one, so the swap is no edit by hand.
+
+The composer's jobs/plan.js does the same.
+
+May import: prereq.core, prereq.openpai, prereq.jobs.apply/document.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from prereq.jobs.apply import WorkingCopy
-from prereq.jobs.document import JobDocument
+from prereq.jobs.document import JobDocument, top_entries
+from prereq.openpai import forms, runtime
 
 LOAD_LINE_MARK = "# prereq:"  # where the mark starts in the index's load line; what is after it tells a load line
 # How a load line an earlier prereq wrote starts (``if [ -f "${PREREQ_ENV_FILE:-...}" ]; then . ...``).
@@ -98,3 +106,81 @@ def _place_load_line(work: WorkingCopy, path: tuple[Any, ...], needed: bool, lin
             if len(work.get(path)) > 1:
                 work.delete(path + (position,))
     return stale
+
+
+@dataclass(frozen=True)
+class CallbackLines:
+    """The index's callback lines: ``first`` for the first callback a task runs, ``other`` for the rest."""
+
+    first: str
+    other: str
+
+    @classmethod
+    def of(cls, root: Mapping[str, Any] | None) -> CallbackLines | None:
+        """The root's lines; this prereq's without an index; none for an index whose forms carry one
+        line for every callback (an earlier prereq's), where there is nothing to place."""
+        if root is None:
+            return cls(runtime.FIRST_CALLBACK_LINE, runtime.CALLBACK_LINE)
+        lines = root.get("callback_lines")
+        return cls(lines["first"], lines["other"]) if isinstance(lines, Mapping) else None
+
+
+def _own_callbacks(entry: Any, lines: CallbackLines) -> list[tuple[int, str]]:
+    """(position, event) of each callback of a cmd entry that starts with one of prereq's lines."""
+    if not forms.is_cmd(entry) or not isinstance(entry.get("callbacks"), list):
+        return []
+    return [
+        (position, callback["event"])
+        for position, callback in enumerate(entry["callbacks"])
+        if isinstance(callback, dict)
+        and isinstance(callback.get("commands"), list)
+        and callback["commands"][:1] in ([lines.first], [lines.other])
+    ]
+
+
+def first_callbacks(data: dict[str, Any], lines: CallbackLines) -> set[tuple[int, int]]:
+    """(entry, callback) positions of the first of prereq's callbacks each task role runs: the runtime runs
+    start callbacks in the order the role lists its prerequisites, then succeed callbacks in reverse."""
+    entries = top_entries(data)
+    by_name: dict[Any, int] = {}
+    for position, entry in enumerate(entries):
+        if isinstance(entry, dict) and _own_callbacks(entry, lines):
+            by_name.setdefault(entry.get("name"), position)
+    firsts = set()
+    roles = data.get("taskRoles")
+    for spec in roles.values() if isinstance(roles, dict) else []:
+        names = spec.get("prerequisites") if isinstance(spec, dict) else None
+        listed = [by_name[n] for n in names if isinstance(n, str) and n in by_name] if isinstance(names, list) else []
+        runs = [
+            (entry, callback)
+            for event, order in ((runtime.START, listed), (runtime.SUCCEED, listed[::-1]))
+            for entry in order
+            for callback, kind in _own_callbacks(entries[entry], lines)
+            if kind == event
+        ]
+        firsts.update(runs[:1])
+    return firsts
+
+
+def plan_callback_lines(work: WorkingCopy, lines: CallbackLines | None) -> None:
+    """The long line on the first callback each task role runs, the short one on every other."""
+    if lines is None:
+        return
+    firsts = first_callbacks(work.data, lines)
+    for position, entry in enumerate(top_entries(work.data)):
+        for callback, _ in _own_callbacks(entry, lines):
+            wanted = lines.first if (position, callback) in firsts else lines.other
+            path = ("prerequisites", position, "callbacks", callback, "commands", 0)
+            if work.get(path) != wanted:
+                work.set(path, wanted)
+
+
+def entry_digest(entry: Any, lines: CallbackLines | None) -> str:
+    """The entry's digest as the index gives its form's: the long callback line read as the short one."""
+    own = {position for position, _ in _own_callbacks(entry, lines)} if lines else set()
+    if lines is None or not own:
+        return forms.digest(entry)
+    callbacks = list(entry["callbacks"])
+    for position in own:
+        callbacks[position] = {**callbacks[position], "commands": [lines.other, *callbacks[position]["commands"][1:]]}
+    return forms.digest({**entry, "callbacks": callbacks})

@@ -8,7 +8,8 @@ From one state the job's content follows:
   runtime runs only what the task role lists, and never expands ``require``);
 - a ``dockerimage`` item becomes the task role's ``dockerImage`` when it has none;
 - a task role that lists a prereq ``cmd`` item gets the index's load line first in its
-  ``commands``, so variables that items export reach the job.
+  ``commands``, so variables that items export reach the job, and the first callback it runs
+  gets the long callback line (``jobs.loadline``).
 
 Where things go (every editor of jobs, the composer included, does the same so that
 all give equal jobs): a new entry goes before the first entry that needs it, else at
@@ -38,7 +39,7 @@ from prereq.index.reader import ClosureItem, Index
 from prereq.jobs import conflicts, needs
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
-from prereq.jobs.loadline import LoadLines, plan_load_line
+from prereq.jobs.loadline import CallbackLines, LoadLines, entry_digest, plan_callback_lines, plan_load_line
 from prereq.jobs.records import STATE_KEY, STATE_PATH, ItemChange, JobState, Locked
 from prereq.openpai import forms
 
@@ -175,7 +176,14 @@ def _refuse_item_conflicts(job: JobDocument, wanted: _Closures) -> None:
         conflicts.refuse_conflicts(job, role, items, new, conflicts.own_runners(job, role, wanted.versions))
 
 
-def _plan_top(work: WorkingCopy, job: JobDocument, old: JobState, wanted: _Closures, warnings: list[str]) -> None:
+def _plan_top(
+    work: WorkingCopy,
+    job: JobDocument,
+    old: JobState,
+    wanted: _Closures,
+    warnings: list[str],
+    lines: CallbackLines | None,
+) -> None:
     """The top-level prerequisites: remove, update, add."""
     for position in reversed(range(len(top_entries(work.data)))):
         name = top_names(work.data)[position]
@@ -186,7 +194,7 @@ def _plan_top(work: WorkingCopy, job: JobDocument, old: JobState, wanted: _Closu
             continue
         chosen, before = wanted.versions[name], old.lock[name]
         entry = top_entries(work.data)[position]
-        edited = forms.digest(entry) != before.digest
+        edited = entry_digest(entry, lines) != before.digest
         if (before.version, before.digest) == (chosen.version, chosen.digest):
             if edited:
                 warnings.append(
@@ -325,7 +333,8 @@ def plan_edit(
     changes += role_changes(job, new, wanted, changes)
     warnings: list[str] = []
     work = WorkingCopy(job.data)
-    _plan_top(work, job, old, wanted, warnings)
+    lines = CallbackLines.of(index.root)
+    _plan_top(work, job, old, wanted, warnings, lines)
     for role in list(job.roles):
         _plan_role(work, role, old, wanted)
         _plan_bindings(work, role, old, new, wanted)
@@ -333,6 +342,7 @@ def plan_edit(
             forms.is_cmd(wanted.versions[n].openpai) for n in role_names(work.data, role) if n in wanted.versions
         )
         plan_load_line(work, job, role, runs_cmd, warnings, lines=LoadLines.of(index.root))
+    plan_callback_lines(work, lines)
     _plan_record(work, new, wanted)
     notes = needs.add_notes(
         job.data, work.data, lambda name: wanted.versions[name].needs if name in wanted.versions else None

@@ -22,6 +22,7 @@ from prereq.index.trust import UntrustedIndex
 from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.expressions import fill
+from prereq.jobs.loadline import CallbackLines, entry_digest
 from prereq.jobs.needs import refuse_missing
 from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
@@ -76,8 +77,10 @@ def _fill_in(
 
 
 def _check_lock(job: JobDocument, state: JobState, index: Index | None, index_error: PrereqError | None) -> None:
+    lines = CallbackLines.of(index.root if index else None)
     for position, name in enumerate(job.top_names()):
-        if name in state.lock and forms.digest(job.data["prerequisites"][position]) != state.lock[name].digest:
+        entry = job.data["prerequisites"][position]
+        if name in state.lock and entry_digest(entry, lines) != state.lock[name].digest:
             job.warnings.append(
                 f"{job.where_item(name)}: {name} differs from the locked "
                 f"{name} {state.lock[name].version} (edited by hand?)"

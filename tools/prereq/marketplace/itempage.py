@@ -14,6 +14,7 @@ list's link to the item's page and the version beside it.  Nothing here imports 
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 from urllib.parse import urlencode
@@ -24,6 +25,7 @@ from prereq.core import placeholders
 from prereq.core.yamlload import dump_yaml
 from prereq.index import names
 from prereq.index.documents import VersionDocument
+from prereq.jobs.loadline import CallbackLines, first_callbacks
 from prereq.jobs.plan import task_role_fields
 from prereq.marketplace.diagram import dependency_svg
 from prereq.marketplace.pagemeta import source_links
@@ -79,11 +81,48 @@ def _roles_yaml(data: SiteData, version: VersionDocument) -> str:
     )
 
 
+def _snippet_forms(data: SiteData, version: VersionDocument) -> tuple[list[dict[str, Any]], int | None]:
+    """The closure's forms as the snippet holds them, and which of them has changed: the first callback
+    its task role runs carries the index's long callback line (``jobs.loadline``), as ``prereq job add``
+    would place it."""
+    closure = [forms.ordered_form(data.version(n["name"], n["version"])["openpai"]) for n in version["closure"]]
+    lines = CallbackLines.of(data.root)
+    job = {"prerequisites": closure, "taskRoles": {"taskrole": {"prerequisites": [f["name"] for f in closure]}}}
+    if lines is None:
+        return closure, None
+    for entry, callback in first_callbacks(job, lines):  # one task role: one at most
+        closure[entry] = copy.deepcopy(closure[entry])
+        closure[entry]["callbacks"][callback]["commands"][0] = lines.first
+        return closure, entry
+    return closure, None
+
+
 def job_text(data: SiteData, version: VersionDocument) -> str:
     """The whole snippet, as the page's box shows it once its script has put the requirements' forms in:
     the closure's forms, requirements first, then the task role naming them."""
-    forms_yaml = [form_yaml(data.version(node["name"], node["version"])) for node in version["closure"]]
-    return "prerequisites:\n" + "".join(forms_yaml) + _roles_yaml(data, version)
+    closure, _ = _snippet_forms(data, version)
+    return "prerequisites:\n" + "".join(dump_yaml([form]) for form in closure) + _roles_yaml(data, version)
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+def _first_line_attributes(
+    data: SiteData, version: VersionDocument, closure: list[dict[str, Any]], entry: int
+) -> Markup:
+    """For the page's script: the requirement (by position) whose file's text changes where the long
+    callback line goes, the offset, and the text there before and after (the lines fold at their depth,
+    so the script replaces text, never parses it)."""
+    node = version["closure"][entry]
+    before, after = form_yaml(data.version(node["name"], node["version"])), dump_yaml([closure[entry]])
+    start = _shared(before, after)
+    end = min(_shared(before[::-1], after[::-1]), len(before) - start)
+    return Markup(
+        ' data-prereq-first-entry="{}" data-prereq-first-offset="{}" data-prereq-first-old="{}"'
+        ' data-prereq-first-new="{}"'
+    ).format(entry, start, before[start : len(before) - end], after[start : len(after) - end])
 
 
 def _roles_html(roles: str) -> Markup:
@@ -100,20 +139,22 @@ def job_block(data: SiteData, version: VersionDocument) -> Markup:
     """The snippet's box: the item's own form highlighted, a placeholder comment where its requirements'
     forms go (``assets/item.js`` fills it), the task role."""
     requirements = len(version["closure"]) - 1  # the item is last
+    closure, first = _snippet_forms(data, version)
     placeholder = Markup("")
     if requirements:
         comment = (
             f"# + the {requirements} item{'s' if requirements > 1 else ''} it requires (listed above): "
             "Copy YAML puts them here\n"
         )
+        moved = Markup("") if first in (None, requirements) else _first_line_attributes(data, version, closure, first)
         placeholder = Markup(
-            '<span class="prereq-job-yaml__requirements" data-prereq-requirements="{}">{}</span>'
-        ).format(requirements, comment)
+            '<span class="prereq-job-yaml__requirements" data-prereq-requirements="{}"{}>{}</span>'
+        ).format(requirements, moved, comment)
     body = Markup("").join(
         [
             highlight_fragment("prerequisites:\n", "yaml"),
             placeholder,
-            highlight_fragment(form_yaml(version), "yaml"),
+            highlight_fragment(dump_yaml([closure[-1]]), "yaml"),
             _roles_html(_roles_yaml(data, version)),
         ]
     )

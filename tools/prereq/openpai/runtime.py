@@ -6,8 +6,9 @@
 - Every script runs as its own bash process, so ``export`` in one prerequisite
   reaches nothing else.  prereq compiles each cmd prerequisite's callbacks so
   they load a variables file first and write what is exported back to it when
-  they exit (one line, ``CALLBACK_LINE``); the job's commands load it with one
-  marked line.  The file is the job user's alone (``VARS_FILE``).
+  they exit (a task's first callback defines a function for it, ``FIRST_CALLBACK_LINE``, the others
+  call it, ``CALLBACK_LINE``); the job's commands load it with one marked line.  The file is the job
+  user's alone (``VARS_FILE``).
 
 Everything prereq adds to a job is written here, with one kind of quote and no
 backslash, so it survives the repr round trip unchanged.
@@ -41,27 +42,42 @@ LIFTED_KEYS = ("type", "failurePolicy", "plugin")
 VARS_DIR = "/tmp/prereq.$UID"
 VARS_FILE = VARS_DIR + "/env"
 ENV_MARK = "# prereq: load variables exported by prerequisites"
-# Read or written only when the folder is a folder of the user's own, no link; sourced only when the file is a
-# regular file of theirs (nobody else can put a link in a folder of mode 700).
-_OWN_DIR = f"[[ -d {VARS_DIR} && -O {VARS_DIR} && ! -L {VARS_DIR} ]]"
-_OWN_FILE = f"[[ -f {VARS_FILE} && -O {VARS_FILE} ]]"
+# The shell function that loads and saves the file, as the first callback of a task writes it for the others.
+VARS_HELPER = VARS_DIR + "/load"
+VARS_FUNCTION = "prereq_vars"
+# Loaded only from a folder of the user's own that is no link (nobody else can put anything in a folder of
+# mode 700, a file of theirs included), and only a regular file of theirs.
+_OWN = f"-O {VARS_DIR} && ! -L {VARS_DIR}"
+_OWN_FILE = f"-f {VARS_FILE} && -O {VARS_FILE}"
 
-# prereq's one line at the top of every compiled callback: make the folder (mode 700), load what earlier
-# scripts exported, and when this script exits, however it exits, write every exported variable back
-# (``export -p`` quotes each value so bash reads it back as it was, newlines included; the file then holds
-# what every script so far exported, as each started from the one before): under umask 077 to a file of
-# its own, renamed over the last (a rename replaces a link, never follows it).  PWD, OLDPWD, SHLVL and ``_``
-# describe this process, not the task: they lose their export first, so the next script keeps its own.
-# Nothing here can fail a script: the checks, the sourced file and the trap stay out of ``errexit``
-# (``&&`` lists, ``||``), ``>|`` writes under ``noclobber``.  One kind of quote and no backslash: the line
-# survives the runtime's repr round trip.
-CALLBACK_LINE = (
-    f"mkdir -pm700 {VARS_DIR} 2>/dev/null||:;{_OWN_DIR}&&{{ {_OWN_FILE}&&. {VARS_FILE};"
-    f"trap 'export -n PWD OLDPWD SHLVL _;umask 077;export -p>|{VARS_DIR}/$$&&mv {VARS_DIR}/$$ {VARS_FILE}||:' "
-    f"EXIT;}}||echo prereq: {VARS_DIR} belongs to another user: variables not handed on>&2"
+# The function: load what earlier scripts exported and, when this script exits, however it exits, write
+# every exported variable back (``export -p`` in POSIX mode writes ``export NAME=...`` lines, quoted so bash
+# reads each value back as it was, newlines included, and global even when read inside this function; the
+# file then holds what every script so far exported, as each started from the one before): under umask
+# 077 to a file of its own, renamed over the last (a rename replaces a link, never follows it).  PWD,
+# OLDPWD, SHLVL and ``_`` describe this process, not the task: they lose their export first, so the next
+# script keeps its own.  The folder is the function's ``$1`` (what the file exports cannot change it, as it
+# could a variable); the trap's text is expanded when it is set (the folder, ``$$``: this process).
+_FUNCTION = (
+    f"{VARS_FUNCTION}(){{ set -- {VARS_DIR};[[ -d $1 && -O $1 && ! -L $1 ]]||return;[[ -f $1/env && -O $1/env ]]"
+    '&&. $1/env;trap "export -n PWD OLDPWD SHLVL _;umask 077;(set -o posix;export -p)>|$1/$$&&mv $1/$$ $1/env||:" '
+    "EXIT;}"
 )
-# The one line at the top of a task role's commands (and of its deployments' preCommands).
-JOB_LOAD_LINE = f"{_OWN_DIR}&&{_OWN_FILE}&&. {VARS_FILE}||:  {ENV_MARK}"
+# The line at the top of the first callback a task runs (the job engine picks it, ``jobs.loadline``): make
+# the folder (mode 700), define the function, write it for the later callbacks and call it, or say on
+# stderr that another user holds the folder.  Every other callback's line (``CALLBACK_LINE``, which the
+# index's forms carry) calls the function that one wrote.  Each script is its own process, so each must
+# load on its own; a task role's first is known only in the job, which lists the prerequisites.
+# Nothing here can fail a script: the checks, the sourced files and the trap stay out of ``errexit``
+# (``&&`` lists, ``||``), ``>|`` writes under ``noclobber``.  One kind of quote and no backslash: the lines
+# survive the runtime's repr round trip.
+FIRST_CALLBACK_LINE = (
+    f"{_FUNCTION};mkdir -pm700 {VARS_DIR} 2>/dev/null||:;{VARS_FUNCTION}&&declare -f {VARS_FUNCTION}>|{VARS_HELPER}"
+    f"||echo prereq: {VARS_DIR} belongs to another user: variables not handed on>&2"
+)
+CALLBACK_LINE = f"[[ {_OWN} ]]&&. {VARS_HELPER}&&{VARS_FUNCTION}||:"
+# The one line at the top of a task role's commands (and of its deployments' preCommands): load, no trap.
+JOB_LOAD_LINE = f"[[ {_OWN} && {_OWN_FILE} ]]&&. {VARS_FILE}||:  {ENV_MARK}"
 # What earlier versions of prereq wrote instead: ``job add``, ``remove`` and ``lock`` replace them.
 REPLACED_LOAD_LINES = (
     'if [ -f "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}" ]; then . "${PREREQ_ENV_FILE:-/tmp/prereq/env.sh}"; fi  '
@@ -69,6 +85,8 @@ REPLACED_LOAD_LINES = (
     ". /tmp/prereq.env 2>/dev/null || :  " + ENV_MARK,
     "[[ -O ~/.prereq && ! -L ~/.prereq ]]&&[[ -f ~/.prereq/env && ! -L ~/.prereq/env && -O ~/.prereq/env ]]"
     "&&. ~/.prereq/env||:  " + ENV_MARK,
+    "[[ -d /tmp/prereq.$UID && -O /tmp/prereq.$UID && ! -L /tmp/prereq.$UID ]]&&[[ -f /tmp/prereq.$UID/env && "
+    "-O /tmp/prereq.$UID/env ]]&&. /tmp/prereq.$UID/env||:  " + ENV_MARK,
 )
 ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"
 

@@ -9,13 +9,14 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { digest, isCmd, orderedForm } from "../openpai/forms.js";
+import { isCmd, orderedForm } from "../openpai/forms.js";
 import { transitiveRequirements } from "../core/graph.js";
 import { TASK_ROLE_FIELDS, roleNames, topEntries, topNames } from "./document.js";
 import { byCodePoint } from "../core/order.js";
 import { STATE_KEY, STATE_PATH } from "./records.js";
 import { WorkingCopy } from "./apply.js";
 import { addNotes } from "./needs.js";
+import { callbackLines, entryDigest, planCallbackLines, planLoadLine } from "./loadline.js";
 import { ownRunners, refuseItemConflicts, runner } from "./conflicts.js";
 import { formNeeds } from "../openpai/needs.js";
 import { parseRequirement } from "../core/versions.js";
@@ -31,19 +32,6 @@ export function insertPosition(names, name, needs) {
   let position = dependents.length ? Math.min(...dependents) : names.length;
   if (requirements.length && position <= Math.max(...requirements)) position = Math.max(...requirements) + 1;
   return position;
-}
-
-/* The index's load line, one an earlier prereq wrote (the index's replaced_load_lines), or a line that
- * starts as it (or as an earlier prereq's did: "if [ -f") and keeps its mark: a load line its user
- * adapted.  A line of the user's own that only carries the mark is not. */
-export function isLoadLine(index, command) {
-  const line = index.root.job_load_line;
-  const mark = line.slice(line.indexOf("# prereq:"));
-  if (typeof command !== "string") return false;
-  const start = command.trimStart();
-  const loads = line.split(" ").slice(0, 2).join(" ");
-  if (command === line || (index.root.replaced_load_lines || []).includes(command)) return true;
-  return command.includes(mark) && (start.startsWith(loads) || start.startsWith("if [ -f"));
 }
 
 function closureOf(index, selections, locked) {
@@ -131,7 +119,7 @@ function refuseRoleConflicts(job, wanted) {
   }
 }
 
-function planTop(work, job, old, wanted, index, warnings) {
+function planTop(work, job, old, wanted, index, warnings, lines) {
   for (let position = topEntries(work.data).length - 1; position >= 0; position--) {
     const name = topNames(work.data)[position];
     if (old.lock.has(name) && !wanted.versions.has(name)) {
@@ -142,7 +130,7 @@ function planTop(work, job, old, wanted, index, warnings) {
     if (name === null || !wanted.versions.has(name) || !old.lock.has(name)) return;
     const chosen = wanted.versions.get(name);
     const before = old.lock.get(name);
-    const edited = digest(topEntries(work.data)[position]) !== before.digest;
+    const edited = entryDigest(topEntries(work.data)[position], lines) !== before.digest;
     if (before.version === chosen.version && before.digest === chosen.digest) {
       if (edited) warnings.push(`${job.whereItem(name)}: ${name} was edited by hand since prereq added it; left as it is`);
       return;
@@ -205,50 +193,6 @@ function planBindings(work, role, old, next, wanted) {
   }
 }
 
-function planLoadLine(work, job, role, wanted, index, warnings) {
-  const needed = roleNames(work.data, role).some((n) => wanted.versions.has(n) && isCmd(wanted.versions.get(n).openpai));
-  // A deployment's preCommands run before the task role's commands, in the same shell: load there too.
-  const deployments = work.get(["deployments"]);
-  for (let position = 0; position < (Array.isArray(deployments) ? deployments.length : 0); position++) {
-    const pre = ["deployments", position, "taskRoles", role, "preCommands"];
-    if (Array.isArray(work.get(pre))) warnStale(job, pre, placeLoadLine(work, pre, needed, index), index, warnings);
-  }
-  const path = ["taskRoles", role, "commands"];
-  if (Array.isArray(work.get(path))) {
-    warnStale(job, path, placeLoadLine(work, path, needed, index), index, warnings);
-  } else if (needed) {
-    warnings.push(`${job.where(["taskRoles", role])}: task role ${role} has no list of commands; ` +
-      "variables exported by prerequisites will not reach it");
-  }
-}
-
-function warnStale(job, path, stale, index, warnings) {
-  for (const position of stale) {
-    warnings.push(`${job.where([...path, position])}: this load line, changed by hand, reads the file an earlier prereq ` +
-      `used, which nothing writes now; replace it with: ${index.root.job_load_line}`);
-  }
-}
-
-/* The load line first in the list at `path` when `needed`, else none (the list keeps one entry);
- * a line an earlier prereq wrote becomes today's, where it stands.  The positions of those an earlier
- * prereq wrote and their user changed: they stay as they are, and load nothing. */
-function placeLoadLine(work, path, needed, index) {
-  const commands = work.get(path);
-  const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
-  const replaced = index.root.replaced_load_lines || [];
-  for (const position of present) {
-    if (needed && replaced.includes(commands[position])) work.set([...path, position], index.root.job_load_line);
-  }
-  const stale = present.filter((i) => needed && work.get([...path, i]).trimStart().startsWith("if [ -f"));
-  if (needed && !present.length) {
-    if (commands.length) work.insert([...path, 0], index.root.job_load_line);
-    else work.set(path, [index.root.job_load_line]);
-  } else if (!needed) {
-    for (const position of present.reverse()) if (work.get(path).length > 1) work.delete([...path, position]);
-  }
-  return stale;
-}
-
 function planRecord(work, next, wanted) {
   next.lock = new Map([...wanted.versions].map(([name, r]) => [name, { version: r.version, digest: r.digest }]));
   if (!next.empty) {
@@ -305,12 +249,15 @@ export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = 
   changes.push(...roleChanges(job, next, wanted, changes));
   const warnings = [];
   const work = new WorkingCopy(job.data);
-  planTop(work, job, old, wanted, index, warnings);
+  const lines = callbackLines(index.root);
+  planTop(work, job, old, wanted, index, warnings, lines);
   for (const role of job.roleOrder()) {
     planRole(work, role, old, wanted);
     planBindings(work, role, old, next, wanted);
-    planLoadLine(work, job, role, wanted, index, warnings);
+    const needed = roleNames(work.data, role).some((n) => wanted.versions.has(n) && isCmd(wanted.versions.get(n).openpai));
+    planLoadLine(work, job, role, needed, index, warnings);
   }
+  planCallbackLines(work, lines);
   planRecord(work, next, wanted);
   // An index from before needs were published: read them from the form, as the Python reader does.
   const needsOf = (name) => (wanted.versions.has(name) ?

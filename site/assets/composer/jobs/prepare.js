@@ -11,7 +11,8 @@ import { applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
 import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
-import { digest, runtimeParameters } from "../openpai/forms.js";
+import { runtimeParameters } from "../openpai/forms.js";
+import { callbackLines, entryDigest } from "./loadline.js";
 import { formatPath } from "../yaml/yamlload.js";
 import { closeName, deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
@@ -67,8 +68,9 @@ function fillIn(job, state, index, missing, indexSource) {
 }
 
 function checkLock(job, state, index) {
+  const lines = callbackLines(index.root);
   job.topNames().forEach((name, position) => {
-    if (state.lock.has(name) && digest(job.data.prerequisites[position]) !== state.lock.get(name).digest) {
+    if (state.lock.has(name) && entryDigest(job.data.prerequisites[position], lines) !== state.lock.get(name).digest) {
       job.warnings.push(`${job.whereItem(name)}: ${name} differs from the locked ${name} ${state.lock.get(name).version} (edited by hand?)`);
     }
   });
