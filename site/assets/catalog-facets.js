@@ -73,6 +73,8 @@
       if (written[index] !== label) options[index + 1].textContent = label;
     });
     select.prereqLabels = labels;
+    // A value the other filters leave nothing of leads nowhere: listed, not choosable (unless chosen).
+    shown.forEach(function (value, index) { options[index + 1].disabled = !counts[value] && value !== current; });
     select.value = current;
   }
 

@@ -83,7 +83,8 @@
     node.hidden = !names.length;
     if (!names.length) return;
     var address = link(names);
-    node.appendChild(document.createTextNode("Share these " + plural(names.length, "favorite") + ": "));
+    node.appendChild(document.createTextNode(names.length === 1 ? "Share this favorite: " :
+      "Share these " + names.length + " favorites: "));
     var anchor = el("a", "prereq-share__link", "a link to them");
     anchor.setAttribute("href", address);
     node.appendChild(anchor);

@@ -229,13 +229,19 @@
 
   function renderFacets(typeCounts, tagCounts, ownerCounts) {
     Object.keys(typeCounts).forEach(function (group) {
-      if (typeCountNodes[group]) typeCountNodes[group].textContent = typeCounts[group];
+      if (!typeCountNodes[group]) return;
+      typeCountNodes[group].textContent = typeCounts[group];
+      // A choice that would show nothing is offered as such, not as a way on (the chosen one stays usable).
+      var radio = typeCountNodes[group].parentNode.querySelector("input");
+      if (radio) radio.disabled = !typeCounts[group] && state.type !== group;
     });
     renderMarkCounts();
     root.querySelectorAll('input[name="type"]').forEach(function (radio) { radio.checked = radio.value === state.type; });
     root.querySelectorAll('input[name="show"]').forEach(function (radio) { radio.checked = radio.value === state.show; });
     deprecatedBox.checked = state.deprecated;
     sortSelect.value = state.sort;
+    // With search words the hits come best match first, names breaking ties: the option says so.
+    sortSelect.options[0].textContent = state.q ? "best match" : "name";
     if (input.value !== state.q && document.activeElement !== input) input.value = state.q;
 
     // Owners: every owner stays listed; counts follow the other filters.  Tags: the most used first.
@@ -246,14 +252,26 @@
     });
   }
 
+  /* The type group `type` names: a group, or an item type (?type=data) as the group holding it; else none. */
+  function groupOfType(type) {
+    var groups = find.typeGroups();
+    if (Object.prototype.hasOwnProperty.call(groups, type)) return type;
+    return Object.keys(groups).filter(function (group) { return groups[group].indexOf(type) !== -1; })[0] || "";
+  }
+
   /* --- events --------------------------------------------------------------------------- */
 
-  /* A change of filters (`typing`: of the search text, which does not add a step to Back). */
+  /* A change of filters (`typing`: of the search text, which does not add a step to Back).  On a phone
+   * a pick in the folded panel closes it, so the results it changed are in view (focus on its summary). */
   function update(change, typing) {
     change();
     limit = PAGE;
     apply(typing ? "typing" : "push");
     renderActiveCount();
+    if (narrow.matches && filtersPanel.open && filtersPanel.contains(document.activeElement)) {
+      filtersPanel.open = false;
+      filtersPanel.querySelector("summary").focus();
+    }
   }
 
   /* On a phone the filters fold into a panel; its summary says how many are set. */
@@ -329,7 +347,7 @@
     .then(function (catalog) {
       // One radio button per type group of the index, after the "all types" one the page holds.
       typeCountNodes = facets.fillTypes(typeBox, find.typeGroups(), find.typeGroupLabel, bindTypeRadio);
-      if (!Object.prototype.hasOwnProperty.call(find.typeGroups(), state.type)) state.type = "";
+      state.type = groupOfType(state.type);
       entries = catalog.records; // the header's search box searches the same records
       entries.forEach(function (record) {
         prepare(record);

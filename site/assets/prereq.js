@@ -165,6 +165,9 @@
   function bindAll(root) {
     Array.prototype.forEach.call((root || document).querySelectorAll("[data-prereq-star]"), bindStar);
     Array.prototype.forEach.call((root || document).querySelectorAll("[data-prereq-copy]"), bindCopy);
+    // A code block that scrolls sideways (most, on a phone) is reached and scrolled by keyboard too.
+    Array.prototype.forEach.call((root || document).querySelectorAll(".md-typeset pre > code:not([tabindex])"),
+      function (code) { if (!code.closest("[tabindex]")) code.setAttribute("tabindex", "0"); });
   }
 
   /* Stars elsewhere on the page (or in another tab) follow every change. */

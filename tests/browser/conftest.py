@@ -109,6 +109,29 @@ def _serve(built: Path):
     server.server_close()
 
 
+AXE = REPO / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> Path:
+    """axe-core's script, for a page's init scripts (tests/browser/test_access.py runs it)."""
+    if not AXE.is_file():
+        pytest.skip(f"{AXE} is missing: ./scripts/setup.sh --test installs axe-core")
+    return AXE
+
+
+@pytest.fixture(scope="session")
+def bundled_root_url(bundled_site: Path):
+    """The bundled site at the root of its host: where the theme's 404 page, whose links start at the
+    site's root (MkDocs' rule without a site_url), works as a static host serves it."""
+    handler = functools.partial(_QuietHandler, directory=str(bundled_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture(scope="session")
 def site_url(built_site: Path):
     yield from _serve(built_site)
@@ -163,13 +186,17 @@ class Visit:
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
         self.requests: list[str] = []
         self.dialogs: list[str] = []
+        self.answers: list[bool] = []  # how the next dialogs are answered (accepted when True); dismissed after
         self.context.on("request", lambda request: self.requests.append(request.url))
         self.page = self.context.new_page()
         self.page.on("dialog", self._dialog)
 
     def _dialog(self, dialog) -> None:
         self.dialogs.append(dialog.message)
-        dialog.dismiss()
+        if self.answers and self.answers.pop(0):
+            dialog.accept()
+        else:
+            dialog.dismiss()
 
     def open(self, path: str):
         self.page.goto(self.site_url + path.lstrip("/"))

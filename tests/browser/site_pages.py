@@ -12,6 +12,8 @@ PAGES = {
     "tags": "tags/",
     "templates": "job-templates/",
     "composer": "composer/",
+    "execution": "execution/",
+    "rights": "execution/rights/",
 }
 READY = {"catalog": "#prereq-catalog", "composer": "#prereq-composer"}
 

@@ -8,28 +8,16 @@ than committed: 650 KB of third-party code the site never serves.  It is injecte
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 from site_pages import PAGES, open_page
 
-from conftest import REPO
-
-AXE = REPO / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 RUN_AXE = """async () => {
   const result = await axe.run(document, { resultTypes: ["violations"] });
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) =>
     v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}: ` +
       (n.failureSummary || "").split("\\n").slice(1).join(" ")));
 }"""
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> Path:
-    if not AXE.is_file():
-        pytest.skip(f"{AXE} is missing: ./scripts/setup.sh --test installs axe-core")
-    return AXE
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -39,6 +27,13 @@ def test_axe_finds_nothing_serious(visits, bundled_url, axe_source, kind, scheme
     visit.context.add_init_script(path=str(axe_source))
     page = open_page(visit, kind)
     serious(page)
+
+
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_axe_finds_nothing_serious_on_a_phone(visits, bundled_url, axe_source, kind):
+    visit = visits(bundled_url, "phone")
+    visit.context.add_init_script(path=str(axe_source))
+    serious(open_page(visit, kind))
 
 
 def test_axe_on_a_phone_and_on_the_open_search(visits, bundled_url, axe_source):

@@ -137,3 +137,43 @@ def test_what_was_typed_is_in_the_address_at_once_for_back_forward_and_reload(vi
     page = open_catalog(visit, "?q=base-tools%20")
     expect(page.locator("#prereq-q")).to_have_value("base-tools")
     expect(page.locator("#prereq-status")).not_to_contain_text("base-tools ")
+
+
+def test_the_small_texts_say_what_the_page_does(visit):
+    """An item type in the address picks its group; the sort says "best match" under search words; a
+    choice that would show nothing cannot be picked; one favorite is "this favorite"."""
+    page = open_catalog(visit, "?type=data")
+    expect(page.locator('input[name="type"][value="datasets"]')).to_be_checked()
+    assert shown(page) == ["digits", "nfs-share"]
+    expect(page.locator("#prereq-sort option").first).to_have_text("name")
+    page.locator("#prereq-q").fill("digits")
+    expect(page.locator("#prereq-sort option").first).to_have_text("best match")
+
+    page = open_catalog(visit, "?license=MIT")
+    expect(page.locator('[data-count="datasets"]')).to_have_text("0")
+    expect(page.locator('input[name="type"][value="datasets"]')).to_be_disabled()
+    expect(page.locator('input[name="type"][value=""]')).to_be_enabled()
+    owners = page.locator("#prereq-owner option").evaluate_all("(os) => os.map(o => [o.textContent, o.disabled])")
+    assert owners[0] == ["anyone", False] and all(disabled == label.endswith("(0)") for label, disabled in owners[1:])
+    assert any(disabled for _, disabled in owners)
+
+    page.evaluate("localStorage.setItem('prereq.favorites', JSON.stringify(['digits']))")
+    page = open_catalog(visit, "?show=favorites")
+    expect(page.locator("#prereq-share")).to_contain_text("Share this favorite:")
+
+
+def test_on_a_phone_the_filters_are_one_disclosure_that_closes_after_a_pick(visits, site_url):
+    page = open_catalog(visits(site_url, "phone"))
+    summary = page.locator("#prereq-filters > summary")
+    marks = summary.evaluate(
+        "(s) => [getComputedStyle(s, '::before').display, getComputedStyle(s, '::after').display,"
+        " getComputedStyle(s.parentNode).boxShadow]"
+    )
+    assert marks == ["none", "none", "none"]  # no admonition icon, chevron or shadow: the native marker only
+    summary.tap()
+    expect(page.locator("#prereq-filters")).to_have_attribute("open", "")
+    page.locator('input[name="type"][value="datasets"]').check()
+    expect(page.locator("#prereq-filters")).not_to_have_attribute("open", "")
+    expect(summary).to_be_focused()
+    expect(page.locator("#prereq-filters-active")).to_have_text("(1 set)")
+    assert shown(page) == ["digits", "nfs-share"]

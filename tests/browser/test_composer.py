@@ -125,7 +125,13 @@ def test_add_parameter_checks_the_item_in_the_draft(visit, built_site, site_url)
     assert json.loads(page.evaluate("localStorage.getItem('prereq.recent')")) == ["hello-widget", "digits"]
     composed = editor_text(page)
 
+    # A new empty job asks before it replaces the draft: dismissed, the draft stays.
+    page.locator("#prereq-composer-empty").click()
+    settle(page)
+    assert editor_text(page) == composed and visit.dialogs[-1].startswith("Replace the job in the editor")
+
     # The same choices on the empty job the composer starts from, through the CLI.
+    visit.answers.append(True)
     page.locator("#prereq-composer-empty").click()
     settle(page)
     blank = editor_text(page)
@@ -173,7 +179,8 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     settle(page)
     assert editor_text(page) == before
 
-    # A new empty job, then the template again from the list.
+    # A new empty job (asked first), then the template again from the list.
+    visit.answers.append(True)
     page.locator("#prereq-composer-empty").click()
     expect(box(page, "upload-results")).not_to_be_checked()
     page.locator("#prereq-composer-template").select_option("digits-training")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 from site_pages import PAGES, open_page, sideways
+from test_access import serious
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -72,3 +73,37 @@ def test_every_icon_draws_from_the_one_icon_file(visits, bundled_url, kind):
     assert drawn >= {"logo", "search", "dark", "light"}, drawn
     # An item page has no drawer, so no button to open it (site/overrides/item.html); others have both.
     assert ("menu" in drawn) == (kind != "item"), drawn
+
+
+def test_the_execution_tables_fit_a_phone_and_scroll_by_keyboard(visits, bundled_url):
+    page = open_page(visits(bundled_url, "phone"), "execution")
+    boxes = page.locator(".prereq-table")
+    assert boxes.count() >= 3
+    for box in boxes.all():
+        assert box.get_attribute("tabindex") == "0" and box.get_attribute("role") == "region"
+        assert box.get_attribute("aria-label") == box.locator("caption").text_content()
+    wide = boxes.first
+    assert wide.evaluate("(b) => b.scrollWidth > b.clientWidth")  # the table scrolls inside its box
+    wide.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(b) => b.scrollLeft > 0", arg=wide.element_handle())
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_not_found_page_leads_somewhere(visits, bundled_root_url, axe_source, size):
+    visit = visits(bundled_root_url, size)
+    visit.context.add_init_script(path=str(axe_source))
+    page = visit.open("404.html")
+    expect(page.locator("h1")).to_have_text("Page not found")
+    links = page.locator(".md-content a").evaluate_all("(as) => as.map(a => [a.textContent, a.href])")
+    assert {"Search the catalog", "Compose a job", "job template"} <= {text for text, _ in links}
+    assert dict(links)["Search the catalog"] == bundled_root_url + "catalog/"
+    assert sideways(page) <= 0
+    serious(page)
+
+
+def test_an_empty_closure_is_a_sentence_not_a_numbered_item(visits, bundled_url):
+    page = open_page(visits(bundled_url), "composer")
+    none = page.locator(".prereq-composer__none")
+    expect(none).to_have_text("no prerequisites from the registry yet")
+    assert none.evaluate("(li) => getComputedStyle(li).listStyleType") == "none"

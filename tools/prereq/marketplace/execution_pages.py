@@ -34,12 +34,14 @@ def catalog(api: Path) -> dict[str, Any] | None:
 
 
 def _table(caption: str, headers: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
-    """A table; the cells are HTML already escaped."""
+    """A table, styled as the site's others, in a box that scrolls sideways where a phone is too narrow
+    (focusable, so that a keyboard scrolls it too); the cells are HTML already escaped."""
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
     return (
+        f'<div class="prereq-table" tabindex="0" role="region" aria-label="{escape(caption)}">'
         f'<table class="prereq-execution"><caption>{escape(caption)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 

@@ -161,7 +161,7 @@ def job_block(data: SiteData, version: VersionDocument) -> Markup:
     # The block is long (runtime wrappers): it scrolls in a box that keyboard users can focus and scroll.
     return Markup(
         '<div class="prereq-job-yaml" tabindex="0" role="region" aria-label="The YAML for your job">{}</div>'
-    ).format(code_block_html(body, "yaml", element_id="prereq-yaml", copy=False))
+    ).format(code_block_html(body, "yaml", element_id="prereq-yaml", copy=False, focusable=False))
 
 
 _ITEM = ENV.get_template("item.html")

@@ -138,13 +138,17 @@ def highlight_fragment(code: str, language: str = "sh") -> Markup:
     return Markup(html)
 
 
-def code_block_html(body: Markup, language: str, *, element_id: str | None = None, copy: bool = True) -> Markup:
-    """A code block like the ones Material renders, around already highlighted lines."""
+def code_block_html(
+    body: Markup, language: str, *, element_id: str | None = None, copy: bool = True, focusable: bool = True
+) -> Markup:
+    """A code block like the ones Material renders, around already highlighted lines; it scrolls sideways
+    where lines are long, so a keyboard can focus it (unless a focusable box around it scrolls instead)."""
     ident = Markup(' id="{}"').format(element_id) if element_id else Markup("")
     no_copy = Markup("") if copy else Markup(" no-copy")
+    tabindex = Markup(' tabindex="0"') if focusable else Markup("")
     return Markup(
-        '<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}>{body}</code></pre></div>'
-    ).format(lang=language, nocopy=no_copy, ident=ident, body=body)
+        '<div class="language-{lang} highlight{nocopy}"><pre><span></span><code{ident}{tab}>{body}</code></pre></div>'
+    ).format(lang=language, nocopy=no_copy, ident=ident, tab=tabindex, body=body)
 
 
 def code_block(code: str, language: str = "sh", *, element_id: str | None = None, copy: bool = True) -> Markup:

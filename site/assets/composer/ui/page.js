@@ -270,7 +270,12 @@ class Composer {
 
   bindStartingPoints() {
     const ui = this.ui;
-    ui.empty.addEventListener("click", () => this.startFrom(async () => EMPTY_JOB, "started a new empty job"));
+    ui.empty.addEventListener("click", () => {
+      // A draft is the user's work: replaced only when they say so (Undo would bring it back too).
+      const draft = ui.editor.value.trim() && ui.editor.value !== EMPTY_JOB;
+      if (draft && !window.confirm("Replace the job in the editor by a new empty job?")) return;
+      this.startFrom(async () => EMPTY_JOB, "started a new empty job (Undo brings the previous one back)");
+    });
     ui.template.addEventListener("change", () => {
       const name = ui.template.value;
       ui.template.value = "";
