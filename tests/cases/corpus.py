@@ -21,6 +21,9 @@ INDEXES = CASES / "indexes"
 CASE_FILE = "case.yaml"
 JOB_FILE = "job.yaml"
 STEP_FILE = re.compile(r"step-(\d+)\.yaml")
+# What regen.py writes in a case folder: step texts and meaning files (meaning.py).
+EXPECTATION_FILE = re.compile(r"step-\d+\.yaml|(step-\d+|job)\.json")
+CASE_KEYS = ("description", "index", "hand_written", "steps")
 ACTIONS = ("add", "remove", "lock", "resolve")
 
 
@@ -81,6 +84,7 @@ class Case:
     description: str
     index: str
     steps: list[Step]
+    hand_written: bool = False  # expectations written by a person: regen.py never touches the folder
 
     @property
     def name(self) -> str:
@@ -96,6 +100,22 @@ class Case:
     def as_data(self) -> dict[str, Any]:
         return {"description": self.description, "index": self.index, "steps": [step.as_data() for step in self.steps]}
 
+    def yielded_texts(self) -> list[str | None]:
+        """The file holding the text each step yields (None for a step that fails): its step file, or
+        the text it was given when it changed nothing (job.yaml or an earlier step's file)."""
+        current, out = JOB_FILE, []
+        for step in self.steps:
+            if "error" in step.expect:
+                out.append(None)
+                continue
+            current = step.expect.get("text") or current
+            out.append(current)
+        return out
+
+    def meaning_files(self) -> dict[str, str]:
+        """Each text file a step yields -> its meaning file (meaning.py): ``step-N.json``, ``job.json``."""
+        return {name: name.removesuffix(".yaml") + ".json" for name in self.yielded_texts() if name}
+
 
 def read_text(path: Path) -> str:
     """A job text exactly as stored: UTF-8, line ends and a BOM kept."""
@@ -109,14 +129,20 @@ def write_text(path: Path, text: str) -> None:
 def load_case(folder: Path) -> Case:
     data = yaml.safe_load(read_text(folder / CASE_FILE))
     where = f"{folder.name}/{CASE_FILE}"
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
-        raise CaseError(f"{where}: needs description, index and steps")
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or set(data) - set(CASE_KEYS):
+        raise CaseError(f"{where}: needs description, index and steps, and may say hand_written: true")
     steps = [Step.from_data(step, f"{where} step {number}") for number, step in enumerate(data["steps"], start=1)]
-    return Case(folder=folder, description=str(data.get("description", "")), index=str(data["index"]), steps=steps)
+    return Case(
+        folder=folder,
+        description=str(data.get("description", "")),
+        index=str(data["index"]),
+        steps=steps,
+        hand_written=data.get("hand_written") is True,
+    )
 
 
-def case_folders() -> list[Path]:
-    return sorted(path for path in JOBS.iterdir() if path.is_dir()) if JOBS.is_dir() else []
+def case_folders(jobs: Path = JOBS) -> list[Path]:
+    return sorted(path for path in jobs.iterdir() if path.is_dir()) if jobs.is_dir() else []
 
 
 # --------------------------------------------------------------------------- writing case.yaml
@@ -196,6 +222,11 @@ def expectation(
 
 def step_files(folder: Path) -> set[str]:
     return {path.name for path in folder.iterdir() if STEP_FILE.fullmatch(path.name)}
+
+
+def expectation_files(folder: Path) -> set[str]:
+    """The step texts and meaning files in ``folder`` (what regen.py writes and deletes)."""
+    return {path.name for path in folder.iterdir() if EXPECTATION_FILE.fullmatch(path.name)}
 
 
 # --------------------------------------------------------------------------- JSON case files
