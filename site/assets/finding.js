@@ -64,18 +64,13 @@
     return TYPE_GROUPS.hasOwnProperty(group) && TYPE_GROUPS[group].indexOf(type) !== -1;
   }
 
-  /* The group a type belongs to, by its label ("Datasets"), or "". */
-  function groupLabelOf(type) {
-    for (var group in TYPE_GROUPS) if (inTypeGroup(group, type)) return typeGroupLabel(group);
-    return "";
-  }
-
-  /* An index entry with what the search looks at (assets/search.js): its words and those of its
-   * type, the type's label and its group's label, so "storage" or "dataset" finds by type too. */
-  var TYPE_WORDS = new Map(); // type -> those words, worked out once per type (100,000 entries have 4)
+  /* An index entry with what the search looks at (assets/search.js): its words and those of its type
+   * and the type's label, so "storage" or "uploader" finds by type too (prereq.index.search.labels_of).
+   * Not its group's label: "Setup and upload" would make every setup script a hit for "upload". */
+  var TYPE_WORDS = new Map(); // type -> those words, worked out once per type (100,000 entries have 4 types)
   function typeWords(entry) {
     var words = TYPE_WORDS.get(entry.type);
-    if (!words) TYPE_WORDS.set(entry.type, words = [entry.type, typeLabel(entry.type), groupLabelOf(entry.type)]);
+    if (!words) TYPE_WORDS.set(entry.type, words = [entry.type, typeLabel(entry.type)]);
     return words;
   }
   function searchRecord(entry) {

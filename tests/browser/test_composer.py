@@ -242,6 +242,13 @@ def test_filters_favorites_recent_and_problems(visit, built_site):
     page.locator("#prereq-composer-tag").select_option("")
     page.locator("#prereq-composer-q").fill("handwritten shared")
     assert names() == ["digits"]
+    # The catalog's search: a typo is corrected and said; the best match comes first; a type group's
+    # label ("Setup and upload") is no word of every setup script.
+    page.locator("#prereq-composer-q").fill("digtis")
+    expect(page.locator("#prereq-composer-count")).to_contain_text("for “digits” (nothing matched “digtis”)")
+    assert names()[0] == "digits"
+    page.locator("#prereq-composer-q").fill("upload")
+    assert names()[0] == "upload-results" and "hello-widget" not in names()
     page.locator("#prereq-composer-q").fill("")
     page.locator("input[name='prereq-composer-show'][value='favorites']").check()
     assert names() == ["pytorch-image"]

@@ -12,7 +12,7 @@ import yaml
 from composer_page import JOB, box, cli, cli_error, editor_text, open_composer, paste, row, same_job, settle, toggle
 from playwright.sync_api import expect
 from site_pages import sideways
-from test_access import AXE, serious
+from test_access import serious
 
 EDITOR = "#prereq-composer-yaml"
 # A job whose 61st line breaks the YAML: below the textarea's first screen.
@@ -275,11 +275,11 @@ def test_an_item_selected_and_required_keeps_its_picker(visit, built_site, site_
 
 
 @pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("desktop", "dark"), ("phone", "light")])
-def test_the_editor_fits_both_sizes_and_axe_finds_nothing_serious(visits, site_url, screenshots, size, scheme):
-    if not AXE.is_file():
-        pytest.skip(f"{AXE} is missing: ./scripts/setup.sh --test installs axe-core")
+def test_the_editor_fits_both_sizes_and_axe_finds_nothing_serious(
+    visits, site_url, screenshots, axe_source, size, scheme
+):
     visit = visits(site_url, size, scheme)
-    visit.context.add_init_script(path=str(AXE))
+    visit.context.add_init_script(path=str(axe_source))
     page = open_composer(visit)
     paste(page, JOB, ["train", "evaluate"])
     toggle(page, "nfs-share")

@@ -214,11 +214,11 @@ def search(records: Sequence[Record], text: str) -> Found:
 
 
 def labels_of(root: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], list[str]]:
-    """The words the site adds for an entry's type: the type, its label and its group's label."""
+    """The words the site adds for an entry's type: the type and its label.  Not its group's label: a
+    group's words ("Setup and upload") would make every item of the group a hit for each of them."""
 
     def labels(entry: Mapping[str, Any]) -> list[str]:
         kind = entry.get("type") or ""
-        group = next((g for g in root.get("type_groups") or [] if kind in g["types"]), None)
-        return [kind, (root.get("type_labels") or {}).get(kind) or kind, group["label"] if group else ""]
+        return [kind, (root.get("type_labels") or {}).get(kind) or kind]
 
     return labels

@@ -27,25 +27,28 @@ function inJob(ctx, name) {
   return !!ctx.view && (ctx.view.inClosure.has(name) || ctx.view.state.lock.has(name));
 }
 
+/* The entries the filters keep, as the catalog finds them (search.js: best match first, names breaking
+ * ties, a typo corrected when the words find nothing), or in the order of the list shown (favorites,
+ * recently used, the job's).  {entries, corrected: the words searched instead, or null}. */
 function filtered(ctx) {
   const find = window.prereq;
-  const query = find.searchWords(ctx.ui.query.value);
   const mode = showMode(ctx);
   const marks = find.marks();
   const filters = {
-    words: query, type: ctx.ui.type.value, tags: ctx.ui.tag.value ? [ctx.ui.tag.value] : [], show: mode, marks: marks,
+    words: [], type: ctx.ui.type.value, tags: ctx.ui.tag.value ? [ctx.ui.tag.value] : [], show: mode, marks: marks,
     deprecated: (entry) => ctx.ui.deprecated.checked || inJob(ctx, entry.name)
   };
-  const found = find.filterRecords(ctx.records, filters).filter((record) =>
-    mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name)));
+  const kept = new Set(find.filterRecords(ctx.records, filters).filter((record) =>
+    mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name))));
+  const result = window.prereqSearch.search(ctx.records, ctx.ui.query.value, (record) => kept.has(record));
+  const found = result.hits.map((hit) => hit.record);
   const closureOrder = ctx.view ? ctx.view.closure.map((r) => r.name) : [];
-  found.sort((a, b) => {
-    if (mode === "favorites" || mode === "recent") return marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name);
-    if (mode === "job") return closureOrder.indexOf(a.entry.name) - closureOrder.indexOf(b.entry.name);
-    const [x, y] = [a.entry.name, b.entry.name];
-    return find.nameRank(a, query) - find.nameRank(b, query) || (x < y ? -1 : x > y ? 1 : 0);
-  });
-  return found.map((record) => record.entry);
+  if (mode === "favorites" || mode === "recent") {
+    found.sort((a, b) => marks[mode].get(a.entry.name) - marks[mode].get(b.entry.name));
+  } else if (mode === "job") {
+    found.sort((a, b) => closureOrder.indexOf(a.entry.name) - closureOrder.indexOf(b.entry.name));
+  }
+  return { entries: found.map((record) => record.entry), corrected: result.corrected };
 }
 
 /* "Version [any compatible version ▾]" for an item the task role selects (view.js's choices). */
@@ -155,7 +158,7 @@ function row(ctx, entry) {
 
 export function renderList(ctx) {
   if (!ctx.index) return;
-  const found = filtered(ctx);
+  const { entries: found, corrected } = filtered(ctx);
   // Inside a shadow root (the webportal plugin) the focus is that root's, not the document's.
   const scope = ctx.root.getRootNode();
   const lost = !scope.activeElement || scope.activeElement === document.body;
@@ -166,5 +169,6 @@ export function renderList(ctx) {
   if (lost && scope.activeElement && scope.activeElement !== document.body) refocus = "";
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;
-  ctx.ui.count.textContent = found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`;
+  ctx.ui.count.textContent = (found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`) +
+    (corrected ? ` for “${corrected.join(" ")}” (nothing matched “${ctx.ui.query.value.trim()}”)` : "");
 }
