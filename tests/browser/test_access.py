@@ -156,3 +156,45 @@ def test_a_hovered_button_keeps_aa_contrast(visits, bundled_url, scheme):
         button.hover()
         page.wait_for_timeout(300)  # the theme's transition
         assert button.evaluate(CONTRAST) >= 4.5, selector
+
+
+def test_the_composers_list_is_one_tab_stop_walked_by_arrows(visits, bundled_url):
+    """A roving tabindex: Tab enters the list once and leaves it; arrows move between rows and within one;
+    `s` stars; a box that cannot change is still reached.  The skip link after the filter box leads to
+    the job, whose Copy is the next Tab."""
+    page = open_page(visits(bundled_url), "composer")
+    page.locator("#prereq-composer-q").fill("mnist")
+    page.locator("#prereq-composer-item-mnist-data").click()
+    page.evaluate("window.prereqComposer.idle()")
+    tabbable = page.locator("#prereq-composer-items [tabindex='0']")
+    expect(tabbable).to_have_count(1)
+    first = page.locator("#prereq-composer-items > li").first.locator("input").first
+    first.focus()
+    names = page.locator("#prereq-composer-items > li").evaluate_all("(li) => li.map((x) => x.dataset.name)")
+    page.keyboard.press("ArrowDown")
+    expect(page.locator(f"#prereq-composer-item-{names[1]}")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == f"star:{names[1]}"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("s")
+    expect(page.locator(f'#prereq-composer-items > li[data-name="{names[1]}"] [data-prereq-star]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    page.keyboard.press("Home")
+    expect(first).to_be_focused()
+    page.keyboard.press("Tab")  # out of the list at once: one stop
+    assert page.evaluate("document.activeElement.closest('#prereq-composer-items') === null")
+    # A required item's box cannot change but is reached.
+    page.locator("#prereq-composer-q").fill("")
+    required = page.locator("#prereq-composer-items input[aria-disabled='true']").first
+    required.focus()
+    page.keyboard.press("Space")
+    expect(required).to_be_checked()
+
+    page.locator("#prereq-composer-q").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator(".prereq-skip")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#prereq-composer-job")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#prereq-composer-copy")).to_be_focused()

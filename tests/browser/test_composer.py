@@ -50,6 +50,9 @@ def test_checking_adds_requirements_and_unchecking_removes_them(visit, built_sit
         expect(box(page, name)).to_be_enabled()
     expect(box(page, "hello-widget")).to_be_checked()
     expect(page.locator("#prereq-composer-messages")).to_contain_text("removed nfs-share 1.2.0 (no longer needed)")
+    expect(row(page, "upload-results").locator(".prereq-composer__delta")).to_have_text(
+        "−3: nfs-share, digits, upload-results"
+    )
 
     # Another task role: a docker image item becomes its dockerImage.
     page.locator("#prereq-composer-role").select_option("evaluate")
@@ -78,6 +81,11 @@ def _check_an_item_with_requirements(page, screenshots: Path) -> None:
     toggle(page, "upload-results")
     expect(box(page, "upload-results")).to_be_checked()
     expect(box(page, "upload-results")).to_be_enabled()
+    # Said where the eye is: next to the row, and to a screen reader.
+    expect(row(page, "upload-results").locator(".prereq-composer__delta")).to_have_text(
+        "+3: nfs-share, digits, upload-results"
+    )
+    expect(page.locator("#prereq-composer-live")).to_have_text("upload-results: +3: nfs-share, digits, upload-results")
     for name, needed_by in (("digits", "upload-results"), ("nfs-share", "digits")):
         expect(box(page, name)).to_be_checked()
         expect(box(page, name)).to_be_disabled()
@@ -265,7 +273,10 @@ def test_filters_favorites_recent_and_problems(visit, built_site):
 
     # A job the composer cannot edit: the reason is shown and nothing can be checked.
     page.locator("#prereq-composer-yaml").fill("taskRoles: [oops")
-    expect(page.locator("#prereq-composer-error")).to_contain_text(cli_error("taskRoles: [oops", built_site).message)
+    error = page.locator("#prereq-composer-error")
+    expect(error).to_contain_text(cli_error("taskRoles: [oops", built_site).message)
+    expect(error).to_contain_text("This job cannot be edited yet: ")  # the user only pasted: no "Cannot do that"
+    expect(page.locator("#prereq-composer-messages > li")).to_have_count(0)  # nothing said of the job before
     expect(box(page, "hello-widget")).to_be_disabled()
     # The job's own prerequisite with a registry item's name is left alone, as the CLI does.
     paste(

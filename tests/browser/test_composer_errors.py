@@ -119,7 +119,7 @@ def test_jobs_the_cli_refuses_are_refused_with_its_message(visit, built_site):
         # The pasted job: the page shows why nothing can be checked.
         page.locator("#prereq-composer-yaml").fill(text)
         hint = f"hint: {expected.hint}" if expected.hint else ""
-        expect(error).to_have_text(f"Cannot do that: {expected.message}{hint}")
+        expect(error).to_have_text(f"This job cannot be edited yet: {expected.message}{hint}")
         expect(page.locator("#prereq-composer")).to_have_attribute("data-job", "invalid")
         expect(box(page, "hello-widget")).to_be_disabled()
         settle(page)

@@ -179,7 +179,8 @@ def select(
             if not same:
                 chosen.append(text_name)
                 continue
-            if chosen[same[0]] == text_name:
+            # Binding an item already selected is how one binds: nothing to say about the selection.
+            if chosen[same[0]] == text_name and not bind:
                 notes.append(f"{requirement.name} is already selected in task role {role}")
             chosen[same[0]] = text_name
             for extra in reversed(same[1:]):

@@ -135,7 +135,8 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
         chosen.push(textName);
         continue;
       }
-      if (chosen[same[0]] === textName) notes.push(`${requirement.name} is already selected in task role ${role}`);
+      // Binding an item already selected is how one binds: nothing to say about the selection.
+      if (chosen[same[0]] === textName && !binding) notes.push(`${requirement.name} is already selected in task role ${role}`);
       chosen[same[0]] = textName;
       for (const extra of same.slice(1).reverse()) chosen.splice(extra, 1);
     }

@@ -17,6 +17,11 @@ const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 // The box whose change redraws the list: it is disabled until the edit is done, which drops the
 // focus to the page, so the redrawn list gives it back (keyboard users stay on their row).
 let refocus = "";
+// The list is one Tab stop (a roving tabindex): the control that has it, by its data-focus-key.  Arrows
+// move between rows (Up, Down, Home, End) and within a row (Left, Right); Space checks, `s` stars,
+// Enter opens the item's details.
+let roving = "";
+const bound = new WeakSet();
 
 function showMode(ctx) {
   const checked = ctx.root.querySelector('input[name="prereq-composer-show"]:checked');
@@ -114,7 +119,11 @@ function row(ctx, entry) {
   if (!ctx.view) reason = "fix the job first";
   else if (requiredBy.length) reason = "required by " + requiredBy.join(", ");
   else if (ctx.view.handTop.has(entry.name)) reason = "the job defines its own " + entry.name;
-  box.disabled = !ctx.view || requiredBy.length > 0 || (!resolved && ctx.view.handTop.has(entry.name));
+  // A box that cannot change stays focusable (aria-disabled, its click undone), so arrows reach its row.
+  if (!ctx.view || requiredBy.length > 0 || (!resolved && ctx.view.handTop.has(entry.name))) {
+    box.setAttribute("aria-disabled", "true");
+    box.addEventListener("click", (event) => event.preventDefault());
+  }
   box.addEventListener("change", () => {
     refocus = box.id;
     box.disabled = true; // until the edit is done; the list is drawn again from the job
@@ -151,6 +160,7 @@ function row(ctx, entry) {
   if (ctx.view && !resolved && ctx.view.named.has(entry.name)) notes.push(`named by task role ${ctx.role}; check it to add it`);
   if (ctx.view && ctx.view.elsewhere.has(entry.name)) notes.push("selected in task role " + ctx.view.elsewhere.get(entry.name).join(", "));
   if (notes.length) item.appendChild(el("div", "prereq-composer__note", notes.join(" · ")));
+  if (ctx.delta && ctx.delta.name === entry.name) item.appendChild(el("div", "prereq-composer__delta", ctx.delta.text));
   if (requiredBy.length) item.classList.add("prereq-composer__item--required");
   if (resolved) item.classList.add("prereq-composer__item--in");
   return item;
@@ -167,8 +177,63 @@ export function renderList(ctx) {
     found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
   }, null, lost ? refocus : "");
   if (lost && scope.activeElement && scope.activeElement !== document.body) refocus = "";
+  rove(ctx.ui.list, scope.activeElement);
+  if (!bound.has(ctx.ui.list)) {
+    bound.add(ctx.ui.list);
+    ctx.ui.list.addEventListener("keydown", (event) => onListKey(ctx.ui.list, event));
+    ctx.ui.list.addEventListener("focusin", (event) => rove(ctx.ui.list, event.target));
+  }
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;
   ctx.ui.count.textContent = (found.length === total ? `${total} prerequisites` : `${found.length} of ${total} prerequisites`) +
     (corrected ? ` for “${corrected.join(" ")}” (nothing matched “${ctx.ui.query.value.trim()}”)` : "");
+}
+
+/* A row's controls in order: its box, star, details link, version picker, binding box. */
+function controlsOf(item) {
+  return [...item.querySelectorAll("input, select, a, button")];
+}
+
+/* Give the list's one Tab stop to `focused` when it is in the list, else to the control that had it,
+ * else to the first row's box. */
+function rove(list, focused) {
+  const controls = [...list.querySelectorAll("input, select, a, button")];
+  const keyOf = (control) => control.getAttribute("data-focus-key") || control.id || "";
+  let current = focused && list.contains(focused) && controls.includes(focused) ? focused : null;
+  if (!current) current = controls.find((control) => roving && keyOf(control) === roving) || controls[0];
+  if (!current) return;
+  roving = keyOf(current);
+  for (const control of controls) control.tabIndex = control === current ? 0 : -1;
+}
+
+function onListKey(list, event) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const item = event.target.closest("li");
+  if (!item || !list.contains(item)) return;
+  const rows = [...list.children];
+  const controls = controlsOf(item);
+  const at = rows.indexOf(item);
+  const inSelect = event.target.tagName === "SELECT";
+  const first = (row) => (row ? controlsOf(row)[0] : null);
+  let next = null;
+  if (event.key === "ArrowDown" && !inSelect) next = first(rows[at + 1]);
+  else if (event.key === "ArrowUp" && !inSelect) next = first(rows[at - 1]);
+  else if (event.key === "Home" && !inSelect) next = first(rows[0]);
+  else if (event.key === "End" && !inSelect) next = first(rows[rows.length - 1]);
+  else if (event.key === "ArrowRight") next = controls[controls.indexOf(event.target) + 1];
+  else if (event.key === "ArrowLeft") next = controls[controls.indexOf(event.target) - 1];
+  else if ((event.key === "s" || event.key === "S") && !inSelect) {
+    const star = item.querySelector("[data-prereq-star]");
+    if (star) star.click();
+  } else if (event.key === "Enter" && event.target.type === "checkbox") {
+    const details = item.querySelector("a.prereq-composer__more");
+    if (details) details.click();
+  } else {
+    return;
+  }
+  event.preventDefault();
+  if (next) {
+    rove(list, next);
+    next.focus();
+  }
 }

@@ -56,7 +56,7 @@ const IDS = {
   editor: "yaml", role: "role", list: "items", count: "count", more: "more", query: "q", type: "type", tag: "tag",
   deprecated: "deprecated", empty: "empty", template: "template", upload: "upload", undo: "undo", copy: "copy",
   download: "download", messages: "messages", error: "error", closure: "closure", closureTitle: "closure-title",
-  mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json",
+  mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json", live: "live",
 };
 
 function elements(root) {
@@ -118,6 +118,9 @@ class Composer {
   /* Analyse the editor's text and draw everything from it; `reveal` scrolls to the line of its
    * error (a whole new text, not one being typed). */
   async refresh({ reveal = false } = {}) {
+    // What the messages and the last summary said is of the text before: an edit says its own after.
+    showMessages(this.ui, [], []);
+    this.delta = null;
     try {
       this.view = await analyse(this.index, this.ui.editor.value, this.role);
       this.role = this.view.role;
@@ -128,7 +131,7 @@ class Composer {
       this.problem = error;
       this.root.setAttribute("data-job", "invalid");
     }
-    showError(this.ui, this.problem);
+    showError(this.ui, this.problem, { lead: "This job cannot be edited yet: " });
     showOutputState(this.ui, this.problem);
     const { line } = errorLine(this.problem);
     if (reveal && line) revealLine(this.ui, line);
@@ -142,7 +145,7 @@ class Composer {
     if (!this.index) return;
     const { ui, root, index, records, view, role, limit } = this;
     drawList({
-      ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl,
+      ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl, delta: this.delta,
       check: (n, on) => this.check(n, on), pick: (n, range) => this.pick(n, range), bind: (n, on) => this.bind(n, on),
     });
   }
@@ -175,14 +178,31 @@ class Composer {
     });
   }
 
-  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role. */
+  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role; what
+   * came in or went out is said next to its row and in the live region. */
   check(name, on) {
+    const before = this.closureNames();
     return this.edit(async (text) => {
       if (!on) return removeFromText(text, [name], { index: this.index, taskRole: this.role, source: "job" });
       const result = await addToText(text, [name], this.editOptions(this.role));
       window.prereq.pushRecent(name);
       return result;
-    });
+    }).then(() => this.summarise(name, before));
+  }
+
+  closureNames() {
+    return new Set(this.view ? this.view.closure.map((r) => r.name) : []);
+  }
+
+  summarise(name, before) {
+    const after = this.closureNames();
+    const added = [...after].filter((n) => !before.has(n));
+    const removed = [...before].filter((n) => !after.has(n));
+    if (!this.view || (!added.length && !removed.length)) return;
+    const text = added.length ? `+${added.length}: ${added.join(", ")}` : `−${removed.length}: ${removed.join(", ")}`;
+    this.delta = { name, text };
+    if (this.ui.live) this.ui.live.textContent = `${name}: ${text}`;
+    this.renderList();
   }
 
   /* The version picker: select NAME@RANGE (NAME alone: any version that fits) in the task role, as
@@ -265,6 +285,14 @@ class Composer {
     this.root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
       radio.addEventListener("change", () => this.showMore(false)));
     ui.more.addEventListener("click", () => this.showMore(true));
+    // The skip link focuses the job's panel itself: in the webportal plugin's shadow root no address's
+    // #fragment reaches it.
+    this.root.querySelectorAll("a.prereq-skip").forEach((link) => link.addEventListener("click", (event) => {
+      const target = this.root.querySelector(link.getAttribute("href"));
+      if (!target) return;
+      event.preventDefault();
+      target.focus();
+    }));
     document.addEventListener("prereq:storage", () => this.renderList());
   }
 

@@ -34,13 +34,13 @@ export function showMessages(ui, lines, warnings) {
 /* An error in the page's alert box (none: the box hidden): a PrereqError is the user's to fix,
  * anything else a bug, which the console gets too.  The line of the job it names is marked in the
  * editor (editor.js), with "Go to line N" under the box. */
-export function showError(ui, error) {
+export function showError(ui, error, { lead = "Cannot do that: " } = {}) {
   ui.error.textContent = "";
   ui.error.hidden = !error;
   markError(ui, error);
   if (!error) return;
   const expected = error instanceof PrereqError;
-  ui.error.appendChild(el("strong", null, expected ? "Cannot do that: " : "Unexpected problem: "));
+  ui.error.appendChild(el("strong", null, expected ? lead : "Unexpected problem: "));
   ui.error.appendChild(document.createTextNode(error.message));
   if (error.hint) ui.error.appendChild(el("div", "prereq-composer__hint", "hint: " + error.hint));
   if (!expected) console.error(error); // eslint-disable-line no-console
