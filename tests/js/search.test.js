@@ -12,13 +12,10 @@ import "../../site/assets/search.js"; // a classic script: it sets globalThis.pr
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const search = globalThis.prereqSearch;
 
-/* The words the site adds for an entry's type (finding.js's searchRecord): the type, its label and
- * its group's label, from the index root. */
+/* The words the site adds for an entry's type (finding.js's searchRecord, prereq.index.search.labels_of):
+ * the type and its label, from the index root; not its group's label. */
 function labelsFrom(root) {
-  return (entry) => {
-    const group = (root.type_groups || []).find((g) => g.types.includes(entry.type));
-    return [entry.type, (root.type_labels || {})[entry.type] || entry.type, group ? group.label : ""];
-  };
+  return (entry) => [entry.type, (root.type_labels || {})[entry.type] || entry.type];
 }
 
 function readApi(index, file) {

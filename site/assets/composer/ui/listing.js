@@ -104,6 +104,17 @@ function bindToggle(ctx, entry) {
   return label;
 }
 
+/* Under a row: why its box cannot change, where else it is selected, and what its last check changed. */
+function addNotes(ctx, item, entry, { reason, resolved, requiredBy }) {
+  const notes = [];
+  if (reason) notes.push(reason);
+  if (resolved && requiredBy.length && ctx.view.selected.has(entry.name)) notes.push("also selected");
+  if (ctx.view && !resolved && ctx.view.named.has(entry.name)) notes.push(`named by task role ${ctx.role}; check it to add it`);
+  if (ctx.view && ctx.view.elsewhere.has(entry.name)) notes.push("selected in task role " + ctx.view.elsewhere.get(entry.name).join(", "));
+  if (notes.length) item.appendChild(el("div", "prereq-composer__note", notes.join(" · ")));
+  if (ctx.delta && ctx.delta.name === entry.name) item.appendChild(el("div", "prereq-composer__delta", ctx.delta.text));
+}
+
 function row(ctx, entry) {
   const item = el("li", "prereq-composer__item" + (entry.deprecated ? " prereq-composer__item--deprecated" : ""));
   item.setAttribute("data-name", entry.name);
@@ -154,13 +165,7 @@ function row(ctx, entry) {
     item.appendChild(versionPicker(ctx, entry.name));
     if (BINDING_FIELDS.includes(entry.type)) item.appendChild(bindToggle(ctx, entry));
   }
-  const notes = [];
-  if (reason) notes.push(reason);
-  if (resolved && requiredBy.length && ctx.view.selected.has(entry.name)) notes.push("also selected");
-  if (ctx.view && !resolved && ctx.view.named.has(entry.name)) notes.push(`named by task role ${ctx.role}; check it to add it`);
-  if (ctx.view && ctx.view.elsewhere.has(entry.name)) notes.push("selected in task role " + ctx.view.elsewhere.get(entry.name).join(", "));
-  if (notes.length) item.appendChild(el("div", "prereq-composer__note", notes.join(" · ")));
-  if (ctx.delta && ctx.delta.name === entry.name) item.appendChild(el("div", "prereq-composer__delta", ctx.delta.text));
+  addNotes(ctx, item, entry, { reason, resolved, requiredBy });
   if (requiredBy.length) item.classList.add("prereq-composer__item--required");
   if (resolved) item.classList.add("prereq-composer__item--in");
   return item;

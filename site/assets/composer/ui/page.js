@@ -11,9 +11,8 @@
  * `prereq job add NAME@RANGE`.  A job pasted or uploaded as JSON becomes block YAML (jsonjob.js),
  * an error's line is marked in the editor (editor.js), and outputs.js gives the job out.
  *
- * By design, extras.prereq.index records the index the composer ran on (its absolute URL), which
- * `prereq job lock` can read again later; starting from a template also selects the registry items
- * its task roles name (as `prereq job add --task-role ROLE NAME...` would).
+ * extras.prereq.index records the index the composer ran on (its absolute URL), for `prereq job lock`;
+ * a template's task roles' names are selected (as `prereq job add --task-role ROLE NAME...` would).
  *
  * The host says where the composer runs, so that one code serves both mounts:
  *   siteUrl(path)  an address on the prereq site that published the index (item pages)
@@ -46,24 +45,14 @@ import { EMPTY_JOB, loadDraft, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
-import { renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages } from "./panels.js";
+import {
+  bindSkipLinks, closureChange, composerElements, renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages,
+} from "./panels.js";
 import { SharePanel } from "./share.js";
 import { analyse, namedItems } from "./view.js";
 
 const PAGE = 60; // rows the list shows at first, and how many more "Show more" adds
 const UNDO_STEPS = 50;
-const IDS = {
-  editor: "yaml", role: "role", list: "items", count: "count", more: "more", query: "q", type: "type", tag: "tag",
-  deprecated: "deprecated", empty: "empty", template: "template", upload: "upload", undo: "undo", copy: "copy",
-  download: "download", messages: "messages", error: "error", closure: "closure", closureTitle: "closure-title",
-  mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json", live: "live",
-};
-
-function elements(root) {
-  const ui = {};
-  for (const [role, id] of Object.entries(IDS)) ui[role] = root.querySelector("#prereq-composer-" + id);
-  return ui;
-}
 
 /* Files of an index: API/<path>, fetched from there only. */
 function reader(api) {
@@ -81,7 +70,7 @@ class Composer {
   constructor(root, host) {
     this.root = root;
     this.host = host;
-    this.ui = elements(root);
+    this.ui = composerElements(root);
     this.index = null;
     this.records = []; // window.prereq.searchRecord of every index entry, for the list
     this.view = null; // the last analyse() of the editor's text
@@ -98,9 +87,7 @@ class Composer {
     return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job" };
   }
 
-  keepDraft() {
-    saveDraft(this.ui.editor.value, this.role);
-  }
+  keepDraft() { saveDraft(this.ui.editor.value, this.role); }
 
   /* Replace the editor's text (an undoable step unless `remember` is false) and refresh everything. */
   setText(text, remember) {
@@ -190,16 +177,11 @@ class Composer {
     }).then(() => this.summarise(name, before));
   }
 
-  closureNames() {
-    return new Set(this.view ? this.view.closure.map((r) => r.name) : []);
-  }
+  closureNames() { return new Set(this.view ? this.view.closure.map((r) => r.name) : []); }
 
   summarise(name, before) {
-    const after = this.closureNames();
-    const added = [...after].filter((n) => !before.has(n));
-    const removed = [...before].filter((n) => !after.has(n));
-    if (!this.view || (!added.length && !removed.length)) return;
-    const text = added.length ? `+${added.length}: ${added.join(", ")}` : `−${removed.length}: ${removed.join(", ")}`;
+    const text = this.view && closureChange(before, this.closureNames());
+    if (!text) return;
     this.delta = { name, text };
     if (this.ui.live) this.ui.live.textContent = `${name}: ${text}`;
     this.renderList();
@@ -285,14 +267,7 @@ class Composer {
     this.root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
       radio.addEventListener("change", () => this.showMore(false)));
     ui.more.addEventListener("click", () => this.showMore(true));
-    // The skip link focuses the job's panel itself: in the webportal plugin's shadow root no address's
-    // #fragment reaches it.
-    this.root.querySelectorAll("a.prereq-skip").forEach((link) => link.addEventListener("click", (event) => {
-      const target = this.root.querySelector(link.getAttribute("href"));
-      if (!target) return;
-      event.preventDefault();
-      target.focus();
-    }));
+    bindSkipLinks(this.root);
     document.addEventListener("prereq:storage", () => this.renderList());
   }
 

@@ -93,3 +93,36 @@ export function renderTemplates(ui, index) {
   }
   ui.template.disabled = !(index.root.templates || []).length;
 }
+
+/* What a check or uncheck changed in the task role's closure ("+3: a, b, c", "−1: a"), or "". */
+export function closureChange(before, after) {
+  const added = [...after].filter((n) => !before.has(n));
+  const removed = [...before].filter((n) => !after.has(n));
+  if (added.length) return `+${added.length}: ${added.join(", ")}`;
+  return removed.length ? `−${removed.length}: ${removed.join(", ")}` : "";
+}
+
+/* A skip link focuses its target itself: in the webportal plugin's shadow root no address's #fragment
+ * reaches it. */
+export function bindSkipLinks(root) {
+  root.querySelectorAll("a.prereq-skip").forEach((link) => link.addEventListener("click", (event) => {
+    const target = root.querySelector(link.getAttribute("href"));
+    if (!target) return;
+    event.preventDefault();
+    target.focus();
+  }));
+}
+
+const IDS = {
+  editor: "yaml", role: "role", list: "items", count: "count", more: "more", query: "q", type: "type", tag: "tag",
+  deprecated: "deprecated", empty: "empty", template: "template", upload: "upload", undo: "undo", copy: "copy",
+  download: "download", messages: "messages", error: "error", closure: "closure", closureTitle: "closure-title",
+  mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json", live: "live",
+};
+
+/* The composer's elements by role (#prereq-composer-ID), found once. */
+export function composerElements(root) {
+  const ui = {};
+  for (const [role, id] of Object.entries(IDS)) ui[role] = root.querySelector("#prereq-composer-" + id);
+  return ui;
+}
