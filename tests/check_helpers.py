@@ -54,13 +54,13 @@ def item(
 def assert_fixture_result(result, expected: list[dict], root: Path) -> None:
     """``result`` holds exactly the problems a golden fixture's expected.json lists (rule, file, line, and
     column where given), each of its rule's severity, its templates filled, its file under ``root``."""
-    from prereq.registry.rules import RULES
+    from prereq.review.rules import ALL_RULES
 
     assert found(result) == {(e["rule"], e["file"], e["line"]) for e in expected}
     columns = {(e["rule"], e["file"], e["line"], e["column"]) for e in expected if "column" in e}
     assert columns <= {(p.rule, p.file, p.line, p.column) for p in result.problems}
     for p in result.problems:
-        assert p.severity is RULES[p.rule].severity
+        assert p.severity is ALL_RULES[p.rule].severity
         assert p.message and p.hint, p
         assert not re.search(r"\{[a-z_]+(!r)?\}", p.message + p.hint), "templates are filled"
         assert (p.line is None) == (p.column is None)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from execution_helpers import IMAGE, OWNERS, TOOL, environment, library, queue
-from prereq.registry.rules import RULES
 from prereq.review.markdown import impact_markdown
 from prereq.review.review import review
+from prereq.review.rules import ALL_RULES
 from review_helpers import make_pr
 
 RIGHTS = """\
@@ -109,7 +109,7 @@ def test_owners_decide_on_the_catalog_and_a_queues_owners_on_its_rights(tmp_path
         "bob is not among the owners of environment py@1.1.0 (alice) on the base"
     )
     assert by_message["queues/q9.yaml"] == "the new queue q9 does not list its author bob among its owners"
-    assert all(RULES[p.rule].severity is p.severity for p in by_bob.review_problems)
+    assert all(ALL_RULES[p.rule].severity is p.severity for p in by_bob.review_problems)
     assert _found(_review(tmp_path / "alice", head, author="alice")) == []
 
 

@@ -19,7 +19,7 @@ from prereq.marketplace.diagram import MAX_REQUIREMENTS, dependency_svg
 from prereq.marketplace.itempage import job_text
 from prereq.marketplace.pages import SiteData
 from prereq.marketplace.render import highlight_fragment, safe_url
-from prereq.registry.rules import RULES
+from prereq.review.rules import ALL_RULES
 from site_html import is_remote, parse, snippet, whole_snippet
 
 REPO = Path(__file__).resolve().parents[1]
@@ -111,7 +111,7 @@ def test_generated_pages_are_not_committed() -> None:
 
 def test_rule_and_format_references(site: Path) -> None:
     rules = (site / "reference" / "rules" / "index.html").read_text(encoding="utf-8")
-    for rule in RULES.values():
+    for rule in ALL_RULES.values():
         assert f'id="{rule.id.lower()}"' in rules, rule.id
     fmt = (site / "reference" / "format" / "index.html").read_text(encoding="utf-8")
     for key in ("name", "version", "type", "title", "owners", "require", "parameters", "callbacks", "uri"):

@@ -19,6 +19,7 @@ from prereq.registry.rules import Problem, rule_reference_markdown
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import validate
 from prereq.review.codeowners import codeowners_problem
+from prereq.review.rules import ALL_RULES
 
 VALIDATE_HELP = """\
 Check every item in a registry and report every problem in one run.
@@ -97,7 +98,7 @@ def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
     strict = load_settings(root).strictness(args.strict)  # a broken prereq.yaml stops before the work
     with validation_progress(args) as progress:
-        result = with_catalog(validate(root, history=True, progress=progress), credentials=True)
+        result = with_catalog(validate(root, history=True, progress=progress, rules=ALL_RULES), credentials=True)
     # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
     stale = codeowners_problem(root, result.items, result.owners)
     if stale is not None:
@@ -125,5 +126,5 @@ def validation_progress(args: argparse.Namespace) -> Iterator[Progress]:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    print(rule_reference_markdown(), end="")
+    print(rule_reference_markdown(ALL_RULES), end="")
     return 0

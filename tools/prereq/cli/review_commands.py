@@ -25,6 +25,7 @@ from prereq.review.codeowners import codeowners
 from prereq.review.markdown import impact_markdown
 from prereq.review.records import ReviewResult
 from prereq.review.review import review
+from prereq.review.rules import ALL_RULES
 from prereq.review.targets import check_report_path, write_codeowners, write_report
 
 REVIEW_HELP = """
@@ -201,7 +202,7 @@ def _register_codeowners(subparsers: argparse._SubParsersAction) -> None:
 
 def run_codeowners(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
-    result = validate(root)
+    result = validate(root, rules=ALL_RULES)
     if result.errors:
         print(f"prereq: error: the registry has errors ({summary(result)}); run 'prereq validate'", file=sys.stderr)
         return 1

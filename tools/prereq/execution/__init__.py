@@ -2,6 +2,7 @@
 
 As Idiap's BEAT platform describes a cluster, with what its public code leaves out defined here:
 
+- ``rules``: the catalog's rules (PRQ3xx: ids, messages, hints), written as the registry's are;
 - ``records``: environments, queues, libraries, rights rows and the catalog they form (dataclasses);
 - ``load``: ``registry/environments/<name>/<version>.yaml``, ``registry/queues/<name>.yaml``,
   ``registry/libraries/<name>/<version>.yaml`` and ``registry/rights.yaml`` read with positions

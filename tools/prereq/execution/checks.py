@@ -15,9 +15,10 @@ from typing import Any
 from prereq.core.graph import build_graph, cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
 from prereq.execution.records import Catalog, Library, Ref, Source
+from prereq.execution.rules import problem
 from prereq.registry import secrets
 from prereq.registry.loader import OWNERS_FILE, Owners, SourceItem
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 
 
 @dataclass

@@ -13,9 +13,10 @@ from typing import Any
 
 from prereq.core.yamlload import LoadedYaml, format_path
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
+from prereq.execution.rules import problem
 from prereq.registry import schemas
 from prereq.registry.loader import entry_problem, load_mapping, unreadable
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 
 ENVIRONMENTS_DIR = "environments"
 QUEUES_DIR = "queues"

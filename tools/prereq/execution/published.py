@@ -25,8 +25,9 @@ from prereq.core.versions import is_version
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, accept
 from prereq.execution.records import Catalog, Environment, Library, Ref
+from prereq.execution.rules import problem
 from prereq.registry import secrets
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 
 VERSIONED = ((ENVIRONMENTS_DIR, "environment"), (LIBRARIES_DIR, "library"))
 Key = tuple[str, Ref]  # ("environment" | "library", its ref): the two kinds may share a name

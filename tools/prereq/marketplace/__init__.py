@@ -7,5 +7,6 @@
 - ``diagram``: the dependency SVG; ``render``: the sanitiser for contributor text;
 - ``execution_pages``: the execution catalog's pages (where jobs run, which queues each user gets).
 
-May import: prereq.core, prereq.openpai, prereq.registry, prereq.index, prereq.execution, prereq.jobs, and mkdocs.
+May import: prereq.core, prereq.openpai, prereq.registry, prereq.index, prereq.execution, prereq.review.rules
+(every layer's rules), prereq.jobs, and mkdocs.
 """

@@ -21,7 +21,8 @@ The theme's own search (lunr and its worker, 1.2 MB) is not published, the site'
 nor are its source maps (1.1 MB).
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
-reference pages), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
+reference pages), prereq.review.rules (every layer's rules), prereq.execution (through
+execution_pages) and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
 from prereq.index import names
 from prereq.marketplace import csp, execution_pages, frame, itempage, pagemeta, pages, reference
-from prereq.registry import rules, schemas
+from prereq.registry import schemas
+from prereq.registry.rules import rule_reference_markdown
+from prereq.review.rules import ALL_RULES
 
 log = logging.getLogger("mkdocs.plugins.prereq")
 
@@ -225,7 +228,7 @@ class MarketplacePlugin(BasePlugin[MarketplaceConfig]):
                     in_nav=True,
                     kind=kind,
                 )
-        add("reference/rules.md", rules.rule_reference_markdown(), in_nav=True)
+        add("reference/rules.md", rule_reference_markdown(ALL_RULES), in_nav=True)
         item_schema = schemas.load_schema("prerequisite.schema.json")
         add(
             "reference/format.md",

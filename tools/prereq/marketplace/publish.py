@@ -13,7 +13,8 @@ Longer than usual: the output folder's rules (what a build may replace, the mark
 switch and the leftovers it cleans) are one guarantee, and read best together; the folder has no
 room for a module of their own.
 
-May import: prereq.core, prereq.registry, prereq.index, prereq.execution and the rest of prereq.marketplace.
+May import: prereq.core, prereq.registry, prereq.index, prereq.execution, prereq.review.rules (every
+layer's rules, which a suppression may name) and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from prereq.index.builder import API_DIR, IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
 from prereq.registry.settings import Settings, load_settings
 from prereq.registry.validate import ValidationResult, validate
+from prereq.review.rules import ALL_RULES
 
 MARKER = ".prereq-build"
 MARKER_TEXT = "Written by 'prereq build': this folder is replaced as a whole by the next build.\n"
@@ -85,7 +87,8 @@ def build(
     folder (``api/v1``) before anything is published: the new index is never live unsigned, and the
     signature is among the files the build wrote."""
     progress("validating the registry")
-    result = with_catalog(validate(registry, progress=progress))  # the execution catalog's problems stop a build too
+    # The execution catalog's problems stop a build too.
+    result = with_catalog(validate(registry, progress=progress, rules=ALL_RULES))
     settings = settings or load_settings(result.root)
     if result.failed(strict=settings.strictness(strict)):
         return BuildResult(out=out, validation=result)

@@ -8,7 +8,9 @@ problem is still shown (as suppressed) in every report, a suppression that silen
 warning, and one that names no rule or an unknown rule is an error.  The rules the table marks
 ``guard`` (names, files, schema, owners, published versions) cannot be suppressed: a pull request must
 not silence the rule that stops it, so a suppression naming one is an error (PRQ182) and silences
-nothing.
+nothing.  Which rules a suppression may name, and which of them guard, comes with the call
+(``rules``): the layers above the registry own theirs, and their callers pass every layer's table
+(``prereq.review.rules.ALL_RULES``).
 
 May import: the standard library, prereq.registry.loader/rules.
 """
@@ -16,11 +18,11 @@ May import: the standard library, prereq.registry.loader/rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from prereq.registry.loader import ITEMS_DIR, SourceItem
-from prereq.registry.rules import RULES, Problem, problem
+from prereq.registry.rules import Problem, Rule, problem
 
 KEY = "suppress"  # the item-level list
 SUPPRESS_RULES = ("PRQ178", "PRQ179", "PRQ182")  # reported here (a test holds each rule to one place)
@@ -58,16 +60,16 @@ class Suppressed:
         return {**self.problem.as_dict(), "suppressed_by": self.suppression.by}
 
 
-def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[Problem]]:
+def _ids(file: str, line: int, column: int, text: str, rules: Mapping[str, Rule]) -> tuple[list[str], list[Problem]]:
     match = _IDS.match(text)
     if match is None:
         detail = "'# prereq: disable' names no rule"
         return [], [problem("PRQ179", file=file, line=line, column=column, detail=detail)]
     ids, bad = [], []
     for rule in re.split(r"\s*,\s*", match["ids"]):
-        if rule in RULES and RULES[rule].guard:
-            bad.append(problem("PRQ182", file=file, line=line, column=column, rule=rule, name=RULES[rule].name))
-        elif rule in RULES and rule not in SUPPRESS_RULES:
+        if rule in rules and rules[rule].guard:
+            bad.append(problem("PRQ182", file=file, line=line, column=column, rule=rule, name=rules[rule].name))
+        elif rule in rules and rule not in SUPPRESS_RULES:
             ids.append(rule)
         else:
             detail = f"{rule} is not a rule that can be suppressed"
@@ -75,7 +77,7 @@ def _ids(file: str, line: int, column: int, text: str) -> tuple[list[str], list[
     return ids, bad
 
 
-def comment_suppressions(file: str, text: str) -> tuple[list[Suppression], list[Problem]]:
+def comment_suppressions(file: str, text: str, *, rules: Mapping[str, Rule]) -> tuple[list[Suppression], list[Problem]]:
     found: list[Suppression] = []
     malformed: list[Problem] = []
     if "prereq" not in text:
@@ -84,7 +86,7 @@ def comment_suppressions(file: str, text: str) -> tuple[list[Suppression], list[
         if "prereq" not in line:
             continue
         for match in _DIRECTIVE.finditer(line):
-            ids, bad = _ids(file, number, match.start() + 1, match["rest"])
+            ids, bad = _ids(file, number, match.start() + 1, match["rest"], rules)
             malformed += bad
             alone = not line[: match.start()].strip()
             lines = (number, number + 1) if alone else (number,)
@@ -92,7 +94,7 @@ def comment_suppressions(file: str, text: str) -> tuple[list[Suppression], list[
     return found, malformed
 
 
-def item_suppressions(item: SourceItem) -> tuple[list[Suppression], list[Problem]]:
+def item_suppressions(item: SourceItem, *, rules: Mapping[str, Rule]) -> tuple[list[Suppression], list[Problem]]:
     entries = item.data.get(KEY)
     found: list[Suppression] = []
     malformed: list[Problem] = []
@@ -100,25 +102,25 @@ def item_suppressions(item: SourceItem) -> tuple[list[Suppression], list[Problem
         line, column = item.position((KEY, index))
         if not isinstance(rule, str):
             continue  # the schema says what a suppress entry is (PRQ110)
-        ids, bad = _ids(item.rel, line, column, f"={rule}")
+        ids, bad = _ids(item.rel, line, column, f"={rule}", rules)
         malformed += bad
         found += [Suppression(item.rel, line, column, rule, ()) for rule in ids]
     return found, malformed
 
 
 def apply(
-    sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str]
+    sources: Iterable[SourceItem], problems: list[Problem], *, judged: set[str], rules: Mapping[str, Rule]
 ) -> tuple[list[Problem], list[Suppressed]]:
     """The problems left once every suppression of the files of ``sources`` is applied, with PRQ178 for
     each suppression of a ``judged`` rule (one this validation checks) that silenced nothing, PRQ179
-    for malformed ones and PRQ182 for each of a guarded rule; and the problems suppressed, each with
-    what suppressed it."""
+    for malformed ones and PRQ182 for each of a guarded rule (``rules``: those a suppression may name);
+    and the problems suppressed, each with what suppressed it."""
     suppressions: list[Suppression] = []
     left: list[Problem] = []
     for source in sources:
         for written, malformed in (
-            comment_suppressions(source.rel, source.raw.decode("utf-8", errors="replace")),
-            item_suppressions(source) if source.rel.startswith(ITEMS_DIR + "/") else ([], []),
+            comment_suppressions(source.rel, source.raw.decode("utf-8", errors="replace"), rules=rules),
+            item_suppressions(source, rules=rules) if source.rel.startswith(ITEMS_DIR + "/") else ([], []),
         ):
             suppressions += written
             left += malformed

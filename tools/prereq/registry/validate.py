@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,7 +39,7 @@ from prereq.registry.checks.commands import EarlyLint
 from prereq.registry.checks.published import stays
 from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
 from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
-from prereq.registry.rules import Problem, Severity
+from prereq.registry.rules import RULES, Problem, Rule, Severity
 
 CACHE_FOLDER = ".prereq-cache"
 # What else computes what is kept, by module, with the distribution that installs it: a new version of
@@ -79,9 +80,16 @@ class ValidationResult:
 
 
 def validate_loaded(
-    registry: LoadedRegistry, *, history: bool = False, cache: Cache = NO_CACHE, progress: Progress = silent
+    registry: LoadedRegistry,
+    *,
+    history: bool = False,
+    cache: Cache = NO_CACHE,
+    progress: Progress = silent,
+    rules: Mapping[str, Rule] = RULES,
 ) -> ValidationResult:
-    """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied."""
+    """Every check (and with ``history`` the git history's credentials, PRQ192), suppressions applied:
+    ``rules`` are those a suppression may name (the registry's own unless the caller, reporting other
+    layers' problems too, passes every layer's: ``prereq.review.rules.ALL_RULES``)."""
     ctx, problems = run_checks(registry, cache=cache, progress=progress)
     # A suppression is judged unused only for the rules this run checks (not the review's, nor the
     # history's without ``history``).
@@ -89,13 +97,13 @@ def validate_loaded(
     judged |= set(HISTORY_RULES) if history else set()
     sources = [*registry.items, *registry.templates]
     if history:  # the history skips what today's files suppress PRQ190 on, as the build publishes it
-        _, first = suppress.apply(sources, problems, judged=judged)
+        _, first = suppress.apply(sources, problems, judged=judged, rules=rules)
         current = {source.rel: source.blob for source in sources}
         if Repository.find(registry.root) is not None:  # outside one there is no history to check
             progress("checking the git history for credentials")
         cleared = cleared_lines(ctx.items, first)
         problems = problems + history_problems(registry.root, cleared=cleared, current=current, cache=cache)
-    kept, suppressed = suppress.apply(sources, problems, judged=judged)
+    kept, suppressed = suppress.apply(sources, problems, judged=judged, rules=rules)
     return ValidationResult(
         root=registry.root,
         items=ctx.items,
@@ -107,12 +115,15 @@ def validate_loaded(
     )
 
 
-def validate(root: Path, *, history: bool = False, progress: Progress = silent) -> ValidationResult:
+def validate(
+    root: Path, *, history: bool = False, progress: Progress = silent, rules: Mapping[str, Rule] = RULES
+) -> ValidationResult:
     """Check every file under the registry folder ``root``; never raises for bad content.  With
     ``history``, also every revision in the git history around it (PRQ192): ``prereq validate`` asks
     for it, the build does not (it leaves such versions out instead of failing).  ``progress`` hears
     of each phase: a first run over 100,000 items takes minutes, most of them ShellCheck's.  One
-    validation at a time in a process: ShellCheck's readings are the process's (``shelllint``)."""
+    validation at a time in a process: ShellCheck's readings are the process's (``shelllint``).
+    ``rules``: as for ``validate_loaded``."""
     cache = cache_for(root)
     started = time.monotonic()
     early = EarlyLint(cache)
@@ -120,7 +131,7 @@ def validate(root: Path, *, history: bool = False, progress: Progress = silent) 
         registry = load_registry(root, cache=cache, parsed=early.add)  # the last, partial batch: with the checks'
         reading = f"; ShellCheck is reading {early.started:,} of their scripts" if early.started else ""
         progress(f"read {_files(registry)} in {time.monotonic() - started:.1f} s{reading}")
-        result = validate_loaded(registry, history=history, cache=cache, progress=progress)
+        result = validate_loaded(registry, history=history, cache=cache, progress=progress, rules=rules)
     finally:
         shelllint.stop()  # interrupted or not, nothing of ShellCheck's outlives the run
     cache.save()

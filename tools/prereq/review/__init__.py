@@ -6,6 +6,8 @@ or renamed items nothing requires any more, deprecations, the author's ownership
 never a live API), and the impact on every dependent and template, with a *trivially safe* verdict
 that any file changed outside the item folder withholds.
 
+- ``rules``: the review's rules (PRQ2xx), and ``ALL_RULES``, every layer's joined (``prereq rules``,
+  the site's reference, the suppressions a validation accepts);
 - ``records``: the review's result as data (changes, dependents, impact);
 - ``base``: the merge base, the base tree as a loaded registry, what its first-parent history
   published, and what each commit of the pull request holds;

@@ -22,11 +22,12 @@ from typing import Any
 from prereq.core.versions import is_version, sort_versions
 from prereq.execution.records import Catalog, Environment, Library, Queue, Ref
 from prereq.registry.owners import Owners
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 from prereq.review.base import Base, catalog_behaviour
 from prereq.review.changes import changed_keys
 from prereq.review.checks import combined_owners, identities, next_above, owns
 from prereq.review.records import CatalogChange, CatalogImpact, Kind, MembershipChange, RightsChange
+from prereq.review.rules import problem
 
 Record = Environment | Library | Queue
 

@@ -14,9 +14,10 @@ from typing import Any
 from prereq.core.versions import is_version, sort_versions, version_key
 from prereq.openpai import protocol
 from prereq.registry.loader import Owners, SourceItem
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 from prereq.review.base import Base, behaviour
 from prereq.review.records import Change, Kind
+from prereq.review.rules import problem
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
 # PRQ316 (an execution catalog entry deleted while in use) is the review's too, checked in ``catalog``.

@@ -29,7 +29,8 @@ from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.registry.loader import OWNERS_FILE, SourceItem, load_registry
 from prereq.registry.owners import Owners
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
+from prereq.review.rules import problem
 
 CODEOWNERS = Path(".github") / "CODEOWNERS"
 HEADER = (

@@ -12,7 +12,7 @@ A credential a commit wrote stays in the history once merged, whatever a later c
 file of the registry folder a commit wrote is scanned as text (PRQ211), comments and files no loader
 reads included; what the value scans already report (PRQ190, PRQ192, PRQ318) is not said again.
 
-May import: prereq.core, prereq.execution, prereq.registry, prereq.review.base.
+May import: prereq.core, prereq.execution, prereq.registry, prereq.review.base/rules.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from prereq.registry import secrets
 from prereq.registry.history import revision_leaks
 from prereq.registry.limits import MAX_FILE_BYTES
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, SourceItem
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 from prereq.review.base import CATALOG_FOLDERS, Base, Published, behaviour, canonical, item_version
+from prereq.review.rules import problem
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from prereq.review.codeowners import codeowners_problem
 from prereq.review.commits import commit_secret_problems, intermediate_problems
 from prereq.review.impact import as_publish_sees_it, impact
 from prereq.review.records import AddedSuppression, Change, Kind, ReviewResult
+from prereq.review.rules import ALL_RULES
 from prereq.review.trust.admins import review_trust
 from prereq.review.trust.suppressions import silenced_credentials
 
@@ -120,7 +121,7 @@ def review(
     clone, an unknown ref, or no common history."""
     root = root.resolve()
     the_base = open_base(root, base)
-    validation = with_catalog(validate(root, progress=progress))
+    validation = with_catalog(validate(root, progress=progress, rules=ALL_RULES))
     progress(f"reviewing the change against {base}")
     head = Head(items=validation.items, templates=validation.templates, owners=validation.owners)
     changes = changes_between(the_base, validation)

@@ -8,5 +8,6 @@ item from a prerequisite written by hand in a job (``prereq share``).
 
 Both return what they wrote and what the author must fill in; the CLI prints it.
 
-May import: prereq.core and prereq.registry (owners, settings, the item schema).
+May import: prereq.core, prereq.registry (owners, settings, the item schema) and prereq.review.rules
+(every layer's rules, which a suppression in a shared item may name).
 """

@@ -25,6 +25,7 @@ from prereq.registry.itemformat import check_new_name
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
+from prereq.review.rules import ALL_RULES
 from prereq.scaffold.starter import Written, owner_for, schema_ref, write_all
 
 _NOT_COPIED = ("name", "type", "version", "owners")  # the item says these itself (the owner is the user's)
@@ -143,7 +144,7 @@ def share(job: Path, name: str, *, registry: Path, owner: str | None = None, as_
         {folder / f"{shared.name}.yaml": header + shared.text}, hint="pass --as NAME to save it under another name"
     )
     rel = f"{ITEMS_DIR}/{shared.name}.yaml"
-    result = validate(registry)
+    result = validate(registry, rules=ALL_RULES)
     own = [p for p in result.problems if p.file == rel]
     return Shared(
         written=written, validation=dataclasses.replace(result, problems=own), others=len(result.problems) - len(own)

@@ -10,5 +10,5 @@ change them.
 - ``suppressions``: the suppressions a pull request adds, and the credential findings an older one
   silences in a file it changes: listed, and never trivially safe.
 
-May import: prereq.core, prereq.registry, prereq.execution, prereq.review (its records, base, checks).
+May import: prereq.core, prereq.registry, prereq.execution, prereq.review (its records, base, checks, rules).
 """

@@ -19,10 +19,11 @@ from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.execution.records import Catalog
 from prereq.registry.loader import SourceItem
 from prereq.registry.owners import Owners
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import Problem
 from prereq.review.base import Base
 from prereq.review.checks import Head, identities, owns
 from prereq.review.records import AddedSuppression, Change, Kind, RightsChange, TrustChange
+from prereq.review.rules import problem
 from prereq.review.trust.files import (
     OWNERS,
     base_bytes,

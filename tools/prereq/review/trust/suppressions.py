@@ -16,15 +16,16 @@ from collections.abc import Iterable
 from prereq.registry.loader import ITEMS_DIR, SourceItem
 from prereq.registry.suppress import Suppressed, Suppression, comment_suppressions, item_suppressions
 from prereq.review.records import AddedSuppression
+from prereq.review.rules import ALL_RULES
 
 
 def suppressions_in(sources: Iterable[SourceItem]) -> list[Suppression]:
     """Every well-formed suppression written in ``sources`` (malformed ones are the validation's PRQ179)."""
     found: list[Suppression] = []
     for source in sources:
-        found += comment_suppressions(source.rel, source.raw.decode("utf-8", errors="replace"))[0]
+        found += comment_suppressions(source.rel, source.raw.decode("utf-8", errors="replace"), rules=ALL_RULES)[0]
         if source.rel.startswith(ITEMS_DIR + "/"):
-            found += item_suppressions(source)[0]
+            found += item_suppressions(source, rules=ALL_RULES)[0]
     return found
 
 
