@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --test
 echo "test: ruff" >&2
-.venv/bin/ruff check --quiet tools tests bench
-.venv/bin/ruff format --quiet --check tools tests bench
+.venv/bin/ruff check --quiet tools tests bench scripts
+.venv/bin/ruff format --quiet --check tools tests bench scripts
 echo "test: mypy" >&2
 .venv/bin/mypy
 report="$(mktemp -d)"
