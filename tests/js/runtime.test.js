@@ -45,17 +45,17 @@ function hasIndexKeys(value) {
   return Object.keys(value).some((key) => /^(0|[1-9][0-9]*)$/.test(key)) || Object.values(value).some(hasIndexKeys);
 }
 
-test("the corpus has at least 300 values and was made with the Unicode of the repr table", () => {
+test("runtime/the corpus has at least 300 values and was made with the Unicode of the repr table", () => {
   assert.ok(CASES.length >= 300, `${CASES.length} cases`);
   assert.equal(corpus.unicode, "14.0.0");
 });
 
-test("survivesRoundTrip gives Python's verdict, or throws what Python raises", () => {
+test("runtime/survivesRoundTrip gives Python's verdict, or throws what Python raises", () => {
   const expected = (entry) => (entry.raises ? { raises: entry.raises } : { value: entry.survives });
   assert.deepEqual(mismatches((entry) => outcome(() => survivesRoundTrip(entry.value)), expected), []);
 });
 
-test("pythonRepr writes Python's str()", () => {
+test("runtime/pythonRepr writes Python's str()", () => {
   const written = CASES.filter((entry) => "str" in entry && !hasIndexKeys(entry.value));
   const wrong = written.filter((entry) => pythonRepr(entry.value) !== entry.str);
   assert.deepEqual(
@@ -64,19 +64,19 @@ test("pythonRepr writes Python's str()", () => {
   );
 });
 
-test("canonicalJson is Python's canonical JSON, byte for byte", () => {
+test("runtime/canonicalJson is Python's canonical JSON, byte for byte", () => {
   assert.deepEqual(
     mismatches((entry) => canonicalJson(entry.value), (entry) => entry.canonical_json),
     [],
   );
 });
 
-test("digest is Python's digest, and throws where Python's UTF-8 encoding raises", () => {
+test("runtime/digest is Python's digest, and throws where Python's UTF-8 encoding raises", () => {
   const expected = (entry) => (entry.digest_raises ? { raises: entry.digest_raises } : { value: entry.digest });
   assert.deepEqual(mismatches((entry) => outcome(() => digest(entry.value)), expected), []);
 });
 
-test("sha256 gives the FIPS 180-4 example digests", () => {
+test("runtime/sha256 gives the FIPS 180-4 example digests", () => {
   const hex = (text) => Array.from(sha256(utf8(text)), (b) => b.toString(16).padStart(2, "0")).join("");
   assert.equal(hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   assert.equal(hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

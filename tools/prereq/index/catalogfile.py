@@ -11,8 +11,7 @@ the page rebuilds each entry's fields exactly (a test compares them with the roo
 carries the entries' vocabulary, the words a typo is corrected to: counting them in the page took a
 second at 100,000 items before the first typo could be answered.
 
-Owns the file's layout; may import prereq.index.documents and .search, and prereq.registry (for its
-schema).
+Owns the file's layout.  May import: prereq.index.documents/search, and prereq.registry (for its schema).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ or a task role list that prereq did not write) stays in the job.
 The plan is pure: it reads the job and the index and returns edits (``apply.Edit``)
 with the changes and warnings to report; nothing here touches the text.
 
-May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.records/document/apply/loadline.
+May import: prereq.core, prereq.openpai, prereq.index,
+prereq.jobs.records/document/apply/loadline/conflicts/needs.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ The edit keeps the user's text (the splicing every job edit does) and is recorde
   ``job remove`` leaves them alone as it leaves every entry it did not write from the index;
 - the dockerImage it set (``image``): placing again replaces it; one the user wrote, only with ``image``.
 
-May import: prereq.core, prereq.execution, prereq.index, prereq.jobs.
+May import: prereq.core, prereq.registry.owners (the user's teams, for rights), prereq.execution, prereq.index,
+prereq.jobs.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ The theme's own search (lunr and its worker, 1.2 MB) is not published, the site'
 nor are its source maps (1.1 MB).
 
 May import: mkdocs, prereq.core, prereq.registry (rules and schemas for the
-reference pages), prereq.review.rules (every layer's rules), prereq.execution (through
-execution_pages) and the rest of prereq.marketplace.
+reference pages), prereq.review.rules (every layer's rules), prereq.index.names (where a page named after
+data may be written), prereq.execution (through execution_pages) and the rest of prereq.marketplace.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the job has no ``secrets`` at all; StopIteration for ``$data`` with no binding),
 rest-server hands a dockerimage the text of an ``auth`` secret it cannot find as the credential.
 ``<% expression.KEY %>`` is prereq's own: ``job resolve`` fills it in from the user's values.
 
-May import: prereq.core.
+May import: prereq.core, prereq.openpai.runtime (the plugin prefix).
 """
 
 from __future__ import annotations

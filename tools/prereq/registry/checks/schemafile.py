@@ -4,7 +4,7 @@ clone resolves them.  It must be prereq's own (``SCHEMA_DIR``): a copy that diff
 so is a missing one that an item's modeline names; ``prereq schema`` (and ``prereq new``) rewrite it.
 In prereq's own checkout the file is the packaged schema's source: the same text, never reported.
 
-May import: prereq.core, prereq.registry.loader/rules/settings.
+May import: prereq.core, prereq.registry.loader/rules/settings, prereq.registry.checks.base.
 """
 
 from __future__ import annotations
