@@ -95,7 +95,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add.add_argument("names", nargs="*", metavar="NAME[@RANGE]")
-    add.add_argument("--task-role", metavar="ROLE", help="the task role (needed when the job has several)")
+    add.add_argument(
+        "--task-role",
+        metavar="ROLE",
+        action="append",
+        help="the task role (needed when the job has several); repeat it to add to several at once, as task "
+        "roles that share a YAML anchor (&name, *name, <<: *name) must be",
+    )
     add.add_argument("--bind", action="store_true", help="also set the task role's data:/script:/output: to each item")
     _register_queue(add)
     add.set_defaults(run=run_add)
@@ -136,7 +142,13 @@ def _register_remove(commands: argparse._SubParsersAction, parents: list[argpars
         "the items stay: only the task role's data:/script:/output: that 'job add --bind' set is cleared.",
     )
     remove.add_argument("names", nargs="+", metavar="NAME")
-    remove.add_argument("--task-role", metavar="ROLE", help="the task role (when several select the item)")
+    remove.add_argument(
+        "--task-role",
+        metavar="ROLE",
+        action="append",
+        help="the task role (when several select the item); repeat it for several, as task roles that share a "
+        "YAML anchor must be",
+    )
     remove.add_argument(
         "--unbind", action="store_true", help="keep the items; only clear the data:/script:/output: that --bind set"
     )

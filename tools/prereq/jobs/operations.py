@@ -69,10 +69,14 @@ def unknown_item(index: Index, name: str) -> PrereqError:
     return PrereqError(f"no prerequisite named '{name}' in the index", hint=hint)
 
 
-def pick_roles(job: JobDocument, task_role: str | None) -> list[str]:
+def pick_roles(job: JobDocument, task_role: str | Sequence[str] | None) -> list[str]:
+    """The task roles named (one, or several: task roles that share a YAML anchor change together), else
+    the job's only one."""
     roles = list(job.roles)
-    if task_role is not None:
+    if isinstance(task_role, str):
         return [job.require_role(task_role)]
+    if task_role:
+        return list(dict.fromkeys(job.require_role(role) for role in task_role))
     if len(roles) == 1:
         return roles
     raise PrereqError(
@@ -129,7 +133,7 @@ def add_to_text(
     names: Sequence[str],
     *,
     index: IndexChoice = None,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     bind: bool = False,
     source: str = "<job>",
     job_dir: Path | None = None,
@@ -188,7 +192,11 @@ def select(
     return notes
 
 
-def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | None) -> PrereqError:
+def _roles_named(task_role: str | Sequence[str] | None) -> list[str] | None:
+    return [task_role] if isinstance(task_role, str) else list(task_role) if task_role else None
+
+
+def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | Sequence[str] | None) -> PrereqError:
     names = job.top_names()
     if name in names and name not in state.lock:
         return job.error(
@@ -198,7 +206,8 @@ def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str |
             exit_code=2,
         )
     if name in state.lock:
-        where = f" in task role {task_role}" if task_role else ""
+        named = _roles_named(task_role)
+        where = f" in task role {', '.join(named)}" if named else ""
         return PrereqError(
             f"{name} is not selected{where}: it is in the job because other items require it",
             hint="remove the items that require it (see extras.prereq.selected)",
@@ -208,40 +217,45 @@ def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str |
     return PrereqError(f"{name} is not in the job", hint=hint)
 
 
-def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: str | None) -> JobState:
+def _unselect(job: JobDocument, old: JobState, names: Sequence[str], task_role: str | Sequence[str] | None) -> JobState:
     new = old.copy()
+    named = _roles_named(task_role)
     # Each name once: "remove alpha alpha" must not look for alpha in a role it already left.
     for name in dict.fromkeys(Requirement.parse(text).name for text in names):
         selecting = [
             role for role, chosen in old.selected.items() if any(Requirement.parse(t).name == name for t in chosen)
         ]
-        if task_role is not None:
-            selecting = [role for role in selecting if role == task_role]
+        if named is not None:
+            selecting = [role for role in selecting if role in named]
         if not selecting:
             raise _not_selected(job, old, name, task_role)
-        if len(selecting) > 1:
+        if len(selecting) > 1 and named is None:
             raise PrereqError(
-                f"{name} is selected in task roles {', '.join(selecting)}", hint="name one with --task-role ROLE"
+                f"{name} is selected in task roles {', '.join(selecting)}",
+                hint="name one with --task-role ROLE, or several (--task-role A --task-role B)",
             )
-        role = selecting[0]
-        new.selected[role] = [t for t in new.selected[role] if Requirement.parse(t).name != name]
-        if not new.selected[role]:
-            del new.selected[role]
-        new.bound[role] = [n for n in new.bound.get(role, []) if n != name]
-        if not new.bound[role]:
-            del new.bound[role]
+        for role in selecting:
+            new.selected[role] = [t for t in new.selected[role] if Requirement.parse(t).name != name]
+            if not new.selected[role]:
+                del new.selected[role]
+            new.bound[role] = [n for n in new.bound.get(role, []) if n != name]
+            if not new.bound[role]:
+                del new.bound[role]
     return new
 
 
-def _unbind(old: JobState, names: Sequence[str], task_role: str | None) -> tuple[JobState, list[tuple[str, str]]]:
+def _unbind(
+    old: JobState, names: Sequence[str], task_role: str | Sequence[str] | None
+) -> tuple[JobState, list[tuple[str, str]]]:
     """``remove --unbind``: the task roles' fields prereq bound ``names`` to are cleared, the items stay
     selected; the (name, task role) pairs unbound."""
     new = old.copy()
     unbound: list[tuple[str, str]] = []
+    named = _roles_named(task_role)
     for name in dict.fromkeys(Requirement.parse(text).name for text in names):
-        roles = [role for role, bound in old.bound.items() if name in bound and task_role in (None, role)]
+        roles = [role for role, bound in old.bound.items() if name in bound and (named is None or role in named)]
         if not roles:
-            where = f" in task role {task_role}" if task_role else ""
+            where = f" in task role {', '.join(named)}" if named else ""
             raise PrereqError(f"{name} is not bound{where}", hint="see extras.prereq.bound for what prereq bound")
         for role in roles:
             new.bound[role] = [n for n in new.bound[role] if n != name]
@@ -256,7 +270,7 @@ def remove_from_text(
     names: Sequence[str],
     *,
     index: IndexChoice = None,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     unbind: bool = False,
     source: str = "<job>",
     job_dir: Path | None = None,
@@ -265,8 +279,8 @@ def remove_from_text(
     the fields prereq bound them to; see ``remove``."""
     job = JobDocument(text, source)
     old = job.state()
-    if task_role is not None:
-        job.require_role(task_role)
+    for role in _roles_named(task_role) or []:
+        job.require_role(role)
     if unbind:
         new, unbound = _unbind(old, names, task_role)
         plan = plan_edit(job, old, new, open_index(index, old, job_dir)[0])
@@ -332,16 +346,17 @@ def add(
     job: str | Path,
     names: Sequence[str],
     *,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     bind: bool = False,
     index: IndexChoice = None,
     dry_run: bool = False,
 ) -> JobEdit:
     """Add registry items (``NAME`` or ``NAME@RANGE``) and everything they require to a job file.
 
-    The items go to ``task_role`` (or the job's only task role); with ``bind``, each (a data, script or
-    output item) also fills the task role's field of its type, which ``<% $data.uri[0] %>`` reads.  The
-    index is ``index``, else $PREREQ_INDEX, else the one the job records, else build/site."""
+    The items go to ``task_role`` (several: each of them; none: the job's only task role); with ``bind``,
+    each (a data, script or output item) also fills the task role's field of its type, which
+    ``<% $data.uri[0] %>`` reads.  The index is ``index``, else $PREREQ_INDEX, else the one the job
+    records, else build/site."""
     return edit_file(
         job,
         dry_run,
@@ -355,7 +370,7 @@ def remove(
     job: str | Path,
     names: Sequence[str],
     *,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     index: IndexChoice = None,
     dry_run: bool = False,
     unbind: bool = False,

@@ -187,7 +187,7 @@ def add_queue_to_text(
     names: Sequence[str] = (),
     catalog: tuple[Catalog, Owners] | None = None,
     index: IndexChoice = None,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     source: str = "<job>",
     job_dir: Path | None = None,
 ) -> QueueEdit:
@@ -196,7 +196,7 @@ def add_queue_to_text(
     old = job.state()
     loaded, used = open_index(index, old, job_dir)
     found, owners = catalog if catalog is not None else read_catalog(loaded)
-    roles = [job.require_role(task_role)] if task_role is not None else list(job.roles)
+    roles = pick_roles(job, task_role) if task_role else list(job.roles)
     target = _fit(found, owners, choice, job, roles)
     work = WorkingCopy(job.data)
     load_line = loaded.root["job_load_line"]
@@ -232,7 +232,7 @@ def add_queue(
     names: Sequence[str] = (),
     catalog: tuple[Catalog, Owners] | None = None,
     index: IndexChoice = None,
-    task_role: str | None = None,
+    task_role: str | Sequence[str] | None = None,
     dry_run: bool = False,
 ) -> QueueEdit:
     """Put a job file's task roles (or ``task_role``) on a queue of the execution catalog, with ``names``

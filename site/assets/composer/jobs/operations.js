@@ -44,9 +44,12 @@ export function recordedIndex(recorded, used) {
     "later commands take it from --index, $PREREQ_INDEX or build/site"]];
 }
 
+/* The task roles named (one, or several: task roles that share a YAML anchor change together), else the
+ * job's only one. */
 function pickRoles(job, taskRole) {
   const roles = job.roleOrder();
-  if (taskRole !== null && taskRole !== undefined) return [job.requireRole(taskRole)];
+  if (typeof taskRole === "string") return [job.requireRole(taskRole)];
+  if (Array.isArray(taskRole) && taskRole.length) return [...new Set(taskRole.map((role) => job.requireRole(role)))];
   if (roles.length === 1) return roles;
   throw new PrereqError(`${job.source} has ${roles.length} task roles: ${roles.join(", ")}`,
     { hint: "name one with --task-role ROLE" });
@@ -158,6 +161,12 @@ export function deprecatedNote(name, version, document) {
   return deprecated.replacement ? text + ` Use ${deprecated.replacement} instead.` : text;
 }
 
+/* The task roles `taskRole` names (a name or a list), or null for none. */
+function rolesNamed(taskRole) {
+  if (typeof taskRole === "string") return [taskRole];
+  return Array.isArray(taskRole) && taskRole.length ? [...taskRole] : null;
+}
+
 function notSelected(job, state, name, taskRole) {
   const names = job.topNames();
   if (names.includes(name) && !state.lock.has(name)) {
@@ -165,7 +174,8 @@ function notSelected(job, state, name, taskRole) {
       { hint: "delete it from the YAML yourself", exitCode: 2 });
   }
   if (state.lock.has(name)) {
-    const where = taskRole ? ` in task role ${taskRole}` : "";
+    const named = rolesNamed(taskRole);
+    const where = named ? ` in task role ${named.join(", ")}` : "";
     return new PrereqError(`${name} is not selected${where}: it is in the job because other items require it`,
       { hint: "remove the items that require it (see extras.prereq.selected)" });
   }
@@ -176,20 +186,23 @@ function notSelected(job, state, name, taskRole) {
 
 function unselect(job, old, names, taskRole) {
   const next = old.copy();
+  const named = rolesNamed(taskRole);
   // Each name once: "remove alpha alpha" must not look for alpha in a role it already left.
   for (const name of new Set(names.map((text) => parseRequirement(text).name))) {
     let selecting = [...old.selected].filter(([, chosen]) => chosen.some((t) => parseRequirement(t).name === name))
       .map(([role]) => role);
-    if (taskRole !== null && taskRole !== undefined) selecting = selecting.filter((role) => role === taskRole);
+    if (named) selecting = selecting.filter((role) => named.includes(role));
     if (!selecting.length) throw notSelected(job, old, name, taskRole);
-    if (selecting.length > 1) {
-      throw new PrereqError(`${name} is selected in task roles ${selecting.join(", ")}`, { hint: "name one with --task-role ROLE" });
+    if (selecting.length > 1 && !named) {
+      throw new PrereqError(`${name} is selected in task roles ${selecting.join(", ")}`,
+        { hint: "name one with --task-role ROLE, or several (--task-role A --task-role B)" });
     }
-    const role = selecting[0];
-    next.selected.set(role, next.selected.get(role).filter((t) => parseRequirement(t).name !== name));
-    if (!next.selected.get(role).length) next.selected.delete(role);
-    next.bound.set(role, (next.bound.get(role) || []).filter((n) => n !== name));
-    if (!next.bound.get(role).length) next.bound.delete(role);
+    for (const role of selecting) {
+      next.selected.set(role, next.selected.get(role).filter((t) => parseRequirement(t).name !== name));
+      if (!next.selected.get(role).length) next.selected.delete(role);
+      next.bound.set(role, (next.bound.get(role) || []).filter((n) => n !== name));
+      if (!next.bound.get(role).length) next.bound.delete(role);
+    }
   }
   return next;
 }
@@ -199,11 +212,12 @@ function unselect(job, old, names, taskRole) {
 function unbindNames(old, names, taskRole) {
   const next = old.copy();
   const unbound = [];
+  const named = rolesNamed(taskRole);
   for (const name of new Set(names.map((text) => parseRequirement(text).name))) {
-    const roles = [...old.bound].filter(([role, bound]) => bound.includes(name) && (taskRole == null || taskRole === role))
+    const roles = [...old.bound].filter(([role, bound]) => bound.includes(name) && (!named || named.includes(role)))
       .map(([role]) => role);
     if (!roles.length) {
-      throw new PrereqError(`${name} is not bound${taskRole ? ` in task role ${taskRole}` : ""}`,
+      throw new PrereqError(`${name} is not bound${named ? ` in task role ${named.join(", ")}` : ""}`,
         { hint: "see extras.prereq.bound for what prereq bound" });
     }
     for (const role of roles) {
@@ -218,7 +232,7 @@ function unbindNames(old, names, taskRole) {
 export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>" }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
-  if (taskRole !== null && taskRole !== undefined) job.requireRole(taskRole);
+  for (const role of rolesNamed(taskRole) || []) job.requireRole(role);
   if (unbind) {
     const { next, unbound } = unbindNames(old, names, taskRole);
     await loadFor(index, job, old);
