@@ -107,3 +107,21 @@ def test_an_empty_closure_is_a_sentence_not_a_numbered_item(visits, bundled_url)
     none = page.locator(".prereq-composer__none")
     expect(none).to_have_text("no prerequisites from the registry yet")
     assert none.evaluate("(li) => getComputedStyle(li).listStyleType") == "none"
+
+
+def test_the_jobs_yaml_is_beside_the_list_or_one_tap_away(visits, bundled_url):
+    """At desktop size the job's panel stays in view beside the list as the list scrolls; on a phone,
+    where it is under the whole list, a visible link takes one there."""
+    page = open_page(visits(bundled_url), "composer")
+    job = page.locator("#prereq-composer-job")
+    page.locator("#prereq-composer-items > li").last.scroll_into_view_if_needed()
+    box, view = job.bounding_box(), page.viewport_size
+    assert box is not None and view is not None and 0 <= box["y"] < view["height"]  # still in view
+    assert page.locator(".prereq-skip").evaluate("(a) => a.getBoundingClientRect().width") <= 1  # hidden here
+
+    phone = open_page(visits(bundled_url, "phone"), "composer")
+    skip = phone.locator(".prereq-skip")
+    expect(skip).to_be_visible()
+    skip.tap()
+    expect(phone.locator("#prereq-composer-job")).to_be_focused()
+    assert phone.locator("#prereq-composer-job").evaluate("(e) => e.getBoundingClientRect().top < innerHeight")
