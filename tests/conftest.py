@@ -54,7 +54,7 @@ def make_registry(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled registry with its site, built once as `prereq build` does (tests only read it)."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     result = build(REPO / "registry", tmp_path_factory.mktemp("site") / "site")
     assert result.built, result.problems
@@ -64,7 +64,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled registry's index (no site), built once per module."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     out = tmp_path_factory.mktemp("bundled") / "site"
     result = build(REPO / "registry", out, with_site=False)
