@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from catalog_index import widen_index, widened_catalog
 
 from prereq.index.builder import dump_json
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = Path(__file__).resolve().parent / "catalog_probe.js"

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from gitrepo import GitRepo, item_yaml
 from prereq.core.gitrepo import Repository
 from prereq.core.yamlload import load_yaml
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.validate import validate
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_registry import make_registry
 
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 PARTS = {"all": "**/*", "pages": "items/*/index.html", "index": "api/**/*"}  # what bytes per item count
 

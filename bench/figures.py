@@ -138,7 +138,7 @@ def _registry(work: Path, count: int, *, parameters: bool = False) -> Path:
 def _lint_texts(registry: Path, out: Path) -> int:
     """The scripts validation gives ShellCheck for ``registry``, as JSON in ``out``; how many."""
     from prereq.registry.checks import commands
-    from prereq.registry.checks.base import make_context
+    from prereq.registry.checks.context import make_context
     from prereq.registry.loader import load_registry
 
     loaded = load_registry(registry)

@@ -3,7 +3,9 @@ indexes the job tests run against."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,16 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Validation keeps no cache in the tests (nor in the processes they start): every run computes what it
 # reports, and nothing is written into the checkout or a home.  tests/test_validation_cache.py turns it on.
 os.environ["PREREQ_CACHE"] = "off"
+# tests/cases/ (rewritten on another branch) still imports three modules by the paths #31 renamed; until
+# it moves to the new ones, the old paths name the same modules in a test session.  The package itself
+# keeps no aliases (CHANGELOG.md); delete these with tests/cases/'s last old import.
+_RENAMED = {
+    "prereq.execution.records": "prereq.execution.catalog_records",
+    "prereq.execution.validate": "prereq.execution.catalog_validation",
+    "prereq.marketplace.publish": "prereq.marketplace.build",
+}
+for _old, _new in _RENAMED.items():
+    sys.modules.setdefault(_old, importlib.import_module(_new))
 
 OWNERS_YAML = "users: [alice, bob]\nteams:\n  data-team: [alice, bob]\n"
 
@@ -54,7 +66,7 @@ def make_registry(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled registry with its site, built once as `prereq build` does (tests only read it)."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     result = build(REPO / "registry", tmp_path_factory.mktemp("site") / "site")
     assert result.built, result.problems
@@ -64,7 +76,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled registry's index (no site), built once per module."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     out = tmp_path_factory.mktemp("bundled") / "site"
     result = build(REPO / "registry", out, with_site=False)

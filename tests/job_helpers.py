@@ -138,7 +138,7 @@ def _later_versions(repo: GitRepo) -> None:
 def tiny_indexes(root: Path) -> dict[str, Path]:
     """``old`` index: store 1.0.0 only.  ``new``: store 1.0.0, 1.1.0 and 2.0.0 (from history), alpha 1.0.0
     (store@^1.0) and 2.0.0 (store@^2.0), beta (store@^2.0), a deprecated legacy 1.1.0."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     repo = GitRepo(root / "repo")
     _first_versions(repo)

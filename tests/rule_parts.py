@@ -34,12 +34,12 @@ _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 def declared() -> list[str]:
     """Every rule id a check declares, once per place that declares it: the registry's checks, its
     loader, history and suppressions, the review's checks and the execution catalog's."""
-    from prereq.execution.validate import EXECUTION_RULES
+    from prereq.execution.catalog_validation import EXECUTION_RULES
     from prereq.registry.checks import CHECKS
     from prereq.registry.history import HISTORY_RULES
     from prereq.registry.loader import LOADER_RULES
     from prereq.registry.suppress import SUPPRESS_RULES
-    from prereq.review.checks import REVIEW_RULES
+    from prereq.review.item_checks import REVIEW_RULES
 
     ids = [rule for check in CHECKS for rule in check.ids]
     return ids + [*LOADER_RULES, *HISTORY_RULES, *SUPPRESS_RULES, *REVIEW_RULES, *EXECUTION_RULES]
@@ -99,7 +99,7 @@ def stray_fixtures(repo: Path) -> list[str]:
 def _reported(fixture: Path) -> list[Any]:
     """What prereq reports on ``fixture`` as its test runs it: a review's (a ``base/`` tree) against
     its base, any other as ``prereq validate`` sees it (the execution catalog's problems included)."""
-    from prereq.execution.validate import with_catalog
+    from prereq.execution.catalog_validation import with_catalog
     from prereq.registry.validate import validate
     from prereq.review.review import review
     from prereq.review.rules import ALL_RULES

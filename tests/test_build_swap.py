@@ -17,8 +17,8 @@ import pytest
 from gitrepo import GitRepo, item_yaml
 from prereq.core import files
 from prereq.core.errors import PrereqError
-from prereq.marketplace import publish
-from prereq.marketplace.publish import build
+from prereq.marketplace import build as prereq_build
+from prereq.marketplace.build import build
 
 # layout: (renameat2 swaps at the first build, at the second); None: no first build
 LAYOUTS = {
@@ -55,9 +55,9 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 def _whole(out: Path) -> str:
     """The commit of the build ``out`` holds, after checking it holds every file its marker lists and no other."""
-    text = (out / publish.MARKER).read_text(encoding="utf-8")
+    text = (out / prereq_build.MARKER).read_text(encoding="utf-8")
     listed = {json.loads(line) for line in text.splitlines()[2:] if line}
-    assert set(_tree(out)) - {publish.MARKER} == listed
+    assert set(_tree(out)) - {prereq_build.MARKER} == listed
     commit: str = json.loads((out / "api" / "v1" / "index.json").read_text(encoding="utf-8"))["commit"]
     return commit
 
@@ -93,7 +93,7 @@ def _steps(repo: GitRepo, tmp_path: Path, layout: str) -> list[str]:
     steps: list[str] = []
     with pytest.MonkeyPatch.context() as monkeypatch:
         _prepare(repo, out, layout, monkeypatch)
-        monkeypatch.setattr(publish, "swap_step", steps.append)
+        monkeypatch.setattr(prereq_build, "swap_step", steps.append)
         assert build(repo.root / "registry", out, with_site=False).built
     assert _whole(out) == repo.git("rev-parse", "HEAD").strip() and _leftovers(out) == []
     return steps
@@ -111,7 +111,7 @@ def _build_in_child(registry: Path, out: Path, *, killed_at: str | None = None) 
                 if name == killed_at:
                     os.kill(os.getpid(), signal.SIGKILL)
 
-            setattr(publish, "swap_step", kill_at)  # noqa: B010 (the child only)
+            setattr(prereq_build, "swap_step", kill_at)  # noqa: B010 (the child only)
             code = 0 if build(registry, out, with_site=False).built else 4
         finally:
             os._exit(code)
@@ -145,7 +145,7 @@ def _kill_and_rebuild(repo: GitRepo, out: Path, layout: str, step: str, monkeypa
         # The one gap: no rename turns a folder into a link in one step; the old build lies beside.
         assert not os.path.lexists(out) and left[0].startswith(".site.old-")
         assert _whole(out.with_name(left[0])) == old
-        publish.clean_leftovers(out)  # puts it back, as the next build does first
+        prereq_build.clean_leftovers(out)  # puts it back, as the next build does first
     if old is None:
         assert not os.path.lexists(out), step  # a first build killed before its switch: nothing, as before
     else:
@@ -167,7 +167,7 @@ def test_a_failure_in_the_switch_leaves_the_previous_output_intact(
         if name == failing:
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(publish, "swap_step", no_space)
+    monkeypatch.setattr(prereq_build, "swap_step", no_space)
     with pytest.raises(PrereqError, match="No space left on device"):
         build(repo.root / "registry", out, with_site=False)
     assert _tree(out) == before and _whole(out) == old
@@ -200,7 +200,7 @@ def test_only_the_link_a_build_made_is_built_through(repo: GitRepo, tmp_path: Pa
         link.unlink(missing_ok=True)
         link.symlink_to(target)
         with pytest.raises(PrereqError, match="is a symbolic link"):
-            publish.check_output_folder(link, protected=[], registry=repo.root / "registry")
+            prereq_build.check_output_folder(link, protected=[], registry=repo.root / "registry")
     assert _tree(built) == before
 
 

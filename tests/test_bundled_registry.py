@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.openpai import forms, runtime
 from prereq.openpai.protocol import validate_job
 from prereq.registry.validate import validate

@@ -12,7 +12,7 @@ import pytest
 
 from prereq.index import search
 from prereq.index.catalogfile import catalog_document
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.schemas import load_schema
 
 REGISTRY = Path(__file__).resolve().parents[1] / "registry"

@@ -35,7 +35,8 @@ def test_job_add_loads_no_site_review_catalog_or_jsonschema() -> None:
     code = (
         "import sys; from prereq.cli import build_parser; build_parser(['job', 'add', 'x.yaml', 'a']);"
         "print(sorted(m for m in sys.modules if m.startswith(('prereq.marketplace', 'prereq.review', "
-        "'prereq.execution.validate', 'prereq.jobs.queue', 'jsonschema.', 'mkdocs', 'git')) or m == 'jsonschema'))"
+        "'prereq.execution.catalog_validation', 'prereq.jobs.queue', 'jsonschema.', 'mkdocs', 'git')) "
+        "or m == 'jsonschema'))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"

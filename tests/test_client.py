@@ -12,7 +12,7 @@ import pytest
 from gitrepo import GitRepo, item_yaml
 from prereq.core.errors import PrereqError
 from prereq.index.reader import Index
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 REG = "registry/prerequisites/"
 

@@ -12,7 +12,7 @@ import pytest
 
 from execution_helpers import IMAGE, OWNERS, TOOL, environment, library, queue
 from gitrepo import GitRepo
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.schemas import load_schema
 
 RIGHTS = "rights:\n  - {queue: q1, group: default, slots: 2, priority: 0}\n"

@@ -51,7 +51,7 @@ def test_what_the_catalog_file_says(bundled: Path) -> None:
 
 
 def test_a_registry_without_a_catalog_publishes_no_catalog_file(tmp_path: Path) -> None:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     registry = Path(__file__).resolve().parent / "fixtures" / "rules" / "clean"
     result = build(registry, tmp_path / "out", with_site=False)

@@ -10,11 +10,11 @@ import pytest
 from prereq import cli
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import load_yaml
+from prereq.execution.catalog_validation import open_catalog
 from prereq.execution.experiment import check_experiment
 from prereq.execution.placement import place_block
 from prereq.execution.request import Submitter, build_request
 from prereq.execution.rights import user_groups, user_rights
-from prereq.execution.validate import open_catalog
 from prereq.index.reader import Index
 from prereq.openpai.protocol import validate_job
 

@@ -13,10 +13,10 @@ import pytest
 
 from execution_helpers import environment, library, queue, write_catalog
 from prereq import cli
+from prereq.execution.catalog_validation import open_catalog
 from prereq.execution.experiment import check_experiment
 from prereq.execution.request import Submitter, build_request, read_request, request_problems
 from prereq.execution.rights import user_rights
-from prereq.execution.validate import open_catalog
 from prereq.registry.schemas import load_schema
 
 REPO = Path(__file__).resolve().parents[1]

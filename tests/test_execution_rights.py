@@ -11,9 +11,9 @@ import pytest
 from execution_helpers import environment, library, queue, write_catalog
 from prereq import cli
 from prereq.core.errors import PrereqError
-from prereq.execution.records import Ref
+from prereq.execution.catalog_records import Ref
+from prereq.execution.catalog_validation import open_catalog
 from prereq.execution.rights import offered_queues, user_groups, user_rights, with_reputation
-from prereq.execution.validate import open_catalog
 
 
 @pytest.fixture

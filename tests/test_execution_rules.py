@@ -12,7 +12,7 @@ import pytest
 from check_helpers import EXECUTION_FIXTURE_DIRS, assert_fixture_result, found
 from gitrepo import GitRepo
 from prereq import cli
-from prereq.execution.validate import check_catalog, with_catalog
+from prereq.execution.catalog_validation import check_catalog, with_catalog
 from prereq.registry.rules import rule_reference_markdown
 from prereq.registry.validate import validate
 from prereq.review.rules import ALL_RULES
@@ -74,7 +74,7 @@ def test_prereq_validate_reports_the_catalog(capsys, monkeypatch) -> None:
 
 
 def test_prereq_build_refuses_a_catalog_with_errors(tmp_path: Path) -> None:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     fixture = next(p for p in EXECUTION_FIXTURE_DIRS if p.name.startswith("PRQ304"))
     result = build(fixture, tmp_path / "out", with_site=False)

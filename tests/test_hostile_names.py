@@ -27,7 +27,7 @@ from gitrepo import GitRepo, item_yaml
 from prereq.core.errors import PrereqError
 from prereq.index import names
 from prereq.index.builder import IndexBuild, write_index
-from prereq.marketplace import publish
+from prereq.marketplace import build as prereq_build
 from prereq.registry import validate as validation
 from prereq.registry.rules import Severity
 
@@ -131,7 +131,7 @@ def _lenient(monkeypatch: pytest.MonkeyPatch) -> None:
         kept = [p for p in result.problems if p.severity is not Severity.ERROR]
         return dataclasses.replace(result, problems=kept)
 
-    monkeypatch.setattr(publish, "validate", validate)
+    monkeypatch.setattr(prereq_build, "validate", validate)
 
 
 @pytest.fixture
@@ -173,7 +173,7 @@ def test_whatever_validation_lets_through_nothing_outside_out_changes(
         registry = shutil.copytree(registry, tmp_path / "plain" / "registry")
     _lenient(monkeypatch)
     before = _snapshot(tmp_path, out)
-    result = publish.build(registry, out, with_site=with_site)
+    result = prereq_build.build(registry, out, with_site=with_site)
     assert result.built
     assert _snapshot(tmp_path, out) == before
     assert result.index is not None

@@ -1,9 +1,11 @@
 """The house rules a newcomer relies on, checked: what each package says it owns, sizes, who prints,
-and that every shared case runs in both engines (the layering: tests/test_house_layers.py)."""
+module names that tell modules apart, no helper copied, and that every shared case runs in both engines
+(the layering: tests/test_house_layers.py)."""
 
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import os
 import re
@@ -82,7 +84,7 @@ LIBRARIES = {
     },
     "pygments": {"marketplace/render.py"},
     "markdown": {"marketplace/render.py"},
-    "detect_secrets": {"registry/secrets.py"},
+    "detect_secrets": {"registry/secretscan.py"},
     "resolvelib": {"index/resolver.py"},
 }
 
@@ -114,6 +116,88 @@ def test_only_the_cli_prints() -> None:
             called = node.func if isinstance(node, ast.Call) else None
             name = getattr(called, "id", None) or getattr(called, "attr", None)
             assert name not in ("print", "exit"), f"{path.relative_to(REPO)}:{node.lineno} calls {name}"
+
+
+# --------------------------------------------------------------------------- names and copies
+
+# The file names several modules may share: a package's own, and each layer's rule table
+# (registry/rules/, review/rules.py, execution/rules/), which are one role in every layer.
+SHARED_NAMES = {"__init__.py", "rules.py"}
+# A copied helper has as few as two statements (the review's copy of the position helper had two);
+# one statement is delegation (``return getattr(self._stream, name)``), not a copy worth sharing.
+MIN_COPIED_STATEMENTS = 2
+
+
+def shared_names(package: Path) -> dict[str, list[str]]:
+    """Each module file name that two modules or more under ``package`` hold (SHARED_NAMES aside)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        if path.name not in SHARED_NAMES:
+            where.setdefault(path.name, []).append(path.relative_to(package).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+class _ByPosition(ast.NodeTransformer):
+    """Names a function's parameters by their position: a copy whose arguments were renamed is found."""
+
+    def __init__(self, arguments: ast.arguments) -> None:
+        every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
+        self.names = {arg.arg: f"_{index}" for index, arg in enumerate(every) if arg is not None}
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.Name(self.names.get(node.id, node.id), node.ctx)
+
+
+def _body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The function's body as its AST, docstring left out and parameters by position; None when short."""
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    if len(body) < MIN_COPIED_STATEMENTS:
+        return None
+    rename = _ByPosition(node.args)
+    return "\n".join(ast.dump(rename.visit(copy.deepcopy(statement))) for statement in body)
+
+
+def copied_bodies(package: Path) -> list[list[str]]:
+    """Functions (helpers and methods, private or not) of two modules or more under ``package`` whose
+    bodies are the same, each as ``path:line name``."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (key := _body(node)) is not None:
+                where.setdefault(key, []).append(f"{rel}:{node.lineno} {node.name}")
+    return [found for found in where.values() if len({entry.split(":")[0] for entry in found}) > 1]
+
+
+def test_no_two_modules_share_a_file_name() -> None:
+    """A name says what a module holds: three records.py or two base.py said nothing (issue #31)."""
+    assert shared_names(PACKAGE) == {}, "name each module after what it holds"
+
+
+def test_no_function_body_is_copied_into_another_module() -> None:
+    """One helper, imported where it is needed (positions: prereq.registry.rules.table's RuleTable.at)."""
+    assert copied_bodies(PACKAGE) == [], "keep one and import it (a layer may import those below it)"
+
+
+def test_shared_names_and_copies_are_found(tmp_path: Path) -> None:
+    """The two checks themselves, on a small package with each kind of clash and what they let by."""
+    files = {
+        "a/__init__.py": "",
+        "b/__init__.py": "",
+        "a/rules.py": "",
+        "b/rules.py": "",
+        "a/records.py": "def _at(item, path):\n    line = item.position(path)\n    return line\n",
+        "b/records.py": 'def at(thing, where):\n    """Doc."""\n    line = thing.position(where)\n    return line\n',
+        "b/other.py": "def short(x):\n    return x\n\n\nclass C:\n    def m(self, y):\n        return y\n",
+        "a/same.py": "def f(x):\n    y = x\n    return y\n\n\ndef g(z):\n    y = z\n    return y\n",
+    }
+    package = tmp_path / "prereq"
+    for rel, text in files.items():
+        (package / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / rel).write_text(text, encoding="utf-8")
+    assert shared_names(package) == {"records.py": ["a/records.py", "b/records.py"]}
+    # Renamed parameters and a docstring hide no copy; one statement, or a copy in the same module, is let by.
+    assert copied_bodies(package) == [["a/records.py:1 _at", "b/records.py:1 at"]]
 
 
 # --------------------------------------------------------------------------- both engines

@@ -12,7 +12,7 @@ import pytest
 from execution_helpers import environment, queue
 from gitrepo import GitRepo, item_yaml
 from prereq.core.errors import PrereqError
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.openpai import forms
 from prereq.registry.schemas import load_schema
 
@@ -181,7 +181,7 @@ def test_an_exception_mid_build_leaves_no_partial_output(
     def explode(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("prereq.marketplace.publish.write_index", explode)
+    monkeypatch.setattr("prereq.marketplace.build.write_index", explode)
     with pytest.raises(PrereqError, match=r"cannot write .*: disk full"):  # a clean error (exit 2), not a crash
         build(history.root / "registry", out, with_site=False)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

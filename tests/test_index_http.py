@@ -21,7 +21,7 @@ from prereq.core.errors import PrereqError
 from prereq.index.fetch import Fetching
 from prereq.index.reader import Index
 from prereq.index.trust import Trust
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 Behaviour = Callable[[http.server.BaseHTTPRequestHandler], None]
 GENEROUS = 20.0  # seconds: far above every deadline set here, far below a hang

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo, item_yaml
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 # Anonymous FTP: user and password are both "anonymous" by convention, which the scan cannot know.
 FETCH = "wget -q https://anonymous:anonymous@ftp.gnu.org/gnu/hello/hello-2.12.tar.gz -P /tmp"

@@ -11,7 +11,7 @@ import pytest
 from prereq import cli, jobs
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import load_yaml
-from prereq.execution.validate import open_catalog
+from prereq.execution.catalog_validation import open_catalog
 from prereq.jobs.queue import QueueChoice, add_queue, add_queue_to_text
 from prereq.openpai.protocol import validate_job
 

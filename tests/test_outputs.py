@@ -15,8 +15,15 @@ import pytest
 from gitrepo import GitRepo, item_yaml
 from prereq.cli import main
 from prereq.core.errors import PrereqError
-from prereq.marketplace import publish
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import (
+    MARKER,
+    MARKER_TEXT,
+    build,
+    check_output_folder,
+    clean_leftovers,
+    files_not_written,
+    publish_folder,
+)
 
 
 @pytest.fixture
@@ -70,7 +77,7 @@ def test_a_new_empty_or_earlier_build_folder_is_written(repo: GitRepo, tmp_path:
         if out.name == "empty":
             out.mkdir()
         assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
-        assert (out / publish.MARKER).is_file() and (out / "api" / "v1" / "index.json").is_file()
+        assert (out / MARKER).is_file() and (out / "api" / "v1" / "index.json").is_file()
         assert _build(["--out", str(out)], cwd=repo.root).returncode == 0  # its own output: replaced again
 
 
@@ -92,7 +99,7 @@ def test_files_added_to_an_earlier_build_are_never_replaced(repo: GitRepo, tmp_p
     shutil.rmtree(out / "api" / "notes")
     assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
     # A marker from before the list of files cannot tell: its folder is replaced, as it always was.
-    (out / publish.MARKER).write_text(publish.MARKER_TEXT, encoding="utf-8")
+    (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     (out / "extra.txt").write_text("x\n")
     assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
     assert not (out / "extra.txt").exists()
@@ -124,8 +131,8 @@ def test_a_marker_that_cannot_be_trusted_stops_the_build(repo: GitRepo, tmp_path
     out = tmp_path / "site"
     assert _build(["--out", str(out)], cwd=repo.root).returncode == 0
     (out / "mine.txt").write_text("mine\n")
-    written = (out / publish.MARKER).read_bytes()
-    (out / publish.MARKER).write_bytes(marker if marker is not None else written + b"mine.txt\n")
+    written = (out / MARKER).read_bytes()
+    (out / MARKER).write_bytes(marker if marker is not None else written + b"mine.txt\n")
     before = _tree(out)
     run = _build(["--out", str(out)], cwd=repo.root)
     assert run.returncode == 2 and "cannot be trusted" in run.stderr and "replaces nothing" in run.stderr, run.stderr
@@ -139,12 +146,12 @@ def test_the_marker_lists_any_file_name(tmp_path: Path) -> None:
     odd = ["line\nbreak.txt", "sep\u2028x.txt", os.fsdecode(b"bad\xff.txt"), "plain.txt"]
     for name in odd:
         (staging / name).write_text("x\n")
-    publish.publish_folder(staging, out)
-    assert publish.files_not_written(out) == []
+    publish_folder(staging, out)
+    assert files_not_written(out) == []
     (out / "new\nfile.txt").write_text("mine\n")
-    assert publish.files_not_written(out) == ["new\nfile.txt"]
+    assert files_not_written(out) == ["new\nfile.txt"]
     with pytest.raises(PrereqError, match=r'holds files that build did not write: "new\\nfile.txt"'):
-        publish.check_output_folder(out, protected=[], registry=tmp_path / "registry")
+        check_output_folder(out, protected=[], registry=tmp_path / "registry")
 
 
 def test_the_next_build_restores_or_cleans_what_a_killed_build_left(repo: GitRepo, tmp_path: Path) -> None:
@@ -155,7 +162,7 @@ def test_the_next_build_restores_or_cleans_what_a_killed_build_left(repo: GitRep
     out.rename(tmp_path / f".site.old-{dead}")
     (tmp_path / f".site.tmp-{dead}-abc").mkdir()  # and a half-written folder of another killed build
     (tmp_path / f".site.tmp-{dead}-abc" / "partial.json").write_text("{")
-    publish.clean_leftovers(out)
+    clean_leftovers(out)
     assert (out / "api" / "v1" / "index.json").is_file()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
     assert build(repo.root / "registry", out, with_site=False).built

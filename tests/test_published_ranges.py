@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo, item_yaml
+from prereq.marketplace.build import build
 from prereq.marketplace.itempage import render_item
 from prereq.marketplace.pages import SiteData
-from prereq.marketplace.publish import build
-from prereq.registry.checks.published import stays
+from prereq.registry.checks.published_ranges import stays
 from prereq.registry.validate import validate
 from prereq.review.markdown import impact_markdown
 from prereq.review.review import review

@@ -11,7 +11,7 @@ import pytest
 
 from gitrepo import ENV, GitRepo, item_yaml
 from prereq.core.errors import PrereqError
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import validate
 from prereq.scaffold.starter import ITEM_TYPES, init_repository, new_item

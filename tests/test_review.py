@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from prereq.core.errors import PrereqError
-from prereq.review.records import Kind
+from prereq.review.result import Kind
 from prereq.review.review import review
 from review_helpers import item, make_pr
 

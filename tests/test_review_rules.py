@@ -11,7 +11,7 @@ import pytest
 
 from check_helpers import REVIEW_FIXTURE_DIRS
 from prereq.registry.rules import rule_reference_markdown
-from prereq.review.checks import REVIEW_RULES
+from prereq.review.item_checks import REVIEW_RULES
 from prereq.review.review import review
 from prereq.review.rules import ALL_RULES
 from review_helpers import fixture_author, fixture_repo

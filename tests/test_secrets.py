@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from check_helpers import found, item
-from prereq.registry.secrets import scan_text, scan_value
+from prereq.registry.secretscan import scan_text, scan_value
 from prereq.registry.validate import validate
 
 

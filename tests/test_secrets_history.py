@@ -10,7 +10,7 @@ from pathlib import Path
 from check_helpers import HISTORY_FIXTURE_DIRS
 from gitrepo import GitRepo, item_yaml
 from prereq import cli
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.validate import validate
 
 OWNERS = "users: [alice]\n"

@@ -1,4 +1,4 @@
-"""The secrets scan's prefilter (``secrets._MAYBE``) against every rule: a line it lets by finds nothing
+"""The secrets scan's prefilter (``secretscan._MAYBE``) against every rule: a line it lets by finds nothing
 when every rule is tried on it (``scan_line``), on random lines made of credential-like pieces; and the
 credentials whose lines hold none of ``=``, ``:`` or ``@`` are found (the prefilter once skipped them)."""
 
@@ -10,7 +10,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prereq.registry import secrets
+from prereq.registry import secretscan
 
 EXAMPLES = int(os.environ.get("PREREQ_EXAMPLES", "60")) * 10
 
@@ -57,9 +57,9 @@ LINES = st.lists(PIECES, max_size=3).map("".join)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(LINES)
 def test_a_line_the_prefilter_lets_by_holds_nothing_any_rule_finds(line: str) -> None:
-    if not secrets._MAYBE.search(line):
-        assert secrets.scan_line(line) == [], line
-    assert secrets.scan_text(line) == ([] if not secrets._MAYBE.search(line) else secrets.scan_line(line))
+    if not secretscan._MAYBE.search(line):
+        assert secretscan.scan_line(line) == [], line
+    assert secretscan.scan_text(line) == ([] if not secretscan._MAYBE.search(line) else secretscan.scan_line(line))
 
 
 def test_credentials_without_an_equals_sign_a_colon_or_an_at_are_found() -> None:
@@ -69,4 +69,4 @@ def test_credentials_without_an_equals_sign_a_colon_or_an_at_are_found() -> None
         "clone github_pat_" + "A1" * 35: "a GitHub token",
     }
     for line, kind in lines.items():
-        assert [leak.kind for leak in secrets.scan_text(line)] == [kind], line
+        assert [leak.kind for leak in secretscan.scan_text(line)] == [kind], line

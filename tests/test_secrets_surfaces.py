@@ -12,8 +12,8 @@ import pytest
 
 from check_helpers import found, item
 from gitrepo import GitRepo, item_yaml
-from prereq.marketplace.publish import build
-from prereq.registry.secrets import scan_text
+from prereq.marketplace.build import build
+from prereq.registry.secretscan import scan_text
 from prereq.registry.validate import validate
 
 PW = "".join(("Tr0ub", "4dor", "3x"))

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from gitrepo import GitRepo
+from prereq.marketplace.build import build
 from prereq.marketplace.pagemeta import first_paragraph, new_item_url, source_links
-from prereq.marketplace.publish import build
 from prereq.registry.settings import SiteSettings, load_settings
 
 REPO = Path(__file__).resolve().parents[1]

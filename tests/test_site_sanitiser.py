@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.marketplace.render import markdown_to_html, safe_url
 from site_html import is_remote, parse
 

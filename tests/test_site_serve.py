@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 from gitrepo import GitRepo
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.scaffold.starter import init_repository
 
 REPO = Path(__file__).resolve().parents[1]

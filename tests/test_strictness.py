@@ -76,7 +76,7 @@ def test_the_verdict_of_the_library_is_held_to_strictness(tmp_path: Path) -> Non
 
 
 def test_the_build_library_reads_prereq_yaml(tmp_path: Path) -> None:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = _repo(tmp_path, "validate: {strict: false}\n")
     assert build(root / "registry", tmp_path / "a", with_site=False).built

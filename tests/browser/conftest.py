@@ -89,7 +89,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = tmp_path_factory.mktemp("site-repo")
     registry = make_fixture_repo(root)
@@ -141,7 +141,7 @@ def site_url(built_site: Path):
 def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site of the registry this repository ships (50 items with real names: mnist-data beside
     fashion-mnist), committed to a temporary repository as a team's registry would be."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = tmp_path_factory.mktemp("bundled-repo")
     shutil.copytree(REPO / "registry", root / "registry")

@@ -18,7 +18,7 @@ NOT_STARTED = "The composer could not start: "
 
 @pytest.fixture(scope="module")
 def signed_url(tmp_path_factory: pytest.TempPathFactory):
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = tmp_path_factory.mktemp("signed-repo")
     registry = make_fixture_repo(root)

@@ -26,7 +26,7 @@ PER_MEMBER = 200  # bytes a page may grow by for each item of its closure
 
 @pytest.fixture(scope="module")
 def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = tmp_path_factory.mktemp("big-repo")
     repo = GitRepo(root)
@@ -58,7 +58,7 @@ def _below(i: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def tree_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     root = tmp_path_factory.mktemp("tree-repo")
     repo = GitRepo(root)

@@ -200,7 +200,7 @@ def _odd_requirements(document: dict, entry: dict) -> None:
 
 @pytest.fixture(scope="module")
 def hostile_url(tmp_path_factory: pytest.TempPathFactory):
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
     from prereq.marketplace.site import build_site
     from prereq.registry.settings import load_settings
 

@@ -67,7 +67,7 @@ def deep_index(work: Path, *, depth: int) -> None:
 
 def tampered_index(work: Path, *, title: str) -> None:
     """An index built from a one-item registry, its title then swapped for ``title`` (terminal escapes)."""
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     _registry(work, {"alpha": item_yaml("alpha", "1.0.0")})
     with BUILDING:

@@ -102,7 +102,7 @@ def set_up(case: Case, work: Path) -> None:
             config = config.replace(old, new)
         (work / "mkdocs.yml").write_text(config, encoding="utf-8")
     if case.get("previous_build"):
-        from prereq.marketplace.publish import build
+        from prereq.marketplace.build import build
 
         spec = case["previous_build"]
         with hostile_generators.BUILDING:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from prereq.cli.defaults import registry_folder
 from prereq.core.errors import PrereqError
-from prereq.execution.records import FULL_REPUTATION
+from prereq.execution.catalog_records import FULL_REPUTATION
 
 if TYPE_CHECKING:
-    from prereq.execution.records import Catalog, Ref
+    from prereq.execution.catalog_records import Catalog, Ref
     from prereq.execution.rights import QueueRight
     from prereq.registry.loader import Owners
 
@@ -162,7 +162,7 @@ def _who(args: argparse.Namespace, catalog: Catalog, owners: Owners) -> list[str
 
 
 def _ref(text: str, what: str) -> Ref:
-    from prereq.execution.records import Ref
+    from prereq.execution.catalog_records import Ref
 
     ref = Ref.parse(text)
     if not ref.name or not ref.version:
@@ -184,8 +184,8 @@ def _right_json(right: QueueRight, catalog: Catalog) -> dict[str, Any]:
 
 
 def run_rights(args: argparse.Namespace) -> int:
+    from prereq.execution.catalog_validation import open_catalog
     from prereq.execution.rights import user_rights
-    from prereq.execution.validate import open_catalog
 
     catalog, owners = open_catalog(registry_folder(args.registry))
     if not (args.user or args.groups):
@@ -213,8 +213,8 @@ def run_rights(args: argparse.Namespace) -> int:
 
 
 def run_queues(args: argparse.Namespace) -> int:
+    from prereq.execution.catalog_validation import open_catalog
     from prereq.execution.rights import offered_queues, user_rights
-    from prereq.execution.validate import open_catalog
 
     catalog, owners = open_catalog(registry_folder(args.registry))
     groups = _who(args, catalog, owners)
@@ -265,10 +265,10 @@ def _submitted(text: str | None) -> datetime:
 
 def run_request(args: argparse.Namespace) -> int:
     from prereq.core.files import write_atomic
+    from prereq.execution.catalog_validation import open_catalog
     from prereq.execution.experiment import check_experiment
     from prereq.execution.request import Submitter, build_request, request_problems
     from prereq.execution.rights import user_rights
-    from prereq.execution.validate import open_catalog
 
     if not args.user:
         raise PrereqError("say who submits: --user NAME", hint="the request records the user and their rights")
@@ -335,9 +335,9 @@ def run_schedule(args: argparse.Namespace) -> int:
 def run_place(args: argparse.Namespace) -> int:
     from prereq.core.files import write_atomic
     from prereq.core.yamlload import dump_yaml
+    from prereq.execution.catalog_validation import open_catalog
     from prereq.execution.placement import place_block
     from prereq.execution.request import read_request
-    from prereq.execution.validate import open_catalog
     from prereq.index.reader import Index, index_source
 
     request = read_request(args.request, shown=str(args.request))

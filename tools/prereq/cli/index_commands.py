@@ -14,7 +14,7 @@ from prereq.index import sshsig
 from prereq.index.reader import Index, index_source
 from prereq.index.trust import SIGN_KEY_VARIABLE, sign_index, trust_setting
 from prereq.jobs.operations import unknown_item
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.reporters import report
 
 BUILD_HELP = """\

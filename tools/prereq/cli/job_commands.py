@@ -227,7 +227,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 def _run_add_queue(args: argparse.Namespace) -> int:
     # The catalog's modules only for --queue: a plain `job add` does not import them.
-    from prereq.execution.validate import open_catalog
+    from prereq.execution.catalog_validation import open_catalog
     from prereq.jobs.queue import QueueChoice, add_queue
 
     if args.bind:

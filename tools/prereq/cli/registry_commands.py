@@ -13,7 +13,7 @@ from pathlib import Path
 from prereq.cli.defaults import registry_folder
 from prereq.core.gitrepo import Repository
 from prereq.core.terminal import Progress
-from prereq.execution.validate import with_catalog
+from prereq.execution.catalog_validation import with_catalog
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import Problem, rule_reference_markdown
 from prereq.registry.settings import load_settings

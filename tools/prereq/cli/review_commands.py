@@ -20,10 +20,10 @@ from prereq.registry.loader import OWNERS_FILE
 from prereq.registry.reporters import REPORTERS, summary
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import validate
-from prereq.review.checks import identity_note
 from prereq.review.codeowners import codeowners
+from prereq.review.item_checks import identity_note
 from prereq.review.markdown import impact_markdown
-from prereq.review.records import ReviewResult
+from prereq.review.result import ReviewResult
 from prereq.review.review import review
 from prereq.review.rules import ALL_RULES
 from prereq.review.targets import check_report_path, write_codeowners, write_report

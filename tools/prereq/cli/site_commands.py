@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from prereq.cli.defaults import registry_folder
-from prereq.marketplace.publish import serve
+from prereq.marketplace.build import serve
 from prereq.registry.reporters import report
 
 SERVE_HELP = """\

@@ -4,7 +4,7 @@ Each third-party library is used only by the modules named for it here, so it ca
 replaced there: PyYAML by the ``yaml*`` modules (the text editor works on PyYAML's node tree, so
 they share it), networkx by ``graph``, node-semver by ``versions``, GitPython by ``gitrepo``.
 Outside core, ``openpai.runtime`` calls PyYAML as the OpenPAI runtime itself does, jsonschema sits
-in ``registry.schemas`` and ``openpai.jobschema``, detect-secrets in ``registry.secrets``, resolvelib
+in ``registry.schemas`` and ``openpai.jobschema``, detect-secrets in ``registry.secretscan``, resolvelib
 in ``index.resolver``, MkDocs, Jinja and Markdown in ``marketplace`` (``tests/test_house.py`` holds
 every import to this).
 

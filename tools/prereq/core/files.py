@@ -5,7 +5,7 @@ installed wheel carries them in ``prereq/data/`` (the build maps them there from
 repository); an editable install reads them from the checkout itself.  ``DATA_DIR`` is whichever
 holds them.  What prereq writes replaces nothing it was not asked to replace: files are written
 atomically, and replace only regular files the user may write and owns (the folders a build
-may replace are prereq.marketplace.publish's to say); ``exchange`` swaps two folders in one step
+may replace are prereq.marketplace.build's to say); ``exchange`` swaps two folders in one step
 where the system can.
 
 A ``Cache`` keeps results across runs (validation's readings of files and scripts), as ``Shelf``

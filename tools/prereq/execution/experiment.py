@@ -15,7 +15,7 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.graph import build_graph, cycles, post_order
 from prereq.core.yamlload import LoadedYaml, format_path
-from prereq.execution.records import Catalog, Ref
+from prereq.execution.catalog_records import Catalog, Ref
 from prereq.execution.rights import QueueRight, offered_queues
 from prereq.registry import schemas
 from prereq.registry.loader import load_mapping

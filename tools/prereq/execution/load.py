@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from prereq.core.yamlload import LoadedYaml, format_path
-from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
+from prereq.execution.catalog_records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
 from prereq.execution.rules import problem
 from prereq.registry import schemas
 from prereq.registry.loader import entry_problem, load_mapping, unreadable
@@ -150,7 +150,7 @@ def accept(
 ) -> list[Problem]:
     """A loaded mapping into ``catalog`` when it matches its schema and its path (``expected``: the name
     and version the path gives); else its problems, and its label in ``catalog.broken``.  The published
-    history (``published``) reads old revisions through here too."""
+    history (``catalog_history``) reads old revisions through here too."""
     source = Source(rel=rel, yaml=loaded)
     problems = [
         _schema_problem(source, kind, issue)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prereq.core.errors import PrereqError
-from prereq.execution.records import Catalog, Environment, Library, Queue, Ref
+from prereq.execution.catalog_records import Catalog, Environment, Library, Queue, Ref
 from prereq.index.reader import Index
 from prereq.openpai import forms
 from prereq.openpai.protocol import JobProblem, validate_job

@@ -17,8 +17,8 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import format_path
+from prereq.execution.catalog_records import Catalog
 from prereq.execution.experiment import Experiment
-from prereq.execution.records import Catalog
 from prereq.execution.rights import QueueRight, library_closure
 from prereq.registry import schemas
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from prereq.core.errors import PrereqError
 from prereq.core.graph import post_order
-from prereq.execution.records import FULL_REPUTATION, Catalog, Library, Queue, Ref
+from prereq.execution.catalog_records import FULL_REPUTATION, Catalog, Library, Queue, Ref
 from prereq.registry.loader import Owners
 
 

@@ -24,7 +24,7 @@ from prereq.index import catalogfile, facets, names
 from prereq.index.documents import ItemDocument, RequiredVersion, Root, RootEntry, TemplateEntry, VersionDocument
 from prereq.index.resolver import NoVersionFits, VersionChoice, choose_versions
 from prereq.openpai import forms, needs, protocol, runtime
-from prereq.registry import itemformat, schemas, secrets
+from prereq.registry import itemformat, schemas, secretscan
 from prereq.registry.history import cleared_lines, withheld_leaks
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.rules import RULES
@@ -110,7 +110,7 @@ def collect_versions(
         leaks = withheld_leaks(data, cleared.get(stem, set()))
         if leaks:  # never published, not even an older content of the same version (validate: PRQ192)
             withheld.add((stem, version))
-            held = secrets.kinds(leaks)
+            held = secretscan.kinds(leaks)
             warnings.append(f"{stem} {version} (commit {revision.commit[:10]}) holds {held}, left out (PRQ192)")
             continue
         published.setdefault(stem, {})[version] = PublishedVersion(stem, version, data, revision.commit)

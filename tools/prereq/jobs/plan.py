@@ -24,7 +24,7 @@ The plan is pure: it reads the job and the index and returns edits (``apply.Edit
 with the changes and warnings to report; nothing here touches the text.
 
 May import: prereq.core, prereq.openpai, prereq.index,
-prereq.jobs.records/document/apply/loadline/conflicts/needs.
+prereq.jobs.records/document/apply/loadline/conflicts/unmet_needs.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.graph import transitive_requirements
 from prereq.core.versions import Requirement
 from prereq.index.reader import ClosureItem, Index
-from prereq.jobs import conflicts, needs
+from prereq.jobs import conflicts, unmet_needs
 from prereq.jobs.apply import Edit, WorkingCopy
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, role_names, top_entries, top_names
 from prereq.jobs.loadline import CallbackLines, LoadLines, entry_digest, plan_callback_lines, plan_load_line
@@ -345,7 +345,7 @@ def plan_edit(
         plan_load_line(work, job, role, runs_cmd, warnings, lines=LoadLines.of(index.root))
     plan_callback_lines(work, lines)
     _plan_record(work, new, wanted)
-    notes = needs.add_notes(
+    notes = unmet_needs.add_notes(
         job.data, work.data, lambda name: wanted.versions[name].needs if name in wanted.versions else None
     )
     return Plan(work.edits, changes, warnings, wanted.versions, wanted.references, notes)

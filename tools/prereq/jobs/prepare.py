@@ -23,10 +23,10 @@ from prereq.jobs.apply import apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.expressions import fill
 from prereq.jobs.loadline import CallbackLines, entry_digest
-from prereq.jobs.needs import refuse_missing
 from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
+from prereq.jobs.unmet_needs import refuse_missing
 from prereq.openpai import forms, protocol, runtime
 
 

@@ -32,9 +32,9 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement, version_key
+from prereq.execution.catalog_index import read_catalog
+from prereq.execution.catalog_records import FULL_REPUTATION, Catalog, Queue, Ref
 from prereq.execution.placement import resources
-from prereq.execution.publish import read_catalog
-from prereq.execution.records import FULL_REPUTATION, Catalog, Queue, Ref
 from prereq.execution.rights import (
     environment,
     groups_of,

@@ -13,8 +13,8 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement
+from prereq.execution.catalog_records import Catalog, Environment, Library, Queue
 from prereq.execution.placement import PYTHONPATH_LINE, download, python_path, resources, uri_image
-from prereq.execution.records import Catalog, Environment, Library, Queue
 from prereq.jobs.apply import WorkingCopy
 from prereq.jobs.document import JobDocument, top_entries, top_names
 from prereq.jobs.loadline import is_load_line

@@ -1,6 +1,6 @@
 """The marketplace site and ``prereq build``: the index turned into pages people use.
 
-- ``publish``: ``prereq build`` and ``prereq serve`` (validate, index, site, swap into place);
+- ``build``: ``prereq build`` and ``prereq serve`` (validate, index, site, swap into place);
 - ``site``: MkDocs behind one small module; ``plugin``: the MkDocs plugin that generates pages;
 - ``pages`` (with ``templates/``): tag, template and home page parts; ``itempage``: an item's page
   and its form files; ``reference``: the format reference; ``frame``: the theme's whitespace out;

@@ -16,7 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from prereq.execution.publish import CATALOG_FILE
+from prereq.execution.catalog_index import CATALOG_FILE
 from prereq.execution.rights import combine
 
 Href = Callable[[str], str]

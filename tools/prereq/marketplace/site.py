@@ -224,7 +224,7 @@ def _stamp(registry: Path) -> list[tuple[str, int, int]]:
 def _reindex(registry: Path, index_dir: Path) -> None:
     """Index the edited registry into ``index_dir``; while it has errors the site shows the last index."""
     # Imported here: publish imports this module (lazily) to build a site, and only serving needs it back.
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     log = logging.getLogger("mkdocs.plugins.prereq")
     try:

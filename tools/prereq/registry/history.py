@@ -8,7 +8,7 @@ the working tree still has byte for byte are left to PRQ190, which points at the
 ``git log`` lists the blob each commit left; what a blob holds (a pure function of its content) is
 kept by its id across runs, so a run reads from git only the blobs no earlier run scanned.
 
-May import: the standard library, prereq.core, prereq.registry.loader/rules/secrets/suppress.
+May import: the standard library, prereq.core, prereq.registry.loader/rules/secretscan/suppress.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 from prereq.core.files import NO_CACHE, Cache, Shelf
 from prereq.core.gitrepo import FileChange, Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
-from prereq.registry import secrets
+from prereq.registry import secretscan
 from prereq.registry.loader import ITEMS_DIR, TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem, problem
 from prereq.registry.suppress import Suppressed
@@ -42,7 +42,7 @@ class _Held:
     kinds: list[str] = field(default_factory=list)
 
 
-def revision_leaks(content: bytes) -> list[secrets.Located]:
+def revision_leaks(content: bytes) -> list[secretscan.Located]:
     """The credentials of one revision of a file as the build would publish it (none when it is not a
     YAML mapping): in its strings and keys, in its strings with its own parameters filled in, and in the
     comments of a job template (an OpenPAI job, ``taskRoles``: published as written)."""
@@ -52,9 +52,9 @@ def revision_leaks(content: bytes) -> list[secrets.Located]:
         return []
     if not isinstance(loaded.data, dict):
         return []
-    found = list(secrets.place(loaded, secrets.scan_document(loaded.data)))
+    found = list(secretscan.place(loaded, secretscan.scan_document(loaded.data)))
     if "taskRoles" in loaded.data:
-        found += secrets.locate_comments(content.decode("utf-8", errors="replace"), loaded.data)
+        found += secretscan.locate_comments(content.decode("utf-8", errors="replace"), loaded.data)
     return found
 
 
@@ -171,12 +171,12 @@ def cleared_lines(items: Mapping[str, SourceItem], suppressed: Iterable[Suppress
     for name, item in items.items():
         if item.rel not in lines:
             continue
-        for found in secrets.locate(item.yaml):
+        for found in secretscan.locate(item.yaml):
             if found.line in lines[item.rel]:
                 cleared.setdefault(name, set()).update(leak.text for leak in found.leaks)
     return cleared
 
 
-def withheld_leaks(data: dict[str, Any], cleared: set[str]) -> list[secrets.Leak]:
+def withheld_leaks(data: dict[str, Any], cleared: set[str]) -> list[secretscan.Leak]:
     """The credentials an older version holds, but for the lines its item's current file suppresses."""
-    return [leak for _, leak in secrets.scan_document(data) if leak.literal and leak.text not in cleared]
+    return [leak for _, leak in secretscan.scan_document(data) if leak.literal and leak.text not in cleared]

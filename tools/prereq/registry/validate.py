@@ -36,7 +36,7 @@ from prereq.registry import suppress
 from prereq.registry.checks import CHECKS, run_checks
 from prereq.registry.checks.causes import link_causes
 from prereq.registry.checks.commands import EarlyLint
-from prereq.registry.checks.published import stays
+from prereq.registry.checks.published_ranges import stays
 from prereq.registry.history import HISTORY_RULES, cleared_lines, history_problems
 from prereq.registry.loader import LOADER_RULES, LoadedRegistry, Owners, SourceItem, load_registry
 from prereq.registry.rules import RULES, Problem, Rule, Severity

@@ -8,11 +8,11 @@ that any file changed outside the item folder withholds.
 
 - ``rules``: the review's rules (PRQ2xx), and ``ALL_RULES``, every layer's joined (``prereq rules``,
   the site's reference, the suppressions a validation accepts);
-- ``records``: the review's result as data (changes, dependents, impact);
-- ``base``: the merge base, the base tree as a loaded registry, what its first-parent history
+- ``result``: the review's result as data (changes, dependents, impact);
+- ``mergebase``: the merge base, the base tree as a loaded registry, what its first-parent history
   published, and what each commit of the pull request holds;
 - ``changes``: base and head items compared (added, modified, renamed, deleted; docs-only; bumps);
-- ``checks``: the review rules (PRQ2xx) over those changes;
+- ``item_checks``: the review rules (PRQ2xx) over the items' changes;
 - ``catalog``: the execution catalog compared (environments, libraries, queues, rights rows, group
   members) and the same rules over it (PRQ201, PRQ205, PRQ206, and PRQ316: deleted while in use);
 - ``impact``: dependents, direct and transitive, the templates using them, the verdict;

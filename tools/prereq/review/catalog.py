@@ -17,17 +17,16 @@ applied to environments, libraries, queues and rights as to items.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from prereq.core.versions import is_version, sort_versions
-from prereq.execution.records import Catalog, Environment, Library, Queue, Ref
+from prereq.execution.catalog_records import Catalog, Environment, Library, Queue, Ref
 from prereq.registry.owners import Owners
 from prereq.registry.rules import Problem
-from prereq.review.base import Base, catalog_behaviour
 from prereq.review.changes import changed_keys
-from prereq.review.checks import combined_owners, identities, next_above, owns
-from prereq.review.records import CatalogChange, CatalogImpact, Kind, MembershipChange, RightsChange
-from prereq.review.rules import problem
+from prereq.review.item_checks import combined_owners, identities, next_above, owns
+from prereq.review.mergebase import Base, catalog_behaviour
+from prereq.review.result import CatalogChange, CatalogImpact, Kind, MembershipChange, RightsChange
+from prereq.review.rules import at, problem
 
 Record = Environment | Library | Queue
 
@@ -96,11 +95,6 @@ def catalog_impact(base: Base, head_owners: Owners, head: Catalog) -> CatalogImp
     )
 
 
-def _at(record: Record, key: str, rule_id: str, **details: Any) -> Problem:
-    line, column = record.source.position((key,), key=key == "owners")
-    return problem(rule_id, file=record.source.rel, line=line, column=column, **details)
-
-
 def _versioned(catalog: Catalog, what: str) -> dict[Ref, Environment] | dict[Ref, Library]:
     return catalog.environments if what == "environment" else catalog.libraries
 
@@ -119,8 +113,8 @@ def check_republished(changes: list[CatalogChange], base: Base, head: Catalog) -
             version = next_above([v for v in seen if is_version(v)], ref.version)
             folder = record.source.rel.split("/")[0]
             suggestion = f"{version} (a new file {folder}/{ref.name}/{version}.yaml)"
-            yield _at(record, "version", "PRQ201", name=f"{change.what} {ref.name}", version=ref.version,
-                      commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
+            yield at(record.source, ("version",), "PRQ201", name=f"{change.what} {ref.name}", version=ref.version,
+                     commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
 
 
 def _users(change: CatalogChange, head: Catalog) -> list[str]:
@@ -173,23 +167,24 @@ def check_catalog_ownership(
         label = f"{change.what} {change.name}"
         if before is None and after is not None:  # something new
             if not identities(author, combined_owners(owners, head_owners)) & set(after.owners):
-                yield _at(after, "owners", "PRQ206", what=change.what, name=change.name, author=author)
+                yield at(
+                    after.source, ("owners",), "PRQ206", on_key=True, what=change.what, name=change.name, author=author
+                )
         elif before is not None and not owns(names, list(before.owners), owners):
             shown = ", ".join(before.owners) or "none"
             if after is None:
                 yield problem("PRQ205", file=None, author=author, name=label, owners=shown)
             else:
-                yield _at(after, "owners", "PRQ205", author=author, name=label, owners=shown)
+                yield at(after.source, ("owners",), "PRQ205", on_key=True, author=author, name=label, owners=shown)
     source = head.rights_source
     for queue in sorted({change.queue for change in impact.rights}):
         before = base.catalog.queues.get(queue)
         if before is None or source is None or owns(names, list(before.owners), owners):
             continue  # a queue new in the head is its own change (PRQ206 above)
         row = next((r for r in head.rights if r.queue == queue), None)
-        line, column = source.position(("rights", row.index) if row else ("rights",))
         shown = ", ".join(before.owners) or "none"
-        yield problem("PRQ205", file=source.rel, line=line, column=column, author=author,
-                      name=f"the rights on queue {queue}", owners=shown)  # fmt: skip
+        yield at(source, ("rights", row.index) if row else ("rights",), "PRQ205", author=author,
+                 name=f"the rights on queue {queue}", owners=shown)  # fmt: skip
 
 
 def catalog_problems(

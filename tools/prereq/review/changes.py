@@ -15,7 +15,7 @@ from typing import Any
 
 from prereq.core.versions import is_version, version_key
 from prereq.registry.loader import SourceItem
-from prereq.review.records import DOCS_KEYS, Change, Kind
+from prereq.review.result import DOCS_KEYS, Change, Kind
 
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
 RENAME_SIMILARITY = 0.6  # of the lines kept (git's default is 50%; items are short, so a little stricter)

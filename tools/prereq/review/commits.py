@@ -12,7 +12,7 @@ A credential a commit wrote stays in the history once merged, whatever a later c
 file of the registry folder a commit wrote is scanned as text (PRQ211), comments and files no loader
 reads included; what the value scans already report (PRQ190, PRQ192, PRQ318) is not said again.
 
-May import: prereq.core, prereq.execution, prereq.registry, prereq.review.base/rules.
+May import: prereq.core, prereq.execution, prereq.registry, prereq.review.mergebase/rules.
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from pathlib import Path
 from prereq.core.files import is_there
 from prereq.core.gitrepo import FileRevision, blob_id
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.execution.catalog_history import VersionedRevision
+from prereq.execution.catalog_records import Ref
 from prereq.execution.load import RIGHTS_FILE
-from prereq.execution.published import VersionedRevision
-from prereq.execution.records import Ref
-from prereq.registry import secrets
+from prereq.registry import secretscan
 from prereq.registry.history import revision_leaks
 from prereq.registry.limits import MAX_FILE_BYTES
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem
-from prereq.review.base import CATALOG_FOLDERS, Base, Published, behaviour, canonical, item_version
+from prereq.review.mergebase import CATALOG_FOLDERS, Base, Published, behaviour, canonical, item_version
 from prereq.review.rules import problem
 
 
@@ -153,7 +153,7 @@ def commit_secret_problems(base: Base, *, root: Path) -> list[Problem]:
         content = revision.content or b""
         if len(content) > MAX_FILE_BYTES or b"\0" in content:
             continue  # not text a person wrote (the loaders refuse such files: PRQ109)
-        leaks = [leak for leak in secrets.scan_text(content.decode("utf-8", errors="replace")) if leak.literal]
+        leaks = [leak for leak in secretscan.scan_text(content.decode("utf-8", errors="replace")) if leak.literal]
         if not leaks:
             continue
         rel = revision.path if base.prefix == "." else revision.path.removeprefix(base.prefix + "/")
@@ -161,7 +161,7 @@ def commit_secret_problems(base: Base, *, root: Path) -> list[Problem]:
         left = [leak for leak in leaks if leak.line + 1 not in covered]
         if left:
             at = left[0].line + 1
-            kinds = secrets.kinds(left)
+            kinds = secretscan.kinds(left)
             commit = revision.commit[:10]
             found[rel] = problem("PRQ211", file=rel, line=at, column=1, commit=commit, kinds=kinds, ref=base.ref, at=at)
     return sorted(found.values(), key=Problem.sort_key)

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from prereq.core.versions import satisfies
 from prereq.openpai import protocol
-from prereq.registry.checks.published import Stay, stays
+from prereq.registry.checks.published_ranges import Stay, stays
 from prereq.registry.loader import SourceItem
 from prereq.registry.rules import Problem
-from prereq.review.checks import Head
-from prereq.review.records import (
+from prereq.review.item_checks import Head
+from prereq.review.result import (
     AddedSuppression,
     CatalogImpact,
     Change,

@@ -12,7 +12,7 @@ from pathlib import Path
 from prereq.core.gitrepo import Repository
 from prereq.registry.reporters import markdown_cell, markdown_problems, markdown_table
 from prereq.review.impact import staying
-from prereq.review.records import AddedSuppression, CatalogImpact, Change, Dependent, ReviewResult, TrustChange
+from prereq.review.result import AddedSuppression, CatalogImpact, Change, Dependent, ReviewResult, TrustChange
 
 
 def _version(change: Change) -> str:

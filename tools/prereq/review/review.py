@@ -11,22 +11,22 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 from prereq.core.terminal import Progress, silent
+from prereq.execution.catalog_validation import history_credentials, with_catalog
 from prereq.execution.load import RIGHTS_FILE, load_catalog
-from prereq.execution.validate import history_credentials, with_catalog
 from prereq.registry.checks.causes import link_causes
 from prereq.registry.history import cleared_lines, history_problems
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.settings import load_settings
 from prereq.registry.validate import ValidationResult, validate
-from prereq.review.base import CATALOG_FOLDERS, Base, open_base
 from prereq.review.catalog import catalog_impact, catalog_problems
 from prereq.review.changes import compare, templates_by_name
-from prereq.review.checks import Head, check_removals, identities, owns, review_problems
 from prereq.review.codeowners import codeowners_problem
 from prereq.review.commits import commit_secret_problems, intermediate_problems
 from prereq.review.impact import as_publish_sees_it, impact
-from prereq.review.records import AddedSuppression, Change, Kind, ReviewResult
+from prereq.review.item_checks import Head, check_removals, identities, owns, review_problems
+from prereq.review.mergebase import CATALOG_FOLDERS, Base, open_base
+from prereq.review.result import AddedSuppression, Change, Kind, ReviewResult
 from prereq.review.rules import ALL_RULES
 from prereq.review.trust.admins import review_trust
 from prereq.review.trust.suppressions import silenced_credentials

@@ -5,8 +5,8 @@
 lowest layer that may import all three.  ``prereq rules`` and the site's rule reference show it, and
 the callers that report every layer's problems (``prereq validate``, the build, the review) pass it to
 the registry's validation, which cannot import upward, so that a suppression may name any rule and a
-guarded one of any layer is refused (PRQ182).  ``problem`` builds a finding of any of them: the
-review reports a rule of the catalog's too (PRQ316).
+guarded one of any layer is refused (PRQ182).  ``problem`` builds a finding of any of them (``at``: one
+at a position of a file): the review reports a rule of the catalog's too (PRQ316).
 
 May import: prereq.registry.rules, prereq.execution.rules.
 """
@@ -185,3 +185,4 @@ _ENTRIES = (
 RULES = RuleTable(_ENTRIES, owns="PRQ2")
 ALL_RULES = RuleTable.joined(registry_rules.RULES, RULES, execution_rules.RULES)
 problem = ALL_RULES.problem
+at = ALL_RULES.at

@@ -20,7 +20,7 @@ from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer
-from prereq.registry import itemformat, secrets
+from prereq.registry import itemformat, secretscan
 from prereq.registry.itemformat import check_new_name
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.settings import load_settings
@@ -116,10 +116,10 @@ def share_entry(
     entry = _entry(job_text, name, source=source)
     item_name = as_name or name
     check_new_name(item_name, taken=taken)
-    leaks = list(secrets.scan_document(entry))
+    leaks = list(secretscan.scan_document(entry))
     if leaks:  # never in a file that a pull request would then carry
         raise PrereqError(
-            f"{source}: prerequisite {name} holds {secrets.kinds(leak for _, leak in leaks)}; it cannot be shared",
+            f"{source}: prerequisite {name} holds {secretscan.kinds(leak for _, leak in leaks)}; it cannot be shared",
             hint="replace each credential in the job with <% $secrets.KEY %> (and the key under secrets:), then share",
         )
     item = item_from_entry(entry, name=item_name, owner=owner, item_format=item_format)

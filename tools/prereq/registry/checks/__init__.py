@@ -3,15 +3,15 @@
 ``items`` (schema, names, plugins, owners), ``requirements`` (the require graph),
 ``commands`` (placeholders, shell variables, the runtime round trip), ``job_templates``,
 ``secrets`` (credentials in any string) and ``schemafile`` (the item schema the repository commits);
-``base`` holds the context they share and the
-declaration of ids.
+``published_ranges`` (the versions each item published, for PRQ142) and ``causes`` (a problem's
+consequences); ``context`` holds the context they share and the declaration of ids.
 
 What the file checks find in a file is kept across runs by the file (``file-checks``); what the checks
 across items (``ACROSS``) find in an item, by the item and everything it requires (``across-items``,
 ``Context.closure_key``): a pull request that touches one item checks again only it and the items that
 require it.
 
-May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/secrets/settings.
+May import: prereq.core, prereq.openpai, prereq.registry.loader/rules/schemas/secretscan/settings.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from prereq.core.files import NO_CACHE, Cache, Shelf, shaped
 from prereq.core.terminal import Progress, silent
 from prereq.openpai import shelllint
 from prereq.registry.checks import commands, items, job_templates, requirements, schemafile, secrets
-from prereq.registry.checks.base import Check, Context, make_context
+from prereq.registry.checks.context import Check, Context, make_context
 from prereq.registry.loader import TEMPLATES_DIR, LoadedRegistry, SourceItem
 from prereq.registry.rules import RULES, Problem, Severity
 

@@ -18,7 +18,7 @@ from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import bashsyntax, forms, runtime, shellhints, shelllint, shellvars
 from prereq.openpai.shelllint import tool_identity
 from prereq.registry import schemas
-from prereq.registry.checks.base import Context, Entry, at, item_check, names, registry_check
+from prereq.registry.checks.context import Context, Entry, at, item_check, names, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem, problem
 

@@ -13,7 +13,7 @@ from prereq.core.versions import fold_name
 from prereq.core.yamlload import format_path
 from prereq.openpai import forms, runtime
 from prereq.registry import schemas
-from prereq.registry.checks.base import Context, at, file_check, item_check, registry_check
+from prereq.registry.checks.context import Context, at, file_check, item_check, registry_check
 from prereq.registry.itemformat import is_windows_reserved
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem

@@ -13,7 +13,7 @@ from prereq.core.graph import post_order
 from prereq.core.shapes import as_dict, as_list
 from prereq.openpai import protocol, shelllint
 from prereq.registry.checks import commands
-from prereq.registry.checks.base import Context, at, registry_check
+from prereq.registry.checks.context import Context, at, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
 

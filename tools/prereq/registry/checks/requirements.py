@@ -1,7 +1,7 @@
 """The require graph: references, ranges, replacements, cycles and conflicts (PRQ14x).
 
 A range the required item's version falls outside is PRQ142 only when no version it published (its
-history's included, ``published``) meets it: else the dependent keeps resolving an older one.
+history's included, ``published_ranges``) meets it: else the dependent keeps resolving an older one.
 
 May import: prereq.core, prereq.openpai.runtime (the plugin prefix), prereq.registry."""
 
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from prereq.core.graph import cycles
 from prereq.core.versions import Requirement, fold_name, is_range, sort_versions
 from prereq.openpai.runtime import PLUGIN_PREFIX
-from prereq.registry.checks.base import Context, at, item_check, registry_check
-from prereq.registry.checks.published import PublishedVersions, stays_on, unmet_ranges
+from prereq.registry.checks.context import Context, at, item_check, registry_check
+from prereq.registry.checks.published_ranges import PublishedVersions, stays_on, unmet_ranges
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem
 

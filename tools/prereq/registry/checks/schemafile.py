@@ -4,7 +4,7 @@ clone resolves them.  It must be prereq's own (``SCHEMA_DIR``): a copy that diff
 so is a missing one that an item's modeline names; ``prereq schema`` (and ``prereq new``) rewrite it.
 In prereq's own checkout the file is the packaged schema's source: the same text, never reported.
 
-May import: prereq.core, prereq.registry.loader/rules/settings, prereq.registry.checks.base.
+May import: prereq.core, prereq.registry.loader/rules/settings, prereq.registry.checks.context.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from prereq.core.files import SCHEMA_DIR
-from prereq.registry.checks.base import Context, registry_check
+from prereq.registry.checks.context import Context, registry_check
 from prereq.registry.loader import LoadedRegistry, SourceItem
 from prereq.registry.rules import Problem, problem
 from prereq.registry.settings import repository_root

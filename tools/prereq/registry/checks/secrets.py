@@ -1,4 +1,4 @@
-"""Credentials in items and job templates (PRQ190, PRQ191, PRQ194): ``registry.secrets`` finds them,
+"""Credentials in items and job templates (PRQ190, PRQ191, PRQ194): ``registry.secretscan`` finds them,
 this module places them at the line of the string, key or comment that holds them.
 
 May import: prereq.core, prereq.openpai, prereq.registry."""
@@ -11,13 +11,13 @@ from typing import Any
 from prereq.core import placeholders
 from prereq.core.graph import lookup_parameter
 from prereq.core.yamlload import format_path
-from prereq.registry import secrets
-from prereq.registry.checks.base import Context, file_check, item_check
+from prereq.registry import secretscan
+from prereq.registry.checks.context import Context, file_check, item_check
 from prereq.registry.loader import TEMPLATES_DIR, SourceItem
 from prereq.registry.rules import Problem, problem
 
 
-def _where(found: secrets.Located) -> str:
+def _where(found: secretscan.Located) -> str:
     if found.on == "comment":
         return "a comment"
     if found.on == "key":  # the key itself is the credential: named by where it is, never shown
@@ -28,14 +28,14 @@ def _where(found: secrets.Located) -> str:
 def leak_problems(item: SourceItem) -> Iterator[Problem]:
     image = item.data.get("type") == "dockerimage"
     # The schema holds a docker image's auth to secret references (PRQ110): not said twice.
-    located = list(secrets.locate(item.yaml, skip=lambda path: image and path[:1] == ("auth",)))
+    located = list(secretscan.locate(item.yaml, skip=lambda path: image and path[:1] == ("auth",)))
     if item.rel.startswith(TEMPLATES_DIR + "/"):  # a job template is published as written, comments and all
-        located += secrets.locate_comments(item.raw.decode("utf-8", errors="replace"), item.data)
+        located += secretscan.locate_comments(item.raw.decode("utf-8", errors="replace"), item.data)
     for found in located:
         where, line, column = _where(found), found.line, found.column
         literal = [leak for leak in found.leaks if leak.literal]
         if literal:
-            kinds = secrets.kinds(literal)
+            kinds = secretscan.kinds(literal)
             yield problem("PRQ190", file=item.rel, line=line, column=column, where=where, kinds=kinds)
         for leak in found.leaks:
             if not leak.literal:
@@ -63,10 +63,10 @@ def check_rendered_secrets(item: SourceItem, ctx: Context) -> Iterator[Problem]:
         (path, leak)
         for path, value in placeholders.strings(item.data)
         if placeholders.OPEN in value
-        for leak in secrets.rendered_leaks(path, value, lookup)
+        for leak in secretscan.rendered_leaks(path, value, lookup)
     )
-    for found in secrets.place(item.yaml, leaks):
-        where, kinds = format_path(found.path, empty="the item"), secrets.kinds(found.leaks)
+    for found in secretscan.place(item.yaml, leaks):
+        where, kinds = format_path(found.path, empty="the item"), secretscan.kinds(found.leaks)
         yield problem("PRQ194", file=item.rel, line=found.line, column=found.column, where=where, kinds=kinds)
 
 

@@ -1,6 +1,6 @@
 """What every layer's rules are written in: ``Rule`` (one entry of a table), ``RuleTable`` (a layer's
-entries by id, which builds each ``Problem`` from them), ``Severity``, and the rule reference page a
-table makes (``rule_reference_markdown``).
+entries by id, which builds each ``Problem`` from them, ``at`` a position of a file when given one),
+``Severity``, and the rule reference page a table makes (``rule_reference_markdown``).
 
 It sits in the lowest layer that reports problems so that every layer above can write its own table
 with it: ``prereq.registry.rules`` holds PRQ1xx, ``prereq.execution.rules`` PRQ3xx and
@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from prereq.registry.limits import limits_markdown
 
@@ -81,6 +81,15 @@ class Problem:
 _ID = re.compile(r"PRQ\d{3}")
 
 
+class Positioned(Protocol):
+    """A file read with its positions: a registry item (``SourceItem``) or a catalog file (``Source``)."""
+
+    @property
+    def rel(self) -> str: ...  # relative to the registry root
+
+    def position(self, path: tuple[Any, ...], *, key: bool = False) -> tuple[int, int]: ...
+
+
 class RuleTable(Mapping[str, Rule]):
     """Rules by id, in the order written (grouped by concern).  A layer's table holds only ids of its
     range (``owns``: ``"PRQ1"`` for PRQ100-PRQ199); ``joined`` puts several layers' together.  An id
@@ -125,6 +134,13 @@ class RuleTable(Mapping[str, Rule]):
             message=rule.message.format(**details),
             hint=rule.hint.format(**details),
         )
+
+    def at(
+        self, where: Positioned, path: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False, **details: Any
+    ) -> Problem:
+        """A Problem of ``rule_id`` at ``path`` in ``where``'s file (at the key itself with ``on_key``)."""
+        line, column = where.position(path, key=on_key)
+        return self.problem(rule_id, file=where.rel, line=line, column=column, **details)
 
 
 def rule_reference_markdown(rules: Mapping[str, Rule]) -> str:

@@ -16,15 +16,15 @@ from typing import Any
 
 from prereq.core.gitrepo import Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
-from prereq.execution.records import Catalog
+from prereq.execution.catalog_records import Catalog
 from prereq.registry.loader import SourceItem
 from prereq.registry.owners import Owners
 from prereq.registry.rules import Problem
-from prereq.review.base import Base
-from prereq.review.checks import Head, identities, owns
-from prereq.review.records import AddedSuppression, Change, Kind, RightsChange, TrustChange
+from prereq.review.item_checks import Head, identities, owns
+from prereq.review.mergebase import Base
+from prereq.review.result import AddedSuppression, Change, Kind, RightsChange, TrustChange
 from prereq.review.rules import problem
-from prereq.review.trust.files import (
+from prereq.review.trust.grants import (
     OWNERS,
     base_bytes,
     head_bytes,

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from prereq.registry.loader import ITEMS_DIR, SourceItem
 from prereq.registry.suppress import Suppressed, Suppression, comment_suppressions, item_suppressions
-from prereq.review.records import AddedSuppression
+from prereq.review.result import AddedSuppression
 from prereq.review.rules import ALL_RULES
 
 

@@ -19,13 +19,13 @@ from typing import Any
 from prereq.core.files import link_inside
 from prereq.core.gitrepo import Repository
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.execution.catalog_records import Catalog
 from prereq.execution.load import RIGHTS_FILE
-from prereq.execution.records import Catalog
 from prereq.registry.loader import ITEMS_DIR
 from prereq.registry.owners import ADMINS, KEYS, SELF_MANAGED, Owners
-from prereq.review.base import CATALOG_FOLDERS, Base
-from prereq.review.checks import identities
-from prereq.review.records import RightsChange, TrustChange
+from prereq.review.item_checks import identities
+from prereq.review.mergebase import CATALOG_FOLDERS, Base
+from prereq.review.result import RightsChange, TrustChange
 
 OWNERS = "owners.yaml"  # the loader's OWNERS_FILE, relative to the registry folder
 

@@ -27,7 +27,7 @@ from prereq.core.graph import Graph, build_graph, lookup_parameter, reachable_un
 from prereq.openpai import forms, runtime, shelllint, shellvars
 from prereq.registry import schemas
 from prereq.registry.loader import LoadedRegistry, Owners, SourceItem
-from prereq.registry.rules import Problem, problem
+from prereq.registry.rules import RULES, Problem
 
 Entry = tuple[tuple[Any, ...], str]  # a command and where it is in its file
 T = TypeVar("T")
@@ -235,12 +235,9 @@ class Context:
         }
 
 
-def at(
-    item: SourceItem, location: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False, **details: Any
-) -> Problem:
-    """A problem at ``location`` in the item's file (at the key itself with ``on_key``)."""
-    line, column = item.position(location, key=on_key)
-    return problem(rule_id, file=item.rel, line=line, column=column, **details)
+# at(item, path, rule_id, on_key=..., **details): a problem at ``path`` in the item's file; every layer's
+# table has the one helper (``RuleTable.at``), so the review's and the catalog's checks point alike.
+at = RULES.at
 
 
 @dataclass(frozen=True)

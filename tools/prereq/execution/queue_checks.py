@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from prereq.execution.checks import CatalogContext, at
+from prereq.execution.catalog_checks import CatalogContext
+from prereq.execution.rules import at
 from prereq.registry.rules import Problem
 
 # Each queue limit and the least it may be (GPUs are optional: a CPU queue has none).

@@ -4,7 +4,7 @@ One file, since a page answering "which queues do I get" needs the queues, the r
 together; ``schema/index.schema.json`` describes it (``$defs/execution``).  Deterministic like the
 rest of the index: sorted, no clock.  Written only for a registry that has a catalog.  Like the items'
 versions, every version of an environment or a library that the git history of HEAD ever held is
-published (``published``), each dated by its first commit (``published``) and with its file (``source``,
+published (``catalog_history``), each dated by its first commit (``published``) and with its file (``source``,
 null for a version only the history holds)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import LoadedYaml
-from prereq.execution.checks import effective_environments
-from prereq.execution.published import PublishedCatalog, published_catalog
-from prereq.execution.records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
+from prereq.execution.catalog_checks import effective_environments
+from prereq.execution.catalog_history import PublishedCatalog, published_catalog
+from prereq.execution.catalog_records import Catalog, Environment, Library, Queue, Ref, RightsRow, Source
+from prereq.execution.catalog_validation import open_catalog
 from prereq.execution.rights import library_closure
-from prereq.execution.validate import open_catalog
 from prereq.index import names
 from prereq.index.builder import summary
 from prereq.index.reader import Index

@@ -21,11 +21,11 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.execution.catalog_history import DESCRIPTIVE, VersionedRevision, versioned_revisions
+from prereq.execution.catalog_records import Catalog, Ref
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, QUEUES_DIR, RIGHTS_FILE, load_catalog
-from prereq.execution.published import DESCRIPTIVE, VersionedRevision, versioned_revisions
-from prereq.execution.records import Catalog, Ref
 from prereq.registry.loader import ITEMS_DIR, OWNERS_FILE, TEMPLATES_DIR, LoadedRegistry, SourceItem, load_registry
-from prereq.review.records import DOCS_KEYS
+from prereq.review.result import DOCS_KEYS
 
 CATALOG_FOLDERS = (f"{ENVIRONMENTS_DIR}/", f"{LIBRARIES_DIR}/", f"{QUEUES_DIR}/")  # and RIGHTS_FILE
 

@@ -23,10 +23,10 @@ from typing import Any
 from prereq.core.gitrepo import FileRevision, Repository
 from prereq.core.versions import is_version
 from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.execution.catalog_records import Catalog, Environment, Library, Ref
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, accept
-from prereq.execution.records import Catalog, Environment, Library, Ref
 from prereq.execution.rules import problem
-from prereq.registry import secrets
+from prereq.registry import secretscan
 from prereq.registry.rules import Problem
 
 VERSIONED = ((ENVIRONMENTS_DIR, "environment"), (LIBRARIES_DIR, "library"))
@@ -89,9 +89,9 @@ def _accepted(entry: VersionedRevision, content: bytes) -> tuple[Catalog | None,
         return None, f"not valid YAML ({exc.issues[0].message})"
     if not isinstance(loaded.data, dict):
         return None, "not a YAML mapping"
-    leaks = [leak for _, leak in secrets.scan_document(loaded.data, render=False) if leak.literal]
+    leaks = [leak for _, leak in secretscan.scan_document(loaded.data, render=False) if leak.literal]
     if leaks:  # never published (validate: PRQ192)
-        return None, f"holds {secrets.kinds(leaks)} (PRQ192)"
+        return None, f"holds {secretscan.kinds(leaks)} (PRQ192)"
     scratch = Catalog()
     problems = accept(scratch, entry.kind, loaded, entry.rel, (entry.ref.name, entry.ref.version))
     return (None, problems[0].message) if problems else (scratch, None)

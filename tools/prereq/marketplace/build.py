@@ -33,8 +33,8 @@ from prereq.core import files
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import Repository
 from prereq.core.terminal import Progress, silent
-from prereq.execution.publish import write_catalog_index
-from prereq.execution.validate import with_catalog
+from prereq.execution.catalog_index import write_catalog_index
+from prereq.execution.catalog_validation import with_catalog
 from prereq.index.builder import API_DIR, IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
 from prereq.registry.settings import Settings, load_settings

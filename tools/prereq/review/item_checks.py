@@ -15,9 +15,9 @@ from prereq.core.versions import is_version, sort_versions, version_key
 from prereq.openpai import protocol
 from prereq.registry.loader import Owners, SourceItem
 from prereq.registry.rules import Problem
-from prereq.review.base import Base, behaviour
-from prereq.review.records import Change, Kind
-from prereq.review.rules import problem
+from prereq.review.mergebase import Base, behaviour
+from prereq.review.result import Change, Kind
+from prereq.review.rules import at, problem
 
 # PRQ207 (CODEOWNERS out of date) is the review's too, checked in ``codeowners``.
 # PRQ316 (an execution catalog entry deleted while in use) is the review's too, checked in ``catalog``.
@@ -48,11 +48,6 @@ class Head:
     items: dict[str, SourceItem]
     templates: list[SourceItem]
     owners: Owners
-
-
-def _at(item: SourceItem, path: tuple[Any, ...], rule_id: str, /, *, on_key: bool = False, **details: Any) -> Problem:
-    line, column = item.position(path, key=on_key)
-    return problem(rule_id, file=item.rel, line=line, column=column, **details)
 
 
 def _names(names: list[str]) -> str:
@@ -93,14 +88,14 @@ def check_versions(changes: list[Change], base: Base, head: Head) -> Iterator[Pr
         suggestion = next_patch(change.name, change.version, base)
         if change.kind is Kind.MODIFIED and not change.docs_only and change.bump is None:
             if republished and change.version != change.base_version:
-                yield _at(item, ("version",), "PRQ201", name=change.name, version=change.version,
+                yield at(item, ("version",), "PRQ201", name=change.name, version=change.version,
                           commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
             else:
                 keys = ", ".join(change.changed_keys)
-                yield _at(item, ("version",), "PRQ200", name=change.name, keys=keys, version=change.version,
+                yield at(item, ("version",), "PRQ200", name=change.name, keys=keys, version=change.version,
                           base_version=change.base_version, suggestion=suggestion)  # fmt: skip
         elif republished:
-            yield _at(item, ("version",), "PRQ201", name=change.name, version=change.version,
+            yield at(item, ("version",), "PRQ201", name=change.name, version=change.version,
                       commit=earlier[0].commit[:10], suggestion=suggestion)  # fmt: skip
         elif change.kind in (Kind.ADDED, Kind.RENAMED):
             yield from _below_published(change.name, change.version, item, base)
@@ -117,7 +112,7 @@ def _below_published(name: str, version: str, item: SourceItem, base: Base) -> I
         return
     if version == highest and any(p.content == behaviour(item.data) for p in seen[highest]):
         return
-    yield _at(item, ("version",), "PRQ208", name=name, version=version, highest=highest,
+    yield at(item, ("version",), "PRQ208", name=name, version=version, highest=highest,
               commit=seen[highest][0].commit[:10], suggestion=next_patch(name, version, base))  # fmt: skip
 
 
@@ -132,7 +127,7 @@ def check_removals(changes: list[Change], head: Head) -> Iterator[Problem]:
             dependents = requirers(change.old_name, head)
             if dependents:
                 item = head.items[change.name]
-                yield _at(item, ("name",), "PRQ203", old=change.old_name, name=change.name,
+                yield at(item, ("name",), "PRQ203", old=change.old_name, name=change.name,
                           dependents=_names(dependents))  # fmt: skip
 
 
@@ -153,7 +148,7 @@ def check_deprecations(changes: list[Change], base: Base, head: Head) -> Iterato
                 if isinstance(replacement, str)
                 else "name a replacement (deprecated.replacement) and move them to it"
             )
-            yield _at(
+            yield at(
                 item, ("deprecated",), "PRQ204", on_key=True, name=change.name, dependents=_names(dependents), fix=fix
             )
 
@@ -244,7 +239,7 @@ def check_ownership(changes: list[Change], base: Base, head: Head, *, author: st
             listed = item.data.get("owners") if item else None
             if item is not None and not (isinstance(listed, list) and names & set(listed)):
                 fix = author_fix(author, names)
-                yield _at(item, ("owners",), "PRQ206", what="item", name=change.name, author=author, fix=fix)
+                yield at(item, ("owners",), "PRQ206", what="item", name=change.name, author=author, fix=fix)
             continue
         before = base.items.get(change.old_name or change.name)
         if before is None:
@@ -256,7 +251,7 @@ def check_ownership(changes: list[Change], base: Base, head: Head, *, author: st
             if item is None:
                 yield problem("PRQ205", file=None, author=author, name=change.name, owners=shown, fix=fix)
             else:
-                yield _at(item, ("owners",), "PRQ205", author=author, name=change.name, owners=shown, fix=fix)
+                yield at(item, ("owners",), "PRQ205", author=author, name=change.name, owners=shown, fix=fix)
 
 
 def review_problems(changes: list[Change], base: Base, head: Head, *, author: str | None) -> list[Problem]:

@@ -3,7 +3,7 @@ people can tell apart, what each catalog file names exists, what a library's dep
 languages and environments, and no credential in what the index publishes of the catalog.
 
 Each check is a function of the ``CatalogContext`` yielding problems, listed in ``CHECKS`` with the
-rule ids it may emit (``validate`` refuses any other, as the registry's checks do)."""
+rule ids it may emit (``catalog_validation`` refuses any other, as the registry's checks do)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 
 from prereq.core.graph import build_graph, cycles
 from prereq.core.versions import Requirement, fold_name, is_range, is_version, satisfies
-from prereq.execution.records import Catalog, Library, Ref, Source
-from prereq.execution.rules import problem
-from prereq.registry import secrets
+from prereq.execution.catalog_records import Catalog, Library, Ref, Source
+from prereq.execution.rules import at, problem
+from prereq.registry import secretscan
 from prereq.registry.loader import OWNERS_FILE, Owners, SourceItem
 from prereq.registry.rules import Problem
 
@@ -45,11 +45,6 @@ class CatalogContext:
     @cached_property
     def cyclic(self) -> frozenset[Ref]:
         return frozenset(Ref.parse(node) for cycle in cycles(self.library_graph) for node in cycle)
-
-
-def at(source: Source, path: tuple[Any, ...], rule_id: str, /, **details: Any) -> Problem:
-    line, column = source.position(path)
-    return problem(rule_id, file=source.rel, line=line, column=column, **details)
 
 
 def check_names(ctx: CatalogContext) -> Iterator[Problem]:
@@ -228,7 +223,11 @@ def check_languages(ctx: CatalogContext) -> Iterator[Problem]:
             other = catalog.libraries.get(ref)
             if other is not None and other.language != library.language:
                 fix = f"depend on a {library.language} library, or give {library.ref} the language of what it uses"
-                details = {"library": str(library.ref), "language": library.language, "target": f"its dependency {ref}"}
+                details: dict[str, Any] = {
+                    "library": str(library.ref),
+                    "language": library.language,
+                    "target": f"its dependency {ref}",
+                }
                 yield at(library.source, ("depends", index), "PRQ305", **details, other=other.language, fix=fix)
         for index, ref in enumerate(library.environments):
             environment = catalog.environments.get(ref)
@@ -286,7 +285,11 @@ def check_environments_left(ctx: CatalogContext) -> Iterator[Problem]:
         culprit = chain[-1]
         remaining = ", ".join(sorted(str(r) for r in narrowed[ref].before))
         fix = f"list an environment that {culprit} works in too, or depend on another version of {culprit.name}"
-        details = {"library": str(ref), "culprit": str(culprit), "chain": " -> ".join(str(r) for r in chain)}
+        details: dict[str, Any] = {
+            "library": str(ref),
+            "culprit": str(culprit),
+            "chain": " -> ".join(str(r) for r in chain),
+        }
         at_path = ("depends", library.depends.index(chain[1]))
         yield at(library.source, at_path, "PRQ306", **details, remaining=remaining, fix=fix)
 
@@ -302,11 +305,11 @@ def check_secrets(ctx: CatalogContext) -> Iterator[Problem]:
     sources += [catalog.rights_source] if catalog.rights_source else []
     sources += [Source(OWNERS_FILE, ctx.owners.source)] if ctx.owners.source else []
     for source in sorted(sources, key=lambda source: source.rel):
-        for found in secrets.locate(source.yaml):
+        for found in secretscan.locate(source.yaml):
             literal = [leak for leak in found.leaks if leak.literal]
             if literal:
                 where = "a key" if found.on == "key" else ".".join(str(part) for part in found.path) or "the file"
-                kinds = secrets.kinds(literal)
+                kinds = secretscan.kinds(literal)
                 yield problem("PRQ318", file=source.rel, line=found.line, column=found.column, where=where, kinds=kinds)
 
 

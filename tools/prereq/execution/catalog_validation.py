@@ -11,16 +11,16 @@ from pathlib import Path
 
 from prereq.core.errors import PrereqError
 from prereq.core.gitrepo import blob_id
-from prereq.execution import checks, checks_queues
+from prereq.execution import catalog_checks, queue_checks
+from prereq.execution.catalog_history import published_problems
+from prereq.execution.catalog_records import Catalog
 from prereq.execution.load import ENVIRONMENTS_DIR, LIBRARIES_DIR, LOAD_RULES, QUEUES_DIR, RIGHTS_FILE, load_catalog
-from prereq.execution.published import published_problems
-from prereq.execution.records import Catalog
 from prereq.registry.history import history_problems
 from prereq.registry.loader import Owners, SourceItem, load_registry
 from prereq.registry.rules import Problem, Severity
 from prereq.registry.validate import ValidationResult
 
-CHECKS = (*checks.CHECKS, *checks_queues.CHECKS)
+CHECKS = (*catalog_checks.CHECKS, *queue_checks.CHECKS)
 # Every rule this package reports (the loader's PRQ101-PRQ109 aside, which it reuses as they are).
 EXECUTION_RULES = (*LOAD_RULES, *(rule for _, ids in CHECKS for rule in ids), "PRQ314")
 
@@ -42,7 +42,7 @@ def check_catalog(
     reads the git history; ``credentials``: also PRQ192 over the catalog's history (``prereq validate``
     asks for it, as for items; the build leaves such versions out instead)."""
     catalog, problems = load_catalog(root)
-    ctx = checks.CatalogContext(catalog=catalog, owners=owners, items=items)
+    ctx = catalog_checks.CatalogContext(catalog=catalog, owners=owners, items=items)
     for run, ids in CHECKS:
         found = list(run(ctx))
         undeclared = sorted({p.rule for p in found} - set(ids))
