@@ -3,9 +3,7 @@ indexes the job tests run against."""
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,16 +14,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Validation keeps no cache in the tests (nor in the processes they start): every run computes what it
 # reports, and nothing is written into the checkout or a home.  tests/test_validation_cache.py turns it on.
 os.environ["PREREQ_CACHE"] = "off"
-# tests/cases/ (rewritten on another branch) still imports three modules by the paths #31 renamed; until
-# it moves to the new ones, the old paths name the same modules in a test session.  The package itself
-# keeps no aliases (CHANGELOG.md); delete these with tests/cases/'s last old import.
-_RENAMED = {
-    "prereq.execution.records": "prereq.execution.catalog_records",
-    "prereq.execution.validate": "prereq.execution.catalog_validation",
-    "prereq.marketplace.publish": "prereq.marketplace.build",
-}
-for _old, _new in _RENAMED.items():
-    sys.modules.setdefault(_old, importlib.import_module(_new))
 
 OWNERS_YAML = "users: [alice, bob]\nteams:\n  data-team: [alice, bob]\n"
 

@@ -100,7 +100,7 @@ def make_repo(root: Path, fixture: Fixture) -> Path:
 
 
 def build_fixture(fixture: Fixture, out: Path) -> None:
-    from prereq.marketplace.publish import build
+    from prereq.marketplace.build import build
 
     with tempfile.TemporaryDirectory(prefix=f"prereq-cases-{fixture.name}-") as folder:
         registry = make_repo(Path(folder) / "repo", fixture)

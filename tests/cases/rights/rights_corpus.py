@@ -25,9 +25,9 @@ sys.path.insert(0, str(CASES))
 import make_indexes  # noqa: E402  (beside this folder: which registry built which index)
 
 from prereq.core.errors import PrereqError  # noqa: E402
-from prereq.execution.records import Catalog  # noqa: E402
+from prereq.execution.catalog_records import Catalog  # noqa: E402
+from prereq.execution.catalog_validation import open_catalog  # noqa: E402
 from prereq.execution.rights import user_rights  # noqa: E402
-from prereq.execution.validate import open_catalog  # noqa: E402
 
 
 def case_files() -> list[Path]:

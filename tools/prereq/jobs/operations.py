@@ -1,8 +1,8 @@
 """The job operations: add, remove and lock selections, on a job's text or on a job file.
 
-Each operation works out the new ``extras.prereq`` state, asks the planner for the
-edits (``plan.plan_edit``) and applies them to the text (``apply.apply_edits``); the
-file variants read the job, and replace it atomically unless it is a dry run.
+Each operation works out the new ``extras.prereq`` state, asks the planner for the edits
+(``plan.plan_edit``) and applies them to the text (``apply.apply_edits``); the file variants
+read the job, and replace it atomically unless it is a dry run.
 
 May import: prereq.core, prereq.registry.rules (hints), prereq.index, prereq.jobs.
 """
@@ -73,10 +73,8 @@ def pick_roles(job: JobDocument, task_role: str | Sequence[str] | None) -> list[
     """The task roles named (one, or several: task roles that share a YAML anchor change together), else
     the job's only one."""
     roles = list(job.roles)
-    if isinstance(task_role, str):
-        return [job.require_role(task_role)]
     if task_role:
-        return list(dict.fromkeys(job.require_role(role) for role in task_role))
+        return list(dict.fromkeys(job.require_role(role) for role in _roles_named(task_role) or []))
     if len(roles) == 1:
         return roles
     raise PrereqError(
@@ -96,14 +94,9 @@ def edited(
     """``plan`` applied to ``job``, as the result of an edit of ``text``: ``notes`` are warnings, shown
     before the plan's; ``told`` what the user should know that is not a problem."""
     apply_edits(job.doc, plan.edits)
-    return JobEdit(
-        path=None,
-        before=text,
-        after=job.text,
-        changes=plan.changes if changes is None else changes,
-        warnings=[*notes, *plan.warnings, *plan.needs],
-        notes=list(told),
-    )
+    changed = plan.changes if changes is None else changes
+    warnings = [*notes, *plan.warnings, *plan.needs]
+    return JobEdit(path=None, before=text, after=job.text, changes=changed, warnings=warnings, notes=list(told))
 
 
 def _bind(job: JobDocument, state: JobState, index: Index, name: str, roles: Sequence[str]) -> None:
@@ -193,7 +186,7 @@ def select(
 
 
 def _roles_named(task_role: str | Sequence[str] | None) -> list[str] | None:
-    return [task_role] if isinstance(task_role, str) else list(task_role) if task_role else None
+    return ([task_role] if isinstance(task_role, str) else list(task_role)) if task_role else None
 
 
 def _not_selected(job: JobDocument, state: JobState, name: str, task_role: str | Sequence[str] | None) -> PrereqError:
