@@ -14,9 +14,9 @@
  * callers see, fromPlain() reads callers' values back (an integral number is an int there: pass
  * a PyFloat for a float 1.0).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 import { isPrintable } from "./pyprintable.js";
