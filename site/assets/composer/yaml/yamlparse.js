@@ -135,54 +135,86 @@ function propertyStarts(cst) {
   return starts;
 }
 
-/* Where a block scalar's body has a tab in a line's indentation (before the column its first line of
- * text sets), which libyaml refuses; -1 when it has none. */
-function blockTab(body) {
-  const rows = body.split("\n");
-  const indent = Math.min(...rows.filter((row) => /^ *[^ \t\r]/.test(row)).map((row) => /^ */.exec(row)[0].length));
-  let at = 0;
-  for (const row of rows) {
+/* Where libyaml refuses a block scalar's body the library reads: a tab in a line's indentation, text
+ * less indented than blank lines before it, or (at the top) in the first column; -1 when none. */
+function blockBody(body, top) {
+  let [indent, blank, at, comment] = [-1, 0, 0, -1];
+  for (const row of body.split("\n")) {
     const spaces = /^ */.exec(row)[0].length;
-    if (row[spaces] === "\t" && spaces < indent) return at + spaces;
+    const text = /^ *[^ \r]/.test(row);
+    if (row[spaces] === "\t" && (indent < 0 || spaces < indent)) return at + spaces;
+    if (indent < 0 && text && spaces < blank) return at;
+    if (indent < 0) [indent, blank] = text ? [spaces, blank] : [-1, Math.max(blank, spaces)];
+    // At the top libyaml ends the scalar at the first column: comments may follow, nothing else.
+    if (top && text && spaces === 0 && row[0] !== "#") return at;
+    if (top && text && spaces === 0 && comment < 0) comment = at;
     at += row.length + 1;
   }
-  return -1;
+  return comment;
 }
 
-/* What libyaml refuses and the library reads: a tab where libyaml wants indentation (at the start of
- * a line, after "- ", "? " or a complex key's ':', outside brackets), "x:" then a flow indicator in
- * brackets, an empty document that only ends ("..."). */
+const CLOSED = { "single-quoted-scalar": /'(?:[^']|'')*'/y, "double-quoted-scalar": /"(?:[^"\\]|\\[^])*"/y };
+
+/* What libyaml refuses and the library reads, token by token: [problem, index], or nothing. */
+const TOKEN_CHECKS = [
+  // A tab where libyaml wants indentation: at the start of a line, after "- ", "? " or a complex
+  // key's ':', outside brackets.
+  ({ token, flow, opens }) => token.type === "space" && !flow && opens && token.source.includes("\t") &&
+    ["found character that cannot start any token", token.offset + token.source.indexOf("\t")],
+  // In brackets, a plain scalar starting with '?' or ':', or a ':' then a flow indicator.
+  ({ token, flow, text }) => {
+    if (!flow || token.type !== "scalar") return null;
+    if (/^[?:]/.test(token.source)) return ["while parsing a flow node did not find expected node content", token.offset];
+    const colon = /:[,?[\]{}]/.exec(text.slice(token.offset, token.offset + token.source.length + 2));
+    return colon && ["while scanning a plain scalar found unexpected ':'", token.offset + colon.index];
+  },
+  // In brackets, libyaml reads a ':' and a flow indicator after a plain scalar as part of it.
+  ({ token, flow, text, previous }) => token.type === "map-value-ind" && flow && previous?.type === "scalar" &&
+    ",?[]{}".includes(text[token.offset + 1] ?? "x") && ["while scanning a plain scalar found unexpected ':'", token.offset],
+  // Anchor and alias names of [0-9A-Za-z_-]; a tag followed by a blank (or a ',' in brackets).
+  ({ token, flow, text }) => {
+    const end = token.offset + token.source?.length;
+    if (token.type === "tag" && !/^[ \t\r\n]?$/.test(text[end] ?? "") && !(flow && text[end] === ",")) {
+      return ["while scanning a tag did not find expected whitespace or line break", end];
+    }
+    const name = /^[&*][0-9A-Za-z_-]*/.exec(token.type === "anchor" || token.type === "alias" ? token.source : "")?.[0].length;
+    return (name === 1 || name < token.source.length) && [`while scanning an ${token.type} did not find expected alphabetic or numeric character`, token.offset + name];
+  },
+  // A quoted scalar the library closes early (at the end of a line after a doubled quote).
+  ({ token, text }) => {
+    const closed = CLOSED[token.type];
+    if (!closed) return null;
+    closed.lastIndex = token.offset;
+    const real = closed.exec(text)?.[0];
+    return real !== token.source && ["while scanning a quoted scalar", real ? token.offset + real.length : text.length];
+  },
+  ({ token, item }) => {
+    const at = token.type === "block-scalar-body" ? blockBody(token.source, item === null) : -1;
+    return at >= 0 && ["while scanning a block scalar found a tab or less indented text", token.offset + at];
+  },
+];
+
+/* The first token-level refusal of libyaml's that the library does not make. */
 function refusal(text, leafs, lines) {
   let previous = null;
   for (const { token, flow, item } of leafs) {
     const type = previous?.type;
     const opens = !previous || type === "newline" || type === "seq-item-ind" || type === "explicit-key-ind" ||
       (type === "map-value-ind" && item?.explicitKey);
-    if (token.type === "space" && token.source.includes("\t") && !flow && opens) {
-      return lines.issue("found character that cannot start any token", token.offset + token.source.indexOf("\t"));
+    for (const check of TOKEN_CHECKS) {
+      const found = check({ token, flow, opens, item, text, previous });
+      if (found) return lines.issue(...found);
     }
-    const end = token.offset + (token.source?.length ?? 0);
-    if (flow && token.type === "scalar" && text[end] === ":" && ",?[]{}".includes(text[end + 1] ?? "x")) {
-      return lines.issue("while scanning a plain scalar found unexpected ':'", end);
-    }
-    if (flow && token.type === "scalar" && /^[?:]/.test(token.source)) {
-      return lines.issue("while parsing a flow node did not find expected node content", token.offset);
-    }
-    const name = token.type === "anchor" || token.type === "alias" ? /^.[0-9A-Za-z_-]*/.exec(token.source)[0].length : 0;
-    if (name && (name === 1 || name < token.source.length)) {
-      return lines.issue(`while scanning an ${token.type} did not find expected alphabetic or numeric character`, token.offset + name);
-    }
-    const tab = token.type === "block-scalar-body" ? blockTab(token.source) : -1;
-    if (tab >= 0) return lines.issue("found a tab character where an indentation space is expected", token.offset + tab);
     if (!BLANKS.has(token.type) || token.type === "newline") previous = token;
   }
   return null;
 }
 
 /* An entry libyaml refuses and the library reads: a ':' with nothing before it (an anchor or a tag
- * makes an empty key), an implicit key whose ':' is on another line. */
+ * makes an empty key), an implicit key whose ':' is on another line, an entry out of its mapping's
+ * column, a lone '?' in brackets before another entry. */
 function entryRefusal(token, lines, flow = false) {
-  for (const item of token?.items ?? []) {
+  for (const [index, item] of (token?.items ?? []).entries()) {
     const inner = flow || token.type === "flow-collection";
     const colon = item.sep?.find((t) => t.type === "map-value-ind");
     const explicit = item.explicitKey || item.start.some((t) => t.type === "explicit-key-ind");
@@ -193,6 +225,16 @@ function entryRefusal(token, lines, flow = false) {
     const before = colon ? item.sep.slice(0, item.sep.indexOf(colon)) : [];
     if (colon && !explicit && (before.some((t) => t.type === "newline") || (inner && /\n/.test(item.key?.source ?? "")))) {
       return lines.issue("while scanning a simple key could not find expected ':'", colon.offset);
+    }
+    const head = [...item.start, item.key].find((t) => t && !BLANKS.has(t.type));
+    const first = [...token.items[0].start, token.items[0].key].find((t) => t && !BLANKS.has(t.type));
+    if (token.type === "block-map" && head && first && lines.mark(head.offset).column !== lines.mark(first.offset).column) {
+      return lines.issue("while parsing a block mapping did not find expected key", head.offset);
+    }
+    const next = token.items[index + 1];
+    if (token.start?.type === "flow-seq-start" && explicit && !item.key?.source && !colon && next) {
+      const at = [...next.start, next.key, next.value].find((t) => t && !BLANKS.has(t.type) && t.type !== "comma");
+      if (at) return lines.issue("while parsing a flow sequence did not find expected ',' or ']'", at.offset);
     }
     const found = entryRefusal(item.key, lines, inner) || entryRefusal(item.value, lines, inner);
     if (found) return found;
