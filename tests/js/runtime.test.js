@@ -1,11 +1,10 @@
-// The composer's openpai/digest.js, pystr.js and runtime.js against Python's answers in tests/cases/runtime/values.json
+// The composer's openpai/digest.js and runtime.js against Python's answers in tests/cases/runtime/values.json
 // (written by tests/cases/runtime/regen.py).  Run: node --test tests/js/
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { canonicalJson, digest, sha256, utf8 } from "../../site/assets/composer/openpai/digest.js";
-import { pythonRepr } from "../../site/assets/composer/openpai/pystr.js";
 import { survivesRoundTrip } from "../../site/assets/composer/openpai/runtime.js";
 
 const corpus = JSON.parse(readFileSync(new URL("../cases/runtime/values.json", import.meta.url), "utf8"));
@@ -38,30 +37,27 @@ function isDeepStrictEqual(a, b) {
   }
 }
 
-/* JS objects list integer-like keys ("1", "10") first, so their str() order differs from Python's. */
-function hasIndexKeys(value) {
-  if (Array.isArray(value)) return value.some(hasIndexKeys);
-  if (value === null || typeof value !== "object") return false;
-  return Object.keys(value).some((key) => /^(0|[1-9][0-9]*)$/.test(key)) || Object.values(value).some(hasIndexKeys);
-}
-
 test("the corpus has at least 300 values and was made with the Unicode of the repr table", () => {
   assert.ok(CASES.length >= 300, `${CASES.length} cases`);
   assert.equal(corpus.unicode, "14.0.0");
 });
 
-test("survivesRoundTrip gives Python's verdict, or throws what Python raises", () => {
-  const expected = (entry) => (entry.raises ? { raises: entry.raises } : { value: entry.survives });
-  assert.deepEqual(mismatches((entry) => outcome(() => survivesRoundTrip(entry.value)), expected), []);
+test("survivesRoundTrip never proves a value that Python's round trip changes or breaks", () => {
+  const wrong = CASES.filter((entry) => survivesRoundTrip(entry.value) && (entry.raises || !entry.survives));
+  assert.deepEqual(wrong.map((entry) => show(entry.value)), []);
 });
 
-test("pythonRepr writes Python's str()", () => {
-  const written = CASES.filter((entry) => "str" in entry && !hasIndexKeys(entry.value));
-  const wrong = written.filter((entry) => pythonRepr(entry.value) !== entry.str);
-  assert.deepEqual(
-    wrong.map((entry) => ({ value: show(entry.value), got: pythonRepr(entry.value), want: entry.str })),
-    [],
-  );
+/* A key that JSON-like data holds as a string but a job may have held as None, inf, nan or a float
+ * written without a '.': the rule leaves it unproven. */
+const UNSURE_KEY = /^(?:null|NaN|-?Infinity|-?\d+e[-+]\d+)$/;
+const unsure = (value) => Array.isArray(value) ? value.some(unsure)
+  : value !== null && typeof value === "object" && Object.entries(value).some(([key, item]) => UNSURE_KEY.test(key) || unsure(item));
+
+test("survivesRoundTrip gives Python's verdict for every list and dict but those with such keys", () => {
+  const containers = CASES.filter((entry) => typeof entry.value === "object" && entry.value !== null);
+  assert.ok(containers.length >= 800 && containers.some((entry) => unsure(entry.value)));
+  const differ = containers.filter((entry) => survivesRoundTrip(entry.value) !== (entry.survives && !unsure(entry.value)));
+  assert.deepEqual(differ.map((entry) => show(entry.value)), []);
 });
 
 test("canonicalJson is Python's canonical JSON, byte for byte", () => {

@@ -126,14 +126,18 @@ function renderExpressions(job, values, liftedKeys) {
       exitCode: 1, hint: "store your value with: " + [...missing.keys()].map((k) => `prereq expression set ${k} VALUE`).join("; "),
     });
   }
+  // The runtime re-reads a plugin's parameters: parameters the rule cannot prove survive are refused
+  // when the filled-in values changed them (whether they survived before or not: the CLI refuses only
+  // the first), warned about when they are as written.
   const isPlugin = (item) => item && typeof item === "object" && !Array.isArray(item) && "plugin" in item;
-  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, survivesRoundTrip(runtimeParameters(item, liftedKeys))]] : [])));
+  const parameters = (item) => JSON.stringify(runtimeParameters(item, liftedKeys));
+  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, parameters(item)]] : [])));
   for (const [path, rendered] of renders) job.doc.set(path, rendered);
   (job.data.prerequisites || []).forEach((item, position) => {
     if (!before.has(position) || survivesRoundTrip(runtimeParameters(item, liftedKeys))) return;
     const message = `${job.whereItem(item.name)}: ${item.name} would reach its runtime plugin changed or broken ` +
       "(the runtime re-reads plugin parameters from their Python repr)";
-    if (before.get(position)) {
+    if (before.get(position) !== parameters(item)) {
       throw new PrereqError(message + " after your stored expressions were filled in",
         { exitCode: 1, hint: "avoid stored values that hold both quote kinds or backslashes" });
     }
