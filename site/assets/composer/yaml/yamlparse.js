@@ -180,6 +180,17 @@ const TOKEN_CHECKS = [
     const name = /^[&*][0-9A-Za-z_-]*/.exec(token.type === "anchor" || token.type === "alias" ? token.source : "")?.[0].length;
     return (name === 1 || name < token.source.length) && [`while scanning an ${token.type} did not find expected alphabetic or numeric character`, token.offset + name];
   },
+  // An escape of a surrogate or beyond U+10FFFF in double quotes.
+  ({ token }) => {
+    if (token.type !== "double-quoted-scalar") return null;
+    for (const found of token.source.matchAll(/\\(?:([uU])([0-9a-fA-F]{4,8})|[^])/g)) {
+      const code = found[1] && parseInt(found[2].slice(0, found[1] === "u" ? 4 : 8), 16);
+      if (code >= 0xd800 && (code <= 0xdfff || code > 0x10ffff)) {
+        return ["while parsing a quoted scalar found invalid Unicode character escape code", token.offset + found.index];
+      }
+    }
+    return null;
+  },
   // A quoted scalar the library closes early (at the end of a line after a doubled quote).
   ({ token, text }) => {
     const closed = CLOSED[token.type];
@@ -310,7 +321,7 @@ class Nodes {
   start(value, flow) {
     const token = value.srcToken;
     if (token?.type === "block-map" && !this.starts.has(token)) {
-      const first = token.items[0].start.find((t) => !BLANKS.has(t.type));
+      const first = [...token.items[0].start, token.items[0].key].find((t) => t && !BLANKS.has(t.type));
       return this.lines.mark(Math.min(first?.offset ?? value.range[0], value.range[0]));
     }
     if (token) return this.lines.mark(this.starts.get(token) ?? value.range[0]);
@@ -362,7 +373,7 @@ class Nodes {
         continue;
       }
       const key = this.node(item.key, this.next(item.value?.range?.[0] ?? value.range[0]), flow);
-      node.value.push([key, this.node(item.value, this.next(key.end.index), flow)]);
+      node.value.push([key, this.node(item.value, this.next(item.key?.range[1] ?? key.end.index), flow)]);
     }
   }
 }
