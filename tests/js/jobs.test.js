@@ -1,6 +1,8 @@
 /* The job engine's shared cases (tests/cases/jobs/) against the composer's JS engine: every case,
  * every step, the same texts, changes, warnings and errors as the Python engine gives.  `lock` is
- * the CLI's alone (no page locks a job): a lock step's expected text is the next step's input. */
+ * the CLI's alone (no page locks a job): a lock step's expected text is the next step's input.  A
+ * case's `browser_refuses: {step, message}` is the one way the engines may part: the composer
+ * refuses that step with that message where the CLI takes it; the next step starts from the CLI's text. */
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -61,7 +63,9 @@ for (const name of caseNames()) {
       const indexName = step.index || spec.index;
       if (!indexes.has(indexName)) indexes.set(indexName, await openIndex(indexName));
       const where = `step ${position + 1}`;
-      if ("lock" in step) {
+      const refused = spec.browser_refuses?.step === position + 1;
+      if ("lock" in step || refused) {
+        if (refused) await assert.rejects(runStep(current, step, indexes.get(indexName)), { message: spec.browser_refuses.message }, where);
         if (step.expect.text) current = text(join(folder, step.expect.text));
         continue;
       }

@@ -1,19 +1,20 @@
 /* The OpenPAI runtime's round trip of a plugin parameter (prereq.openpai.runtime.survives_round_trip).
  *
  * The runtime re-reads a prerequisite's parameters with yaml.safe_load(str(parameters)).  The browser
- * does not imitate Python's str() and PyYAML: survivesRoundTrip(value) is true only when this rule
- * proves the value comes back unchanged, and the job engine takes anything else as broken.
+ * does not imitate Python's str() and PyYAML; roundTrip(value) decides by this rule on Python's repr:
  *   - A string survives when Python's repr writes it in double quotes (it holds ' and no "), which
  *     YAML reads back escape for escape, or when it is printable (str.isprintable) and holds neither
- *     ' nor a backslash, so that its repr is itself in single quotes, read character for character.
+ *     ' nor a backslash, so that its repr is itself in single quotes, read character for character;
+ *     any other string breaks (its repr's escapes are read as text in single quotes).
  *   - An int and a bool survive; a float when its repr has a '.' (YAML 1.1 reads 1e-05, inf and nan
- *     as strings); None never (YAML reads None as a string).
+ *     as strings); None breaks (YAML reads None as a string).
  *   - A list or dict survives when everything in it does and each key's repr is at most 1024
- *     characters (PyYAML's limit for a key).  A dict's keys come from JSON-like data as strings: one
- *     that may have been None, inf, nan or a float written without a '.' ("null", "1e+16") is not proven.
- *   - At the top only a list or a dict: str() of a string is the string itself, read as YAML.
- * Numbers: a safe integer is an int (a float 1.0 survives as well), any other number a float.
- * The rule gives PyYAML's verdict but for those keys and numbers beyond 2**53 (tests/js/runtime.test.js).
+ *     characters (PyYAML's limit for a key); it breaks when anything in it breaks.
+ * The data is JSON-like, which cannot tell some values apart: a key "null", "NaN", "Infinity" or
+ * "1e+16" (the string, or None or such a float), an integral number beyond 2**53 (an int survives, a
+ * float does not), a string at the top (str() of it is the text itself, read as YAML).  There the
+ * verdict is "unsure", which the job engine takes as broken.  Otherwise it is PyYAML's
+ * (tests/js/runtime.test.js holds it to tests/cases/runtime/values.json).
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -24,7 +25,8 @@ import { floatRepr } from "../yaml/pyvalues.js";
 import { isPrintable } from "../yaml/pyprintable.js";
 
 const SIMPLE_KEY = 1024;
-const UNPROVEN_KEY = /^(?:null|NaN|-?Infinity|-?\d+e[-+]\d+)$/;
+const UNSURE_KEY = /^(?:null|NaN|-?Infinity|-?\d+e[-+]\d+)$/;
+const [BREAKS, UNSURE, SURVIVES] = [0, 1, 2];
 
 /* The length of Python's repr of `text` when YAML reads that repr back as `text`, else -1. */
 function reprLength(text) {
@@ -39,18 +41,23 @@ function reprLength(text) {
   return length;
 }
 
-function survives(value) {
-  if (typeof value === "string") return reprLength(value) >= 0;
-  if (typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isSafeInteger(value) || (Number.isFinite(value) && floatRepr(value).includes("."));
-  if (Array.isArray(value)) return value.every(survives);
-  if (value === null || typeof value !== "object") return false;
-  return Object.entries(value).every(([key, item]) => {
-    const length = UNPROVEN_KEY.test(key) ? -1 : reprLength(key);
-    return length >= 0 && length <= SIMPLE_KEY && survives(item);
-  });
+function verdict(value) {
+  if (typeof value === "string") return reprLength(value) >= 0 ? SURVIVES : BREAKS;
+  if (typeof value === "boolean") return SURVIVES;
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value) || (Number.isFinite(value) && floatRepr(value).includes("."))) return SURVIVES;
+    return Number.isInteger(value) ? UNSURE : BREAKS;
+  }
+  if (value === null || typeof value !== "object") return BREAKS;
+  if (Array.isArray(value)) return value.reduce((worst, item) => Math.min(worst, verdict(item)), SURVIVES);
+  return Object.entries(value).reduce((worst, [key, item]) => {
+    const length = reprLength(key);
+    const own = length < 0 || length > SIMPLE_KEY ? BREAKS : UNSURE_KEY.test(key) ? UNSURE : SURVIVES;
+    return Math.min(worst, own, verdict(item));
+  }, SURVIVES);
 }
 
-export function survivesRoundTrip(value) {
-  return typeof value === "object" && value !== null && survives(value);
+/* "survives", "breaks" or "unsure" (see above). */
+export function roundTrip(value) {
+  return ["breaks", "unsure", "survives"][typeof value === "string" ? UNSURE : verdict(value)];
 }

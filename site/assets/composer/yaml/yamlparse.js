@@ -48,6 +48,8 @@ class Lines {
   }
 
   mark(index) {
+    // At the end of a text that does not end its line, libyaml's mark is the start of the line after.
+    if (index >= this.text.length && this.text && !this.text.endsWith("\n")) return { index, line: this.starts.length, column: 0 };
     let [low, high] = [0, this.starts.length - 1];
     while (low < high) {
       const middle = (low + high + 1) >> 1;
@@ -298,13 +300,9 @@ class Nodes {
     return { kind: "scalar", tag: PLAIN_TAG, value: "", style: "", start: at, end: at };
   }
 
-  /* Where the next token starts at or after ``index``: libyaml's mark at the end of a text that does
-   * not end a line is the start of the line after. */
+  /* Where the next token starts at or after ``index``. */
   next(index) {
-    const text = this.lines.text;
-    const at = /^(?:[ \t\r\n]|#[^\n]*)*/.exec(text.slice(index))[0].length + index;
-    if (at < text.length || !text || text.endsWith("\n")) return this.lines.mark(at);
-    return { index: at, line: this.lines.starts.length, column: 0 };
+    return this.lines.mark(/^(?:[ \t\r\n]|#[^\n]*)*/.exec(this.lines.text.slice(index))[0].length + index);
   }
 
   /* An empty node's place, as libyaml puts it: just after its properties, or after the ':' or '-'
