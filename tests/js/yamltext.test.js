@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yaml/yamltext.js";
 import { YamlLoadError, loadYaml } from "../../site/assets/composer/yaml/yamlload.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
-import { pyRepr } from "../../site/assets/composer/yaml/pyvalues.js";
+import { pyRepr } from "./pyrepr.js";
 import { comparedIssue, comparedMessage } from "./yamlwords.js";
 
 const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../cases/yamledit");
