@@ -7,13 +7,12 @@
  * libyaml places them (a node starts at its anchor or tag; an empty value at the ':' or '-' before
  * it, or at its properties).  Plain untagged scalars get PLAIN_TAG, as yamlload.py's loader gives them.
  *
- * Owns: which texts the browser reads.  It refuses what libyaml refuses: the library's own errors
- * (at the line libyaml names, in the library's words), and what the library reads and libyaml does
- * not (checks below: tabs where libyaml wants indentation, "x:[" in brackets, a second document
- * without "---", undefined aliases, duplicate anchors, %YAML other than 1.1 and 1.2, control
- * characters).  It also refuses line breaks other than LF and CRLF, which libyaml reads as breaks and
- * the library as text: the browser refuses such a text where the CLI reads it (a case's
- * browser_refuses says so, tests/cases/README.md).
+ * Owns: which texts the browser reads, and the nodes' marks.  It refuses what libyaml refuses: the
+ * library's own errors, at the line libyaml would name, and what the library reads and libyaml does
+ * not (yamlrefusals.js; undefined aliases and duplicate anchors here).  It also refuses line breaks
+ * other than LF and CRLF (and a BOM past the start), which libyaml reads as breaks and the library as
+ * text: there the browser refuses a text the CLI reads, and a case's browser_refuses says so
+ * (tests/cases/README.md).
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -21,6 +20,7 @@
  */
 
 import { Composer, Parser, isAlias, isMap, isScalar } from "../../vendor/prereq-vendor.js";
+import { BLANKS, documentError, entryRefusal, libraryError, refusal } from "./yamlrefusals.js";
 
 export const PLAIN_TAG = "tag:prereq,2024:plain";
 const OPTIONS = { schema: "failsafe", uniqueKeys: false, keepSourceTokens: true, prettyErrors: false };
@@ -49,7 +49,9 @@ class Lines {
 
   mark(index) {
     // At the end of a text that does not end its line, libyaml's mark is the start of the line after.
-    if (index >= this.text.length && this.text && !this.text.endsWith("\n")) return { index, line: this.starts.length, column: 0 };
+    if (index >= this.text.length && this.text && !this.text.endsWith("\n")) {
+      return { index, line: this.starts.length, column: 0 };
+    }
     let [low, high] = [0, this.starts.length - 1];
     while (low < high) {
       const middle = (low + high + 1) >> 1;
@@ -74,38 +76,10 @@ function characterError(text, lines) {
   if (!bad) return null;
   const code = bad[0].codePointAt(0);
   const message = [13, 0x85, 0x2028, 0x2029].includes(code) ? "line breaks other than LF and CRLF are not read here"
-    : code === 0xfeff ? "a byte order mark is read only at the start" : `control characters are not allowed: #x${code.toString(16).padStart(4, "0")}`;
+    : code === 0xfeff ? "a byte order mark is read only at the start"
+      : `control characters are not allowed: #x${code.toString(16).padStart(4, "0")}`;
   return lines.issue(message, bad.index);
 }
-
-// ------------------------------------------------------------------------------ the syntax tree
-
-/* The leaf tokens of the syntax tree in text order, each with its flow depth and the item it is in. */
-function leaves(tokens) {
-  const out = [];
-  const walk = (token, flow, item) => {
-    if (!token) return;
-    if (Array.isArray(token)) return token.forEach((t) => walk(t, flow, item));
-    if (token.type === "document") return [token.start, token.value, token.end].forEach((t) => walk(t, flow, item));
-    if (token.type === "block-scalar") {
-      const last = token.props[token.props.length - 1];
-      const body = { ...token, type: "block-scalar-body", offset: last.offset + last.source.length };
-      return [token.props, body].forEach((t) => walk(t, flow, item));
-    }
-    if (!token.items) {
-      out.push({ token, flow, item });
-      return walk(token.end, flow, item);
-    }
-    const inner = flow + (token.type === "flow-collection" ? 1 : 0);
-    walk(token.start, inner, item);
-    for (const child of token.items) [child.start, child.key, child.sep, child.value].forEach((t) => walk(t, inner, child));
-    walk(token.end, flow, item);
-  };
-  walk(tokens, 0, null);
-  return out;
-}
-
-const BLANKS = new Set(["space", "newline", "comment", "block-scalar-header"]);
 
 /* Where the anchor and tag of each node start (a node starts there, as in libyaml, not at its value):
  * keyed by the node's token, and by the end of the properties for an empty node, which has none. */
@@ -135,159 +109,6 @@ function propertyStarts(cst) {
   };
   cst.forEach(walk);
   return starts;
-}
-
-/* Where libyaml refuses a block scalar's body the library reads: a tab in a line's indentation, text
- * less indented than blank lines before it, or (at the top) in the first column; -1 when none. */
-function blockBody(body, top) {
-  let [indent, blank, at, comment] = [-1, 0, 0, -1];
-  for (const row of body.split("\n")) {
-    const spaces = /^ */.exec(row)[0].length;
-    const text = /^ *[^ \r]/.test(row);
-    if (row[spaces] === "\t" && (indent < 0 || spaces < indent)) return at + spaces;
-    if (indent < 0 && text && spaces < blank) return at;
-    if (indent < 0) [indent, blank] = text ? [spaces, blank] : [-1, Math.max(blank, spaces)];
-    // At the top libyaml ends the scalar at the first column: comments may follow, nothing else.
-    if (top && text && spaces === 0 && row[0] !== "#") return at;
-    if (top && text && spaces === 0 && comment < 0) comment = at;
-    at += row.length + 1;
-  }
-  return comment;
-}
-
-const CLOSED = { "single-quoted-scalar": /'(?:[^']|'')*'/y, "double-quoted-scalar": /"(?:[^"\\]|\\[^])*"/y };
-
-/* What libyaml refuses and the library reads, token by token: [problem, index], or nothing. */
-const TOKEN_CHECKS = [
-  // A tab where libyaml wants indentation: at the start of a line, after "- ", "? " or a complex
-  // key's ':', outside brackets.
-  ({ token, flow, opens }) => token.type === "space" && !flow && opens && token.source.includes("\t") &&
-    ["found character that cannot start any token", token.offset + token.source.indexOf("\t")],
-  // In brackets, a plain scalar starting with '?' or ':', or a ':' then a flow indicator.
-  ({ token, flow, text }) => {
-    if (!flow || token.type !== "scalar") return null;
-    if (/^[?:]/.test(token.source)) return ["while parsing a flow node did not find expected node content", token.offset];
-    const colon = /:[,?[\]{}]/.exec(text.slice(token.offset, token.offset + token.source.length + 2));
-    return colon && ["while scanning a plain scalar found unexpected ':'", token.offset + colon.index];
-  },
-  // In brackets, libyaml reads a ':' and a flow indicator after a plain scalar as part of it.
-  ({ token, flow, text, previous }) => token.type === "map-value-ind" && flow && previous?.type === "scalar" &&
-    ",?[]{}".includes(text[token.offset + 1] ?? "x") && ["while scanning a plain scalar found unexpected ':'", token.offset],
-  // Anchor and alias names of [0-9A-Za-z_-]; a tag followed by a blank (or a ',' in brackets).
-  ({ token, flow, text }) => {
-    const end = token.offset + token.source?.length;
-    if (token.type === "tag" && !/^[ \t\r\n]?$/.test(text[end] ?? "") && !(flow && text[end] === ",")) {
-      return ["while scanning a tag did not find expected whitespace or line break", end];
-    }
-    const name = /^[&*][0-9A-Za-z_-]*/.exec(token.type === "anchor" || token.type === "alias" ? token.source : "")?.[0].length;
-    return (name === 1 || name < token.source.length) && [`while scanning an ${token.type} did not find expected alphabetic or numeric character`, token.offset + name];
-  },
-  // An escape of a surrogate or beyond U+10FFFF in double quotes.
-  ({ token }) => {
-    if (token.type !== "double-quoted-scalar") return null;
-    for (const found of token.source.matchAll(/\\(?:([uU])([0-9a-fA-F]{4,8})|[^])/g)) {
-      const code = found[1] && parseInt(found[2].slice(0, found[1] === "u" ? 4 : 8), 16);
-      if (code >= 0xd800 && (code <= 0xdfff || code > 0x10ffff)) {
-        return ["while parsing a quoted scalar found invalid Unicode character escape code", token.offset + found.index];
-      }
-    }
-    return null;
-  },
-  // A quoted scalar the library closes early (at the end of a line after a doubled quote).
-  ({ token, text }) => {
-    const closed = CLOSED[token.type];
-    if (!closed) return null;
-    closed.lastIndex = token.offset;
-    const real = closed.exec(text)?.[0];
-    return real !== token.source && ["while scanning a quoted scalar", real ? token.offset + real.length : text.length];
-  },
-  ({ token, item }) => {
-    const at = token.type === "block-scalar-body" ? blockBody(token.source, item === null) : -1;
-    return at >= 0 && ["while scanning a block scalar found a tab or less indented text", token.offset + at];
-  },
-];
-
-/* The first token-level refusal of libyaml's that the library does not make. */
-function refusal(text, leafs, lines) {
-  let previous = null;
-  for (const { token, flow, item } of leafs) {
-    const type = previous?.type;
-    const opens = !previous || type === "newline" || type === "seq-item-ind" || type === "explicit-key-ind" ||
-      (type === "map-value-ind" && item?.explicitKey);
-    for (const check of TOKEN_CHECKS) {
-      const found = check({ token, flow, opens, item, text, previous });
-      if (found) return lines.issue(...found);
-    }
-    if (!BLANKS.has(token.type) || token.type === "newline") previous = token;
-  }
-  return null;
-}
-
-/* An entry libyaml refuses and the library reads: a ':' with nothing before it (an anchor or a tag
- * makes an empty key), an implicit key whose ':' is on another line, an entry out of its mapping's
- * column, a lone '?' in brackets before another entry. */
-function entryRefusal(token, lines, flow = false) {
-  for (const [index, item] of (token?.items ?? []).entries()) {
-    const inner = flow || token.type === "flow-collection";
-    const colon = item.sep?.find((t) => t.type === "map-value-ind");
-    const explicit = item.explicitKey || item.start.some((t) => t.type === "explicit-key-ind");
-    if (colon && !explicit && !item.key && !item.start.some((t) => t.type === "anchor" || t.type === "tag")) {
-      const problem = inner ? "while parsing a flow node did not find expected node content" : "while parsing a block mapping did not find expected key";
-      return lines.issue(problem, colon.offset);
-    }
-    const before = colon ? item.sep.slice(0, item.sep.indexOf(colon)) : [];
-    if (colon && !explicit && (before.some((t) => t.type === "newline") || (inner && /\n/.test(item.key?.source ?? "")))) {
-      return lines.issue("while scanning a simple key could not find expected ':'", colon.offset);
-    }
-    const head = [...item.start, item.key].find((t) => t && !BLANKS.has(t.type));
-    const first = [...token.items[0].start, token.items[0].key].find((t) => t && !BLANKS.has(t.type));
-    if (token.type === "block-map" && head && first && lines.mark(head.offset).column !== lines.mark(first.offset).column) {
-      return lines.issue("while parsing a block mapping did not find expected key", head.offset);
-    }
-    const next = token.items[index + 1];
-    if (token.start?.type === "flow-seq-start" && explicit && !item.key?.source && !colon && next) {
-      const at = [...next.start, next.key, next.value].find((t) => t && !BLANKS.has(t.type) && t.type !== "comma");
-      if (at) return lines.issue("while parsing a flow sequence did not find expected ',' or ']'", at.offset);
-    }
-    const found = entryRefusal(item.key, lines, inner) || entryRefusal(item.value, lines, inner);
-    if (found) return found;
-  }
-  return token?.type === "document" ? entryRefusal({ items: [{ start: [], value: token.value }] }, lines) : null;
-}
-
-// ------------------------------------------------------------------------------ documents and nodes
-
-/* The library's first error (its earliest), and its directive warnings, which libyaml refuses, at
- * the place libyaml finds the problem: an implicit key's ':' when the key runs over lines or holds a
- * mapping, the token after a key that has no ':'. */
-function libraryError(docs, leafs, lines) {
-  const found = docs.flatMap((doc) => [...doc.errors, ...doc.warnings.filter((w) => w.code === "BAD_DIRECTIVE")]);
-  if (!found.length) return null;
-  const first = found.reduce((a, b) => (b.pos[0] < a.pos[0] ? b : a));
-  const after = (test) => leafs.find(({ token }) => token.offset >= first.pos[0] && test(token))?.token.offset;
-  let at = first.pos[0];
-  if (/^Implicit keys|^Nested mappings/.test(first.message)) at = after((t) => t.type === "map-value-ind") ?? at;
-  if (/^Implicit map keys need to be followed/.test(first.message)) {
-    at = after((t) => t.offset > first.pos[0] && !BLANKS.has(t.type)) ?? lines.text.length;
-  }
-  return lines.issue(first.message.split("\n")[0], Math.min(at, lines.text.length));
-}
-
-/* After the first, a document needs "---"; a document that is only "..." is none. */
-function documentError(cst, lines) {
-  const documents = cst.filter((token) => token.type === "document");
-  for (const [position, doc] of documents.entries()) {
-    const started = doc.start.some((t) => t.type === "doc-start");
-    if (!started && (position > 0 || doc.value === undefined)) {
-      const at = doc.value?.offset ?? cst[cst.indexOf(doc) + 1]?.offset ?? doc.offset;
-      return lines.issue(position > 0 ? "did not find expected <document start>" : "did not find expected node content", at);
-    }
-  }
-  if (documents.length > 1) {
-    const start = documents[1].start.find((t) => t.type === "doc-start");
-    throw lines.issue(`${documents.length} YAML documents in one file`, start.offset, "documents");
-  }
-  return null;
 }
 
 class Nodes {
@@ -383,8 +204,7 @@ export function compose(text) {
   if (bad) throw bad;
   const cst = Array.from(new Parser().parse(text));
   const docs = Array.from(new Composer(OPTIONS).compose(cst, true, text.length));
-  const leafs = leaves(cst);
-  const error = libraryError(docs, leafs, lines) || refusal(text, leafs, lines) ||
+  const error = libraryError(docs, cst, lines) || refusal(text, cst, lines) ||
     cst.reduce((found, token) => found || entryRefusal(token, lines), null) || documentError(cst, lines);
   if (error) throw error;
   if (!cst.some((token) => token.type === "document")) return null;
