@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
     "yaml@$YAML_VERSION" "semver@$SEMVER_VERSION" "esbuild@$ESBUILD_VERSION" >/dev/null
   cat > entry.js <<'JS'
 // What the composer uses; esbuild keeps only these and what they need.
-export { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
+export { Composer, Parser, isAlias, isMap, isScalar, parseDocument } from "yaml";
 import satisfies from "semver/functions/satisfies.js";
 import compare from "semver/functions/compare.js";
 import valid from "semver/functions/valid.js";

@@ -26,7 +26,7 @@ const LONGER = "Longer than usual:";
 // most this many lines and bytes.  It was 9,389 lines and 126,182 bytes before its YAML reader moved
 // onto the vendored library and its PyYAML imitation went (issue 31 aims at 6,500 and 90 KB; see
 // BENCHMARKS.md).
-const COMPOSER_LINES = 7700;
+const COMPOSER_LINES = 7750;
 const COMPOSER_GZIPPED = 110000;
 
 function modulesUnder(folder) {
