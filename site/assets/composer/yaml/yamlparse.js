@@ -111,6 +111,8 @@ function propertyStarts(cst) {
   return starts;
 }
 
+const BETWEEN = /(?:[ \t\r\n]|#[^\n]*)*/y; // blanks, line breaks and comments
+
 class Nodes {
   constructor(lines, starts) {
     Object.assign(this, { lines, starts, anchors: new Map() });
@@ -123,7 +125,9 @@ class Nodes {
 
   /* Where the next token starts at or after ``index``. */
   next(index) {
-    return this.lines.mark(/^(?:[ \t\r\n]|#[^\n]*)*/.exec(this.lines.text.slice(index))[0].length + index);
+    BETWEEN.lastIndex = index;
+    BETWEEN.exec(this.lines.text);
+    return this.lines.mark(BETWEEN.lastIndex);
   }
 
   /* An empty node's place, as libyaml puts it: just after its properties, or after the ':' or '-'
