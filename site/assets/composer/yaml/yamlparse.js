@@ -48,10 +48,6 @@ class Lines {
   }
 
   mark(index) {
-    // At the end of a text that does not end its line, libyaml's mark is the start of the line after.
-    if (index >= this.text.length && this.text && !this.text.endsWith("\n")) {
-      return { index, line: this.starts.length, column: 0 };
-    }
     let [low, high] = [0, this.starts.length - 1];
     while (low < high) {
       const middle = (low + high + 1) >> 1;
@@ -62,8 +58,15 @@ class Lines {
     return { index, line: low, column: this.astral ? Array.from(this.text.slice(from, index)).length : index - from };
   }
 
+  /* The mark of a token at ``index``: libyaml's end of the text, when it does not end its line, is
+   * the start of the line after. */
+  token(index) {
+    if (index < this.text.length || !this.text || this.text.endsWith("\n")) return this.mark(index);
+    return { index, line: this.starts.length, column: 0 };
+  }
+
   issue(message, index, kind = "syntax") {
-    const { line, column } = this.mark(index);
+    const { line, column } = this.token(index);
     return new YamlLoadError([issue(kind, message, line + 1, column + 1)]);
   }
 }
@@ -127,7 +130,7 @@ class Nodes {
   next(index) {
     BETWEEN.lastIndex = index;
     BETWEEN.exec(this.lines.text);
-    return this.lines.mark(BETWEEN.lastIndex);
+    return this.lines.token(BETWEEN.lastIndex);
   }
 
   /* An empty node's place, as libyaml puts it: just after its properties, or after the ':' or '-'
