@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduce site/assets/vendor/prereq-vendor.js, the one third-party bundle the job composer
-# (site/assets/composer/) loads: the `yaml` library (eemeli/yaml, ISC), which the model of the
-# runtime's round trip (openpai/pyyaml/) and the JS tests parse with, and `semver` (npm/node-semver, ISC) for the same version ranges as the CLI
+# (site/assets/composer/) loads: the `yaml` library (eemeli/yaml, ISC), whose parser and composer
+# the composer's YAML loader (yaml/yamlload.js) builds on and the JS tests parse with, and `semver`
+# (npm/node-semver, ISC) for the same version ranges as the CLI
 # (which uses node-semver's Python port).  Fetched from the npm registry at pinned versions and
 # bundled by a pinned esbuild into one ES module, with both licenses at its top.
 #
@@ -33,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
     "yaml@$YAML_VERSION" "semver@$SEMVER_VERSION" "esbuild@$ESBUILD_VERSION" >/dev/null
   cat > entry.js <<'JS'
 // What the composer uses; esbuild keeps only these and what they need.
-export { parseDocument, stringify, isMap, isSeq, isScalar, isPair, isNode, isCollection, Scalar, YAMLMap, YAMLSeq, Pair } from "yaml";
+export { Composer, Parser, isAlias, isMap, isScalar, parseDocument } from "yaml";
 import satisfies from "semver/functions/satisfies.js";
 import compare from "semver/functions/compare.js";
 import valid from "semver/functions/valid.js";

@@ -23,7 +23,7 @@ JOB_FILE = "job.yaml"
 STEP_FILE = re.compile(r"step-(\d+)\.yaml")
 # What regen.py writes in a case folder: step texts and meaning files (meaning.py).
 EXPECTATION_FILE = re.compile(r"step-\d+\.yaml|(step-\d+|job)\.json")
-CASE_KEYS = ("description", "index", "hand_written", "steps")
+CASE_KEYS = ("description", "index", "hand_written", "browser_refuses", "steps")
 ACTIONS = ("add", "remove", "lock", "resolve")
 
 
@@ -85,6 +85,7 @@ class Case:
     index: str
     steps: list[Step]
     hand_written: bool = False  # expectations written by a person: regen.py never touches the folder
+    browser_refuses: dict[str, Any] | None = None  # {step, message}: the composer refuses a step the CLI takes
 
     @property
     def name(self) -> str:
@@ -98,7 +99,10 @@ class Case:
         return f"step-{number}.yaml"
 
     def as_data(self) -> dict[str, Any]:
-        return {"description": self.description, "index": self.index, "steps": [step.as_data() for step in self.steps]}
+        data: dict[str, Any] = {"description": self.description, "index": self.index}
+        if self.browser_refuses is not None:
+            data["browser_refuses"] = self.browser_refuses
+        return {**data, "steps": [step.as_data() for step in self.steps]}
 
     def yielded_texts(self) -> list[str | None]:
         """The file holding the text each step yields (None for a step that fails): its step file, or
@@ -138,6 +142,7 @@ def load_case(folder: Path) -> Case:
         index=str(data["index"]),
         steps=steps,
         hand_written=data.get("hand_written") is True,
+        browser_refuses=data.get("browser_refuses"),
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import regen
+import yaml
 from corpus import (
     CASE_FILE,
     INDEXES,
@@ -50,6 +51,27 @@ def test_every_text_a_step_yields_means_its_data_to_pyyaml(folder: Path) -> None
     for text_file, meaning_file in load_case(folder).meaning_files().items():
         expected = json.loads(read_text(folder / meaning_file))
         assert same(meaning(read_text(folder / text_file)), expected), f"{folder.name}/{text_file}"
+
+
+def _browser_refuses(folder: Path) -> dict[str, object] | None:
+    refused: dict[str, object] | None = yaml.safe_load((folder / CASE_FILE).read_text(encoding="utf-8")).get(
+        "browser_refuses"
+    )
+    return refused
+
+
+REFUSED_IN_THE_BROWSER = [folder for folder in FOLDERS if _browser_refuses(folder) is not None]
+
+
+@pytest.mark.parametrize("folder", REFUSED_IN_THE_BROWSER, ids=[folder.name for folder in REFUSED_IN_THE_BROWSER])
+def test_the_browser_refuses_only_what_the_cli_takes(folder: Path) -> None:
+    # browser_refuses (README.md) marks the one way the engines may part: the composer refuses a
+    # step the CLI takes, never the reverse; tests/js/jobs.test.js checks the composer's side.
+    refused = _browser_refuses(folder)
+    steps = load_case(folder).steps
+    assert refused is not None and set(refused) == {"step", "message"} and isinstance(refused["message"], str)
+    step = refused["step"]
+    assert isinstance(step, int) and 1 <= step <= len(steps) and "error" not in steps[step - 1].expect
 
 
 def test_the_committed_indexes_are_what_the_registries_build(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 import { functions, imports, tokenize } from "./jsscan.js";
 
@@ -21,6 +22,13 @@ const MAX_MODULES_PER_FOLDER = 12;
 const MAX_MODULE_LINES = 400;
 const MAX_FUNCTION_LINES = 60;
 const LONGER = "Longer than usual:";
+// The composer's JS, all its modules as one text (site/assets/vendor/ apart), gzipped at level 9: at
+// most this many lines and bytes.  It was 9,389 lines and 126,182 bytes before its YAML reader moved
+// onto the vendored library and its PyYAML imitation went (issue 31 aims at 6,500 and 90 KB; see
+// BENCHMARKS.md).  Raised from 7,750 / 110,000 by issue 30's work on the same day (the list's roving
+// focus, the summary beside a row, the first callback's long line): a ratchet, not the aim.
+const COMPOSER_LINES = 7850;
+const COMPOSER_GZIPPED = 112000;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -65,6 +73,13 @@ test("house/the scanner is not fooled by braces in strings, templates, comments 
   ]);
   assert.deepEqual(imports('import { x } from "./a.js";\nexport * from "../b.js";\nimport("./c.js");\nimport "./d.js";'),
     ["./a.js", "../b.js", "./c.js", "./d.js"]);
+});
+
+test("house/the composer stays within its size", () => {
+  const texts = MODULES.filter((path) => inside(path, COMPOSER)).map(read);
+  const lines = texts.reduce((count, text) => count + text.split("\n").length - 1, 0);
+  const gzipped = gzipSync(Buffer.from(texts.join(""), "utf8"), { level: 9 }).length;
+  assert.ok(lines <= COMPOSER_LINES && gzipped <= COMPOSER_GZIPPED, `${lines} lines, ${gzipped} bytes gzipped`);
 });
 
 test("house/folders hold at most 12 modules", () => {

@@ -1,12 +1,11 @@
-// The composer's openpai/digest.js, pystr.js and runtime.js against Python's answers in tests/cases/runtime/values.json
+// The composer's openpai/digest.js and runtime.js against Python's answers in tests/cases/runtime/values.json
 // (written by tests/cases/runtime/regen.py).  Run: node --test tests/js/
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { canonicalJson, digest, sha256, utf8 } from "../../site/assets/composer/openpai/digest.js";
-import { pythonRepr } from "../../site/assets/composer/openpai/pystr.js";
-import { survivesRoundTrip } from "../../site/assets/composer/openpai/runtime.js";
+import { roundTrip } from "../../site/assets/composer/openpai/runtime.js";
 
 const corpus = JSON.parse(readFileSync(new URL("../cases/runtime/values.json", import.meta.url), "utf8"));
 const CASES = corpus.cases;
@@ -38,30 +37,38 @@ function isDeepStrictEqual(a, b) {
   }
 }
 
-/* JS objects list integer-like keys ("1", "10") first, so their str() order differs from Python's. */
-function hasIndexKeys(value) {
-  if (Array.isArray(value)) return value.some(hasIndexKeys);
-  if (value === null || typeof value !== "object") return false;
-  return Object.keys(value).some((key) => /^(0|[1-9][0-9]*)$/.test(key)) || Object.values(value).some(hasIndexKeys);
-}
-
 test("runtime/the corpus has at least 300 values and was made with the Unicode of the repr table", () => {
   assert.ok(CASES.length >= 300, `${CASES.length} cases`);
   assert.equal(corpus.unicode, "14.0.0");
 });
 
-test("runtime/survivesRoundTrip gives Python's verdict, or throws what Python raises", () => {
-  const expected = (entry) => (entry.raises ? { raises: entry.raises } : { value: entry.survives });
-  assert.deepEqual(mismatches((entry) => outcome(() => survivesRoundTrip(entry.value)), expected), []);
+/* What the CLI's round trip says, as roundTrip words it. */
+const python = (entry) => (entry.raises ? "raises" : entry.survives ? "survives" : "breaks");
+
+/* A key JSON-like data holds as a string where a job may have held None, inf, nan or a float
+ * written without a '.', an integral number beyond 2**53, a string at the top: roundTrip cannot
+ * tell these apart. */
+const UNSURE_KEY = /^(?:null|NaN|-?Infinity|-?\d+e[-+]\d+)$/;
+const unsureInside = (value) => (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) ||
+  (Array.isArray(value) ? value.some(unsureInside) : value !== null && typeof value === "object" &&
+    Object.entries(value).some(([key, item]) => UNSURE_KEY.test(key) || unsureInside(item)));
+const unsure = (value) => typeof value === "string" || unsureInside(value);
+
+test("runtime/roundTrip never says a value survives that the CLI's round trip breaks, nor the reverse", () => {
+  const wrong = CASES.filter((entry) => {
+    const found = roundTrip(entry.value);
+    return (found === "survives" && python(entry) !== "survives") || (found === "breaks" && python(entry) === "survives");
+  });
+  assert.deepEqual(wrong.map((entry) => show(entry.value)), []);
 });
 
-test("runtime/pythonRepr writes Python's str()", () => {
-  const written = CASES.filter((entry) => "str" in entry && !hasIndexKeys(entry.value));
-  const wrong = written.filter((entry) => pythonRepr(entry.value) !== entry.str);
-  assert.deepEqual(
-    wrong.map((entry) => ({ value: show(entry.value), got: pythonRepr(entry.value), want: entry.str })),
-    [],
-  );
+test("runtime/roundTrip gives the CLI's verdict, or is unsure only where JSON-like data cannot tell values apart", () => {
+  assert.ok(CASES.filter((entry) => unsure(entry.value) && typeof entry.value === "object").length >= 4);
+  const differ = CASES.filter((entry) => {
+    const found = roundTrip(entry.value);
+    return found !== python(entry) && !(found === "unsure" && unsure(entry.value));
+  });
+  assert.deepEqual(differ.map((entry) => show(entry.value)), []);
 });
 
 test("runtime/canonicalJson is Python's canonical JSON, byte for byte", () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { shareEntry } from "../../site/assets/composer/jobs/share.js";
+import { comparedMessage } from "./yamlwords.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const ROOT = JSON.parse(readFileSync(join(CASES, "indexes", "story", "api", "v1", "index.json"), "utf8"));
@@ -26,7 +27,7 @@ function outcome(kase) {
     return { name: shared.name, text: shared.text };
   } catch (error) {
     if (!(error instanceof PrereqError)) throw error;
-    return { error: error.message, hint: error.hint };
+    return { error: comparedMessage(error.message), hint: error.hint };
   }
 }
 
@@ -35,7 +36,8 @@ const names = readdirSync(join(CASES, "share")).filter((n) => /^[0-9]{3}-.*\.jso
 for (const name of names) {
   test(`share/${name.slice(0, -5)}`, () => {
     const kase = JSON.parse(readFileSync(join(CASES, "share", name), "utf8"));
-    assert.deepEqual(outcome(kase), kase.expect);
+    const expect = "error" in kase.expect ? { ...kase.expect, error: comparedMessage(kase.expect.error) } : kase.expect;
+    assert.deepEqual(outcome(kase), expect);
   });
 }
 

@@ -1,7 +1,9 @@
-// The YAML-editing corpus (tests/cases/yamledit/*.json) against the JavaScript port
+// The YAML-editing corpus (tests/cases/yamledit/*.json) against the composer's engine
 // (site/assets/composer/yaml/: yamltext.js, yamlload.js and the modules they use).  Every expectation there
-// was made by the Python engine (regen.py); the port must give the same texts byte for byte, the
-// same data, positions and errors.  Run: node --test tests/js/
+// was made by the Python engine (regen.py); the composer must give the same texts byte for byte, the
+// same data and positions, and the same errors: prereq's own words exactly, a syntax error by its kind
+// and line (yamlwords.js).  A case's "browser_refuses" is the composer's message where it refuses a
+// text the CLI takes (never the other way round).  Run: node --test tests/js/
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,11 +13,12 @@ import { fileURLToPath } from "node:url";
 import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yaml/yamltext.js";
 import { YamlLoadError, loadYaml } from "../../site/assets/composer/yaml/yamlload.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
-import { pyRepr } from "../../site/assets/composer/yaml/pyvalues.js";
+import { pyRepr } from "./pyrepr.js";
+import { comparedIssue, comparedMessage } from "./yamlwords.js";
 
 const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../cases/yamledit");
 const FILES = fs.readdirSync(CASES).filter((name) => name.endsWith(".json")).sort();
-const INPUT_KEYS = ["description", "source", "text", "bytes_hex", "ops", "queries", "expect"];
+const INPUT_KEYS = ["description", "source", "text", "bytes_hex", "ops", "queries", "browser_refuses", "expect"];
 const OP_KEYS = { set: ["op", "path", "value", "before", "after"], insert: ["op", "path", "value"], delete: ["op", "path"] };
 
 // -- the format (the same rules as regen.check_input, plus the shape of "expect")
@@ -73,6 +76,9 @@ function checkCase(data, where) {
   if (("text" in data) === ("bytes_hex" in data)) fail(where, "needs exactly one of text and bytes_hex");
   if (typeof (data.text ?? data.bytes_hex) !== "string") fail(where, "text and bytes_hex are strings");
   if (!data.expect || typeof data.expect !== "object") fail(where, "no expect: run tests/cases/yamledit/regen.py");
+  if ("browser_refuses" in data && (typeof data.browser_refuses !== "string" || "error" in data.expect)) {
+    fail(where, "browser_refuses is the composer's message for a text the CLI takes");
+  }
   if ("ops" in data) {
     if (!Array.isArray(data.ops) || "bytes_hex" in data || "queries" in data) fail(where, "an edit case has text and a list of ops");
     data.ops.forEach((op, number) => checkOp(op, `${where} op ${number}`));
@@ -153,11 +159,23 @@ test("the corpus has cases of both kinds, all well-formed", () => {
   assert.equal(new Set(cases.map((data) => data.description)).size, cases.length, "descriptions are unique");
 });
 
+/* The expectation as compared: a syntax error by its kind and line (yamlwords.js). */
+function compared(expect) {
+  if (expect.error?.issues) return { error: { issues: expect.error.issues.map(comparedIssue) } };
+  if (expect.error?.message) return { error: { ...expect.error, message: comparedMessage(expect.error.message) } };
+  return expect;
+}
+
 for (const name of FILES) {
   test(`yamledit/${name.replace(/\.json$/, "")}`, () => {
     const data = readCase(name);
     const actual = "ops" in data ? runEdit(data) : runLoad(data);
-    assert.deepStrictEqual(actual, data.expect, data.description);
+    if (data.browser_refuses !== undefined) {
+      const refusal = actual.error?.issues?.[0]?.message ?? actual.error?.message;
+      assert.equal(refusal, data.browser_refuses, `${data.description}: the composer refuses it`);
+      return;
+    }
+    assert.deepStrictEqual(compared(actual), compared(data.expect), data.description);
   });
 }
 

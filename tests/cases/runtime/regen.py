@@ -3,7 +3,8 @@
 Every case holds a value and what the Python reference gives for it:
 ``runtime.survives_round_trip`` (or the exception it raises), ``str(value)``,
 ``forms.canonical_json`` and ``forms.digest`` (or the exception).  The composer's
-JavaScript (site/assets/composer/openpai/: digest.js, runtime.js) must give the same for every case.
+digest.js must give the same for every case, and its runtime.js rule must never prove a value the
+round trip breaks (tests/js/runtime.test.js).
 
     .venv/bin/python tests/cases/runtime/regen.py          # rewrite values.json
     .venv/bin/python tests/cases/runtime/regen.py --check  # change nothing; exit 1 if it is out of date

@@ -30,7 +30,7 @@ from prereq.core.yamledit import YamlText
 from prereq.core.yamlload import YamlLoadError, load_yaml
 
 HERE = Path(__file__).resolve().parent
-INPUT_KEYS = {"description", "text", "bytes_hex", "source", "ops", "queries", "expect"}
+INPUT_KEYS = {"description", "text", "bytes_hex", "source", "ops", "queries", "browser_refuses", "expect"}
 OP_KEYS = {
     "set": {"op", "path", "value", "before", "after"},
     "insert": {"op", "path", "value"},
@@ -60,7 +60,7 @@ def write_case(path: Path, case: dict[str, Any]) -> None:
 def dump(case: dict[str, Any]) -> str:
     ordered = {
         key: case[key]
-        for key in ("description", "source", "text", "bytes_hex", "ops", "queries", "expect")
+        for key in ("description", "source", "text", "bytes_hex", "ops", "queries", "browser_refuses", "expect")
         if key in case
     }
     return json.dumps(ordered, ensure_ascii=False, indent=1) + "\n"
@@ -87,6 +87,8 @@ def check_input(case: Any, where: str) -> None:
         raise CaseError(f"{where}: a case is an object with keys among {sorted(INPUT_KEYS)}")
     if not isinstance(case.get("description"), str) or not case["description"]:
         raise CaseError(f"{where}: needs a description")
+    if not isinstance(case.get("browser_refuses", ""), str):
+        raise CaseError(f"{where}: browser_refuses is the composer's message (a string)")
     if ("text" in case) == ("bytes_hex" in case) or not isinstance(case.get("text", case.get("bytes_hex")), str):
         raise CaseError(f"{where}: needs exactly one of text (a string) and bytes_hex")
     if "ops" in case:

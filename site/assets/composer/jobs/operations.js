@@ -1,4 +1,4 @@
-/* The job operations (tools/prereq/jobs/operations.py): add, remove and lock selections on a job's
+/* The job operations (tools/prereq/jobs/operations.py): add and remove selections on a job's
  * text.  Each works out the new extras.prereq state, loads what the index needs, plans the edits
  * and applies them to the text.  `index` is a loaded reader.Index; `indexSource` is what a job
  * records as its index when it records none (the CLI records its --index, the composer its site).
@@ -12,7 +12,6 @@ import { applyEdits } from "./apply.js";
 import { JobDocument, showScalar } from "./document.js";
 import { PrereqError } from "../core/errors.js";
 import { BINDING_FIELDS, planEdit } from "./plan.js";
-import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { foldName, parseRequirement } from "../core/versions.js";
 
@@ -253,18 +252,4 @@ export async function removeFromText(text, names, { index, taskRole = null, unbi
     changes.push({ action: "kept", name, version: kept.version, reason });
   }
   return edited(job, text, plan, { changes });
-}
-
-export async function lockText(text, { index, indexSource = null, upgradeAll = false, upgrade = [], source = "<job>" }) {
-  const job = new JobDocument(text, source);
-  const old = job.state(index.root.range_hint);
-  const unknown = upgrade.filter((name) => !old.lock.has(name));
-  if (unknown.length) {
-    throw new PrereqError(`${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not locked in this job`,
-      { hint: "locked: " + ([...old.lock.keys()].sort(byCodePoint).join(", ") || "nothing") });
-  }
-  const [recorded, told] = recordedIndex(old.index, old.index || indexSource || index.base);
-  const next = old.copy({ index: recorded });
-  await loadFor(index, job, old);
-  return edited(job, text, planEdit(job, old, next, index, { upgradeAll, upgrade: new Set(upgrade) }), { told });
 }

@@ -57,7 +57,7 @@ function references(job, managed, oldRoles, bound) {
   return found;
 }
 
-function wantedClosures(job, old, next, index, { upgradeAll, upgrade }) {
+function wantedClosures(job, old, next, index) {
   const oldVersions = new Map([...old.lock].map(([name, entry]) => [name, entry.version]));
   const oldRoles = new Map();
   for (const [role, names] of old.selected) {
@@ -69,9 +69,8 @@ function wantedClosures(job, old, next, index, { upgradeAll, upgrade }) {
     }
   }
   const refs = references(job, new Set(old.lock.keys()), oldRoles, old.bound);
-  const locked = upgradeAll ? new Map() : new Map([...oldVersions].filter(([name]) => !upgrade.has(name)));
   const selections = [...next.selected.values()].flat();
-  const versions = new Map(closureOf(index, [...selections, ...[...refs.keys()].sort(byCodePoint)], locked)
+  const versions = new Map(closureOf(index, [...selections, ...[...refs.keys()].sort(byCodePoint)], oldVersions)
     .map((r) => [r.name, r]));
   const deps = new Map([...versions.keys()].map((name) => [name, []]));
   for (const r of versions.values()) {
@@ -240,9 +239,9 @@ export function roleChanges(job, next, wanted, changes) {
 }
 
 /* {edits, changes, warnings, closure, references}: what makes `job` carry exactly what `next` selects.
- * Locked versions stay while they fit, except the `upgrade` names (or all, with `upgradeAll`). */
-export function planEdit(job, old, next, index, { upgradeAll = false, upgrade = new Set() } = {}) {
-  const wanted = wantedClosures(job, old, next, index, { upgradeAll, upgrade });
+ * Locked versions stay while they fit. */
+export function planEdit(job, old, next, index) {
+  const wanted = wantedClosures(job, old, next, index);
   refuseConflicts(job, old, wanted);
   refuseRoleConflicts(job, wanted);
   const changes = itemChanges(old, wanted.versions, new Set(job.topNames()));

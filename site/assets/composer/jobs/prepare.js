@@ -21,7 +21,7 @@ import { refuseMissing } from "./needs.js";
 import { imageNameProblems, refusals, validateJob } from "../openpai/restserver.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
-import { survivesRoundTrip } from "../openpai/runtime.js";
+import { roundTrip } from "../openpai/runtime.js";
 import { parseRequirement } from "../core/versions.js";
 
 function referencedOnly(job) {
@@ -126,14 +126,25 @@ function renderExpressions(job, values, liftedKeys) {
       exitCode: 1, hint: "store your value with: " + [...missing.keys()].map((k) => `prereq expression set ${k} VALUE`).join("; "),
     });
   }
+  // The runtime re-reads a plugin's parameters: ones that break only after the values are filled in
+  // are refused, ones broken as written warned about.  An unsure verdict counts as broken after the
+  // filling in, as unbroken before it: the browser may refuse more than the CLI, never less.
   const isPlugin = (item) => item && typeof item === "object" && !Array.isArray(item) && "plugin" in item;
-  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, survivesRoundTrip(runtimeParameters(item, liftedKeys))]] : [])));
+  const verdict = (item) => roundTrip(runtimeParameters(item, liftedKeys));
+  const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, verdict(item)]] : [])));
   for (const [path, rendered] of renders) job.doc.set(path, rendered);
   (job.data.prerequisites || []).forEach((item, position) => {
-    if (!before.has(position) || survivesRoundTrip(runtimeParameters(item, liftedKeys))) return;
-    const message = `${job.whereItem(item.name)}: ${item.name} would reach its runtime plugin changed or broken ` +
+    const [was, is] = [before.get(position), verdict(item)];
+    if (was === undefined || is === "survives") return;
+    const where = job.whereItem(item.name);
+    if ([was, is].includes("unsure") && was !== "breaks") {
+      throw new PrereqError(`${where}: the composer cannot tell whether ${item.name} reaches its runtime plugin intact ` +
+        "after your stored expressions were filled in (a key such as 'null', or a number beyond 2**53)",
+      { exitCode: 1, hint: "resolve the job with 'prereq job resolve', which can" });
+    }
+    const message = `${where}: ${item.name} would reach its runtime plugin changed or broken ` +
       "(the runtime re-reads plugin parameters from their Python repr)";
-    if (before.get(position)) {
+    if (was === "survives") {
       throw new PrereqError(message + " after your stored expressions were filled in",
         { exitCode: 1, hint: "avoid stored values that hold both quote kinds or backslashes" });
     }

@@ -1,6 +1,6 @@
 /* A form's digest, as prereq.openpai.forms.digest: "sha256:" + SHA-256 (FIPS 180-4) of the
  * form's canonical JSON, json.dumps(form, sort_keys=True, separators=(",", ":"),
- * ensure_ascii=False), as UTF-8.  Synchronous and self-contained (no crypto.subtle, no Node API).
+ * ensure_ascii=False), as UTF-8.  Synchronous (crypto.subtle is not): the job engine plans synchronously.
  *
  * Numbers: JSON.parse gives one number type where Python has two.  A safe integer
  * (|x| <= 2**53 - 1) is taken as a Python int, anything else as a float:
@@ -15,97 +15,39 @@
  * May import: core/, yaml/, vendor/.
  */
 
-export function digest(form) {
-  return "sha256:" + hex(sha256(utf8(canonicalJson(form))));
-}
+import { byCodePoint } from "../core/order.js";
+import { floatRepr, hex } from "../yaml/pyvalues.js";
+import { jsonString } from "../yaml/yamlstyle.js";
 
-// ------------------------------------------------------------------------------ canonical JSON
+export function digest(form) {
+  return "sha256:" + Array.from(sha256(utf8(canonicalJson(form))), (byte) => hex(byte, 2)).join("");
+}
 
 export function canonicalJson(value) {
   if (value === null || value === undefined) return "null";
-  if (value === true) return "true";
-  if (value === false) return "false";
+  if (typeof value === "boolean") return String(value);
   if (typeof value === "number") return jsonNumber(value);
   if (typeof value === "string") return jsonString(value);
   if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(",") + "]";
-  const keys = Object.keys(value).sort(compareCodePoints);
+  const keys = Object.keys(value).sort(byCodePoint);
   return "{" + keys.map((key) => jsonString(key) + ":" + canonicalJson(value[key])).join(",") + "}";
-}
-
-/* Python orders str keys by code point; JS compares UTF-16 code units, which puts U+E000..U+FFFF
- * after astral characters. */
-export function compareCodePoints(a, b) {
-  for (let i = 0; i < a.length && i < b.length; ) {
-    const x = a.codePointAt(i);
-    const y = b.codePointAt(i);
-    if (x !== y) return x - y;
-    i += x > 0xffff ? 2 : 1;
-  }
-  return a.length - b.length;
 }
 
 function jsonNumber(x) {
   if (Number.isNaN(x)) return "NaN"; // json.dumps allows them by default
   if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
-  return Number.isSafeInteger(x) ? String(x) : pythonFloatRepr(x);
+  return Number.isSafeInteger(x) ? String(x) : floatRepr(x);
 }
 
-const JSON_ESCAPES = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
-
-// ensure_ascii=False: only the quote, the backslash and C0 controls are escaped.
-function jsonString(text) {
-  const body = text.replace(/["\\\x00-\x1f]/g, (ch) => JSON_ESCAPES[ch] ?? "\\u" + hex4(ch.charCodeAt(0)));
-  return '"' + body + '"';
-}
-
-function hex4(code) {
-  return code.toString(16).padStart(4, "0");
-}
-
-/* float.__repr__: the shortest digits that read back (what toExponential() gives), written in
- * fixed notation when the decimal point falls in -4 < decpt <= 16, else as d.ddde+XX. */
-export function pythonFloatRepr(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const sign = x < 0 ? "-" : "";
-  const [mantissa, exponent] = Math.abs(x).toExponential().split("e");
-  const digits = mantissa.replace(".", "");
-  const decpt = Number(exponent) + 1;
-  if (decpt > -4 && decpt <= 16) return sign + fixed(digits, decpt);
-  const exp = decpt - 1;
-  const head = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-  return sign + head + "e" + (exp < 0 ? "-" : "+") + String(Math.abs(exp)).padStart(2, "0");
-}
-
-function fixed(digits, decpt) {
-  if (decpt <= 0) return "0." + "0".repeat(-decpt) + digits;
-  if (decpt >= digits.length) return digits + "0".repeat(decpt - digits.length) + ".0";
-  return digits.slice(0, decpt) + "." + digits.slice(decpt);
-}
-
-// ------------------------------------------------------------------------------ UTF-8
-
+/* UTF-8, which Python refuses to write for a lone surrogate (UnicodeEncodeError). */
 export function utf8(text) {
-  const bytes = [];
-  for (let i = 0; i < text.length; i++) {
-    const code = text.codePointAt(i);
-    if (code >= 0xd800 && code <= 0xdfff) {
-      const error = new Error(`'utf-8' codec can't encode character '\\u${hex4(code)}': surrogates not allowed`);
-      error.name = "UnicodeEncodeError";
-      throw error;
-    }
-    if (code > 0xffff) i++; // the low half of the pair
-    pushUtf8(bytes, code);
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
+  if (lone) {
+    const error = new Error(`'utf-8' codec can't encode character '\\u${hex(lone[0].charCodeAt(0), 4)}': surrogates not allowed`);
+    error.name = "UnicodeEncodeError";
+    throw error;
   }
-  return Uint8Array.from(bytes);
-}
-
-function pushUtf8(bytes, code) {
-  if (code < 0x80) bytes.push(code);
-  else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
-  else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-  else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+  return new TextEncoder().encode(text);
 }
 
 // ------------------------------------------------------------------------------ SHA-256 (FIPS 180-4, 6.2)
@@ -170,8 +112,4 @@ function compress(hash, w) {
   [a, b, c, d, e, f, g, h].forEach((x, i) => {
     hash[i] = hash[i] + x;
   });
-}
-
-function hex(bytes) {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

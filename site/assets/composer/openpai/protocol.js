@@ -34,6 +34,8 @@
  * May import: core/, yaml/, vendor/.
  */
 
+import { byCodePoint } from "../core/order.js";
+
 export const PREREQUISITE_TYPES = Object.freeze(["script", "output", "data", "dockerimage"]);
 /* Task role fields that name one prerequisite of a type, in the CLI's order: the CLI's
  * TASK_ROLE_FIELDS mapping as its keys (TASK_ROLE_FIELDS) and field -> type (TASK_ROLE_FIELD_TYPES). */
@@ -72,23 +74,12 @@ export function show(value) {
   return JSON.stringify(String(value));
 }
 
-/* Python's string order (by code point); JS's < compares UTF-16 units, which differs past U+FFFF. */
-function compareCodePoints(a, b) {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
-}
-
-const sortedStrings = (keys) => [...keys].sort((a, b) => compareCodePoints(String(a), String(b)));
+const sortedStrings = (keys) => [...keys].sort((a, b) => byCodePoint(String(a), String(b)));
 
 /* Python's comparison of two lists of strings: each path part as str(part). */
 function comparePaths(a, b) {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const d = compareCodePoints(String(a[i]), String(b[i]));
+    const d = byCodePoint(String(a[i]), String(b[i]));
     if (d !== 0) return d;
   }
   return a.length - b.length;

@@ -1,9 +1,9 @@
 /* Python 3.11's str.isprintable(), for repr() (pyvalues.js) and the Renderer's literal blocks
  * (yamlrender.js).  Owns: the table of the code points Python refuses, and isPrintable.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 /* The code points Python 3.11's str.isprintable() refuses (Unicode 14.0: categories C and Z but the

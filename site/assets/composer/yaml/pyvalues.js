@@ -9,17 +9,15 @@
  *   Array                       list
  *   PyDict                      dict (ordered, any scalar key, Python's key equality)
  * Owns: that model (PyFloat, PyDict, keyId, typeName, isPyInt), Python's == (pyEq), list
- * indexing (listIndex), copies, Python-named exceptions (pyError), repr() and str() (pyRepr,
- * pyStr, floatRepr), and the way in and out: toPlain() turns a value into the JSON-like data
+ * indexing (listIndex), copies, Python-named exceptions (pyError), str() of a key (pyStr) and
+ * repr() of a float (floatRepr), and the way in and out: toPlain() turns a value into the JSON-like data
  * callers see, fromPlain() reads callers' values back (an integral number is an int there: pass
  * a PyFloat for a float 1.0).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
-
-import { isPrintable } from "./pyprintable.js";
 
 export class PyFloat {
   constructor(value) {
@@ -74,7 +72,7 @@ export class PyDict {
 
   get(key) {
     const at = this.ids.get(keyId(key));
-    if (at === undefined) throw pyError("KeyError", pyRepr(key));
+    if (at === undefined) throw pyError("KeyError", pyStr(key));
     return this.vals[at];
   }
 
@@ -93,7 +91,7 @@ export class PyDict {
 
   delete(key) {
     const at = this.ids.get(keyId(key));
-    if (at === undefined) throw pyError("KeyError", pyRepr(key));
+    if (at === undefined) throw pyError("KeyError", pyStr(key));
     this.keys.splice(at, 1);
     this.vals.splice(at, 1);
     this._reindex();
@@ -183,24 +181,6 @@ export function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
 
-function strRepr(text) {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (code < 0x20 || code === 0x7f) out += "\\x" + hex(code, 2);
-    else if (code < 0x7f || isPrintable(ch)) out += ch;
-    else if (code <= 0xff) out += "\\x" + hex(code, 2);
-    else if (code <= 0xffff) out += "\\u" + hex(code, 4);
-    else out += "\\U" + hex(code, 8);
-  }
-  return out + quote;
-}
-
 /* repr(float): the shortest digits that read back, in Python's layout (1e+16, 0.0001, 1.0). */
 export function floatRepr(value) {
   if (Number.isNaN(value)) return "nan";
@@ -219,28 +199,14 @@ export function floatRepr(value) {
   return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
 }
 
-export function pyRepr(value) {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "bigint") return value.toString();
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : floatRepr(value);
-  if (value instanceof PyFloat) return floatRepr(value.value);
-  if (typeof value === "string") return strRepr(value);
-  if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
-  if (value instanceof PyDict) return "{" + value.entries().map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(", ") + "}";
-  return String(value);
-}
-
-/* str(value) for a path part: strings as they are, the rest as repr. */
-/* repr() of a tuple (a path in Python's exceptions): (1,) for one item. */
-export function tupleRepr(items) {
-  return "(" + items.map(pyRepr).join(", ") + (items.length === 1 ? ",)" : ")");
-}
-
-/* str(value): strings as they are, the rest as repr (the same for None, bools and numbers). */
+/* str(value) of a key or path part: strings as they are, None, True and False, ints and floats as
+ * Python writes them. */
 export function pyStr(value) {
-  return typeof value === "string" ? value : pyRepr(value);
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeName(value) === "float") return floatRepr(Number(value));
+  return String(value);
 }
 
 // ------------------------------------------------------------------------------ plain data

@@ -1,171 +1,29 @@
-/* Strict YAML loading with positions: a port of prereq.core.yamlload (load_yaml, LoadedYaml,
- * YamlLoadError, format_path).
+/* Strict YAML loading with positions, as prereq.core.yamlload (load_yaml, LoadedYaml, YamlLoadError,
+ * format_path).
  *
- * The CLI composes nodes with libyaml (PyYAML's CSafeLoader, libyaml 0.2.6) and builds plain data
- * itself with the YAML 1.2 core schema.  To give the same data, the same node marks (yamltext.js
- * splices at them) and the same refusals with the same messages and positions, the composer has
- * its own small port of libyaml (libyaml/: reader.js, tokens.js, scanner.js, parser.js) rather
- * than the `yaml` npm library, which accepts and rejects other texts and places nodes differently.
+ * The CLI composes nodes with libyaml and builds plain data itself with the YAML 1.2 core schema;
+ * so does this, on the nodes yamlparse.js reads with the vendored `yaml` library.
  *
- * Owns: the characters a text may hold (libyaml's reader check), the composer (PyYAML's C composer
- * in _yaml.pyx: nodes, anchors and aliases), the data built from the nodes (core-schema scalars,
- * duplicate and merge keys, the depth and size limits), UTF-8 decoding, positions and loadYaml.
+ * Owns: the data built from the nodes (core-schema scalars, duplicate and merge keys, tags, the depth
+ * and size limits), UTF-8 decoding, positions and loadYaml.  Positions are 1-based (line, column) in
+ * characters (code points), as Python counts them.  Data is returned both as plain JSON-like values
+ * (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is the number 1 in `data`
+ * and PyFloat(1) in `typed`.
  *
- * Positions are 1-based (line, column) in characters (code points), as Python counts them; node
- * marks also carry the UTF-16 index into the text for slicing.  Data is returned both as plain
- * JSON-like values (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is
- * the number 1 in `data` and PyFloat(1) in `typed`.
- *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 import { PyDict, PyFloat, isPyInt, keyId, pyStr, toPlain } from "./pyvalues.js";
-import { MarkedError } from "./libyaml/reader.js";
-import { Parser } from "./libyaml/parser.js";
+import { PLAIN_TAG, YamlLoadError, compose, issue } from "./yamlparse.js";
+
+export { YamlLoadError, compose } from "./yamlparse.js";
 
 export const MAX_DEPTH = 100;
 export const MAX_VALUES = 100000;
 export const MAX_INT_DIGITS = 4300; // Python's own limit for decimal integer strings
-const PLAIN_TAG = "tag:prereq,2024:plain";
 const MERGE_TAG = "tag:yaml.org,2002:merge";
-
-export class YamlLoadError extends Error {
-  constructor(issues) {
-    super(issues[0].message);
-    this.name = "YamlLoadError";
-    this.issues = issues;
-  }
-}
-
-function issue(kind, message, line = null, column = null) {
-  return { kind, message, line, column };
-}
-
-/* libyaml's reader: the characters YAML allows, checked before any token (as libyaml decodes a text
- * of up to 16 KiB in one go).  Returns the issue for the first other character, placed as
- * yamlload._reader_issue places it. */
-function readerIssue(text) {
-  const start = text.startsWith("\ufeff") ? 1 : 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      i++;
-      continue;
-    }
-    if (c === 9 || c === 10 || c === 13 || (c >= 0x20 && c <= 0x7e) || c === 0x85 || (c >= 0xa0 && c <= 0xd7ff) ||
-        (c >= 0xe000 && c <= 0xfffd)) continue;
-    const before = text.slice(start, i);
-    const lineStart = before.lastIndexOf("\n") + 1;
-    return issue("syntax", `control characters are not allowed: #x${c.toString(16).padStart(4, "0")}`,
-      before.split("\n").length, Array.from(before.slice(lineStart)).length + 1);
-  }
-  return null;
-}
-
-// ------------------------------------------------------------------------------ the C composer (_yaml.pyx)
-
-/* Nodes as PyYAML's: {kind: "scalar"|"seq"|"map", tag, value, style (scalars), flow, start, end}.
- * Plain untagged scalars get yamlload's _PLAIN_TAG, other untagged nodes the default tags. */
-class Composer {
-  constructor(text) {
-    this.parser = new Parser(text);
-    this.event = null;
-    this.anchors = new Map();
-    this.documentStarts = [];
-  }
-
-  peekEvent() {
-    if (!this.event) this.event = this.parser.next();
-    return this.event;
-  }
-
-  takeEvent() {
-    const event = this.peekEvent();
-    this.event = null;
-    return event;
-  }
-
-  composeAll() {
-    const nodes = [];
-    for (;;) {
-      if (this.peekEvent().type === "STREAM-START") this.takeEvent();
-      if (this.peekEvent().type === "STREAM-END") return nodes;
-      this.documentStarts.push(this.takeEvent().start);
-      nodes.push(this.composeNode());
-      this.takeEvent(); // DOCUMENT-END
-      this.anchors = new Map();
-    }
-  }
-
-  composeNode() {
-    const event = this.peekEvent();
-    if (event.type === "ALIAS") {
-      if (!this.anchors.has(event.anchor)) throw new MarkedError(null, null, "found undefined alias", event.start);
-      this.takeEvent();
-      return this.anchors.get(event.anchor);
-    }
-    if (event.anchor !== null && this.anchors.has(event.anchor)) {
-      throw new MarkedError("found duplicate anchor; first occurrence", this.anchors.get(event.anchor).start,
-        "second occurrence", event.start);
-    }
-    if (event.type === "SCALAR") return this.composeScalar(event);
-    return this.composeCollection(event);
-  }
-
-  composeScalar(event) {
-    let tag = event.tag;
-    if (tag === null || tag === "!") tag = event.plainImplicit ? PLAIN_TAG : "tag:yaml.org,2002:str";
-    const node = { kind: "scalar", tag, value: event.value, style: event.style, start: event.start, end: event.end };
-    if (event.anchor !== null) this.anchors.set(event.anchor, node);
-    this.takeEvent();
-    return node;
-  }
-
-  composeCollection(event) {
-    const mapping = event.type === "MAPPING-START";
-    const tag = event.tag === null || event.tag === "!" ? (mapping ? "tag:yaml.org,2002:map" : "tag:yaml.org,2002:seq") : event.tag;
-    const node = { kind: mapping ? "map" : "seq", tag, value: [], flow: event.flow, start: event.start, end: null };
-    if (event.anchor !== null) this.anchors.set(event.anchor, node);
-    this.takeEvent();
-    const endType = mapping ? "MAPPING-END" : "SEQUENCE-END";
-    while (this.peekEvent().type !== endType) {
-      node.value.push(mapping ? [this.composeNode(), this.composeNode()] : this.composeNode());
-    }
-    node.end = this.takeEvent().end;
-    return node;
-  }
-}
-
-function markedIssue(error) {
-  const mark = error.problemMark || error.contextMark;
-  const message = [error.context, error.problem].filter(Boolean).join(" ");
-  return mark ? issue("syntax", message, mark.line + 1, mark.column + 1) : issue("syntax", message);
-}
-
-/* Every document's root node (as yaml.compose_all) and where each document starts. */
-function composeText(text) {
-  const bad = readerIssue(text);
-  if (bad) throw new YamlLoadError([bad]);
-  const composer = new Composer(text);
-  try {
-    return { nodes: composer.composeAll(), starts: composer.documentStarts };
-  } catch (error) {
-    if (error instanceof MarkedError) throw new YamlLoadError([markedIssue(error)]);
-    throw error;
-  }
-}
-
-/* The root node of a one-document text, or null (yaml.compose); raises YamlLoadError. */
-export function compose(text) {
-  return composeText(text).nodes[0] || null;
-}
-
-/* Every document's root node (yaml.compose_all), for tests that compare nodes with PyYAML's. */
-export function composeAll(text) {
-  return composeText(text).nodes;
-}
 
 // ------------------------------------------------------------------------------ data and positions (yamlload._build)
 
@@ -335,17 +193,13 @@ function decode(bytes) {
 
 /* Load exactly one YAML document strictly (a string, or UTF-8 bytes); throws YamlLoadError listing every issue. */
 export function loadYaml(raw) {
-  const text = typeof raw === "string" ? raw : decode(raw);
-  const { nodes, starts } = composeText(text);
-  if (nodes.length > 1) {
-    const [line, column] = [starts[1].line + 1, starts[1].column + 1];
-    throw new YamlLoadError([issue("documents", `${nodes.length} YAML documents in one file`, line, column)]);
-  }
+  const text = typeof raw === "string" ? raw.replace(/^\ufeff/, "") : decode(raw);
+  const root = compose(text);
   const loaded = new LoadedYaml();
-  if (!nodes.length) return loaded;
+  if (root === null) return loaded;
   const issues = [];
   try {
-    loaded.typed = build(nodes[0], [], loaded, issues);
+    loaded.typed = build(root, [], loaded, issues);
   } catch (error) {
     if (!(error instanceof TooLarge)) throw error;
     // At the key the expansion was under when it passed the limit: the line that names the alias.
@@ -362,8 +216,6 @@ export function loadYaml(raw) {
   if (issues.length) throw new YamlLoadError(onceEach(issues));
   return loaded;
 }
-
-/* Every document's root node (yaml.compose_all), for tests that compare nodes with PyYAML's. */
 
 /* loadYaml's LoadedYaml for ``text``, or null when it refuses the text. */
 export function loadYamlOrNull(text) {

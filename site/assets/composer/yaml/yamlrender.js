@@ -6,9 +6,9 @@
  * for multi-line strings.  yamlsplice.js splices what it writes.  Values may be plain JSON-like
  * data or Python-typed (pyvalues.js).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 import { isPrintable } from "./pyprintable.js";

@@ -8,12 +8,12 @@
  * next way and checks every text it is given.  Indexes are UTF-16 indexes into the text; columns
  * count code points, as libyaml and Python do.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
-import { isPyInt, listIndex, pyEq, pyError, pyRepr, tupleRepr } from "./pyvalues.js";
+import { isPyInt, listIndex, pyEq, pyError, pyStr } from "./pyvalues.js";
 import { loadYamlOrNull } from "./yamlload.js";
 import { isDict } from "./yamlrender.js";
 
@@ -50,9 +50,9 @@ export class Splicer {
     for (const part of path) {
       if (node?.kind === "map") node = this.pair(node, part)[2];
       else if (node?.kind === "seq" && isPyInt(part)) node = node.value[listIndex(node.value, part)];
-      else throw pyError("KeyError", pyRepr(part));
+      else throw pyError("KeyError", pyStr(part));
     }
-    if (node === null) throw pyError("KeyError", tupleRepr(path));
+    if (node === null) throw pyError("KeyError", path.map(pyStr).join("."));
     return node;
   }
 
@@ -61,7 +61,7 @@ export class Splicer {
     for (const [position, [keyNode, valueNode]] of node.value.entries()) {
       if (keyNode.kind === "scalar" && sameKey(keyNode, key)) return [position, keyNode, valueNode];
     }
-    throw pyError("KeyError", pyRepr(key));
+    throw pyError("KeyError", pyStr(key));
   }
 
   parentOf(path) {

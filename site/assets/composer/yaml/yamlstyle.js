@@ -5,9 +5,9 @@
  * make it quote one, its numbers, and JSON strings (YAML double-quoted scalars).  The Renderer
  * (yamlrender.js) writes new values with these, as prereq.core.yamlrender does with PyYAML.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 import { floatRepr, hex, typeName } from "./pyvalues.js";

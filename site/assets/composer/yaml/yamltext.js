@@ -14,14 +14,14 @@
  * Values and paths are plain JSON-like data; internally they are kept in Python's types
  * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, ported, and the
- * Python values they work in.
- * May import: core/.
+ * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
+ * they work in.
+ * May import: core/, vendor/.
  */
 
 import { PrereqError } from "../core/errors.js";
 import {
-  PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, tupleRepr, typeName,
+  PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, typeName,
 } from "./pyvalues.js";
 import { YamlLoadError, compose, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
 import { Renderer } from "./yamlrender.js";
@@ -194,7 +194,7 @@ export class YamlText {
 
   /* Remove a mapping key or a sequence item, with its lines. */
   delete(path) {
-    if (!this.exists(path)) throw pyError("KeyError", tupleRepr(path));
+    if (!this.exists(path)) throw pyError("KeyError", path.map(pyStr).join("."));
     if (!path.length) throw pyError("IndexError", "tuple index out of range");
     const key = path[path.length - 1];
     const remove = (container) => (Array.isArray(container) ? container.splice(listIndex(container, key), 1) : container.delete(key));
