@@ -54,7 +54,7 @@ def write_job(tmp_path: Path, text: str) -> Path:
 
 def data(path_or_text: Path | str) -> dict:
     text = path_or_text.read_text(encoding="utf-8") if isinstance(path_or_text, Path) else path_or_text
-    return load_yaml(text).data
+    return load_yaml(text, merge_keys=True).data  # as OpenPAI reads a job
 
 
 def top_names(job_data: dict) -> list[str]:

@@ -168,3 +168,30 @@ def test_the_load_line_is_the_index_s_own(tmp_path: Path, bundled: Path) -> None
     assert commands[0] == root["job_load_line"] and runtime.JOB_LOAD_LINE not in commands
     jobs.remove(path, ["mnist-data"], index=index)
     assert root["job_load_line"] not in data(path.read_text())["taskRoles"]["train"]["commands"]
+
+
+def test_task_roles_sharing_a_mapping_take_an_item_together_on_the_command_line(tmp_path: Path, bundled: Path) -> None:
+    """`--task-role` repeated: the roles that merge one mapping (``<<: *worker``) change together, in the
+    anchored mapping; one of them alone is refused (exit 1) naming the anchor, the file left as it was."""
+    path = tmp_path / "merged.yaml"
+    path.write_text(
+        "protocolVersion: 2\nname: merged\ntype: job\n"
+        "prerequisites:\n  - name: my-image\n    type: dockerimage\n    uri: ubuntu:22.04\n"
+        "taskRoles:\n  worker: &worker\n    instances: 2\n    dockerImage: my-image\n"
+        "    resourcePerInstance: {cpu: 2, memoryMB: 4096, gpu: 0}\n    commands:\n      - python train.py\n"
+        "  ps:\n    <<: *worker\n    instances: 1\n"
+    )
+    before = path.read_text()
+    alone = prereq_cli("job", "add", "--index", str(bundled), "--task-role", "ps", str(path), "mnist-data")
+    assert alone.returncode == 1 and "shares the YAML anchor &worker (line 9)" in alone.stderr, alone.stderr
+    assert path.read_text() == before
+    both = ["--task-role", "worker", "--task-role", "ps"]
+    added = prereq_cli("job", "add", "--index", str(bundled), *both, str(path), "mnist-data")
+    assert added.returncode == 0, added.stderr
+    after = path.read_text()
+    assert "  ps:\n    <<: *worker\n    instances: 1\n" in after  # the merging role is as it was
+    job_data = data(after)
+    assert job_data["taskRoles"]["ps"]["prerequisites"] == job_data["taskRoles"]["worker"]["prerequisites"]
+    assert_openpai_accepts(job_data)
+    removed = prereq_cli("job", "remove", "--index", str(bundled), *both, str(path), "mnist-data")
+    assert removed.returncode == 0 and path.read_text() == before, removed.stderr

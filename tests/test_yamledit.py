@@ -9,7 +9,7 @@ import yaml
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamledit import YamlText
-from prereq.core.yamlload import load_yaml
+from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer
 from textdiff import line_diff
 
@@ -255,9 +255,9 @@ def test_each_text_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     composes: collections.Counter[str] = collections.Counter()
     real_load, real_compose = yamledit.load_yaml, yamledit.compose
 
-    def counting_load(text):
+    def counting_load(text, **options):
         loads[text] += 1
-        return real_load(text)
+        return real_load(text, **options)
 
     def counting_compose(text):
         composes[text] += 1
@@ -289,3 +289,46 @@ def test_invalid_utf8_and_yaml_errors_share_one_format() -> None:
         "h",
         2,
     )
+
+
+MERGED = """\
+base: &base {x: 1, y: 2}
+other: &other {y: 3, z: 4}
+both:
+  <<: [*base, *other]
+  x: 9
+"""
+
+
+def test_merge_keys_load_as_openpais_loaders_read_them() -> None:
+    """A job's ``<<`` (only where asked: items and registry files keep refusing it) gives PyYAML's data:
+    the first source wins, the mapping's own keys over all."""
+    assert load_yaml(MERGED, merge_keys=True).data == yaml.safe_load(MERGED)
+    with pytest.raises(YamlLoadError, match="merge keys"):
+        load_yaml(MERGED)
+    with pytest.raises(YamlLoadError, match="takes a mapping or a list of them"):
+        load_yaml("a: {<<: [1, 2]}\n", merge_keys=True)
+
+
+def test_an_edit_never_writes_a_shared_value_out_in_full() -> None:
+    """A rewrite of the enclosing collection would give the same data with the alias expanded: refused,
+    so the sharing stays or the edit is refused."""
+    doc = YamlText("a: &a [1, 2]\nb: {c: *a, d: 1}\n", merge_keys=True)
+    with pytest.raises(PrereqError):
+        doc.set(("b", "e"), 2)  # a flow mapping holding an alias: only a rewrite could add the key
+    assert doc.text == "a: &a [1, 2]\nb: {c: *a, d: 1}\n"
+
+
+def test_a_shared_change_is_refused_naming_the_anchor_where_the_file_has_it() -> None:
+    text = "x: 1\nroles:\n  one: &role\n    n: 1\n  two: *role\n"
+    doc = YamlText(text, source="job.yaml", merge_keys=True)
+    wanted = {"x": 1, "roles": {"one": {"n": 1, "m": 2}, "two": {"n": 1}}}
+    with pytest.raises(PrereqError) as refused, doc.shared_edits(wanted):
+        doc.set(("roles", "one", "m"), 2)
+    assert refused.value.message == (
+        "job.yaml: cannot change roles.one alone: it shares the YAML anchor &role (line 3) with what uses it (line 5)"
+    )
+    assert refused.value.exit_code == 1 and doc.text == text
+    with doc.shared_edits({"x": 1, "roles": {"one": {"n": 1, "m": 2}, "two": {"n": 1, "m": 2}}}):
+        doc.set(("roles", "one", "m"), 2)
+    assert doc.text == "x: 1\nroles:\n  one: &role\n    n: 1\n    m: 2\n  two: *role\n"

@@ -25,10 +25,11 @@ const LONGER = "Longer than usual:";
 // The composer's JS, all its modules as one text (site/assets/vendor/ apart), gzipped at level 9: at
 // most this many lines and bytes.  It was 9,389 lines and 126,182 bytes before its YAML reader moved
 // onto the vendored library and its PyYAML imitation went (issue 31 aims at 6,500 and 90 KB; see
-// BENCHMARKS.md).  Raised from 7,750 / 110,000 by issue 30's work on the same day (the list's roving
-// focus, the summary beside a row, the first callback's long line): a ratchet, not the aim.
-const COMPOSER_LINES = 7850;
-const COMPOSER_GZIPPED = 112000;
+// BENCHMARKS.md).  Raised from 7,750 / 110,000 by the same day's features (issue 30: the list's roving
+// focus, the summary beside a row; issue 29: the first callback's long line, jobs whose task roles share
+// mappings through anchors and merge keys): a ratchet, not the aim.
+const COMPOSER_LINES = 8100;
+const COMPOSER_GZIPPED = 115500;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

@@ -19,9 +19,11 @@ that fails, the edit is refused with a PrereqError and the text is unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -40,9 +42,9 @@ def load_error(
     return PrereqError(f"{where}: {what + ': ' if what else ''}{issue.message}", hint=hint, exit_code=exit_code)
 
 
-def _load(text: str, source: str) -> LoadedYaml:
+def _load(text: str, source: str, merge_keys: bool) -> LoadedYaml:
     try:
-        return load_yaml(text)
+        return load_yaml(text, merge_keys=merge_keys)
     except YamlLoadError as exc:
         raise load_error(source, exc) from None
 
@@ -53,11 +55,17 @@ class YamlText(Splices):
     Paths are tuples of mapping keys and sequence indexes, as in
     ``yamlload.LoadedYaml``: ``("taskRoles", "train", "commands", 0)``."""
 
-    def __init__(self, text: str, *, source: str = "<yaml>") -> None:
+    def __init__(self, text: str, *, source: str = "<yaml>", merge_keys: bool = False) -> None:
         self.source = source
+        self.merge_keys = merge_keys
+        # The final data of a batch of edits (``shared_edits``), and the first edit that changed a value
+        # shared through an anchor at another path too.
+        self._wanted: Any = None
+        self._spread: Path_ | None = None
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self._bom = "\ufeff" if text.startswith("\ufeff") else ""
         self._set_text(text[len(self._bom) :])
+        self._initial = (self._t, self._loaded)  # what refusals point at: the file as it was written
         self.renderer = self._detect_style()
 
     @property
@@ -72,7 +80,7 @@ class YamlText(Splices):
         Each text is loaded once: the data and positions are kept, and the node
         tree that splices need is composed only when an edit first asks for it."""
         self._t = text
-        self._loaded = loaded if loaded is not None else _load(text, self.source)
+        self._loaded = loaded if loaded is not None else _load(text, self.source, self.merge_keys)
         self.data = self._loaded.data
         self._nodes: tuple[yaml.Node | None] | None = None
 
@@ -132,7 +140,8 @@ class YamlText(Splices):
         def apply(container: Any) -> None:
             insert_key(container, position, key, copy.deepcopy(value))
 
-        self._edit(parent_path, apply, lambda: self._splice_insert_key(parent_path, position, key, value))
+        keys = list(parent)
+        self._edit(parent_path, apply, lambda: self._splice_insert_key(parent_path, position, key, value, keys))
 
     def insert(self, path: Path_, value: Any) -> None:
         """Insert ``value`` into the sequence at ``path[:-1]`` at index ``path[-1]`` (its length appends)."""
@@ -161,7 +170,7 @@ class YamlText(Splices):
             _get(expected, parent_path)[index:index] = copy.deepcopy(values)
             try:
                 new_text = self._splice_insert_items(parent_path, index, values)
-                loaded = load_yaml(new_text)
+                loaded = load_yaml(new_text, merge_keys=self.merge_keys)
             except (NotHere, YamlLoadError):
                 loaded = None
             if loaded is not None and _equal(loaded.data, expected):
@@ -201,16 +210,76 @@ class YamlText(Splices):
             if new_text is None:
                 continue
             try:
-                loaded = load_yaml(new_text)
+                loaded = load_yaml(new_text, merge_keys=self.merge_keys)
             except YamlLoadError:
                 continue
-            if _equal(loaded.data, expected):
+            if (_equal(loaded.data, expected) or self._shared_change(parent_path)) and self._keeps_sharing(new_text):
                 self._set_text(new_text, loaded)
                 return
         raise PrereqError(
             f"{self.source}: cannot edit {format_path(parent_path, empty='the document')} "
             "without changing other values",
             hint="simplify the YAML layout there (anchors, complex keys), or edit it by hand",
+        )
+
+    # -- values shared through anchors (aliases, merge keys) ---------------------------------------
+    @property
+    def shares(self) -> bool:
+        """Whether the text uses an alias or a merge key: a value one edit may change in several places."""
+        return any(kind in ("*", "<<") for kind, _, _ in _sharing_marks(self._t))
+
+    @contextlib.contextmanager
+    def shared_edits(self, wanted: Any) -> Iterator[None]:
+        """Edits of a batch whose end is ``wanted``: an edit of a shared value changes it at every path that
+        shares it (the batch's edit of such a path then finds it done); at the end the text must give
+        ``wanted``, else it is left as it was and the change is refused, naming the anchor."""
+        saved, self._wanted, self._spread = (self._t, self._loaded), wanted, None
+        try:
+            yield
+            wrong = next(_differences(self.data, wanted, ()), None)
+            if wrong is not None:
+                raise self._sharing_refusal(self._spread if self._spread is not None else wrong[0])
+        except BaseException:
+            self._set_text(*saved)
+            raise
+        finally:
+            self._wanted = None
+
+    def _shared_change(self, parent_path: Path_) -> bool:
+        """In a batch, an edit may change what shares the edited value; the first place one did is where a
+        refusal points."""
+        if self._wanted is None:
+            return False
+        if self._spread is None:
+            self._spread = parent_path
+        return True
+
+    def _keeps_sharing(self, new_text: str) -> bool:
+        """The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full)."""
+        marks = _sharing_marks(self._t)
+        return not marks or Counter(k[:2] for k in _sharing_marks(new_text)) == Counter(k[:2] for k in marks)
+
+    def _sharing_refusal(self, path: Path_) -> PrereqError:
+        text, loaded = self._initial
+        marks = _sharing_marks(text)
+        aliased = {name for kind, name, _ in marks if kind == "*"}
+        anchors = [(name, line) for kind, name, line in marks if kind == "&" and name in aliased]
+        at = loaded.position(tuple(path))[0] if path else 1
+        before = [anchor for anchor in anchors if anchor[1] <= at] or anchors
+        if not before:
+            return PrereqError(
+                f"{self.source}: cannot change {format_path(path)} alone: the merge key ('<<') there shares it",
+                hint="write the part that differs out in full instead of merging it, or edit it by hand",
+                exit_code=1,
+            )
+        name, line = before[-1]
+        uses = ", ".join(str(where) for kind, alias, where in marks if kind == "*" and alias == name)
+        return PrereqError(
+            f"{self.source}: cannot change {format_path(path)} alone: it shares the YAML anchor &{name} "
+            f"(line {line}) with what uses it (line {uses})",
+            hint=f"make the same change wherever &{name} is used (select the same items in each task role "
+            "that shares it), or write the part that differs out in full instead of aliasing or merging it",
+            exit_code=1,
         )
 
     def _rewrite(self, path: Path_, value: Any) -> str | None:
@@ -244,6 +313,43 @@ def insert_key(mapping: dict[Any, Any], position: int, key: Any, value: Any) -> 
     items.insert(position, (key, value))
     mapping.clear()
     mapping.update(items)
+
+
+def _sharing_marks(text: str) -> list[tuple[str, str, int]]:
+    """Every anchor (``&``), alias (``*``) and merge key (``<<``) of ``text``, with its name and line."""
+    if not any(mark in text for mark in ("&", "*", "<<")):
+        return []
+    marks = []
+    key = False  # the token before was a key's indicator: a plain "<<" after it is a merge key
+    try:
+        for token in yaml.scan(text, Loader=_SCANNER):
+            if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
+                kind = "&" if isinstance(token, yaml.AnchorToken) else "*"
+                marks.append((kind, token.value, token.start_mark.line + 1))
+            elif key and isinstance(token, yaml.ScalarToken) and token.plain and token.value == "<<":
+                marks.append(("<<", "", token.start_mark.line + 1))
+            key = isinstance(token, yaml.KeyToken)
+    except yaml.YAMLError:
+        return marks
+    return marks
+
+
+_SCANNER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _differences(a: Any, b: Any, path: Path_) -> Iterator[tuple[Path_, Any]]:
+    """The smallest paths where ``a`` and ``b`` differ (mapping key order aside), with ``a``'s value."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            yield from _differences(a.get(key, _MISSING), b.get(key, _MISSING), path + (key,))
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            yield from _differences(x, y, path + (index,))
+    elif type(a) is not type(b) or a != b:
+        yield path, a
+
+
+_MISSING = object()
 
 
 def _get(data: Any, path: Path_) -> Any:

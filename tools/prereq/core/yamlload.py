@@ -161,7 +161,66 @@ _YAML_TAGS = {
 TAG_MESSAGE = "YAML tags are not supported"  # the start of the issue's message (for hints)
 
 
-def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue]) -> Any:
+def _is_merge(key_node: yaml.Node) -> bool:
+    return key_node.tag == "tag:yaml.org,2002:merge" or (key_node.tag == _PLAIN_TAG and key_node.value == "<<")
+
+
+def _merged_pairs(node: yaml.MappingNode, issues: list[YamlIssue]) -> list[tuple[yaml.Node, yaml.Node]]:
+    """The pairs ``<<`` brings into ``node``, as js-yaml (the rest-server) and PyYAML (the runtime) merge
+    them: the sources in order, a key's first source winning, each source as its own data says (its own
+    keys over what it merges); ``node``'s own keys come after and win over all."""
+    merged: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for key_node, value_node in node.value:
+        if not _is_merge(key_node):
+            continue
+        sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+        if not all(isinstance(source, yaml.MappingNode) for source in sources):
+            message = "a merge key ('<<') takes a mapping or a list of them"
+            issues.append(YamlIssue("syntax", message, *_mark(value_node)))
+            continue
+        for source in sources:
+            effective = {pair[0].value: pair for pair in _merged_pairs(source, issues)}
+            effective.update((pair[0].value, pair) for pair in source.value if not _is_merge(pair[0]))
+            for key, pair in effective.items():
+                merged.setdefault(key, pair)
+    return list(merged.values())
+
+
+def _build_mapping(
+    node: yaml.MappingNode, path: PathKey, out: LoadedYaml, issues: list[YamlIssue], merges: bool
+) -> dict[Any, Any]:
+    result: dict[Any, Any] = {}
+    inherited = _merged_pairs(node, issues) if merges else []
+    own = [pair for pair in node.value if not (merges and _is_merge(pair[0]))]
+    mine: set[Any] = set()
+    for number, (key_node, value_node) in enumerate(inherited + own):
+        if _is_merge(key_node):
+            issues.append(YamlIssue("syntax", "merge keys ('<<') are not supported", *_mark(key_node)))
+            continue
+        key = _build(key_node, path + ("<key>",), out, issues, merges)
+        if not isinstance(key, (str, int, float, bool)) and key is not None:
+            issues.append(YamlIssue("syntax", "mapping keys must be plain scalars", *_mark(key_node)))
+            continue
+        ours = number >= len(inherited)
+        if key in result and (ours and key in mine):
+            first = out.key_positions[path + (key,)]
+            issues.append(
+                YamlIssue(
+                    "duplicate-key",
+                    f"duplicate key '{key_node.value}' (first defined on line {first[0]})",
+                    *_mark(key_node),
+                )
+            )
+            continue
+        if ours:
+            mine.add(key)
+        out.key_positions[path + (key,)] = _mark(key_node)
+        result[key] = _build(value_node, path + (key,), out, issues, merges)
+    out.value_positions.pop(path + ("<key>",), None)
+    return result
+
+
+def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIssue], merges: bool = False) -> Any:
     out.value_positions[path] = _mark(node)
     if len(out.value_positions) > MAX_VALUES:
         raise _TooLarge(path)
@@ -183,30 +242,9 @@ def _build(node: yaml.Node, path: PathKey, out: LoadedYaml, issues: list[YamlIss
         issues.append(YamlIssue("syntax", f"values are nested more than {MAX_DEPTH} levels deep", *_mark(node)))
         return None
     if isinstance(node, yaml.SequenceNode):
-        return [_build(child, path + (i,), out, issues) for i, child in enumerate(node.value)]
-    result: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.tag == _PLAIN_TAG and key_node.value == "<<"):
-            issues.append(YamlIssue("syntax", "merge keys ('<<') are not supported", *_mark(key_node)))
-            continue
-        key = _build(key_node, path + ("<key>",), out, issues)
-        if not isinstance(key, (str, int, float, bool)) and key is not None:
-            issues.append(YamlIssue("syntax", "mapping keys must be plain scalars", *_mark(key_node)))
-            continue
-        if key in result:
-            first = out.key_positions[path + (key,)]
-            issues.append(
-                YamlIssue(
-                    "duplicate-key",
-                    f"duplicate key '{key_node.value}' (first defined on line {first[0]})",
-                    *_mark(key_node),
-                )
-            )
-            continue
-        out.key_positions[path + (key,)] = _mark(key_node)
-        result[key] = _build(value_node, path + (key,), out, issues)
-    out.value_positions.pop(path + ("<key>",), None)
-    return result
+        return [_build(child, path + (i,), out, issues, merges) for i, child in enumerate(node.value)]
+    assert isinstance(node, yaml.MappingNode)  # the tags checked above leave no other kind
+    return _build_mapping(node, path, out, issues, merges)
 
 
 def _decode(raw: bytes) -> str:
@@ -245,8 +283,9 @@ def _reader_issue(text: str, exc: yaml.reader.ReaderError) -> YamlIssue:
     return YamlIssue("syntax", f"{exc.reason}: #x{code:04x}", line, column)
 
 
-def load_yaml(raw: bytes | str) -> LoadedYaml:
-    """Load exactly one YAML document strictly; raise YamlLoadError listing every issue."""
+def load_yaml(raw: bytes | str, *, merge_keys: bool = False) -> LoadedYaml:
+    """Load exactly one YAML document strictly; raise YamlLoadError listing every issue.  ``merge_keys``:
+    read ``<<`` as OpenPAI's loaders do (jobs), else refuse it (items and the files of a registry)."""
     text = _decode(raw) if isinstance(raw, bytes) else raw
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
@@ -267,7 +306,7 @@ def load_yaml(raw: bytes | str) -> LoadedYaml:
         return loaded
     issues: list[YamlIssue] = []
     try:
-        loaded.data = _build(nodes[0], (), loaded, issues)
+        loaded.data = _build(nodes[0], (), loaded, issues, merge_keys)
     except _TooLarge as exc:
         # At the key the expansion was under when it passed the limit: the line that names the alias
         # (the values' own positions are their anchor's).

@@ -54,6 +54,27 @@ def _same_key(key_node: yaml.ScalarNode, key: Any) -> bool:
         return False
 
 
+def _is_merge_key(key_node: yaml.Node) -> bool:
+    return isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<" and key_node.style in (None, "")
+
+
+def _holder(node: yaml.MappingNode, key: Any) -> yaml.MappingNode:
+    """The mapping whose own text holds ``key``: ``node``, or what its merge keys (``<<``) bring in, the
+    first source first, as the loaders merge."""
+    if any(isinstance(k, yaml.ScalarNode) and _same_key(k, key) for k, _ in node.value if not _is_merge_key(k)):
+        return node
+    for key_node, value_node in node.value:
+        if not _is_merge_key(key_node):
+            continue
+        for source in value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]:
+            if isinstance(source, yaml.MappingNode):
+                try:
+                    return _holder(source, key)
+                except KeyError:
+                    continue
+    raise KeyError(key)
+
+
 class Splices:
     """Positions in a text (``_t``, composed lazily into ``_root``) and the splices over them."""
 
@@ -86,7 +107,7 @@ class Splices:
         raise KeyError(key)
 
     def _value_of(self, node: yaml.MappingNode, key: Any) -> yaml.Node:
-        return self._pair(node, key)[2]
+        return self._pair(_holder(node, key), key)[2]
 
     # -- style -----------------------------------------------------------
     def _detect_style(self) -> Renderer:
@@ -197,7 +218,7 @@ class Splices:
         if getattr(parent, "flow_style", False):
             raise NotHere  # rewrite the flow parent whole
         if isinstance(parent, yaml.MappingNode):
-            _, key_node, _ = self._pair(parent, path[-1])
+            _, key_node, _ = self._pair(_holder(parent, path[-1]), path[-1])
             start = self._colon_end(key_node)
             column = self._column(key_node.start_mark.index)
             in_sequence = False
@@ -231,10 +252,20 @@ class Splices:
         text = rest[0] + (self.newline + self._join(rest[1:]) if rest[1:] else "")
         return self._t[:start] + text + self._t[end:]
 
-    def _splice_insert_key(self, parent_path: Path_, position: int, key: Any, value: Any) -> str:
+    def _splice_insert_key(
+        self, parent_path: Path_, position: int, key: Any, value: Any, keys: Sequence[Any] = ()
+    ) -> str:
+        """``key`` at ``position`` of the mapping's keys (``keys``, merged ones included: a new key goes
+        after the last of its own keys that comes before ``position``, or after its merge keys)."""
         node = self._node(parent_path) if parent_path else self._root
         if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
             raise NotHere
+        if any(_is_merge_key(key_node) for key_node, _ in node.value):
+            own = [i for i, (k, _) in enumerate(node.value) if not _is_merge_key(k)]
+            earlier = set(keys[:position])
+            after = [i for i in own if any(_same_key(node.value[i][0], k) for k in earlier)]
+            merges = [i for i, (k, _) in enumerate(node.value) if _is_merge_key(k)]
+            position = (after[-1] if after else merges[-1]) + 1
         if position < len(node.value):
             key_node = node.value[position][0]
             if not self._owns_line(key_node.start_mark.index):
@@ -287,6 +318,8 @@ class Splices:
 
     def _splice_delete(self, path: Path_) -> str:
         parent = self._node(path[:-1]) if path[:-1] else self._root
+        if isinstance(parent, yaml.MappingNode):
+            parent = _holder(parent, path[-1])  # a merged key is deleted where it is written
         if not isinstance(parent, yaml.CollectionNode) or parent.flow_style or len(parent.value) < 2:
             raise NotHere  # the fallback writes the (flow or empty) parent anew
         if isinstance(parent, yaml.MappingNode):

@@ -82,7 +82,11 @@ class WorkingCopy:
 
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
     """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once
-    (``YamlText.insert_many``: the same text, read once)."""
+    (``YamlText.insert_many``: the same text, read once).  A text that shares values through anchors
+    (aliases, merge keys) takes them as one batch (``_apply_shared``)."""
+    if doc.shares:
+        _apply_shared(doc, list(edits))
+        return
     run: list[Edit] = []
     for edit in [*edits, None]:
         if edit is not None and edit.op == "insert" and _continues(run, edit):
@@ -107,3 +111,37 @@ def _continues(run: list[Edit], edit: Edit) -> bool:
         return False
     first = run[0].path
     return edit.path[:-1] == first[:-1] and edit.path[-1] == first[-1] + len(run)
+
+
+def _apply_shared(doc: YamlText, edits: list[Edit]) -> None:
+    """The edits one by one, toward the data they all give: an edit of a value that an anchor shares
+    changes it wherever it is used (the batch's own edit of such a place then finds it done and is left
+    out); the text must give the planned data in the end, else the change is refused, naming the anchor."""
+    wanted = WorkingCopy(doc.data)
+    for edit in edits:
+        _replay(wanted, edit)
+    with doc.shared_edits(wanted.data):
+        replay = WorkingCopy(doc.data)
+        for edit in edits:
+            _replay(replay, edit)
+            if not _done(doc, replay, edit):  # else done already, where an anchor shares it
+                _replay(doc, edit)
+
+
+def _done(doc: YamlText, replay: WorkingCopy, edit: Edit) -> bool:
+    """The text holds what ``edit`` gives already: a list as the batch has it then, a key gone or set."""
+    parent = edit.path[:-1]
+    if edit.op == "delete" and not doc.exists(edit.path):
+        return True
+    if isinstance(edit.path[-1], int):
+        return doc.exists(parent) and doc.get(parent) == replay.get(parent)
+    return edit.op != "delete" and doc.exists(edit.path) and doc.get(edit.path) == edit.value
+
+
+def _replay(target: WorkingCopy | YamlText, edit: Edit) -> None:
+    if edit.op == "set":
+        target.set(edit.path, edit.value, before=edit.before, after=edit.after)
+    elif edit.op == "insert":
+        target.insert(edit.path, edit.value)
+    else:
+        target.delete(edit.path)

@@ -114,7 +114,7 @@ class JobDocument:
 
     def __init__(self, text: str, source: str) -> None:
         self.source = source
-        self.doc = YamlText(text, source=source)
+        self.doc = YamlText(text, source=source, merge_keys=True)  # as OpenPAI reads jobs
         self.initial = self.doc.loaded  # positions in the file as the user wrote it
         self.warnings: list[str] = []  # what preparing the job noticed, in order
         self.initial_lines = re.split(r"\r\n|\n|\r", text)  # YAML's line breaks (what positions count)

@@ -52,7 +52,7 @@ class Shared:
 
 def _entry(job_text: str | bytes, name: str, *, source: str) -> dict[str, Any]:
     try:
-        data = load_yaml(job_text).data
+        data = load_yaml(job_text, merge_keys=True).data  # as OpenPAI reads jobs
     except YamlLoadError as exc:
         issue = exc.issues[0]
         raise PrereqError(f"{source}:{issue.line}:{issue.column}: {issue.message}", hint="fix the job's YAML") from None

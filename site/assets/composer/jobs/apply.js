@@ -86,11 +86,53 @@ export class WorkingCopy {
   }
 }
 
-/* Replay `edits` on the text (a YamlText). */
+/* Replay `edits` on the text (a YamlText).  A text that shares values through anchors (aliases, merge
+ * keys) takes them as one batch (applyShared). */
 export function applyEdits(doc, edits) {
-  for (const edit of edits) {
-    if (edit.op === "set") doc.set(edit.path, edit.value, { before: edit.before, after: edit.after });
-    else if (edit.op === "insert") doc.insert(edit.path, edit.value);
-    else doc.delete(edit.path);
+  if (doc.shares) {
+    applyShared(doc, edits);
+    return;
   }
+  for (const edit of edits) replay(doc, edit);
+}
+
+function replay(target, edit) {
+  if (edit.op === "set") target.set(edit.path, edit.value, { before: edit.before, after: edit.after });
+  else if (edit.op === "insert") target.insert(edit.path, edit.value);
+  else target.delete(edit.path);
+}
+
+/* apply._apply_shared: the edits one by one, toward the data they all give: an edit of a value an anchor
+ * shares changes it wherever it is used (the batch's own edit of such a place then finds it done and is
+ * left out); the text must give the planned data in the end, else the change is refused, naming the anchor. */
+function applyShared(doc, edits) {
+  const wanted = new WorkingCopy(doc.data);
+  for (const edit of edits) replay(wanted, edit);
+  const step = new WorkingCopy(doc.data);
+  doc.sharedEdits(wanted.data, () => {
+    for (const edit of edits) {
+      replay(step, edit);
+      if (!done(doc, step, edit)) replay(doc, edit); // else done already, where an anchor shares it
+    }
+  });
+}
+
+/* apply._done: the text holds what `edit` gives already: a list as the batch has it then, a key gone or set. */
+function done(doc, step, edit) {
+  const parent = edit.path.slice(0, -1);
+  if (edit.op === "delete" && !doc.exists(edit.path)) return true;
+  if (typeof edit.path[edit.path.length - 1] === "number") return doc.exists(parent) && sameData(doc.get(parent), step.get(parent));
+  return edit.op !== "delete" && doc.exists(edit.path) && sameData(doc.get(edit.path), edit.value);
+}
+
+/* Equal plain data, mapping key order aside (Python's == on dicts). */
+function sameData(a, b) {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameData(a[k], b[k]));
+  }
+  return a === b;
 }

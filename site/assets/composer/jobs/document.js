@@ -93,7 +93,7 @@ const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the 
 export class JobDocument {
   constructor(text, source) {
     this.source = source;
-    this.doc = new YamlText(text, { source });
+    this.doc = new YamlText(text, { source, mergeKeys: true }); // as OpenPAI reads jobs
     this.initial = this.doc.loaded; // positions in the file as the user wrote it
     this.warnings = []; // what preparing the job noticed, in order
     this.finalLineEnd = text === "" || text.endsWith("\n"); // a file without one keeps having none

@@ -26,7 +26,7 @@ const valueOf = (dict, key, fallback) => (dict.has(key) ? dict.get(key) : fallba
 function entries(jobText, source) {
   let loaded;
   try {
-    loaded = loadYaml(jobText);
+    loaded = loadYaml(jobText, { mergeKeys: true });
   } catch (error) {
     if (!(error instanceof YamlLoadError)) throw error;
     const issue = error.issues[0];

@@ -66,5 +66,5 @@ function jsonValue(value, path, pad) {
 
 /* The job `text` (YAML) as JSON text; a PrereqError naming the line when the YAML does not load. */
 export function jobAsJson(text, source) {
-  return jsonValue(new YamlText(text, { source }).loaded.typed, [], "") + "\n";
+  return jsonValue(new YamlText(text, { source, mergeKeys: true }).loaded.typed, [], "") + "\n";
 }

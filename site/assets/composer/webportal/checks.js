@@ -24,7 +24,7 @@ const NAME_LENGTH = 255;
 
 /* {name, cluster} of the job's text, or null when it is not a job yet (broken YAML, no usable name). */
 export function jobTarget(text) {
-  const loaded = loadYamlOrNull(text);
+  const loaded = loadYamlOrNull(text, { mergeKeys: true });
   const data = loaded && loaded.data;
   if (!data || typeof data !== "object" || Array.isArray(data)) return null;
   const defaults = data.defaults && typeof data.defaults === "object" ? data.defaults : {};
@@ -90,7 +90,7 @@ export function checkCluster(record, recordError, cluster) {
 
 /* The job's text named `name` (the fresh name the user took), edited by the YAML engine. */
 export function withName(text, name) {
-  const yaml = new YamlText(text, { source: "job" });
+  const yaml = new YamlText(text, { source: "job", mergeKeys: true });
   yaml.set(["name"], name);
   return yaml.text;
 }

@@ -43,7 +43,7 @@ export function maskSecrets(text) {
 /* The data of a YAML (or JSON) text as JSON text, to compare what was sent with what is kept; null
  * when it does not load. */
 function dataOf(text) {
-  const loaded = loadYamlOrNull(text);
+  const loaded = loadYamlOrNull(text, { mergeKeys: true });
   return loaded === null ? null : JSON.stringify(loaded.data);
 }
 

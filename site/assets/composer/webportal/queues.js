@@ -54,7 +54,7 @@ export function queueOffers(document, record) {
 /* The job's text with `defaults.virtualCluster` set to `cluster` (a new `defaults` goes before
  * `extras`, where the protocol lists it). */
 export function withVirtualCluster(text, cluster) {
-  const yaml = new YamlText(text, { source: "job" });
+  const yaml = new YamlText(text, { source: "job", mergeKeys: true });
   if (yaml.get(["defaults"]) && typeof yaml.get(["defaults"]) === "object") yaml.set(["defaults", "virtualCluster"], cluster);
   else yaml.set(["defaults"], { virtualCluster: cluster }, { before: ["extras"] });
   return yaml.text;

@@ -27,7 +27,7 @@ export async function prepareJob(text, { index, indexSource, expressions = {}, s
   let out = prepared.text;
   let data = prepared.data;
   if (submitFrom) {
-    const yaml = new YamlText(out, { source: "job" });
+    const yaml = new YamlText(out, { source: "job", mergeKeys: true });
     yaml.set(["extras", "submitFrom"], submitFrom);
     out = yaml.text;
     data = yaml.data;

@@ -116,8 +116,61 @@ const YAML_TAGS = {
 };
 const TAG_MESSAGE = "YAML tags are not supported";
 
+const isMerge = (keyNode) => keyNode.tag === MERGE_TAG || (keyNode.tag === PLAIN_TAG && keyNode.value === "<<");
+
+/* _merged_pairs: the pairs `<<` brings into a mapping node, as js-yaml (the rest-server) and PyYAML (the
+ * runtime) merge them: the sources in order, a key's first source winning, each source as its own data
+ * says (its own keys over what it merges); the node's own keys come after and win over all. */
+function mergedPairs(node, issues) {
+  const merged = new Map();
+  for (const [keyNode, valueNode] of node.value) {
+    if (!isMerge(keyNode)) continue;
+    const sources = valueNode.kind === "seq" ? valueNode.value : [valueNode];
+    if (!sources.every((source) => source.kind === "map")) {
+      issues.push(issue("syntax", "a merge key ('<<') takes a mapping or a list of them", ...nodeMark(valueNode)));
+      continue;
+    }
+    for (const source of sources) {
+      const effective = new Map(mergedPairs(source, issues).map((pair) => [pair[0].value, pair]));
+      for (const pair of source.value) if (!isMerge(pair[0])) effective.set(pair[0].value, pair);
+      for (const [key, pair] of effective) if (!merged.has(key)) merged.set(key, pair);
+    }
+  }
+  return [...merged.values()];
+}
+
+/* _build_mapping: a mapping node's data; with `merges`, `<<` read as OpenPAI's loaders read it. */
+function buildMapping(node, path, out, issues, merges) {
+  const result = new PyDict();
+  const inherited = merges ? mergedPairs(node, issues) : [];
+  const own = node.value.filter(([keyNode]) => !(merges && isMerge(keyNode)));
+  const mine = new PyDict(); // the keys the node writes itself, compared as Python compares them (1 == 1.0)
+  [...inherited, ...own].forEach(([keyNode, valueNode], number) => {
+    if (isMerge(keyNode)) {
+      issues.push(issue("syntax", "merge keys ('<<') are not supported", ...nodeMark(keyNode)));
+      return;
+    }
+    const key = build(keyNode, [...path, "<key>"], out, issues, merges);
+    if (Array.isArray(key) || key instanceof PyDict) {
+      issues.push(issue("syntax", "mapping keys must be plain scalars", ...nodeMark(keyNode)));
+      return;
+    }
+    const ours = number >= inherited.length;
+    if (result.has(key) && ours && mine.has(key)) {
+      const first = out.keyPositions.get(pathId([...path, key]));
+      issues.push(issue("duplicate-key", `duplicate key '${keyNode.value}' (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
+      return;
+    }
+    if (ours) mine.set(key, true);
+    out.keyPositions.set(pathId([...path, key]), nodeMark(keyNode));
+    result.set(key, build(valueNode, [...path, key], out, issues, merges));
+  });
+  out.valuePositions.delete(pathId([...path, "<key>"]));
+  return result;
+}
+
 /* _build: Python-typed data from a node, recording positions and collecting issues. */
-function build(node, path, out, issues) {
+function build(node, path, out, issues, merges = false) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
   if (!YAML_TAGS[node.kind].has(node.tag)) {
@@ -136,28 +189,8 @@ function build(node, path, out, issues) {
     issues.push(issue("syntax", `values are nested more than ${MAX_DEPTH} levels deep`, ...nodeMark(node)));
     return null;
   }
-  if (node.kind === "seq") return node.value.map((child, i) => build(child, [...path, i], out, issues));
-  const result = new PyDict();
-  for (const [keyNode, valueNode] of node.value) {
-    if (keyNode.tag === MERGE_TAG || (keyNode.tag === PLAIN_TAG && keyNode.value === "<<")) {
-      issues.push(issue("syntax", "merge keys ('<<') are not supported", ...nodeMark(keyNode)));
-      continue;
-    }
-    const key = build(keyNode, [...path, "<key>"], out, issues);
-    if (Array.isArray(key) || key instanceof PyDict) {
-      issues.push(issue("syntax", "mapping keys must be plain scalars", ...nodeMark(keyNode)));
-      continue;
-    }
-    if (result.has(key)) {
-      const first = out.keyPositions.get(pathId([...path, key]));
-      issues.push(issue("duplicate-key", `duplicate key '${keyNode.value}' (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
-      continue;
-    }
-    out.keyPositions.set(pathId([...path, key]), nodeMark(keyNode));
-    result.set(key, build(valueNode, [...path, key], out, issues));
-  }
-  out.valuePositions.delete(pathId([...path, "<key>"]));
-  return result;
+  if (node.kind === "seq") return node.value.map((child, i) => build(child, [...path, i], out, issues, merges));
+  return buildMapping(node, path, out, issues, merges);
 }
 
 /* The first byte where Python's strict UTF-8 decoder fails, or -1. */
@@ -191,15 +224,16 @@ function decode(bytes) {
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).replace(/^\ufeff/, "");
 }
 
-/* Load exactly one YAML document strictly (a string, or UTF-8 bytes); throws YamlLoadError listing every issue. */
-export function loadYaml(raw) {
+/* Load exactly one YAML document strictly (a string, or UTF-8 bytes); throws YamlLoadError listing every
+ * issue.  `mergeKeys`: read `<<` as OpenPAI's loaders do (jobs), else refuse it. */
+export function loadYaml(raw, { mergeKeys = false } = {}) {
   const text = typeof raw === "string" ? raw.replace(/^\ufeff/, "") : decode(raw);
   const root = compose(text);
   const loaded = new LoadedYaml();
   if (root === null) return loaded;
   const issues = [];
   try {
-    loaded.typed = build(root, [], loaded, issues);
+    loaded.typed = build(root, [], loaded, issues, mergeKeys);
   } catch (error) {
     if (!(error instanceof TooLarge)) throw error;
     // At the key the expansion was under when it passed the limit: the line that names the alias.
@@ -218,9 +252,9 @@ export function loadYaml(raw) {
 }
 
 /* loadYaml's LoadedYaml for ``text``, or null when it refuses the text. */
-export function loadYamlOrNull(text) {
+export function loadYamlOrNull(text, options = {}) {
   try {
-    return loadYaml(text);
+    return loadYaml(text, options);
   } catch (error) {
     if (error instanceof YamlLoadError) return null;
     throw error;

@@ -39,6 +39,26 @@ function pyLstrip(text) {
   return text.replace(/^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, "");
 }
 
+const isMergeKey = (keyNode) => keyNode.kind === "scalar" && keyNode.value === "<<" && keyNode.style === "";
+
+/* yamlsplice._holder: the mapping whose own text holds ``key``: ``node``, or what its merge keys (``<<``)
+ * bring in, the first source first, as the loaders merge. */
+function holder(node, key) {
+  if (node.value.some(([k]) => !isMergeKey(k) && k.kind === "scalar" && sameKey(k, key))) return node;
+  for (const [keyNode, valueNode] of node.value) {
+    if (!isMergeKey(keyNode)) continue;
+    for (const source of valueNode.kind === "seq" ? valueNode.value : [valueNode]) {
+      if (source.kind !== "map") continue;
+      try {
+        return holder(source, key);
+      } catch (error) {
+        if (error.name !== "KeyError") throw error;
+      }
+    }
+  }
+  throw pyError("KeyError", pyStr(key));
+}
+
 export class Splicer {
   constructor(text, root, renderer, newline) {
     Object.assign(this, { t: text, root, renderer, newline });
@@ -48,7 +68,7 @@ export class Splicer {
   node(path) {
     let node = this.root;
     for (const part of path) {
-      if (node?.kind === "map") node = this.pair(node, part)[2];
+      if (node?.kind === "map") node = this.pair(holder(node, part), part)[2];
       else if (node?.kind === "seq" && isPyInt(part)) node = node.value[listIndex(node.value, part)];
       else throw pyError("KeyError", pyStr(part));
     }
@@ -181,7 +201,7 @@ export class Splicer {
     let start;
     let column;
     if (parent?.kind === "map") {
-      const keyNode = this.pair(parent, path[path.length - 1])[1];
+      const keyNode = this.pair(holder(parent, path[path.length - 1]), path[path.length - 1])[1];
       start = this.colonEnd(keyNode);
       column = this.column(keyNode.start.index);
     } else if (inSequence) {
@@ -216,10 +236,18 @@ export class Splicer {
     return null;
   }
 
-  /* A new ``key: value`` at ``position`` of the block mapping at ``parentPath``. */
-  insertKey(parentPath, position, key, value) {
+  /* A new ``key: value`` at ``position`` of the block mapping at ``parentPath``'s keys (``keys``, merged
+   * ones included: a new key goes after the last of its own keys before ``position``, or after its
+   * merge keys). */
+  insertKey(parentPath, position, key, value, keys = []) {
     const node = parentPath.length ? this.node(parentPath) : this.root;
     if (node?.kind !== "map" || node.flow || !node.value.length) throw new NotHere();
+    if (node.value.some(([k]) => isMergeKey(k))) {
+      const earlier = keys.slice(0, position);
+      const after = node.value.flatMap(([k], i) => (!isMergeKey(k) && earlier.some((e) => sameKey(k, e)) ? [i] : []));
+      const merges = node.value.flatMap(([k], i) => (isMergeKey(k) ? [i] : []));
+      position = (after.length ? after[after.length - 1] : merges[merges.length - 1]) + 1;
+    }
     if (position < node.value.length) {
       const keyNode = node.value[position][0];
       if (!this.ownsLine(keyNode.start.index)) throw new NotHere();
@@ -265,7 +293,8 @@ export class Splicer {
 
   /* The lines of the key or item at ``path`` removed (a trailing comment on its last line too). */
   delete(path) {
-    const parent = this.parentOf(path);
+    let parent = this.parentOf(path);
+    if (parent?.kind === "map") parent = holder(parent, path[path.length - 1]); // a merged key, where it is written
     const collection = parent?.kind === "map" || parent?.kind === "seq";
     if (!collection || parent.flow || parent.value.length < 2) throw new NotHere(); // the fallback writes the parent anew
     let first;

@@ -20,6 +20,7 @@
  */
 
 import { PrereqError } from "../core/errors.js";
+import { Parser } from "../../vendor/prereq-vendor.js";
 import {
   PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, typeName,
 } from "./pyvalues.js";
@@ -37,9 +38,9 @@ export function loadError(source, exc, { what = "", hint = "fix the YAML first",
   return new PrereqError(`${where}: ${what ? what + ": " : ""}${issue.message}`, { hint, exitCode });
 }
 
-function load(text, source) {
+function load(text, source, mergeKeys) {
   try {
-    return loadYaml(text);
+    return loadYaml(text, { mergeKeys });
   } catch (error) {
     if (error instanceof YamlLoadError) throw loadError(source, error);
     throw error;
@@ -89,12 +90,18 @@ function detectStyle(root) {
 
 /* A YAML document as text, edited in place.  Paths are arrays of mapping keys and sequence indexes. */
 export class YamlText {
-  constructor(text, { source = "<yaml>" } = {}) {
+  constructor(text, { source = "<yaml>", mergeKeys = false } = {}) {
     this.source = source;
+    this.mergeKeys = mergeKeys;
+    // The final data of a batch of edits (sharedEdits): a value shared through an anchor may change with
+    // an edit of another path when the batch changes it so too.
+    this._wanted = null;
+    this._spread = null;
     this.newline = text.includes("\r\n") ? "\r\n" : "\n";
     this._bom = text.startsWith("\ufeff") ? "\ufeff" : "";
     this._setText(text.slice(this._bom.length));
     this.originalLoaded = this._loaded; // positions in the text as it was read, for messages about it
+    this._originalText = this._t;
     this.renderer = detectStyle(this._root);
   }
 
@@ -116,7 +123,7 @@ export class YamlText {
   /* Take ``text`` (without BOM) as the body; its nodes are composed only when a splice needs them. */
   _setText(text, loaded = null) {
     this._t = text;
-    this._loaded = loaded || load(text, this.source);
+    this._loaded = loaded || load(text, this.source, this.mergeKeys);
     this._typed = this._loaded.typed;
     this._rootNode = undefined;
   }
@@ -176,7 +183,7 @@ export class YamlText {
     }
     const position = insertPosition(parent, before, after);
     this._edit(parentPath, (container) => container.insert(position, key, deepCopy(value)),
-      () => this._splicer.insertKey(parentPath, position, key, value));
+      () => this._splicer.insertKey(parentPath, position, key, value, parent.keys));
   }
 
   /* Insert ``value`` into the sequence at ``path`` minus its last part, at that index (its length appends). */
@@ -205,6 +212,68 @@ export class YamlText {
     return formatPath(path, { empty: "the document" });
   }
 
+  // -- values shared through anchors (aliases, merge keys)
+
+  /* Whether the text uses an alias or a merge key: a value one edit may change in several places. */
+  get shares() {
+    return sharingMarks(this._t).some(([kind]) => kind === "*" || kind === "<<");
+  }
+
+  /* Edits of a batch whose end is ``wanted`` (plain data): an edit of a shared value changes it at every
+   * path that shares it (the batch's edit of such a path then finds it done); at the end the text must
+   * give ``wanted``, else it is left as it was and the change is refused, naming the anchor. */
+  sharedEdits(wanted, run) {
+    const saved = [this._t, this._loaded];
+    [this._wanted, this._spread] = [fromPlain(wanted), null];
+    try {
+      run();
+      const wrong = differences(this._typed, this._wanted, [])[0];
+      if (wrong) throw this._sharingRefusal(this._spread ?? wrong[0]);
+    } catch (error) {
+      this._setText(...saved);
+      throw error;
+    } finally {
+      this._wanted = null;
+    }
+  }
+
+  /* In a batch, an edit may change what shares the edited value; the first place one did is where a
+   * refusal points. */
+  _sharedChange(parentPath) {
+    if (this._wanted === null) return false;
+    if (this._spread === null) this._spread = parentPath;
+    return true;
+  }
+
+  /* The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full). */
+  _keepsSharing(newText) {
+    const marks = sharingMarks(this._t);
+    if (!marks.length) return true;
+    const count = (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n");
+    return count(sharingMarks(newText)) === count(marks);
+  }
+
+  _sharingRefusal(path) {
+    const marks = sharingMarks(this._originalText);
+    const aliased = new Set(marks.filter(([kind]) => kind === "*").map(([, name]) => name));
+    const anchors = marks.filter(([kind, name]) => kind === "&" && aliased.has(name));
+    const at = path.length ? this.originalLoaded.position(path)[0] : 1;
+    const earlier = anchors.filter(([, , line]) => line <= at);
+    const before = earlier.length ? earlier : anchors;
+    if (!before.length) {
+      return new PrereqError(`${this.source}: cannot change ${formatPath(path)} alone: the merge key ('<<') there shares it`,
+        { hint: "write the part that differs out in full instead of merging it, or edit it by hand", exitCode: 1 });
+    }
+    const [, name, line] = before[before.length - 1];
+    const uses = marks.filter(([kind, alias]) => kind === "*" && alias === name).map(([, , where]) => where).join(", ");
+    return new PrereqError(`${this.source}: cannot change ${formatPath(path)} alone: it shares the YAML anchor &${name} ` +
+      `(line ${line}) with what uses it (line ${uses})`, {
+      hint: `make the same change wherever &${name} is used (select the same items in each task role ` +
+        "that shares it), or write the part that differs out in full instead of aliasing or merging it",
+      exitCode: 1,
+    });
+  }
+
   /* The self-checking edit: the splice, else each enclosing collection written anew. */
   _edit(parentPath, apply, splice) {
     const expected = deepCopy(this._typed);
@@ -215,8 +284,9 @@ export class YamlText {
     }
     for (const attempt of attempts) {
       const newText = tryAttempt(attempt);
-      const loaded = newText === null ? null : loadYamlOrNull(newText);
-      if (loaded !== null && strictEqual(loaded.typed, expected)) {
+      const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
+      if (loaded !== null && (strictEqual(loaded.typed, expected) || this._sharedChange(parentPath)) &&
+        this._keepsSharing(newText)) {
         this._setText(newText, loaded);
         return;
       }
@@ -224,6 +294,51 @@ export class YamlText {
     throw new PrereqError(`${this.source}: cannot edit ${this._show(parentPath)} without changing other values`,
       { hint: "simplify the YAML layout there (anchors, complex keys), or edit it by hand" });
   }
+}
+
+/* yamledit._sharing_marks: every anchor (&), alias (*) and merge key (<<) of ``text``, with its name
+ * and line, in the text's order (the parser's concrete syntax tree keeps them all). */
+function sharingMarks(text) {
+  if (!/[&*]|<</.test(text)) return [];
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const lineOf = (offset) => {
+    let [low, high] = [0, starts.length - 1];
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle] <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  };
+  const marks = [];
+  const visit = (token, key) => {
+    if (!token || typeof token !== "object") return;
+    if (Array.isArray(token)) return token.forEach((item) => visit(item, false));
+    if (token.type === "anchor" || token.type === "alias") {
+      marks.push([token.type === "anchor" ? "&" : "*", token.source.slice(1), lineOf(token.offset), token.offset]);
+    } else if (key && token.type === "scalar" && token.source === "<<") {
+      marks.push(["<<", "", lineOf(token.offset), token.offset]);
+    }
+    for (const field of ["start", "props", "key", "sep", "value", "items", "end"]) visit(token[field], field === "key");
+  };
+  for (const token of new Parser().parse(text)) visit(token, false);
+  return marks.sort((a, b) => a[3] - b[3]);
+}
+
+const MISSING = Symbol("missing");
+
+/* yamledit._differences: the smallest paths where ``a`` and ``b`` differ (key order aside), with a's value. */
+function differences(a, b, path) {
+  if (a instanceof PyDict && b instanceof PyDict) {
+    const keys = [...a.keys, ...b.keys.filter((key) => !a.has(key))];
+    return keys.flatMap((key) => differences(a.has(key) ? a.get(key) : MISSING, b.has(key) ? b.get(key) : MISSING, [...path, key]));
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    return a.flatMap((item, index) => differences(item, b[index], [...path, index]));
+  }
+  if (a === MISSING || b === MISSING) return a === b ? [] : [[path, a]];
+  return typeName(a) === typeName(b) && pyEq(a, b) ? [] : [[path, a]];
 }
 
 /* ``0 <= index <= length`` as Python checks it (the range first), then list.insert's own check. */
