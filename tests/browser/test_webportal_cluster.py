@@ -9,30 +9,25 @@ come from the stand-in as the real one gives them; the queues' slots are what th
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import webportal_portal
 import yaml
 from playwright.sync_api import Page, expect
-from webportal_portal import EXPIRED, JOB, outcome
-from webportal_standin import Cluster, mask_secrets, serve_site
+from webportal_portal import EXPIRED, JOB, check, outcome
+from webportal_standin import Cluster, mask_secrets
 
 from prereq.execution.rights import user_rights
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cases" / "rights"))
-from rights_corpus import CASES, catalog  # the rights case index, and the catalog of its registry
+from rights_corpus import catalog  # the catalog of the rights case index's registry
 
 # The portal's fixtures, where pytest looks for them (a module's own names).
 cors_site, cluster, portal = webportal_portal.cors_site, webportal_portal.cluster, webportal_portal.portal
+rights_index = webportal_portal.rights_index
 
 SECRET_JOB = JOB.replace("taskRoles:\n", "secrets:\n  registryKey: s3cret   # my key\n\ntaskRoles:\n", 1)
 assert SECRET_JOB != JOB
-
-
-def check(page: Page, which: str):
-    return page.locator(f'#prereq-plugin-checks li[data-check="{which}"]')
 
 
 def test_a_name_in_use_is_said_before_submitting_with_a_fresh_name(portal, cluster: Cluster):
@@ -55,8 +50,11 @@ def test_a_name_in_use_is_said_before_submitting_with_a_fresh_name(portal, clust
     page.locator("#prereq-plugin-submit").click()
     expect(outcome(page)).to_contain_text("Submitted composer-test_3.")
     assert "alice~composer-test_3" in cluster.jobs
-    expect(name).to_contain_text("You already have a job named composer-test_3")  # asked again after it
-    expect(name).to_contain_text("submit it as composer-test_4")
+    # Not asked about the job just submitted (the rest-server would only say it is taken, by that job).
+    expect(name).to_have_attribute("data-state", "submitted")
+    expect(name).to_contain_text("You submitted composer-test_3 just now.")
+    expect(name).to_contain_text("composer-test_4 is free")
+    expect(page.locator("#prereq-plugin-checks")).not_to_contain_text("You already have a job named")
 
 
 def test_a_virtual_cluster_the_user_lacks_is_warned_before_submitting(portal, cluster: Cluster):
@@ -135,15 +133,6 @@ def test_clone_of_a_job_the_rest_server_does_not_have(portal, cluster: Cluster):
     session = portal()
     page = session.open("/plugin.html?op=resubmit&type=job&user=alice&jobname=gone&index=0")
     expect(outcome(page)).to_contain_text("Cannot clone alice~gone: the rest-server has no such job")
-
-
-@pytest.fixture(scope="module")
-def rights_index() -> Iterator[str]:
-    """The rights case index (issue 15's rows) on its own origin, as an administrator's index key names it."""
-    url, server = serve_site(CASES / "indexes" / "rights")
-    yield url
-    server.shutdown()
-    server.server_close()
 
 
 def test_a_user_in_default_and_super_is_shown_the_queues_with_their_slots(

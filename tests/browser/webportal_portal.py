@@ -19,6 +19,8 @@ from composer_page import JOB as COMPOSER_JOB
 from playwright.sync_api import Page, expect
 from webportal_standin import Cluster, serve_portal, serve_site
 
+RIGHTS_INDEX = Path(__file__).resolve().parents[1] / "cases" / "indexes" / "rights"
+
 # The composer tests' job, its second task role given the image too (OpenPAI needs one in each).
 JOB = COMPOSER_JOB.replace(
     "  evaluate:\n    instances: 1\n", "  evaluate:\n    instances: 1\n    dockerImage: my-image\n"
@@ -32,6 +34,15 @@ APPLICATION = "application-token"
 @pytest.fixture(scope="module")
 def cors_site(built_site: Path) -> Iterator[str]:
     url, server = serve_site(built_site)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def rights_index() -> Iterator[str]:
+    """The rights case index (issue 15's rows) on its own origin, as an administrator's index key names it."""
+    url, server = serve_site(RIGHTS_INDEX)
     yield url
     server.shutdown()
     server.server_close()
@@ -115,6 +126,11 @@ def portal(browser, cluster: Cluster, cors_site: str):
 
 def outcome(page: Page):
     return page.locator("#prereq-plugin-outcome")
+
+
+def check(page: Page, which: str):
+    """The checks' line of one kind: "image", "job", "name", "cluster" or "start"."""
+    return page.locator(f'#prereq-plugin-checks li[data-check="{which}"]')
 
 
 def wait_for(check, what: str, timeout: float = 10.0) -> None:

@@ -117,13 +117,19 @@ class Cluster:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add_user(
-        self, name: str, token: str, *, clusters: tuple[str, ...] = ("default",), groups: tuple[str, ...] = ("default",)
+        self,
+        name: str,
+        token: str,
+        *,
+        clusters: tuple[str, ...] = ("default",),
+        groups: tuple[str, ...] = ("default",),
+        admin: bool = False,
     ) -> None:
         self.users[name] = {
             "username": name,
             "grouplist": list(groups),
             "virtualCluster": list(clusters),
-            "admin": False,
+            "admin": admin,
             "storageConfig": [],
             "extension": {"sshKeys": []},
         }

@@ -16,7 +16,7 @@ from prereq.core.terminal import Progress
 from prereq.execution.catalog_validation import with_catalog
 from prereq.registry.reporters import REPORTERS, report
 from prereq.registry.rules import Problem, rule_reference_markdown
-from prereq.registry.settings import load_settings
+from prereq.registry.settings import load_settings, start_image_problem
 from prereq.registry.validate import validate
 from prereq.review.codeowners import codeowners_problem
 from prereq.review.rules import ALL_RULES
@@ -96,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     root = registry_folder(args.path)
-    strict = load_settings(root).strictness(args.strict)  # a broken prereq.yaml stops before the work
+    settings = load_settings(root)  # a broken prereq.yaml stops before the work
+    strict = settings.strictness(args.strict)
     with validation_progress(args) as progress:
         result = with_catalog(validate(root, history=True, progress=progress, rules=ALL_RULES), credentials=True)
     # With GitHub handles in owners.yaml, CODEOWNERS is generated: a stale one fails here too (PRQ207).
@@ -107,6 +108,9 @@ def run_validate(args: argparse.Namespace) -> int:
     for note in [*result.notes, *result.stays]:  # stderr: the report on stdout stays what its format says
         print(f"prereq: note: {note}", file=sys.stderr)
     print(report(result, format=args.format, base=repo.root if repo else Path.cwd()))
+    refusal = start_image_problem(settings, result.items)  # the build would refuse it: said here first
+    if refusal is not None:
+        raise refusal
     return 1 if result.failed(strict=strict) else 0
 
 

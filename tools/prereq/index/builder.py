@@ -255,8 +255,10 @@ def _templates(
     return entries, files
 
 
-def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBuild:
-    """The whole index as data; ``result`` must have no errors."""
+def build_index(result: ValidationResult, *, repo: Repository | None, start_image: str | None = None) -> IndexBuild:
+    """The whole index as data; ``result`` must have no errors.  ``start_image`` (prereq.yaml's
+    composer.image, a dockerimage item) is published as the root's start_image only when given, so that
+    an index without it stays what older readers of this format accept."""
     warnings: list[str] = []
     # Only the states the branch has been in publish: a merged branch's own commits never do.
     history = repo.history(result.root / ITEMS_DIR, first_parent=True) if repo else None
@@ -309,6 +311,8 @@ def build_index(result: ValidationResult, *, repo: Repository | None) -> IndexBu
         "dirty": state.dirty if state else True,
         "items": entries,
     }
+    if start_image is not None:
+        root["start_image"] = start_image
     files[JOB_SCHEMA] = job_schema
     files[catalogfile.CATALOG_FILE] = dump_json(catalogfile.catalog_document(root))
     for schema in (INDEX_SCHEMA, catalogfile.SCHEMA_FILE):  # each beside the files it describes

@@ -81,7 +81,13 @@ class TypeGroup(TypedDict):
     types: list[str]
 
 
-class Root(TypedDict):
+class RootOptions(TypedDict, total=False):
+    """What a root holds only when the registry says so."""
+
+    start_image: str  # prereq.yaml's composer.image: the dockerimage item a new job starts with
+
+
+class Root(RootOptions):
     """``api/v1/index.json``."""
 
     format: str

@@ -37,7 +37,7 @@ from prereq.execution.catalog_index import write_catalog_index
 from prereq.execution.catalog_validation import with_catalog
 from prereq.index.builder import API_DIR, IndexBuild, build_index, write_index
 from prereq.registry.rules import Problem
-from prereq.registry.settings import Settings, load_settings
+from prereq.registry.settings import Settings, load_settings, start_image_problem
 from prereq.registry.validate import ValidationResult, validate
 from prereq.review.rules import ALL_RULES
 
@@ -92,12 +92,15 @@ def build(
     settings = settings or load_settings(result.root)
     if result.failed(strict=settings.strictness(strict)):
         return BuildResult(out=out, validation=result)
+    refusal = start_image_problem(settings, result.items)
+    if refusal is not None:
+        raise refusal
     repo = Repository.find(result.root)
     shallow = _shallow(repo, allow=allow_shallow)
     out = Path(os.path.abspath(out))
     check_output_folder(out, protected=[result.root, Path.cwd(), *([repo.root] if repo else [])], registry=result.root)
     progress(f"indexing {len(result.items)} items and their history")
-    index = build_index(result, repo=repo)
+    index = build_index(result, repo=repo, start_image=settings.start_image.name if settings.start_image else None)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         clean_leftovers(out)

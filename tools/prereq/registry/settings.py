@@ -26,6 +26,11 @@ A team's repository customises prereq here instead of copying prereq's files::
       prereq: openpai-prereq==0.2.0    # what the kit's pre-commit hook and workflows install
                                        # prereq from: a requirement, a git URL or a wheel
                                        # ('prereq init --prereq-requirement' writes it)
+    composer:
+      image: cuda-base                 # the dockerimage item a new job starts with, in the site's
+                                       # composer and the portal plugin (published as the index
+                                       # root's start_image); 'prereq validate' and 'prereq build'
+                                       # refuse a name that is no dockerimage item of the registry
 
 Every key is optional; a repository without the file gets prereq's defaults.  Paths are
 relative to the file.  The file is found at the repository root (the git work tree around the
@@ -35,6 +40,7 @@ current folder), so every command reads the same settings wherever it runs.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +48,15 @@ from typing import Any
 from prereq.core.errors import PrereqError
 from prereq.core.files import link_inside, read_regular, within
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, load_yaml
+from prereq.registry.loader import SourceItem
 
 SETTINGS_FILE = "prereq.yaml"
 SITE_KEYS = ("name", "url", "repo_url", "description", "logo", "pages", "index_url")
 TRUST_KEYS = ("allowed_signers",)
 VALIDATE_KEYS = ("strict",)
 KIT_KEYS = ("prereq",)
-_TOP_KEYS = ("registry", "site", "trust", "validate", "kit")
+COMPOSER_KEYS = ("image",)
+_TOP_KEYS = ("registry", "site", "trust", "validate", "kit", "composer")
 # A requirement is one pip argument written into workflows: no line break, and no ${{ that GitHub
 # would read as an expression.
 UNSAFE_REQUIREMENT = re.compile(r"^\s*$|[\x00-\x1f\x7f]|\$\{\{")
@@ -67,6 +75,14 @@ class SiteSettings:
 
 
 @dataclass(frozen=True)
+class StartImage:
+    """composer.image: the dockerimage item new jobs start with, and where the file says so."""
+
+    name: str
+    where: str  # FILE:LINE:COLUMN of the value, for the error when it names no dockerimage item
+
+
+@dataclass(frozen=True)
 class Settings:
     """What ``prereq.yaml`` says, with paths made absolute; ``file`` is None when there is none."""
 
@@ -77,6 +93,7 @@ class Settings:
     allowed_signers: Path | None = None  # trust.allowed_signers: the keys that may sign the index
     prereq_requirement: str | None = None  # kit.prereq: what the kit installs prereq from
     strict: bool = True  # validate.strict: warnings fail validation, the review and the build alike
+    start_image: StartImage | None = None  # composer.image
 
     def strictness(self, override: bool | None) -> bool:
         """Whether warnings fail this run: ``override`` (--strict/--no-strict) when given, else the
@@ -176,6 +193,32 @@ def _requirement(file: Path, loaded: LoadedYaml, kit: Any) -> str | None:
     return value
 
 
+def _start_image(file: Path, loaded: LoadedYaml, composer: Any) -> StartImage | None:
+    """composer.image: one item's name; whether the registry has it is start_image_problem's to say."""
+    section = _mapping(file, loaded, composer, ("composer",), COMPOSER_KEYS)
+    name = _text(file, loaded, section, "image", ("composer",))
+    if name is None:
+        return None
+    line, column = loaded.position(("composer", "image"))
+    return StartImage(name=name, where=f"{file}:{line}:{column}")
+
+
+def start_image_problem(settings: Settings, items: Mapping[str, SourceItem]) -> PrereqError | None:
+    """Why composer.image cannot be the image new jobs start with (None: it can), given the registry's
+    items by name.  'prereq validate' and 'prereq build' both ask."""
+    wanted = settings.start_image
+    item_types = {name: item.data.get("type") for name, item in items.items()}
+    if wanted is None or item_types.get(wanted.name) == "dockerimage":
+        return None
+    images = sorted(name for name, kind in item_types.items() if kind == "dockerimage")
+    hint = "add a dockerimage item to the registry first, or remove composer.image"
+    if images:
+        hint = f"name one of the registry's dockerimage items: {', '.join(images)}"
+    found = item_types.get(wanted.name)
+    what = f"is a {found} item, not a dockerimage" if isinstance(found, str) else "is no item of the registry"
+    return PrereqError(f"{wanted.where}: composer.image: {wanted.name} {what}", hint=hint, exit_code=1)
+
+
 def load_settings(start: Path) -> Settings:
     """The settings of the repository around ``start`` (prereq's defaults when it has no prereq.yaml)."""
     root = repository_root(start)
@@ -212,4 +255,5 @@ def load_settings(start: Path) -> Settings:
         allowed_signers=_path(file, loaded, trust, "allowed_signers", ("trust",), kind="file"),
         strict=strict,
         prereq_requirement=requirement,
+        start_image=_start_image(file, loaded, top.get("composer")),
     )

@@ -124,9 +124,13 @@ export class JobDocument {
     return topNames(this.data);
   }
 
+  /* The line of the user's text that `path` (or its nearest ancestor there) is on. */
+  line(path, { key = false } = {}) {
+    return this.initial.position(path, { key })[0];
+  }
+
   where(path, { key = false } = {}) {
-    const [line] = this.initial.position(path, { key });
-    return `${this.source}:${line}`;
+    return `${this.source}:${this.line(path, { key })}`;
   }
 
   whereItem(name) {

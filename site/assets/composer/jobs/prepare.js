@@ -160,18 +160,24 @@ const STOPPED_BY = {
 };
 
 /* The refusal: the problems under the part of OpenPAI that would stop the job, earliest first,
- * each on the line of the file the user wrote (the nearest value the path shares with it). */
+ * each on the line of the file the user wrote (the nearest value the path shares with it).  The
+ * error also lists them as data (`problems`: {path, message, source, line, stoppedBy}), for a page
+ * that shows each one on its own line. */
 function refused(job, problems) {
   const parts = new Map();
+  const listed = [];
   for (const p of problems) {
     const part = STOPPED_BY[p.source];
     if (!parts.has(part)) parts.set(part, []);
     parts.get(part).push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
+    listed.push({ ...p, line: job.line(p.path), stoppedBy: part });
   }
   const text = [...parts].map(([part, lines]) => `\n  ${part}:` + lines.map((line) => `\n    ${line}`).join("")).join("");
   const submitted = parts.has(STOPPED_BY["rest-server"]);
-  return new PrereqError(`OpenPAI would ${submitted ? "refuse" : "fail"} the job:${text}`,
+  const error = new PrereqError(`OpenPAI would ${submitted ? "refuse" : "fail"} the job:${text}`,
     { exitCode: 1, hint: submitted ? "fix the job before submitting it" : "fix the job; OpenPAI finds this out only once it starts" });
+  error.problems = listed;
+  return error;
 }
 
 /* The job ready for OpenPAI: {text, data, changes, warnings}; `expressions` is the user's values. */

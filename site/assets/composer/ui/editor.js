@@ -16,10 +16,17 @@ import { PrereqError } from "../core/errors.js";
 // page.js and view.js name the editor's text "job" in every message about it.
 const ABOUT_JOB = /^job:(?:(\d+)(?::\d+)?:)?/;
 
+/* Whether one line of a message is about the job's text, its line there (0: none named) and what
+ * it says after the place. */
+export function messageLine(text) {
+  const match = ABOUT_JOB.exec(text);
+  return { aboutJob: !!match, line: match && match[1] ? Number(match[1]) : 0, said: match ? text.slice(match[0].length).trim() : text };
+}
+
 /* Whether an error is about the job's text, and its line there (0: none named). */
 export function errorLine(error) {
-  const match = error instanceof PrereqError ? ABOUT_JOB.exec(error.message) : null;
-  return { aboutJob: !!match, line: match && match[1] ? Number(match[1]) : 0 };
+  const { aboutJob, line } = error instanceof PrereqError ? messageLine(error.message) : { aboutJob: false, line: 0 };
+  return { aboutJob, line };
 }
 
 function lineHeight(area) {
@@ -54,7 +61,7 @@ export function markError(ui, error) {
   const { aboutJob, line } = errorLine(error);
   ui.mark.setAttribute("data-line", String(line));
   ui.goto.hidden = !line;
-  ui.goto.textContent = `Go to line ${line}`;
+  ui.goto.textContent = line ? `Go to line ${line}` : "Go to line"; // never a line 0, even hidden
   if (aboutJob) {
     ui.editor.setAttribute("aria-invalid", "true");
     ui.editor.setAttribute("aria-describedby", ui.error.id);

@@ -1,13 +1,19 @@
-/* The job's text on its ways into and out of the composer page: the empty job a user starts from, the
- * draft kept between visits (localStorage["prereq.composer.draft"]: the editor's text and task role,
- * see prereq.js for the storage contract) and the download (as YAML or JSON).
+/* The job's text on its ways into and out of the composer page: the job a user starts from (the
+ * empty job, its task role on the starting image when there is one), the draft kept between visits
+ * (localStorage["prereq.composer.draft"]: the editor's text and task role, see prereq.js for the
+ * storage contract) and the download (as YAML or JSON).
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
+import { PrereqError } from "../core/errors.js";
+import { parseRequirement } from "../core/versions.js";
+import { addToText } from "../jobs/operations.js";
+
 const DRAFT_KEY = "prereq.composer.draft";
+export const START_ROLE = "taskrole"; // the empty job's task role
 
 export const EMPTY_JOB = [
   "# An OpenPAI job (protocol version 2).  Check prerequisites in the list: they are added below,",
@@ -30,6 +36,45 @@ export const EMPTY_JOB = [
   "  virtualCluster: default",
   "",
 ].join("\n");
+
+/* Why `wanted` (NAME or NAME@RANGE) cannot start a job on this index, "" when it can. */
+function unusable(index, wanted) {
+  const name = parseRequirement(wanted).name;
+  const entry = index.entries.get(name);
+  if (!entry) return `the index has no item named ${name}`;
+  return entry.type === "dockerimage" ? "" : `${name} is a ${entry.type} item, not a Docker image`;
+}
+
+/* The job a user starts from: the empty job with its task role on the starting image, as
+ * `prereq job add --task-role taskrole IMAGE` writes it (the engine's text, recorded in
+ * extras.prereq).  The image is the one the host names (the portal plugin's entry), else the
+ * index's start_image (prereq.yaml's composer.image); one the index cannot give is a problem
+ * ({from: "entry" | "index", image, reason}) and the next is tried.  {text, image, from, problems}. */
+export async function startingJob(index, { image = null, indexSource = null } = {}) {
+  const problems = [];
+  const named = [["entry", image], ["index", index.root.start_image]].filter(([, wanted]) => typeof wanted === "string" && wanted.trim());
+  for (const [from, wanted] of named) {
+    let reason = unusable(index, wanted.trim());
+    if (!reason) {
+      try {
+        const result = await addToText(EMPTY_JOB, [wanted.trim()], { index, indexSource, taskRole: START_ROLE, source: "job" });
+        return { text: result.after, image: parseRequirement(wanted).name, from, problems };
+      } catch (error) {
+        if (!(error instanceof PrereqError)) throw error;
+        reason = error.message;
+      }
+    }
+    problems.push({ from, image: wanted.trim(), reason });
+  }
+  return { text: EMPTY_JOB, image: null, from: null, problems };
+}
+
+/* What the editor opens with: the draft {text, role} of the last visit, else the starting job. */
+export async function openingJob(index, host) {
+  const starting = await startingJob(index, { image: host.image, indexSource: host.indexSource });
+  const draft = loadDraft();
+  return { starting, text: draft ? draft.text : starting.text, role: draft ? draft.role : "" };
+}
 
 export function saveDraft(text, role) {
   try {

@@ -22,6 +22,7 @@
  *   newItemUrl     the forge's prefilled new-file page for Share (share.js), or null
  *   trust          {signers} (sshsig.js's parseAllowedSigners) when the index must be signed by one
  *                  of them (prereq.yaml's trust.allowed_signers), or null
+ *   image          the image a new job starts with (before the index's start_image: jobfile.js)
  * Elements are found inside the root only (a shadow root has its own ids).
  *
  * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
@@ -41,7 +42,7 @@ import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { bindMark, errorLine, revealLine } from "./editor.js";
-import { EMPTY_JOB, loadDraft, saveDraft } from "./jobfile.js";
+import { openingJob, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
@@ -275,9 +276,9 @@ class Composer {
     const ui = this.ui;
     ui.empty.addEventListener("click", () => {
       // A draft is the user's work: replaced only when they say so (Undo would bring it back too).
-      const draft = ui.editor.value.trim() && ui.editor.value !== EMPTY_JOB;
+      const draft = ui.editor.value.trim() && ui.editor.value !== this.starting.text;
       if (draft && !window.confirm("Replace the job in the editor by a new empty job?")) return;
-      this.startFrom(async () => EMPTY_JOB, "started a new empty job (Undo brings the previous one back)");
+      this.startFrom(async () => this.starting.text, "started a new empty job (Undo brings the previous one back)");
     });
     ui.template.addEventListener("change", () => {
       const name = ui.template.value;
@@ -322,15 +323,14 @@ class Composer {
     this.index = await Index.load(this.host.api, reader(this.host.api), { trust: this.host.trust || null });
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
+    const opening = await openingJob(this.index, this.host); // the draft, else the job users start from
+    [this.starting, this.role, ui.editor.value] = [opening.starting, opening.role, opening.text];
     renderFilterOptions(ui, this.index);
     renderTemplates(ui, this.index);
     this.bindEditor();
     this.bindFilters();
     this.bindStartingPoints();
     bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
-    const draft = loadDraft();
-    this.role = draft ? draft.role : "";
-    ui.editor.value = draft ? draft.text : EMPTY_JOB;
     ui.undo.disabled = true;
     await this.refresh();
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
@@ -347,6 +347,7 @@ class Composer {
       text: () => this.ui.editor.value,
       setText: (text) => this.setText(text),
       index: () => this.index,
+      starting: () => this.starting, // jobfile.js's startingJob: the image new jobs start with, or why none
       view: () => this.view,
       ui: this.ui,
       showError: (error) => showError(this.ui, error),

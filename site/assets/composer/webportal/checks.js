@@ -6,7 +6,9 @@
  *
  * A check the token cannot make (an expired sign-in, a right the account lacks) says so and why; it
  * never stops a submission, which the rest-server judges itself.  For a name in use, a fresh one is
- * offered: NAME_2, NAME_3, … (NAME_7 after NAME_6), the first the rest-server says is free.
+ * offered: NAME_2, NAME_3, … (NAME_7 after NAME_6), the first the rest-server says is free.  The
+ * job just submitted from here is not checked against itself.  (What the job's content would be
+ * refused for is jobchecks.js's.)
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -72,6 +74,20 @@ export async function checkName(server, name) {
   } catch (error) {
     return { ...check, ...cannot("", error) };
   }
+}
+
+/* The name of the job just submitted from here: not asked again (the rest-server would only say it
+ * is taken, by that very job), but a fresh one offered for submitting it again.  {check: "name",
+ * state: "submitted", message, hint, fresh}. */
+export async function checkSubmitted(server, name) {
+  let fresh = "";
+  try {
+    fresh = await freshName(server, name);
+  } catch (error) { /* no fresh name offered: the hint says what to do */ }
+  return {
+    check: "name", state: "submitted", fresh, message: `You submitted ${name} just now.`,
+    hint: `to submit it again, give it another name${fresh ? ` (${fresh} is free)` : ": change name: in the YAML"}; job names are unique per user`,
+  };
 }
 
 /* {check: "cluster", state: "allowed" | "denied" | "unknown", message, hint}, from the user's record

@@ -1,12 +1,15 @@
-/* What the cluster says of the job, beside the YAML, while it is written: the rest-server's checks
- * (checks.js: the name in use, the virtual cluster the user's groups may not use), a fresh name to
- * take in one click, and the queues the user's groups get (queues.js), one click putting the job on
- * a queue's virtual cluster.  Both edits go through the composer as its own do (undoable, comments
- * kept).
+/* What the cluster says of the job, beside the YAML, while it is written: what its content would be
+ * refused for (jobchecks.js: a task role with no image yet, the rest-server's schema and checks run
+ * offline, each with "Go to line N" for a line the editor has), the rest-server's checks (checks.js:
+ * the name in use, the virtual cluster the user's groups may not use), a fresh name or the starting
+ * image to take in one click, and the queues the user's groups get (queues.js), one click putting the
+ * job on a queue's virtual cluster.  The edits go through the composer as its own do (undoable,
+ * comments kept).
  *
- * The checks run a moment after the job may have changed (typing, a checkbox, a template, Undo) and
- * after the composer's own edit is done; only a change of the job's name or virtual cluster asks the
- * rest-server again.  Text goes in through textContent and attributes only.
+ * The checks run a moment after the job may have changed (typing, a checkbox, a template, Undo, a
+ * value of the user's) and after the composer's own edit is done; only a change of the job's name or
+ * virtual cluster asks the rest-server again, and the job just submitted is not asked about.  Text
+ * goes in through textContent and attributes only.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -14,9 +17,12 @@
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
-import { checkCluster, checkName, jobTarget, withName } from "./checks.js";
+import { PrereqError } from "../core/errors.js";
+import { goToLine } from "../ui/editor.js";
+import { checkCluster, checkName, checkSubmitted, jobTarget, withName } from "./checks.js";
+import { jobChecks } from "./jobchecks.js";
 import { button, el } from "./panel.js";
-import { loadCatalog, queueOffers, withVirtualCluster } from "./queues.js";
+import { catalogWords, loadCatalog, noQueueWords, queueOffers, withVirtualCluster } from "./queues.js";
 
 const PAUSE = 300; // ms after the last change, past the editor's own pause (250) before it reads the text
 
@@ -71,18 +77,37 @@ function queueTable(offers, use) {
   return table;
 }
 
+/* A button of one check (several checks may have one: no id). */
+function action(text) {
+  const node = el("button", "md-button", text);
+  node.type = "button";
+  return node;
+}
+
+/* Why no queue is offered ({message, hint}), as the section says it. */
+function noQueue(words) {
+  const none = el("p", "prereq-composer__none", words.message);
+  none.id = "prereq-plugin-no-queue";
+  return words.hint ? [none, hint(words.hint)] : [none];
+}
+
 export class ClusterPanel {
-  /* `composer` is the mounted composer's api, `store` the user's values (its record: groups, clusters). */
-  constructor({ root, composer, server, store, api }) {
-    Object.assign(this, { composer, server, store, api });
+  /* `composer` is the mounted composer's api, `store` the user's values (its record: groups, clusters,
+   * admin), `prepare(text)` Submit's preparation of the job (submission.js's prepareJob). */
+  constructor({ root, composer, server, store, api, prepare }) {
+    Object.assign(this, { composer, server, store, api, prepare });
     this.ui = drawShell(root);
-    this.shown = null; // the {name, cluster} the checks shown are for
+    this.shown = null; // the {name, cluster} the rest-server's checks are for
+    this.named = []; // those checks
+    this.drawn = null; // what the list shows, as text (drawn again only when it changes)
+    this.submittedName = null; // the job just submitted from here
     this.timer = null;
     this.running = Promise.resolve();
     this.waiting = null; // settles when the scheduled run has run (idle() waits for it)
     root.addEventListener("input", () => this.schedule());
     root.addEventListener("change", () => this.schedule());
     root.addEventListener("click", () => this.schedule());
+    store.onChange(() => this.schedule()); // an expression's value changes what Submit would find
   }
 
   /* Check again a moment from now (again and again while the user types: once, at the end). */
@@ -96,10 +121,16 @@ export class ClusterPanel {
     }, PAUSE);
   }
 
-  /* The job changed in a way the checks cannot see (a submission): ask the rest-server again. */
+  /* The job changed in a way the checks cannot see (a refused submission): ask the rest-server again. */
   invalidate() {
     this.shown = null;
     this.schedule();
+  }
+
+  /* `name` was just submitted: its name is the user's now, by this very job. */
+  submitted(name) {
+    this.submittedName = name;
+    this.invalidate();
   }
 
   idle() {
@@ -108,32 +139,66 @@ export class ClusterPanel {
 
   async run() {
     await this.composer.idle();
-    const key = JSON.stringify(jobTarget(this.composer.text()));
-    if (key === this.shown) return;
-    const target = JSON.parse(key);
-    const results = [];
-    if (target && target.name) results.push(await checkName(this.server, target.name));
-    if (target) results.push(checkCluster(this.store.record, this.store.recordError, target.cluster));
-    if (JSON.stringify(jobTarget(this.composer.text())) !== key) return this.run(); // changed while asking
-    this.shown = key;
-    this.drawChecks(results);
+    const text = this.composer.text();
+    const target = jobTarget(text);
+    const key = JSON.stringify(target);
+    if (key !== this.shown) {
+      this.named = await this.ask(target);
+      this.shown = key;
+    }
+    const own = target && this.composer.view() ? await this.contentChecks(text) : [];
+    if (this.composer.text() !== text) return this.run(); // changed while checking
+    this.drawChecks([...own, ...this.named]);
     this.markQueue(target ? target.cluster : null);
   }
 
-  drawChecks(results) {
-    this.ui.checks.textContent = "";
-    for (const result of results) {
-      const item = el("li", null, result.message);
-      item.setAttribute("data-check", result.check);
-      item.setAttribute("data-state", result.state);
-      if (result.hint) item.append(hint(result.hint));
-      if (result.fresh) {
-        const take = button("prereq-plugin-fresh-name", `Use ${result.fresh}`, false);
-        take.addEventListener("click", () => this.edit((text) => withName(text, result.fresh), `renamed the job to ${result.fresh}`));
-        item.append(take);
-      }
-      this.ui.checks.append(item);
+  /* The rest-server's checks of the job's name and virtual cluster. */
+  async ask(target) {
+    const results = [];
+    if (target && target.name) {
+      results.push(await (target.name === this.submittedName ? checkSubmitted : checkName)(this.server, target.name));
     }
+    if (target) results.push(checkCluster(this.store.record, this.store.recordError, target.cluster));
+    return results;
+  }
+
+  contentChecks(text) {
+    return jobChecks(text, { prepare: this.prepare, index: this.composer.index(), starting: this.composer.starting(), admin: this.admin() });
+  }
+
+  drawChecks(results) {
+    const drawn = JSON.stringify(results);
+    if (drawn === this.drawn) return; // the same words: nothing for a screen reader to hear again
+    this.drawn = drawn;
+    this.ui.checks.textContent = "";
+    for (const result of results) this.ui.checks.append(this.checkItem(result));
+  }
+
+  checkItem(result) {
+    const item = el("li", null, result.message);
+    item.setAttribute("data-check", result.check);
+    item.setAttribute("data-state", result.state);
+    if (result.lineless) item.append(el("span", "prereq-plugin__noline", " (on no line of the YAML)"));
+    if (result.hint) item.append(hint(result.hint));
+    if (result.line) {
+      const go = action(`Go to line ${result.line}`);
+      go.setAttribute("data-line", String(result.line));
+      go.addEventListener("click", () => goToLine(this.composer.ui, result.line));
+      item.append(go);
+    }
+    if (result.fresh) {
+      const take = button("prereq-plugin-fresh-name", `Use ${result.fresh}`, false);
+      take.addEventListener("click", () => this.edit((text) => withName(text, result.fresh), `renamed the job to ${result.fresh}`));
+      item.append(take);
+    }
+    if (result.add) {
+      const add = action(`Add ${result.add}`);
+      add.setAttribute("data-add", result.add);
+      add.setAttribute("aria-label", `Add the image ${result.add} to task role ${result.role}`);
+      add.addEventListener("click", () => this.addImage(result.add, result.role));
+      item.append(add);
+    }
+    return item;
   }
 
   markQueue(cluster) {
@@ -152,6 +217,20 @@ export class ClusterPanel {
     }).then(() => this.schedule());
   }
 
+  /* The image into the task role, as `prereq job add --task-role ROLE IMAGE`: its changes said. */
+  addImage(image, role) {
+    return this.composer.queue(async () => {
+      try {
+        const result = await this.composer.add(this.composer.text(), [image], role);
+        await this.composer.setText(result.after);
+        this.composer.showMessages(result.changes, result.warnings);
+      } catch (error) {
+        if (!(error instanceof PrereqError)) throw error;
+        this.composer.showError(error);
+      }
+    }).then(() => this.schedule());
+  }
+
   /* The queues' section, once the user's record is known: hidden when the index has no catalog. */
   async drawQueues() {
     const section = this.ui.queues;
@@ -159,8 +238,9 @@ export class ClusterPanel {
     try {
       document = await loadCatalog(this.api);
     } catch (error) {
+      const words = catalogWords(error, { admin: this.admin() });
       section.hidden = false;
-      section.replaceChildren(el("h2", null, "Queues"), el("p", "prereq-plugin__where", error.message), hint(error.hint));
+      section.replaceChildren(el("h2", null, "Queues"), el("p", "prereq-plugin__where", words.message), hint(words.hint));
       return;
     }
     if (document === null) return;
@@ -169,20 +249,26 @@ export class ClusterPanel {
     this.markQueue(this.shown ? (JSON.parse(this.shown) || {}).cluster : null);
   }
 
+  admin() {
+    return Boolean(this.store.record && this.store.record.admin === true);
+  }
+
   queueParts(document) {
     const record = this.store.record;
     if (!record) return [el("p", "prereq-plugin__where", `Cannot read your groups: ${this.store.reason}`)];
+    const admin = this.admin();
     const groups = Array.isArray(record.grouplist) ? record.grouplist.map(String) : [];
     const said = el("p", "prereq-plugin__where", `Your OpenPAI groups: ${groups.join(", ") || "none"}. ` +
-      "On each queue you get the most slots and the highest priority any of them gives (prereq rights --groups).");
+      `On each queue you get the most slots and the highest priority any of them gives${admin ? " (prereq rights --groups)" : ""}.`);
     said.id = "prereq-plugin-groups";
     let offers;
     try {
       offers = queueOffers(document, record);
     } catch (error) {
-      return [said, el("p", "prereq-plugin__where", error.message), hint(error.hint)];
+      if (!(error instanceof PrereqError)) throw error;
+      return [said, ...noQueue(noQueueWords(error, { admin, groups }))];
     }
-    if (!offers.length) return [said, el("p", "prereq-composer__none", "None of your groups has a slot on a queue.")];
+    if (!offers.length) return [said, ...noQueue(noQueueWords(null, { admin, groups }))];
     const use = (offer) => this.edit((text) => withVirtualCluster(text, offer.virtualCluster),
       `put the job on the queue ${offer.title} (${offer.queue}): defaults.virtualCluster is ${offer.virtualCluster}`);
     return [said, queueTable(offers, use)];

@@ -8,8 +8,9 @@
  * Where things come from: the element's attributes (pai-rest-server-uri, pai-user,
  * pai-rest-server-token, as the webportal's plugin page sets them); window.PAI_PLUGINS[N], the admin's
  * entry, N from the page's ?index=N (or the entry whose uri is this script): its `index` (or
- * `config.index`) is the index's address, by default the site the plugin was built into; its `id`
- * goes into extras.submitFrom.  Nothing is written into the portal's page but the element's content;
+ * `config.index`) is the index's address, by default the site the plugin was built into; its `image`
+ * (or `config.image`) the Docker image item new jobs start with, before the index's own start_image;
+ * its `id` goes into extras.submitFrom.  Nothing is written into the portal's page but the element's content;
  * window gets no name of ours besides prereq.js's own.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
@@ -39,11 +40,19 @@ export function pluginEntry(plugins, search, scriptUrl, base) {
   return list.find((entry) => entry && typeof entry.uri === "string" && same(entry.uri)) || {};
 }
 
+/* One option of the admin's entry: given in the entry itself, else under its `config` (null: neither;
+ * an empty text counts as not given). */
+export function entryOption(entry, key) {
+  const config = entry.config && typeof entry.config === "object" ? entry.config : {};
+  const given = [entry[key], config[key]].find((value) => value !== undefined && value !== null && value !== "");
+  return given === undefined ? null : given;
+}
+
 /* {api, indexSource, siteUrl(path)}: the index the entry names (a prereq site, or its api/v1), as
  * `prereq --index URL` reads it, else `site`. */
 export function indexAddress(entry, site, base) {
-  const config = entry.config && typeof entry.config === "object" ? entry.config : {};
-  const given = typeof entry.index === "string" && entry.index ? entry.index : typeof config.index === "string" ? config.index : "";
+  const index = entryOption(entry, "index");
+  const given = typeof index === "string" ? index : "";
   const root = new URL(given || site, base).href.replace(/\/+$/, "");
   const api = /\/api\/v1$/.test(root) ? root : root + "/api/v1";
   const home = api.slice(0, -"api/v1".length);
@@ -91,8 +100,8 @@ async function prepared({ composer, controls, store, address }, text, submitFrom
   }
 }
 
-/* Submit: the prepared text posted; the editor's text kept for a later Clone; the checks asked
- * again (the name is the user's now, or the rest-server said why not). */
+/* Submit: the prepared text posted; the editor's text kept for a later Clone; the checks told (the
+ * name is the user's now, by this job) or asked again (the rest-server said why not). */
 function bindSubmit(plugin) {
   const { composer, controls, server, kept, checks } = plugin;
   controls.submit.addEventListener("click", () => composer.queue(async () => {
@@ -104,11 +113,11 @@ function bindSubmit(plugin) {
     try {
       await server.submit(job.text, job.name);
     } catch (error) {
+      checks.invalidate();
       showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + error.hint)]);
       return;
-    } finally {
-      checks.invalidate();
     }
+    checks.submitted(job.name);
     kept.keep(job.name, text, job.text);
     showOutcome(controls, "submitted", [`Submitted ${job.name}. `, link("Open the job's page", jobPageUrl(server.user, job.name))]);
     composer.showMessages([`submitted ${job.name} as ${server.user}`].concat(job.changes), job.warnings);
@@ -161,11 +170,13 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const loaded = store.load();
   // The portal's own plugin entry may name who signs the index (allowedSigners, in the entry or its config:
   // an allowed_signers text): the portal's administrators then trust the index, not whoever serves it.
-  const signers = entry.allowedSigners ?? (entry.config && typeof entry.config === "object" ? entry.config.allowedSigners : null);
-  const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers) });
-  const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api });
-  const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user),
-    submitFrom: typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID };
+  const signers = entryOption(entry, "allowedSigners");
+  const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers), image: entryOption(entry, "image") });
+  const submitFrom = typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID;
+  // What Submit would find, asked as the user writes: the same preparation, with the user's values of now.
+  const prepare = (text) => prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
+  const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api, prepare });
+  const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user), submitFrom };
   bindStore(controls, store);
   bindSubmit(plugin);
   bindHandOver(plugin);

@@ -5,7 +5,9 @@
  * not the portal's to know, so it is 100 (x1).
  *
  * Picking a queue puts the job on the queue's OpenPAI virtual cluster: `defaults.virtualCluster` set
- * by the YAML engine, as `prereq job` edits a job (comments and every other byte stay).
+ * by the YAML engine, as `prereq job` edits a job (comments and every other byte stay).  When no
+ * queue can be offered, administrators read prereq's words (rights.yaml, owners.yaml, its commands),
+ * other users theirs: no queue for their groups, and whom to ask.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -16,6 +18,9 @@
 import { PrereqError } from "../core/errors.js";
 import { userRights } from "../execution/rights.js";
 import { YamlText } from "../yaml/yamltext.js";
+
+const ASK = "ask your administrators";
+export const NO_QUEUE = `No queue is offered to your groups: ${ASK}.`;
 
 export const CATALOG_PATH = "execution/catalog.json";
 export const CATALOG_FORMAT = "prereq-execution/1";
@@ -58,4 +63,22 @@ export function withVirtualCluster(text, cluster) {
   if (yaml.get(["defaults"]) && typeof yaml.get(["defaults"]) === "object") yaml.set(["defaults", "virtualCluster"], cluster);
   else yaml.set(["defaults"], { virtualCluster: cluster }, { before: ["extras"] });
   return yaml.text;
+}
+
+/* Why the queues' section offers no queue, in its reader's words: an administrator gets prereq's own
+ * (the registry's files, its commands), another user what it means for them and whom to ask.
+ * `error` is queueOffers' (null: the groups have no slot on any queue). */
+export function noQueueWords(error, { admin, groups }) {
+  if (!admin) return { message: NO_QUEUE, hint: "" };
+  if (error) return { message: error.message, hint: error.hint || "" };
+  return {
+    message: `None of the groups ${groups.join(", ") || "(none)"} has a slot on a queue of the execution catalog.`,
+    hint: "rights.yaml's rows and owners.yaml's teams give groups their slots; 'prereq rights --groups GROUP' shows them",
+  };
+}
+
+/* An execution catalog that cannot be read (loadCatalog's error), in its reader's words. */
+export function catalogWords(error, { admin }) {
+  if (admin) return { message: error.message, hint: error.hint || "" };
+  return { message: `The queues cannot be shown: ${error.message}.`, hint: `reload the page; if it stays so, ${ASK}` };
 }

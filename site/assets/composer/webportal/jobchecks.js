@@ -1,0 +1,114 @@
+/* What the job itself would be refused for, said before Submit (no DOM, no network): a task role
+ * with no image yet, and every problem Submit's own preparation finds (submission.js's prepareJob,
+ * as `prereq job resolve`: the rest-server's schema and checks run offline, the lock, the user's
+ * expressions), each on the line of the editor it is about, or said to be on none.  Also the image
+ * new jobs were to start with when the index cannot give it (jobfile.js's startingJob).
+ *
+ * Each is a check as checks.js gives them ({check, state, message, hint, fresh}) plus `line` (a line
+ * of the editor's text, 0 for none; `lineless` when a problem is on none) and `add` (an image to put
+ * into `role` in one click).  Words differ by reader: administrators are told which setting to
+ * change, other users whom to ask.
+ *
+ * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
+ * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
+ * the composer is mounted into.
+ * May import: core/, yaml/, jobs/, ui/, execution/.
+ */
+
+import { PrereqError } from "../core/errors.js";
+import { formatPath, loadYamlOrNull } from "../yaml/yamlload.js";
+import { messageLine } from "../ui/editor.js";
+
+// The protocol schema's word for a task role without an image (openpai/protocol.js, as jsonschema says it).
+const NO_IMAGE = '"dockerImage" is a required property';
+const ASK = "ask your administrators";
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/* [{role, line}]: the task roles of `text` that name no dockerImage, each with the line of its name. */
+export function rolesWithoutImage(text) {
+  const loaded = loadYamlOrNull(text);
+  const roles = loaded && isObject(loaded.data) && isObject(loaded.data.taskRoles) ? loaded.data.taskRoles : {};
+  return Object.keys(roles).filter((role) => isObject(roles[role]) && [undefined, null, ""].includes(roles[role].dockerImage))
+    .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
+}
+
+/* A check on `line` when the editor's text has that line, else on none (`lineless`: said so). */
+function onLine(check, line, lines) {
+  const found = Number.isInteger(line) && line >= 1 && line <= lines;
+  return { fresh: "", hint: "", ...check, line: found ? line : 0, lineless: !found };
+}
+
+/* "No image yet" for each task role without one, with what to do about it. */
+function imageChecks(missing, { index, starting, admin, lines }) {
+  const images = [...index.entries.values()].filter((entry) => entry.type === "dockerimage");
+  const image = starting && starting.image;
+  let hint = images.length
+    ? "check a Docker image in the list (type: Docker images), or give the task role a dockerImage naming one of the job's dockerimage prerequisites"
+    : "add a prerequisite of type dockerimage (its uri is the image) and give the task role a dockerImage naming it";
+  if (admin && !image) hint += "; to start new jobs with one, name a Docker image item in the registry's prereq.yaml (composer.image) or in this plugin's entry (image)";
+  return missing.map(({ role, line }) => onLine({
+    check: "image", state: "missing", role, add: image || "", hint,
+    message: `No image yet: task role ${role} names no dockerImage, and OpenPAI runs no task role without one.`,
+  }, line, lines));
+}
+
+/* The image new jobs were to start with, and why they do not (see jobfile.js's startingJob). */
+function startChecks(starting, { admin }) {
+  return ((starting && starting.problems) || []).map(({ from, image, reason }) => (admin ? {
+    check: "start", state: "unusable", line: 0, fresh: "",
+    message: `${from === "entry" ? "This plugin's entry" : "The registry's prereq.yaml (composer.image)"} names ${image} as the image new jobs start with, but ${reason}.`,
+    hint: from === "entry" ? "name a Docker image item of the index in the entry's image (or config.image)"
+      : "name a Docker image item in composer.image, then rebuild the index",
+  } : {
+    check: "start", state: "unusable", line: 0, fresh: "",
+    message: `The image your administrators chose for new jobs (${image}) is not in the index.`,
+    hint: `${ASK}; meanwhile check a Docker image in the list`,
+  }));
+}
+
+/* Each line of a message as {line, said}; a heading ("OpenPAI's runtime could not start the job:")
+ * is said after each line under it, in brackets. */
+function messageLines(message) {
+  const found = [];
+  let heading = "";
+  for (const text of message.split("\n").map((line) => line.trim()).filter(Boolean)) {
+    const place = messageLine(text);
+    if (!place.aboutJob && text.endsWith(":")) heading = text.slice(0, -1);
+    else found.push({ line: place.line, said: heading ? `${place.said} (${heading})` : place.said });
+  }
+  return found;
+}
+
+/* The checks of one error Submit's preparation threw: each problem it lists (a refusal), else each
+ * line of its message, with the error's hint on the last. */
+function errorChecks(error, { missing, lines }) {
+  const roles = new Set(missing.map(({ role }) => role));
+  const imageSaid = (p) => p.message === NO_IMAGE && p.path.length === 2 && p.path[0] === "taskRoles" && roles.has(p.path[1]);
+  const found = Array.isArray(error.problems)
+    ? error.problems.filter((p) => !imageSaid(p)).map((p) => ({
+      line: p.line, said: `${formatPath(p.path, { empty: "(job)" })}: ${p.message} (${p.stoppedBy})` }))
+    : messageLines(error.message);
+  const checks = found.map(({ line, said }) => onLine({ check: "job", state: "refused", message: said }, line, lines));
+  if (checks.length) checks[checks.length - 1].hint = error.hint || "";
+  return checks;
+}
+
+/* Every check of the job's own content, for `text` as the editor holds it.  `prepare(text)` is
+ * Submit's preparation; `index` the composer's; `starting` jobfile.js's startingJob; `admin`
+ * whether the reader administers the cluster. */
+export async function jobChecks(text, { prepare, index, starting = null, admin = false }) {
+  const lines = text.split(/\r\n|\n|\r/).length;
+  const missing = rolesWithoutImage(text);
+  const checks = [...imageChecks(missing, { index, starting, admin, lines })];
+  try {
+    const prepared = await prepare(text);
+    const warnings = prepared.warnings.map((warning) => messageLine(warning))
+      .map(({ line, said }) => onLine({ check: "job", state: "warning", message: "warning: " + said }, line, lines));
+    checks.push(...(warnings.length ? warnings : [{ check: "job", state: "ready", line: 0, fresh: "", hint: "",
+      message: "OpenPAI's checks pass: the rest-server's schema and its own checks, run here before you submit." }]));
+  } catch (error) {
+    if (!(error instanceof PrereqError)) throw error;
+    checks.push(...errorChecks(error, { missing, lines }));
+  }
+  return [...checks, ...startChecks(starting, { admin })];
+}
