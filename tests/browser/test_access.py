@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 from site_pages import PAGES, open_page
 
-RUN_AXE = """async () => {
-  const result = await axe.run(document, { resultTypes: ["violations"] });
+RUN_AXE = """async (within) => {
+  const result = await axe.run(within ? document.querySelector(within) : document, { resultTypes: ["violations"] });
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) =>
     v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}: ` +
       (n.failureSummary || "").split("\\n").slice(1).join(" ")));
@@ -52,10 +52,12 @@ def test_axe_on_a_phone_and_on_the_open_search(visits, bundled_url, axe_source):
     serious(page)
 
 
-def serious(page) -> None:
+def serious(page, within: str | None = None) -> None:
+    """axe's serious and critical findings on the page, or on the element ``within`` selects (and its
+    open shadow root): none."""
     # Material fades its search panel in: mid-fade, text is grey on white and axe measures that.
     page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
-    found = page.evaluate(RUN_AXE)
+    found = page.evaluate(RUN_AXE, within)
     assert not found, f"{page.url}:\n" + "\n".join(found)
 
 

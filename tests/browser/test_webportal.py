@@ -11,6 +11,7 @@ from __future__ import annotations
 import webportal_portal
 import yaml
 from playwright.sync_api import Page, expect
+from test_access import serious
 from webportal_portal import APPLICATION, EXPIRED, JOB, outcome, wait_for
 from webportal_standin import Cluster
 
@@ -219,3 +220,21 @@ def test_an_entry_naming_allowed_signers_refuses_an_unsigned_index(portal, clust
     plugin = session.page.locator("pai-plugin")
     expect(plugin).to_have_attribute("data-state", "failed", timeout=20000)
     expect(session.page.locator("#prereq-composer-error")).to_contain_text("is not signed")
+
+
+def test_the_plugin_fits_a_phone_and_axe_finds_nothing_serious(portal, cluster: Cluster, axe_source):
+    """Inside a portal page with a viewport tag, as a phone shows it: nothing wider than the screen, and
+    axe finds nothing serious or critical in the plugin (its open shadow root; the stand-in portal's own
+    page is hostile on purpose)."""
+    session = portal(size="phone")
+    session.context.add_init_script(path=str(axe_source))
+    page = session.open()
+    session.toggle("upload-results")
+    assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+    serious(page, within="pai-plugin")
+    # axe read the shadow root: the plugin's own buttons are among what it checked.
+    checked = page.evaluate(
+        """async () => (await axe.run(document.querySelector("pai-plugin"), {runOnly: ["button-name"]}))
+          .passes.flatMap((rule) => rule.nodes.map((node) => JSON.stringify(node.target)))"""
+    )
+    assert any("prereq-plugin-submit" in target for target in checked), checked[:5]

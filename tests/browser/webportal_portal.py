@@ -19,6 +19,8 @@ from composer_page import JOB as COMPOSER_JOB
 from playwright.sync_api import Page, expect
 from webportal_standin import Cluster, serve_portal, serve_site
 
+from conftest import SIZES
+
 RIGHTS_INDEX = Path(__file__).resolve().parents[1] / "cases" / "indexes" / "rights"
 
 # The composer tests' job, its second task role given the image too (OpenPAI needs one in each).
@@ -65,11 +67,13 @@ def cluster(cors_site: str) -> Iterator[Cluster]:
 class Portal:
     """One browser context signed in to the stand-in portal, and the requests its pages made."""
 
-    def __init__(self, browser: Any, cluster: Cluster, site: str, user: str | None, token: str | None) -> None:
+    def __init__(
+        self, browser: Any, cluster: Cluster, site: str, user: str | None, token: str | None, size: str = "desktop"
+    ) -> None:
         self.cluster = cluster
         self.site = site
         self.origin: str = cluster.origin  # type: ignore[attr-defined]
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = browser.new_context(**SIZES[size])
         if user and token:
             self.context.add_cookies(
                 [
@@ -112,8 +116,8 @@ class Portal:
 def portal(browser, cluster: Cluster, cors_site: str):
     opened: list[Portal] = []
 
-    def make(user: str | None = "alice", token: str | None = None) -> Portal:
-        session = Portal(browser, cluster, cors_site, user, token or (TOKENS.get(user or "") if user else None))
+    def make(user: str | None = "alice", token: str | None = None, size: str = "desktop") -> Portal:
+        session = Portal(browser, cluster, cors_site, user, token or (TOKENS.get(user or "") if user else None), size)
         opened.append(session)
         return session
 

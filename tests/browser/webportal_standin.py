@@ -52,6 +52,7 @@ pai-plugin { text-align: right; }
 
 PLUGIN_PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>OpenPAI</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 {style}
 <script src="/env.js"></script>
 <script src="/plugin-page.js" defer></script>
