@@ -13,7 +13,7 @@ from gitrepo import GitRepo, item_yaml
 from prereq import cli
 from prereq.core.errors import PrereqError
 from prereq.index.reader import Index
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 from prereq.registry.settings import load_settings
 
 IMAGE = """\

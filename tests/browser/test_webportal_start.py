@@ -22,7 +22,7 @@ from webportal_portal import JOB, check, outcome
 from webportal_standin import Cluster, serve_site
 
 from conftest import make_fixture_repo
-from prereq.marketplace.publish import build
+from prereq.marketplace.build import build
 
 # The portal's fixtures, where pytest looks for them (a module's own names).
 cors_site, cluster, portal = webportal_portal.cors_site, webportal_portal.cluster, webportal_portal.portal
