@@ -6,9 +6,13 @@ All items validate.  The shape follows the bundled registry: about a fifth stora
 requires up to three earlier items (chains about ten deep), a tenth define a `mountPoint`
 parameter that their dependents read with `<% this.mountPoint %>`.  With ``--parameters`` every
 non-image item defines two (one built from a required item's) and every command reads its own and
-those of each item it requires: the registry where checks across items cost the most.
+those of each item it requires: the registry where checks across items cost the most.  With
+``--closures 5,150`` it also holds, for each size N, an item ``closure-N`` whose require closure is
+exactly N items (itself included: ``closure-N-000`` ... and it), shaped like the chains above (each
+requires a few of the dozen before it), in place of as many numbered items (the count stays N).
 
-Usage: .venv/bin/python bench/generate.py N OUT [--parameters]   (OUT must not exist; prints what it made)
+Usage: .venv/bin/python bench/generate.py N OUT [--parameters] [--closures 5,20]
+       (OUT must not exist; prints what it made)
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 GIT_ENV = {
@@ -51,6 +56,25 @@ def _requires(i: int, rng: random.Random) -> list[int]:
 
 def item_text(i: int, version: str, rng: random.Random, *, parameters: bool = False) -> str:
     name, kind = _name(i), _kind(i)
+    lines = _head(i, name, kind, version)
+    if kind == "dockerimage":
+        return "\n".join([*lines, f"uri: example.org/bench/image-{i}:{version}"]) + "\n"
+    requires = _requires(i, rng)
+    if requires:
+        lines.append("require:")
+        lines += [f"  - {_name(r)}@^1.0" for r in requires]
+    if parameters:
+        commands = _parameter_commands(i, requires, lines)
+    else:
+        if i % 10 == 0:
+            lines += ["parameters:", f"  mountPoint: /mnt/bench/{i}"]
+        # Read from the item itself or from its only requirement: never two definitions at one distance.
+        reads_mount = i % 10 == 0 or (len(requires) == 1 and requires[0] % 10 == 0)
+        commands = _commands(i, name, version, "<% this.mountPoint %>" if reads_mount else "/tmp")
+    return _with_callbacks(lines, kind, commands)
+
+
+def _head(i: int, name: str, kind: str, version: str) -> list[str]:
     lines = [
         f"name: {name}",
         f"version: {version}",
@@ -65,26 +89,17 @@ def item_text(i: int, version: str, rng: random.Random, *, parameters: bool = Fa
     ]
     if kind == "data":
         lines.append("license: CC-BY-4.0")
-    if kind == "dockerimage":
-        return "\n".join([*lines, f"uri: example.org/bench/image-{i}:{version}"]) + "\n"
-    requires = _requires(i, rng)
-    if requires:
-        lines.append("require:")
-        lines += [f"  - {_name(r)}@^1.0" for r in requires]
-    commands = _parameter_commands(i, requires, lines) if parameters else _commands(i, version, requires, lines)
+    return lines
+
+
+def _with_callbacks(lines: list[str], kind: str, commands: list[str]) -> str:
     event = "taskSucceeds" if kind == "output" else "taskStarts"
     lines += ["plugin: com.microsoft.pai.runtimeplugin.cmd", "failurePolicy: fail", "callbacks:"]
     lines += [f"  - event: {event}", "    commands:", *(f"      - {command}" for command in commands)]
     return "\n".join(lines) + "\n"
 
 
-def _commands(i: int, version: str, requires: list[int], lines: list[str]) -> list[str]:
-    if i % 10 == 0:
-        lines += ["parameters:", f"  mountPoint: /mnt/bench/{i}"]
-    # Read from the item itself or from its only requirement: never two definitions at one distance.
-    reads_mount = i % 10 == 0 or (len(requires) == 1 and requires[0] % 10 == 0)
-    mount = "<% this.mountPoint %>" if reads_mount else "/tmp"
-    name = _name(i)
+def _commands(i: int, name: str, version: str, mount: str) -> list[str]:
     return [
         f"export ITEM_{i}_DIR={mount}/{name}",
         f'mkdir -p "$ITEM_{i}_DIR"',
@@ -102,6 +117,27 @@ def _parameter_commands(i: int, requires: list[int], lines: list[str]) -> list[s
     return commands
 
 
+def closure_texts(size: int, first: int) -> dict[str, str]:
+    """The ``size`` items of ``closure-SIZE`` (no images), numbered from ``first`` in their texts: each
+    but the last is required by one of the dozen after it, so the last requires them all, and each
+    also requires up to two of the dozen before it, as the numbered chains do."""
+    rng = random.Random(f"closure-{size}")
+    names = [f"closure-{size}-{k:03d}" for k in range(size - 1)] + [f"closure-{size}"]
+    requires: list[set[int]] = [set() for _ in names]
+    for k in range(size - 1):
+        requires[rng.randint(k + 1, min(k + 12, size - 1))].add(k)
+    for k in range(1, size):
+        requires[k] |= {max(0, k - rng.randint(1, 12)) for _ in range(rng.randint(0, 2))}
+    texts = {}
+    for k, name in enumerate(names):
+        kind = KINDS[k % (len(KINDS) - 1)]  # KINDS without its dockerimage: one image per task role
+        lines = _head(first + k, name, kind, "1.0.0")
+        if requires[k]:
+            lines += ["require:", *(f"  - {names[r]}@^1.0" for r in sorted(requires[k]))]
+        texts[name] = _with_callbacks(lines, kind, _commands(first + k, name, "1.0.0", "/tmp"))
+    return texts
+
+
 def _owners() -> str:
     users = [f"user-{u}" for u in range(USERS)]
     teams = {f"team-{t}": [users[(t * 3 + k) % USERS] for k in range(3)] for t in range(TEAMS)}
@@ -112,17 +148,26 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
 
 
-def generate(count: int, out: Path, *, parameters: bool = False) -> dict[str, int]:
+def generate(count: int, out: Path, *, parameters: bool = False, closures: Sequence[int] = ()) -> dict[str, int]:
     """Write the registry under ``out/registry`` in three commits: every item at 1.0.0, then a tenth at
-    1.1.0, then a twentieth at 1.2.0 (``parameters``: see the module's docstring).  Returns counts of
-    what was made."""
+    1.1.0, then a twentieth at 1.2.0 (``parameters`` and ``closures``: see the module's docstring; the
+    closures' items stay at 1.0.0).  Returns counts of what was made."""
+    numbered = count - sum(closures)
+    if numbered < 1:
+        raise ValueError(f"{count} items cannot hold closures of {sum(closures)} items and a numbered one")
     items = out / "registry" / "prerequisites"
     items.mkdir(parents=True)
     (out / "registry" / "owners.yaml").write_text(_owners(), encoding="utf-8")
     _git(out, "init", "-q", "-b", "main")
     versions = 0
+    first = numbered
+    for size in closures:
+        for name, text in closure_texts(size, first).items():
+            (items / f"{name}.yaml").write_text(text, encoding="utf-8")
+            versions += 1
+        first += size
     for step, (version, every) in enumerate([("1.0.0", 1), ("1.1.0", 10), ("1.2.0", 20)], start=1):
-        for i in range(0, count, every):
+        for i in range(0, numbered, every):
             # Seeded by the item's number: every version of an item has the same shape.
             text = item_text(i, version, random.Random(i), parameters=parameters)
             (items / f"{_name(i)}.yaml").write_text(text, encoding="utf-8")
@@ -138,12 +183,14 @@ def main() -> int:
     parser.add_argument("count", type=int, help="how many items")
     parser.add_argument("out", type=Path, help="a folder to create")
     parser.add_argument("--parameters", action="store_true", help="every command reads parameters of what it requires")
+    parser.add_argument("--closures", default="", help="sizes N of closure-N items, comma-separated (5,20,40)")
     args = parser.parse_args()
     if args.out.exists():
         print(f"generate: {args.out} exists; pass a new folder", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    made = generate(args.count, args.out, parameters=args.parameters)
+    closures = [int(size) for size in args.closures.split(",") if size]
+    made = generate(args.count, args.out, parameters=args.parameters, closures=closures)
     print(
         f"generated {made['items']} items, {made['versions']} versions in {made['commits']} commits "
         f"under {args.out} ({time.perf_counter() - started:.1f} s)"
