@@ -26,10 +26,11 @@ const LONGER = "Longer than usual:";
 // most this many lines and bytes.  It was 9,389 lines and 126,182 bytes before its YAML reader moved
 // onto the vendored library and its PyYAML imitation went (issue 31 aims at 6,500 and 90 KB; see
 // BENCHMARKS.md).  Raised from 7,750 / 110,000 by the same day's features (issue 30: the list's roving
-// focus, the summary beside a row, the plugin's checks before Submit; issue 29: the first callback's long
-// line, jobs whose task roles share mappings through anchors and merge keys): a ratchet, not the aim.
-const COMPOSER_LINES = 8400;
-const COMPOSER_GZIPPED = 120000;
+// focus, the summary beside a row, the plugin's checks before Submit, edits applied in batches; issue 29:
+// the first callback's long line, jobs whose task roles share mappings through anchors and merge keys):
+// a ratchet, not the aim.
+const COMPOSER_LINES = 8500;
+const COMPOSER_GZIPPED = 121500;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

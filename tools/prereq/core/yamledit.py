@@ -173,11 +173,33 @@ class YamlText(Splices):
                 loaded = load_yaml(new_text, merge_keys=self.merge_keys)
             except (NotHere, YamlLoadError):
                 loaded = None
-            if loaded is not None and _equal(loaded.data, expected):
+            if loaded is not None and _equal(loaded.data, expected) and self._keeps_sharing(new_text):
                 self._set_text(new_text, loaded)
                 return
         for offset, value in enumerate(values):
             self.insert(path[:-1] + (index + offset,), value)
+
+    def delete_many(self, parent_path: Path_, positions: list[int]) -> None:
+        """``delete`` of the items at ``positions`` of the list at ``parent_path``: the same text, read and
+        checked once (a job losing a closure of a hundred items is a hundred deletes).  When the one
+        splice cannot be made or checked, each is deleted as ``delete`` does, from the last."""
+        parent_path = tuple(parent_path)
+        ordered = sorted(set(positions), reverse=True)
+        parent = self.get(parent_path)
+        if len(ordered) > 1 and isinstance(parent, list) and all(0 <= p < len(parent) for p in ordered):
+            expected = copy.deepcopy(self.data)
+            for position in ordered:
+                del _get(expected, parent_path)[position]
+            try:
+                new_text = self._splice_delete_items(parent_path, ordered)
+                loaded = load_yaml(new_text, merge_keys=self.merge_keys)
+            except (NotHere, YamlLoadError):
+                loaded = None
+            if loaded is not None and _equal(loaded.data, expected) and self._keeps_sharing(new_text):
+                self._set_text(new_text, loaded)
+                return
+        for position in ordered:
+            self.delete(parent_path + (position,))
 
     def delete(self, path: Path_) -> None:
         """Remove a mapping key or a sequence item, with its lines."""

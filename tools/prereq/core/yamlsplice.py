@@ -316,6 +316,22 @@ class Splices:
         rest = self.renderer.after_indicator(value, column, in_sequence=True)
         return [" " * column + "-" + rest[0], *rest[1:]]
 
+    def _splice_delete_items(self, parent_path: Path_, positions: list[int]) -> str:
+        """The lines of the items at ``positions`` of a block sequence removed, at least one item left: the
+        same text as deleting them one by one from the last."""
+        parent = self._node(parent_path)
+        if not isinstance(parent, yaml.SequenceNode) or parent.flow_style or len(parent.value) <= len(positions):
+            raise NotHere
+        text = self._t
+        for position in sorted(positions, reverse=True):  # from the end: earlier offsets stay true
+            item = parent.value[position]
+            first = self._dash(item)
+            end = self._content_end(item) if not _is_empty_plain(item) else first + 1
+            if not self._owns_line(first):
+                raise NotHere
+            text = text[: self._line_start(first)] + text[self._line_end(max(end - 1, first)) :]
+        return text
+
     def _splice_delete(self, path: Path_) -> str:
         parent = self._node(path[:-1]) if path[:-1] else self._root
         if isinstance(parent, yaml.MappingNode):

@@ -280,14 +280,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
             documents[name] = {"name": name, "versions": versions, "required_by": [], "source": None}
             if repo is not None and name in result.items:  # a deleted item has no file to link to
                 documents[name]["source"] = repo.relative(result.root / ITEMS_DIR / f"{name}.yaml")
-    for name, document in documents.items():
-        latest = document["versions"][-1]
-        for requirement in latest["requires"]:
-            target = documents.get(requirement["name"])
-            if target is not None and name not in target["required_by"]:
-                target["required_by"].append(name)
-    for document in documents.values():
-        document["required_by"].sort()
+    _link_dependents(documents)
 
     entries, bodies = _entries(documents, result, repo, dates)
     template_entries, files = _templates(result, documents, warnings)
@@ -318,6 +311,17 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
     for schema in (INDEX_SCHEMA, catalogfile.SCHEMA_FILE):  # each beside the files it describes
         files[schema] = dump_json(schemas.load_schema(schema), readable=True)
     return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, files=files)
+
+
+def _link_dependents(documents: dict[str, ItemDocument]) -> None:
+    """Each item's ``required_by``: the items whose latest version requires it, sorted."""
+    for name, document in documents.items():
+        for requirement in document["versions"][-1]["requires"]:
+            target = documents.get(requirement["name"])
+            if target is not None and name not in target["required_by"]:
+                target["required_by"].append(name)
+    for document in documents.values():
+        document["required_by"].sort()
 
 
 def dump_json(value: Any, *, readable: bool = False) -> str:

@@ -81,36 +81,38 @@ class WorkingCopy:
 
 
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
-    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once
-    (``YamlText.insert_many``: the same text, read once).  A text that shares values through anchors
-    (aliases, merge keys) takes them as one batch (``_apply_shared``)."""
+    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once, and so
+    do deletes from one list (``YamlText.insert_many``, ``delete_many``: the same text, read once).  A
+    text that shares values through anchors (aliases, merge keys) takes them as one batch
+    (``_apply_shared``)."""
     if doc.shares:
         _apply_shared(doc, list(edits))
         return
     run: list[Edit] = []
     for edit in [*edits, None]:
-        if edit is not None and edit.op == "insert" and _continues(run, edit):
+        if edit is not None and run and _continues(run, edit):
             run.append(edit)
             continue
-        if run:
+        if len(run) > 1 and run[0].op == "insert":
             doc.insert_many(run[0].path, [e.value for e in run])
-            run = []
-        if edit is None:
-            break
-        if edit.op == "insert":
-            run = [edit]
-        elif edit.op == "set":
-            doc.set(edit.path, edit.value, before=edit.before, after=edit.after)
-        else:
-            doc.delete(edit.path)
+        elif len(run) > 1:
+            doc.delete_many(run[0].path[:-1], [e.path[-1] for e in run])
+        elif run:
+            _replay(doc, run[0])
+        run = [edit] if edit is not None else []
 
 
 def _continues(run: list[Edit], edit: Edit) -> bool:
-    """``edit`` inserts right after the inserts of ``run``, into the same list."""
-    if not run:
+    """``edit`` inserts right after the inserts of ``run``, into the same list, or deletes the item of that
+    list just before the one the last of ``run`` deleted (the planner deletes from the end)."""
+    first, last = run[0], run[-1]
+    if edit.op != first.op or edit.op not in ("insert", "delete") or edit.path[:-1] != first.path[:-1]:
         return False
-    first = run[0].path
-    return edit.path[:-1] == first[:-1] and edit.path[-1] == first[-1] + len(run)
+    if not all(isinstance(e.path[-1], int) for e in (first, last, edit)):
+        return False
+    if edit.op == "insert":
+        return bool(edit.path[-1] == first.path[-1] + len(run))
+    return bool(edit.path[-1] == last.path[-1] - 1)
 
 
 def _apply_shared(doc: YamlText, edits: list[Edit]) -> None:

@@ -101,14 +101,7 @@ def build(
     check_output_folder(out, protected=[result.root, Path.cwd(), *([repo.root] if repo else [])], registry=result.root)
     progress(f"indexing {len(result.items)} items and their history")
     index = build_index(result, repo=repo, start_image=settings.start_image.name if settings.start_image else None)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        clean_leftovers(out)
-        staging = staging_folder(out)
-    except OSError as exc:
-        raise PrereqError(
-            f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
-        ) from None
+    staging = _staging(out)
     try:
         write_index(index, staging)
         catalog_warnings = write_catalog_index(result.root, staging)  # api/v1/execution/, for a catalog
@@ -130,6 +123,18 @@ def build(
         index=index,
         warnings=[*shallow_warnings, *index.warnings, *catalog_warnings, *(f"site: {w}" for w in site_warnings)],
     )
+
+
+def _staging(out: Path) -> Path:
+    """A fresh staging folder beside ``out``, what an earlier build left there cleaned first."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        clean_leftovers(out)
+        return staging_folder(out)
+    except OSError as exc:
+        raise PrereqError(
+            f"cannot write the output folder {out}: {exc.strerror}", hint="pass --out with a folder you can write"
+        ) from None
 
 
 def _write_site(registry: Path, staging: Path, settings: Settings, progress: Progress) -> list[str]:

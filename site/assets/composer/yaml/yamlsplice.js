@@ -260,17 +260,40 @@ export class Splicer {
 
   /* A new item at ``index`` of the block sequence at ``parentPath``. */
   insertItem(parentPath, index, value) {
+    return this.insertItems(parentPath, index, [value]);
+  }
+
+  /* The lines of ``values`` at ``index`` of the block sequence: the same text as inserting them one by one
+   * at ``index``, ``index + 1``... (each after the one before, above what stood there). */
+  insertItems(parentPath, index, values) {
     const node = this.node(parentPath);
     if (node.kind !== "seq" || node.flow || !node.value.length) throw new NotHere(); // the fallback rewrites the list
+    const lines = (column) => values.flatMap((value) => this.itemLines(value, column));
     if (index < node.value.length) {
       const dash = this.dash(node.value[index]);
       if (!this.ownsLine(dash)) throw new NotHere();
-      return this.insertLinesAt(dash, this.itemLines(value, this.column(dash)));
+      return this.insertLinesAt(dash, lines(this.column(dash)));
     }
     const last = node.value[node.value.length - 1];
     const dash = this.dash(last);
     if (!this.ownsLine(dash)) throw new NotHere();
-    return this.insertLinesAfter(this.itemEnd(dash, last), this.itemLines(value, this.column(dash)));
+    return this.insertLinesAfter(this.itemEnd(dash, last), lines(this.column(dash)));
+  }
+
+  /* The lines of the items at ``positions`` of the block sequence removed, at least one item left: the
+   * same text as deleting them one by one from the last. */
+  deleteItems(parentPath, positions) {
+    const parent = this.node(parentPath);
+    if (parent.kind !== "seq" || parent.flow || parent.value.length <= positions.length) throw new NotHere();
+    let text = this.t;
+    for (const position of [...positions].sort((a, b) => b - a)) { // from the end: earlier offsets stay true
+      const item = parent.value[position];
+      const first = this.dash(item);
+      const end = this.itemEnd(first, item);
+      if (!this.ownsLine(first)) throw new NotHere();
+      text = text.slice(0, this.lineStart(first)) + text.slice(this.lineEnd(Math.max(end - 1, first)));
+    }
+    return text;
   }
 
   /* New lines before the line holding ``index``, above the comments that describe that line. */

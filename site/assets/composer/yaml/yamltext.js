@@ -20,12 +20,12 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { Parser } from "../../vendor/prereq-vendor.js";
 import {
   PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, typeName,
 } from "./pyvalues.js";
 import { YamlLoadError, compose, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
 import { Renderer } from "./yamlrender.js";
+import { differences, sharingMarks } from "./yamlshare.js";
 import { NotHere, Splicer } from "./yamlsplice.js";
 
 export { PyFloat } from "./pyvalues.js"; // for a float with an integral value: set(path, new PyFloat(1))
@@ -199,6 +199,43 @@ export class YamlText {
       () => this._splicer.insertItem(parentPath, Number(index), value));
   }
 
+  /* yamledit.insert_many: ``insert`` of each of ``values`` at ``path``'s index, index + 1...: the same text,
+   * read and checked once; when the one splice cannot be made or checked, each as ``insert`` does. */
+  insertMany(path, values) {
+    const parentPath = path.slice(0, -1);
+    const index = Number(path[path.length - 1]);
+    const parent = this.exists(parentPath) ? getPath(this._typed, parentPath) : null;
+    if (values.length > 1 && Array.isArray(parent) && index >= 0 && index <= parent.length) {
+      const typed = values.map(fromPlain);
+      const expected = deepCopy(this._typed);
+      getPath(expected, parentPath).splice(index, 0, ...typed.map(deepCopy));
+      if (this._batch(() => this._splicer.insertItems(parentPath, index, typed), expected)) return;
+    }
+    values.forEach((value, offset) => this.insert([...parentPath, index + offset], value));
+  }
+
+  /* yamledit.delete_many: ``delete`` of the items at ``positions`` of the list at ``parentPath``, read and
+   * checked once; else each, from the last. */
+  deleteMany(parentPath, positions) {
+    const ordered = [...new Set(positions.map(Number))].sort((a, b) => b - a);
+    const parent = this.exists(parentPath) ? getPath(this._typed, parentPath) : null;
+    if (ordered.length > 1 && Array.isArray(parent) && ordered.every((p) => p >= 0 && p < parent.length)) {
+      const expected = deepCopy(this._typed);
+      for (const position of ordered) getPath(expected, parentPath).splice(position, 1);
+      if (this._batch(() => this._splicer.deleteItems(parentPath, ordered), expected)) return;
+    }
+    for (const position of ordered) this.delete([...parentPath, position]);
+  }
+
+  /* One splice for several edits, taken when its text loads to ``expected`` and keeps what is shared. */
+  _batch(splice, expected) {
+    const newText = tryAttempt(splice);
+    const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
+    if (loaded === null || !strictEqual(loaded.typed, expected) || !this._keepsSharing(newText)) return false;
+    this._setText(newText, loaded);
+    return true;
+  }
+
   /* Remove a mapping key or a sequence item, with its lines. */
   delete(path) {
     if (!this.exists(path)) throw pyError("KeyError", path.map(pyStr).join("."));
@@ -294,51 +331,6 @@ export class YamlText {
     throw new PrereqError(`${this.source}: cannot edit ${this._show(parentPath)} without changing other values`,
       { hint: "simplify the YAML layout there (anchors, complex keys), or edit it by hand" });
   }
-}
-
-/* yamledit._sharing_marks: every anchor (&), alias (*) and merge key (<<) of ``text``, with its name
- * and line, in the text's order (the parser's concrete syntax tree keeps them all). */
-function sharingMarks(text) {
-  if (!/[&*]|<</.test(text)) return [];
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineOf = (offset) => {
-    let [low, high] = [0, starts.length - 1];
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle] <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low + 1;
-  };
-  const marks = [];
-  const visit = (token, key) => {
-    if (!token || typeof token !== "object") return;
-    if (Array.isArray(token)) return token.forEach((item) => visit(item, false));
-    if (token.type === "anchor" || token.type === "alias") {
-      marks.push([token.type === "anchor" ? "&" : "*", token.source.slice(1), lineOf(token.offset), token.offset]);
-    } else if (key && token.type === "scalar" && token.source === "<<") {
-      marks.push(["<<", "", lineOf(token.offset), token.offset]);
-    }
-    for (const field of ["start", "props", "key", "sep", "value", "items", "end"]) visit(token[field], field === "key");
-  };
-  for (const token of new Parser().parse(text)) visit(token, false);
-  return marks.sort((a, b) => a[3] - b[3]);
-}
-
-const MISSING = Symbol("missing");
-
-/* yamledit._differences: the smallest paths where ``a`` and ``b`` differ (key order aside), with a's value. */
-function differences(a, b, path) {
-  if (a instanceof PyDict && b instanceof PyDict) {
-    const keys = [...a.keys, ...b.keys.filter((key) => !a.has(key))];
-    return keys.flatMap((key) => differences(a.has(key) ? a.get(key) : MISSING, b.has(key) ? b.get(key) : MISSING, [...path, key]));
-  }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    return a.flatMap((item, index) => differences(item, b[index], [...path, index]));
-  }
-  if (a === MISSING || b === MISSING) return a === b ? [] : [[path, a]];
-  return typeName(a) === typeName(b) && pyEq(a, b) ? [] : [[path, a]];
 }
 
 /* ``0 <= index <= length`` as Python checks it (the range first), then list.insert's own check. */
