@@ -47,7 +47,7 @@ import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
 import {
-  bindSkipLinks, closureChange, composerElements, renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages,
+  bindSkipLinks, closureChange, composerElements, showDelta, renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages,
 } from "./panels.js";
 import { SharePanel } from "./share.js";
 import { analyse, namedItems } from "./view.js";
@@ -185,7 +185,7 @@ class Composer {
     if (!text) return;
     this.delta = { name, text };
     if (this.ui.live) this.ui.live.textContent = `${name}: ${text}`;
-    this.renderList();
+    showDelta(this.ui.list, this.delta); // the list was just drawn: only its row changes
   }
 
   /* The version picker: select NAME@RANGE (NAME alone: any version that fits) in the task role, as

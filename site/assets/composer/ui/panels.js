@@ -126,3 +126,11 @@ export function composerElements(root) {
   for (const [role, id] of Object.entries(IDS)) ui[role] = root.querySelector("#prereq-composer-" + id);
   return ui;
 }
+
+/* What the last check changed, under its row of the list drawn already (listing.js draws it so too). */
+export function showDelta(list, delta) {
+  const item = [...list.children].find((li) => li.dataset.name === delta.name);
+  if (!item) return;
+  const shown = item.querySelector(".prereq-composer__delta") || item.appendChild(el("div", "prereq-composer__delta"));
+  shown.textContent = delta.text;
+}
