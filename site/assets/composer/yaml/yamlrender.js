@@ -37,6 +37,21 @@ function readsBack(text, value) {
   return loaded !== null && pyEq(loaded.typed, new PyDict([["k", value]]));
 }
 
+// A string's text, as yamlrender._string_text caches it: the same for every renderer, written again and
+// again (each entry of a closure repeats its keys and lines), and each found by loading it back.
+const STRING_TEXT = new Map();
+const STRING_TEXT_SIZE = 8192;
+
+/* A one-line string's text: PyYAML's own when it reads back as the string, else JSON's (a YAML
+ * double-quoted scalar). */
+function stringText(value) {
+  if (!value.includes("\n") && !value.includes("\r")) {
+    const text = dumpString(value);
+    if (!text.includes("\n") && readsBack(text, value)) return text;
+  }
+  return jsonString(value);
+}
+
 /* Block-style YAML for new values, in the file's own indentation (plain or Python-typed values). */
 export class Renderer {
   constructor({ indent = 2, indentSequences = true } = {}) {
@@ -53,11 +68,13 @@ export class Renderer {
     if (isEmptyCollection(value)) return type === "dict" ? "{}" : "[]";
     if (typeof value !== "string") throw pyError("TypeError", `cannot write a ${type} as YAML`);
     if (value.includes("\n") && Renderer.literalOk(value)) return "";
-    if (!value.includes("\n") && !value.includes("\r")) {
-      const text = dumpString(value);
-      if (!text.includes("\n") && readsBack(text, value)) return text;
+    let text = STRING_TEXT.get(value);
+    if (text === undefined) {
+      text = stringText(value);
+      if (STRING_TEXT.size >= STRING_TEXT_SIZE) STRING_TEXT.clear();
+      STRING_TEXT.set(value, text);
     }
-    return jsonString(value); // JSON strings are YAML double-quoted scalars
+    return text;
   }
 
   static literalOk(value) {
