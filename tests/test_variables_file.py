@@ -42,6 +42,7 @@ AT_THE_FOLDER = {
     "nothing": "",
     "a link": "ln -s /tmp/evil /tmp/prereq.0",
     "a folder of nobody's": "mkdir -m 777 /tmp/prereq.0 && cp /tmp/evil/env /tmp/evil/load /tmp/prereq.0/",
+    "a folder of root's anyone may write": "cp /tmp/evil/env /tmp/evil/load /tmp/prereq.0/",
 }
 
 # Run inside the namespace, as root: the job of three callbacks and the task role's commands, through
@@ -110,10 +111,15 @@ mount -t tmpfs tmpfs /tmp
 for path in $NEEDED; do
   case "$path" in /tmp/*) mkdir -p "$path"; mount --bind "$KEEP${path#/tmp}" "$path";; esac
 done
+bash -c "$ROOT_FIRST"
 runuser -u "$ATTACKER" -- bash -c "$PLANT"
 mkdir -m 755 /tmp/box
 exec "$PYTHON" -c "$DRIVER" "$HOME_FOR_JOB"
 """
+
+
+# What the job's user (root) left at its folder before nobody came, per case: a folder anyone may write into.
+ROOT_FIRST = {"a folder of root's anyone may write": "mkdir -m 777 /tmp/prereq.0"}
 
 
 def _run_planted(home: str, *, driver: str = DRIVER, at_the_folder: str = "nothing") -> dict[str, Any]:
@@ -123,6 +129,7 @@ def _run_planted(home: str, *, driver: str = DRIVER, at_the_folder: str = "nothi
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONPATH": f"{REPO / 'tools'}:{REPO / 'tests'}",
         "PLANT": PLANT + AT_THE_FOLDER[at_the_folder] + "\n",
+        "ROOT_FIRST": ROOT_FIRST.get(at_the_folder, ":"),
         "DRIVER": driver,
         "PYTHON": sys.executable,
         "HOME_FOR_JOB": home,
@@ -159,17 +166,18 @@ def test_planted_files_are_not_used_and_the_variables_still_flow(home: str) -> N
 
 
 @needs_namespace
-@pytest.mark.parametrize("planted", ["a link", "a folder of nobody's"])
+@pytest.mark.parametrize("planted", ["a link", "a folder of nobody's", "a folder of root's anyone may write"])
 def test_a_folder_another_user_planted_is_neither_read_nor_written(planted: str) -> None:
-    """nobody made the job user's folder first: nothing of theirs is sourced or written, the variables are
-    not handed on and the first callback says so on stderr (the others, finding no folder of the user's,
-    load nothing quietly), and every script still exits 0."""
+    """nobody made the job user's folder first, or wrote into one of the user's that anyone may write: nothing
+    of theirs is sourced or written, the variables are not handed on and the first callback says so on
+    stderr (the others, finding no helper of the user's, load nothing quietly), and every script still
+    exits 0."""
     seen = _run_planted("/tmp/box/home", at_the_folder=planted)
     assert all(code == 0 for _, _, code, _, _ in seen["steps"]), seen["steps"]
     job = next(out for kind, _, _, out, _ in seen["steps"] if kind == "job")
     assert job == "job: unset unset none\n"
     said = [err for kind, _, _, _, err in seen["steps"] if kind == "start"]
-    assert said[0] == "prereq: /tmp/prereq.0 belongs to another user: variables not handed on\n"
+    assert said[0] == "prereq: /tmp/prereq.0 is not a folder of yours alone: variables not handed on\n"
     assert said[1:] and all(err == "" for err in said[1:]), said
     assert seen["pwned"] == [] and seen["evil"] == ["env", "load"]
 

@@ -19,10 +19,10 @@ from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index
 from prereq.index.trust import UntrustedIndex
-from prereq.jobs.apply import apply_edits
+from prereq.jobs.apply import WorkingCopy, apply_edits
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.expressions import fill
-from prereq.jobs.loadline import CallbackLines, entry_digest
+from prereq.jobs.loadline import CallbackLines, entry_digest, plan_callback_lines
 from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, open_index, recorded_index
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
@@ -208,6 +208,10 @@ def prepare_text(
         except PrereqError as exc:
             index_error = exc
     _check_lock(job, state, loaded, index_error)
+    # What runs first in a task role may have moved by hand since prereq placed its callback lines.
+    lines = WorkingCopy(job.data)
+    plan_callback_lines(lines, CallbackLines.of(loaded.root if loaded else None))
+    apply_edits(job.doc, lines.edits)
     _render_expressions(job, expressions)
     dates = [
         protocol.JobProblem(

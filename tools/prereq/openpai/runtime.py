@@ -45,8 +45,10 @@ ENV_MARK = "# prereq: load variables exported by prerequisites"
 # The shell function that loads and saves the file, as the first callback of a task writes it for the others.
 VARS_HELPER = VARS_DIR + "/load"
 VARS_FUNCTION = "prereq_vars"
-# Loaded only from a folder of the user's own that is no link (nobody else can put anything in a folder of
-# mode 700, a file of theirs included), and only a regular file of theirs.
+# Used only when the folder is the user's own, no link, and of mode 700 (``/bin/ls``: a command of that name
+# earlier on PATH is not asked): one another user could write into (made so by a tool of the user's, an image
+# layer) may hold what they planted, links included; the helper and the variables are loaded only from
+# files of the user's own.
 _OWN = f"-O {VARS_DIR} && ! -L {VARS_DIR}"
 _OWN_FILE = f"-f {VARS_FILE} && -O {VARS_FILE}"
 
@@ -59,13 +61,14 @@ _OWN_FILE = f"-f {VARS_FILE} && -O {VARS_FILE}"
 # script keeps its own.  The folder is the function's ``$1`` (what the file exports cannot change it, as it
 # could a variable); the trap's text is expanded when it is set (the folder, ``$$``: this process).
 _FUNCTION = (
-    f"{VARS_FUNCTION}(){{ set -- {VARS_DIR};[[ -d $1 && -O $1 && ! -L $1 ]]||return;[[ -f $1/env && -O $1/env ]]"
+    f"{VARS_FUNCTION}(){{ set -- {VARS_DIR};[[ -d $1 && -O $1 && ! -L $1 && $(/bin/ls -ld $1) == drwx------* ]]"
+    "||return;[[ -f $1/env && -O $1/env ]]"
     '&&. $1/env;trap "export -n PWD OLDPWD SHLVL _;umask 077;(set -o posix;export -p)>|$1/$$&&mv $1/$$ $1/env||:" '
     "EXIT;}"
 )
 # The line at the top of the first callback a task runs (the job engine picks it, ``jobs.loadline``): make
 # the folder (mode 700), define the function, write it for the later callbacks and call it, or say on
-# stderr that another user holds the folder.  Every other callback's line (``CALLBACK_LINE``, which the
+# stderr that the folder is not the user's alone.  Every other callback's line (``CALLBACK_LINE``, which the
 # index's forms carry) calls the function that one wrote.  Each script is its own process, so each must
 # load on its own; a task role's first is known only in the job, which lists the prerequisites.
 # Nothing here can fail a script: the checks, the sourced files and the trap stay out of ``errexit``
@@ -73,9 +76,9 @@ _FUNCTION = (
 # survive the runtime's repr round trip.
 FIRST_CALLBACK_LINE = (
     f"{_FUNCTION};mkdir -pm700 {VARS_DIR} 2>/dev/null||:;{VARS_FUNCTION}&&declare -f {VARS_FUNCTION}>|{VARS_HELPER}"
-    f"||echo prereq: {VARS_DIR} belongs to another user: variables not handed on>&2"
+    f"||echo prereq: {VARS_DIR} is not a folder of yours alone: variables not handed on>&2"
 )
-CALLBACK_LINE = f"[[ {_OWN} ]]&&. {VARS_HELPER}&&{VARS_FUNCTION}||:"
+CALLBACK_LINE = f"[[ -O {VARS_HELPER} && ! -L {VARS_DIR} ]]&&. {VARS_HELPER}&&{VARS_FUNCTION}||:"
 # The one line at the top of a task role's commands (and of its deployments' preCommands): load, no trap.
 JOB_LOAD_LINE = f"[[ {_OWN} && {_OWN_FILE} ]]&&. {VARS_FILE}||:  {ENV_MARK}"
 # What earlier versions of prereq wrote instead: ``job add``, ``remove`` and ``lock`` replace them.

@@ -7,12 +7,12 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { applyEdits } from "./apply.js";
+import { WorkingCopy, applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
 import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
 import { runtimeParameters } from "../openpai/forms.js";
-import { callbackLines, entryDigest } from "./loadline.js";
+import { callbackLines, entryDigest, planCallbackLines } from "./loadline.js";
 import { formatPath } from "../yaml/yamlload.js";
 import { closeName, deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
@@ -192,6 +192,10 @@ export async function prepareText(text, { index, indexSource = null, expressions
     state = job.state(index.root.range_hint);
   }
   checkLock(job, state, index);
+  // What runs first in a task role may have moved by hand since prereq placed its callback lines.
+  const lines = new WorkingCopy(job.data);
+  planCallbackLines(lines, callbackLines(index.root));
+  applyEdits(job.doc, lines.edits);
   renderExpressions(job, expressions, index.root.lifted_keys);
   const dates = job.plainTimestamps().map(([path, value]) =>
     ({ path, message: `${value} is a date to the rest-server (a YAML 1.1 timestamp): quote it`, source: "rest-server" }));
