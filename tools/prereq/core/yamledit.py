@@ -30,7 +30,7 @@ import yaml
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, format_path, load_yaml
-from prereq.core.yamlsplice import NotHere, Path_, Splices, compose
+from prereq.core.yamlsplice import NotHere, Path_, Splices, compose, sharing_marks
 
 
 def load_error(
@@ -83,6 +83,7 @@ class YamlText(Splices):
         self._loaded = loaded if loaded is not None else _load(text, self.source, self.merge_keys)
         self.data = self._loaded.data
         self._nodes: tuple[yaml.Node | None] | None = None
+        self._marks: list[tuple[str, str, int]] | None = None  # sharing_marks of the text, when asked
 
     @property
     def _root(self) -> yaml.Node | None:
@@ -168,13 +169,7 @@ class YamlText(Splices):
         if len(values) > 1 and isinstance(parent, list) and 0 <= index <= len(parent):
             expected = copy.deepcopy(self.data)
             _get(expected, parent_path)[index:index] = copy.deepcopy(values)
-            try:
-                new_text = self._splice_insert_items(parent_path, index, values)
-                loaded = load_yaml(new_text, merge_keys=self.merge_keys)
-            except (NotHere, YamlLoadError):
-                loaded = None
-            if loaded is not None and _equal(loaded.data, expected) and self._keeps_sharing(new_text):
-                self._set_text(new_text, loaded)
+            if self._batch(lambda: self._splice_insert_items(parent_path, index, values), expected):
                 return
         for offset, value in enumerate(values):
             self.insert(path[:-1] + (index + offset,), value)
@@ -190,16 +185,22 @@ class YamlText(Splices):
             expected = copy.deepcopy(self.data)
             for position in ordered:
                 del _get(expected, parent_path)[position]
-            try:
-                new_text = self._splice_delete_items(parent_path, ordered)
-                loaded = load_yaml(new_text, merge_keys=self.merge_keys)
-            except (NotHere, YamlLoadError):
-                loaded = None
-            if loaded is not None and _equal(loaded.data, expected) and self._keeps_sharing(new_text):
-                self._set_text(new_text, loaded)
+            if self._batch(lambda: self._splice_delete_items(parent_path, ordered), expected):
                 return
         for position in ordered:
             self.delete(parent_path + (position,))
+
+    def _batch(self, splice: Callable[[], str], expected: Any) -> bool:
+        """One splice for several edits, taken when its text loads to ``expected`` and keeps what is shared."""
+        try:
+            new_text = splice()
+            loaded = load_yaml(new_text, merge_keys=self.merge_keys)
+        except (NotHere, YamlLoadError):
+            return False
+        if not (_equal(loaded.data, expected) and self._keeps_sharing(new_text)):
+            return False
+        self._set_text(new_text, loaded)
+        return True
 
     def delete(self, path: Path_) -> None:
         """Remove a mapping key or a sequence item, with its lines."""
@@ -248,7 +249,7 @@ class YamlText(Splices):
     @property
     def shares(self) -> bool:
         """Whether the text uses an alias or a merge key: a value one edit may change in several places."""
-        return any(kind in ("*", "<<") for kind, _, _ in _sharing_marks(self._t))
+        return any(kind in ("*", "<<") for kind, _, _ in self._text_marks())
 
     @contextlib.contextmanager
     def shared_edits(self, wanted: Any) -> Iterator[None]:
@@ -278,12 +279,18 @@ class YamlText(Splices):
 
     def _keeps_sharing(self, new_text: str) -> bool:
         """The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full)."""
-        marks = _sharing_marks(self._t)
-        return not marks or Counter(k[:2] for k in _sharing_marks(new_text)) == Counter(k[:2] for k in marks)
+        marks = self._text_marks()
+        return not marks or Counter(k[:2] for k in sharing_marks(new_text)) == Counter(k[:2] for k in marks)
+
+    def _text_marks(self) -> list[tuple[str, str, int]]:
+        """The current text's anchors, aliases and merge keys, scanned once per text."""
+        if self._marks is None:
+            self._marks = sharing_marks(self._t)
+        return self._marks
 
     def _sharing_refusal(self, path: Path_) -> PrereqError:
         text, loaded = self._initial
-        marks = _sharing_marks(text)
+        marks = sharing_marks(text)
         aliased = {name for kind, name, _ in marks if kind == "*"}
         anchors = [(name, line) for kind, name, line in marks if kind == "&" and name in aliased]
         at = loaded.position(tuple(path))[0] if path else 1
@@ -335,28 +342,6 @@ def insert_key(mapping: dict[Any, Any], position: int, key: Any, value: Any) -> 
     items.insert(position, (key, value))
     mapping.clear()
     mapping.update(items)
-
-
-def _sharing_marks(text: str) -> list[tuple[str, str, int]]:
-    """Every anchor (``&``), alias (``*``) and merge key (``<<``) of ``text``, with its name and line."""
-    if not any(mark in text for mark in ("&", "*", "<<")):
-        return []
-    marks = []
-    key = False  # the token before was a key's indicator: a plain "<<" after it is a merge key
-    try:
-        for token in yaml.scan(text, Loader=_SCANNER):
-            if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
-                kind = "&" if isinstance(token, yaml.AnchorToken) else "*"
-                marks.append((kind, token.value, token.start_mark.line + 1))
-            elif key and isinstance(token, yaml.ScalarToken) and token.plain and token.value == "<<":
-                marks.append(("<<", "", token.start_mark.line + 1))
-            key = isinstance(token, yaml.KeyToken)
-    except yaml.YAMLError:
-        return marks
-    return marks
-
-
-_SCANNER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _differences(a: Any, b: Any, path: Path_) -> Iterator[tuple[Path_, Any]]:

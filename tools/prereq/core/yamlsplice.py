@@ -1,4 +1,5 @@
-"""Where a YAML value's text is, and splices that replace, insert or delete just those lines.
+"""Where a YAML value's text is, and splices that replace, insert or delete just those lines; and what
+a text shares through anchors (``sharing_marks``), which an edit must keep.
 
 ``yamledit.YamlText`` decides what an edit must give and checks it; this module finds the
 characters (PyYAML's node marks: character offsets into the text without its BOM) and writes
@@ -73,6 +74,25 @@ def _holder(node: yaml.MappingNode, key: Any) -> yaml.MappingNode:
                 except KeyError:
                     continue
     raise KeyError(key)
+
+
+def sharing_marks(text: str) -> list[tuple[str, str, int]]:
+    """Every anchor (``&``), alias (``*``) and merge key (``<<``) of ``text``, with its name and line."""
+    if not any(mark in text for mark in ("&", "*", "<<")):
+        return []
+    marks = []
+    key = False  # the token before was a key's indicator: a plain "<<" after it is a merge key
+    try:
+        for token in yaml.scan(text, Loader=_LOADER):
+            if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
+                kind = "&" if isinstance(token, yaml.AnchorToken) else "*"
+                marks.append((kind, token.value, token.start_mark.line + 1))
+            elif key and isinstance(token, yaml.ScalarToken) and token.plain and token.value == "<<":
+                marks.append(("<<", "", token.start_mark.line + 1))
+            key = isinstance(token, yaml.KeyToken)
+    except yaml.YAMLError:
+        return marks
+    return marks
 
 
 class Splices:

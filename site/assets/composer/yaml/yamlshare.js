@@ -1,4 +1,4 @@
-/* What a YAML text shares through anchors (yamledit's _sharing_marks and _differences): its anchors,
+/* What a YAML text shares through anchors (yamlsplice.sharing_marks, yamledit._differences): its anchors,
  * aliases and merge keys, read from the vendored parser's concrete syntax tree, and where two values
  * differ.  yamltext.js's batches of edits check with them that an edit keeps every shared value shared.
  *
@@ -10,7 +10,7 @@
 import { Parser } from "../../vendor/prereq-vendor.js";
 import { PyDict, pyEq, typeName } from "./pyvalues.js";
 
-/* yamledit._sharing_marks: every anchor (&), alias (*) and merge key (<<) of ``text``, with its name
+/* yamlsplice.sharing_marks: every anchor (&), alias (*) and merge key (<<) of ``text``, with its name
  * and line, in the text's order (the parser's concrete syntax tree keeps them all). */
 export function sharingMarks(text) {
   if (!/[&*]|<</.test(text)) return [];

@@ -126,6 +126,13 @@ export class YamlText {
     this._loaded = loaded || load(text, this.source, this.mergeKeys);
     this._typed = this._loaded.typed;
     this._rootNode = undefined;
+    this._marks = undefined; // sharingMarks of the text, when asked
+  }
+
+  /* The current text's anchors, aliases and merge keys, read once per text. */
+  get _textMarks() {
+    if (this._marks === undefined) this._marks = sharingMarks(this._t);
+    return this._marks;
   }
 
   get _root() {
@@ -253,7 +260,7 @@ export class YamlText {
 
   /* Whether the text uses an alias or a merge key: a value one edit may change in several places. */
   get shares() {
-    return sharingMarks(this._t).some(([kind]) => kind === "*" || kind === "<<");
+    return this._textMarks.some(([kind]) => kind === "*" || kind === "<<");
   }
 
   /* Edits of a batch whose end is ``wanted`` (plain data): an edit of a shared value changes it at every
@@ -284,7 +291,7 @@ export class YamlText {
 
   /* The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full). */
   _keepsSharing(newText) {
-    const marks = sharingMarks(this._t);
+    const marks = this._textMarks;
     if (!marks.length) return true;
     const count = (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n");
     return count(sharingMarks(newText)) === count(marks);
