@@ -3,7 +3,7 @@
  * from 1 and {1: ...} from {'1': ...}.  Only the tests need it: the composer never writes a repr. */
 
 import { PyDict, PyFloat, floatRepr, hex, pyStr } from "../../site/assets/composer/yaml/pyvalues.js";
-import { isPrintable } from "../../site/assets/composer/yaml/pyprintable.js";
+import { isPrintable } from "./pyprintable.js";
 
 function strRepr(text) {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";

@@ -8,6 +8,7 @@ May import: PyYAML and prereq.core.yamlload.
 
 from __future__ import annotations
 
+import bisect
 import json
 from functools import lru_cache
 from typing import Any
@@ -17,6 +18,30 @@ import yaml
 from prereq.core.yamlload import YamlLoadError, load_yaml
 
 _WIDTH = 1 << 30  # never fold long lines
+
+# The characters a literal block may hold besides printable ASCII, tab and newline: runs of at least
+# 128 code points printable in Python 3.11 (Unicode 14), plus Latin-1's signs, general punctuation,
+# currency signs and kana.  Code points rather than str.isprintable(), so that the composer, whose
+# Unicode is the browser's, writes the same blocks (site/assets/composer/yaml/visiblechars.js).
+_VISIBLE = """
+  a1-ac,ae-377,3a3-52f,61d-6dc,8e3-983,1000-10c5,10d0-1248,1400-167f,1d00-1f15,2010-2027,2030-205e,
+  20a0-20c0,2100-218b,2190-2426,2460-2b73,2b97-2cf3,2f00-2fd5,3001-303f,3041-3096,3099-30ff,3220-a48c,
+  a4d0-a62b,a640-a6f7,a700-a7ca,ac00-d7a3,f900-fa6d,fbd3-fd8f,fe76-fefc,ff01-ffbe,10400-1049d,
+  10600-10736,11fff-12399,12480-12543,13000-1342e,14400-14646,16800-16a38,17000-187f7,18800-18cd5,
+  1b000-1b122,1b170-1b2fb,1d000-1d0f5,1d552-1d6a5,1d6a8-1d7cb,1d7ce-1da8b,1e800-1e8c4,1f100-1f1ad,
+  1f300-1f6d7,1f900-1fa53,1fb00-1fb92,20000-2a6df,2a700-2b738,2b740-2b81d,2b820-2cea1,2ceb0-2ebe0,
+  2f800-2fa1d"""
+VISIBLE_RANGES = tuple(tuple(int(bound, 16) for bound in part.strip().split("-")) for part in _VISIBLE.split(","))
+_VISIBLE_STARTS = [first for first, _ in VISIBLE_RANGES]
+
+
+def is_visible(ch: str) -> bool:
+    """True for a character a reader sees as itself: printable ASCII or in ``VISIBLE_RANGES``."""
+    code = ord(ch)
+    if code < 0x7F:
+        return code >= 0x20
+    at = bisect.bisect_right(_VISIBLE_STARTS, code) - 1
+    return at >= 0 and code <= VISIBLE_RANGES[at][1]
 
 
 class Renderer:
@@ -37,7 +62,7 @@ class Renderer:
     def _literal_ok(value: str) -> bool:
         if value[:1] in (" ", "\t", "\n") or "\r" in value:
             return False
-        return all(ch.isprintable() or ch in "\n\t" for ch in value) and "\ufeff" not in value
+        return all(is_visible(ch) or ch in "\n\t" for ch in value)
 
     def _literal(self, value: str, column: int) -> list[str]:
         body = value.removesuffix("\n")

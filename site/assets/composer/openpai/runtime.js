@@ -3,9 +3,11 @@
  * The runtime re-reads a prerequisite's parameters with yaml.safe_load(str(parameters)).  The browser
  * does not imitate Python's str() and PyYAML; roundTrip(value) decides by this rule on Python's repr:
  *   - A string survives when Python's repr writes it in double quotes (it holds ' and no "), which
- *     YAML reads back escape for escape, or when it is printable (str.isprintable) and holds neither
- *     ' nor a backslash, so that its repr is itself in single quotes, read character for character;
- *     any other string breaks (its repr's escapes are read as text in single quotes).
+ *     YAML reads back escape for escape, or when it is printable and holds neither ' nor a
+ *     backslash, so that its repr is itself in single quotes, read character for character; any
+ *     other string breaks (its repr's escapes are read as text in single quotes).  Printable is
+ *     str.isprintable() where the browser can be sure of it (yaml/visiblechars.js); a character it
+ *     cannot vouch for counts as escaped, so the browser may call broken what Python would keep.
  *   - An int and a bool survive; a float when its repr has a '.' (YAML 1.1 reads 1e-05, inf and nan
  *     as strings); None breaks (YAML reads None as a string).
  *   - A list or dict survives when everything in it does and each key's repr is at most 1024
@@ -22,7 +24,7 @@
  */
 
 import { floatRepr } from "../yaml/pyvalues.js";
-import { isPrintable } from "../yaml/pyprintable.js";
+import { isVisible } from "../yaml/visiblechars.js";
 
 const SIMPLE_KEY = 1024;
 const UNSURE_KEY = /^(?:null|NaN|-?Infinity|-?\d+e[-+]\d+)$/;
@@ -34,7 +36,7 @@ function reprLength(text) {
   let length = 2;
   for (const ch of text) {
     const code = ch.codePointAt(0);
-    const plain = code >= 0x20 && code < 0x7f ? ch !== "\\" : code > 0x7f && isPrintable(ch);
+    const plain = code >= 0x20 && code < 0x7f ? ch !== "\\" : code > 0x7f && isVisible(ch);
     if (!double && (!plain || ch === "'")) return -1; // in single quotes an escape reads back as itself
     length += plain ? 1 : "\\\t\n\r".includes(ch) ? 2 : code <= 0xff ? 4 : code <= 0xffff ? 6 : 10;
   }

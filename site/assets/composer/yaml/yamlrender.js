@@ -11,8 +11,8 @@
  * May import: core/, vendor/.
  */
 
-import { isPrintable } from "./pyprintable.js";
 import { PyDict, pyEq, pyError, pyStr, typeName } from "./pyvalues.js";
+import { isVisible } from "./visiblechars.js";
 import { loadYamlOrNull } from "./yamlload.js";
 import { dumpNumber, dumpString, jsonString } from "./yamlstyle.js";
 
@@ -79,7 +79,7 @@ export class Renderer {
 
   static literalOk(value) {
     if (" \t\n".includes(value[0]) || value.includes("\r")) return false;
-    return Array.from(value).every((ch) => isPrintable(ch) || ch === "\n" || ch === "\t") && !value.includes("\ufeff");
+    return Array.from(value).every((ch) => isVisible(ch) || ch === "\n" || ch === "\t");
   }
 
   literal(value, column) {

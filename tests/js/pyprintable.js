@@ -1,10 +1,5 @@
-/* Python 3.11's str.isprintable(), for repr() (pyvalues.js) and the Renderer's literal blocks
- * (yamlrender.js).  Owns: the table of the code points Python refuses, and isPrintable.
- *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
- * May import: core/, vendor/.
- */
+/* Python 3.11's str.isprintable(), for the tests' repr() (pyrepr.js): the corpus records repr(data).
+ * The composer itself decides by a rule it can state (site/assets/composer/yaml/visiblechars.js). */
 
 /* The code points Python 3.11's str.isprintable() refuses (Unicode 14.0: categories C and Z but the
  * space).  A table rather than /[\p{C}\p{Z}]/u, which follows the JS engine's own Unicode version:
