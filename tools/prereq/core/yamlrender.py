@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -114,7 +115,7 @@ class Renderer:
     def pair(self, key: Any, value: Any, column: int) -> list[str]:
         key_text = self.scalar(key)
         if not key_text or key_text.startswith(("[", "{")):
-            key_text = json.dumps(str(key), ensure_ascii=False)
+            key_text = quoted(str(key))
         rest = self.after_indicator(value, column, in_sequence=False)
         return [" " * column + key_text + ":" + rest[0], *rest[1:]]
 
@@ -128,13 +129,11 @@ class Renderer:
 
     def _flow_scalar(self, value: Any) -> str:
         if isinstance(value, str):
-            text = yaml.safe_dump([value], default_flow_style=True, width=_WIDTH, allow_unicode=True).strip()
-            text = text[1:-1]
-            if "\n" not in text and _reads_back("[" + text + "]", [value]):
-                return text
-            return json.dumps(value, ensure_ascii=False)
+            if _plain_ok(value, flow=True) and _reads_back("[" + value + "]", [value]):
+                return value
+            return quoted(value)
         scalar = self.scalar(value)
-        return scalar or json.dumps(value, ensure_ascii=False)
+        return scalar or quoted(str(value))
 
 
 def _scalar(value: Any) -> str:
@@ -154,12 +153,45 @@ def _scalar(value: Any) -> str:
         raise TypeError(f"cannot write a {type(value).__name__} as YAML")
     if "\n" in value and Renderer._literal_ok(value):
         return ""
-    if "\n" not in value and "\r" not in value:
-        text = yaml.safe_dump(value, width=_WIDTH, allow_unicode=True)
-        text = text.removesuffix("\n").removesuffix("\n...").strip("\n")
-        if "\n" not in text and _reads_back(text, value):
-            return text
-    return json.dumps(value, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
+    if _plain_ok(value, flow=False) and _reads_back(value, value):
+        return value
+    return quoted(value)
+
+
+# Characters a YAML stream may not carry raw (PyYAML's reader refuses them) or reads as line breaks.
+_NOT_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+def quoted(value: str) -> str:
+    """A string as a YAML double-quoted scalar: its JSON, with what YAML may not carry raw escaped."""
+    return _NOT_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
+
+
+def _plain_ok(value: str, *, flow: bool) -> bool:
+    """Whether a string may be written plain: a rule the composer states alike (yamlstyle.js).
+
+    Not an indicator or a document marker first, no space at either end, no ``: `` or `` #``, no flow indicator inside a
+    flow collection, only characters YAML streams carry as they are, and read as a string by YAML 1.1
+    (the runtime's PyYAML); the caller also loads it back strictly.  Anything else is JSON.
+    """
+    if not value or value[0] in _INDICATORS or value[0] == " " or value[-1] in " :" or value.startswith(("---", "...")):
+        return False
+    if ": " in value or " #" in value or (flow and any(ch in ",[]{}" for ch in value)):
+        return False
+    if not all(" " <= ch <= "~" or _stream_char(ch) for ch in value):
+        return False
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+
+
+def _stream_char(ch: str) -> bool:
+    """A non-ASCII character YAML writes as itself (PyYAML's test, without line breaks and the BOM)."""
+    code = ord(ch)
+    return (0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and code != 0xFEFF
 
 
 @lru_cache(maxsize=8192)  # strings only: 0.0 and -0.0 are equal keys, and written differently

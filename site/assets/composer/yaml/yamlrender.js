@@ -14,7 +14,7 @@
 import { PyDict, pyEq, pyError, pyStr, typeName } from "./pyvalues.js";
 import { isVisible } from "./visiblechars.js";
 import { loadYamlOrNull } from "./yamlload.js";
-import { dumpNumber, dumpString, jsonString } from "./yamlstyle.js";
+import { dumpNumber, plainOk, quoted } from "./yamlstyle.js";
 
 /* A mapping: a PyDict or a plain object. */
 export function isDict(value) {
@@ -42,14 +42,9 @@ function readsBack(text, value) {
 const STRING_TEXT = new Map();
 const STRING_TEXT_SIZE = 8192;
 
-/* A one-line string's text: PyYAML's own when it reads back as the string, else JSON's (a YAML
- * double-quoted scalar). */
+/* A one-line string's text: plain when plainOk and it reads back as the string, else double-quoted. */
 function stringText(value) {
-  if (!value.includes("\n") && !value.includes("\r")) {
-    const text = dumpString(value);
-    if (!text.includes("\n") && readsBack(text, value)) return text;
-  }
-  return jsonString(value);
+  return plainOk(value) && readsBack(value, value) ? value : quoted(value);
 }
 
 /* Block-style YAML for new values, in the file's own indentation (plain or Python-typed values). */
@@ -129,7 +124,7 @@ export class Renderer {
 
   pair(key, value, column) {
     let keyText = this.scalar(key);
-    if (!keyText || keyText.startsWith("[") || keyText.startsWith("{")) keyText = jsonString(pyStr(key));
+    if (!keyText || keyText.startsWith("[") || keyText.startsWith("{")) keyText = quoted(pyStr(key));
     const rest = this.afterIndicator(value, column, { inSequence: false });
     return [" ".repeat(column) + keyText + ":" + rest[0], ...rest.slice(1)];
   }
@@ -142,10 +137,7 @@ export class Renderer {
   }
 
   flowScalar(value) {
-    if (typeof value === "string") {
-      const text = dumpString(value, { flow: true });
-      return !text.includes("\n") && readsBack("[" + text + "]", [value]) ? text : jsonString(value);
-    }
-    return this.scalar(value) || jsonString(String(value));
+    if (typeof value === "string") return plainOk(value, { flow: true }) && readsBack("[" + value + "]", [value]) ? value : quoted(value);
+    return this.scalar(value) || quoted(String(value));
   }
 }

@@ -1,9 +1,6 @@
-/* PyYAML's scalar styles: how yaml.safe_dump writes one string or number (and json.dumps one string).
- *
- * Owns: the part of PyYAML's emitter (analyze_scalar, choose_scalar_style and the quoted writers,
- * without line folding) that decides how safe_dump writes a string, the YAML 1.1 resolvers that
- * make it quote one, its numbers, and JSON strings (YAML double-quoted scalars).  The Renderer
- * (yamlrender.js) writes new values with these, as prereq.core.yamlrender does with PyYAML.
+/* How prereq writes one new scalar: plain when a rule the CLI states alike allows it
+ * (prereq.core.yamlrender._plain_ok), else double-quoted; numbers as yaml.safe_dump writes them, and
+ * JSON strings (json.dumps, for digests).
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -11,9 +8,6 @@
  */
 
 import { floatRepr, hex, typeName } from "./pyvalues.js";
-
-const EMITTER_BREAKS = "\n\x85\u2028\u2029";
-const WHITESPACE = "\0 \t\r\n\x85\u2028\u2029";
 
 /* The tags PyYAML's YAML 1.1 resolver gives plain scalars: a string matching one is quoted on output. */
 const RESOLVERS_11 = [
@@ -27,136 +21,30 @@ const RESOLVERS_11 = [
   /^(?:!|&|\*)$/,
 ];
 
-function pyMatch(regex, text) {
-  // Python's "$" also matches before one final newline.
-  return regex.test(text) || (text.endsWith("\n") && regex.test(text.slice(0, -1)));
-}
+const INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
-function isUnicodeChar(ch) {
+/* A non-ASCII character YAML writes as itself (PyYAML's test, without line breaks and the BOM). */
+function streamChar(ch) {
   const code = ch.codePointAt(0);
-  return (code === 0x85 || (code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code < 0x10ffff)) && code !== 0xfeff;
+  return ((code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000) && code !== 0xfeff;
 }
 
-function scanIndicators(chars) {
-  const found = { block: false, flow: false, breaks: false, special: false, leadingSpace: false, leadingBreak: false,
-    trailingSpace: false, trailingBreak: false, breakSpace: false, spaceBreak: false };
-  if (chars.slice(0, 3).join("") === "---" || chars.slice(0, 3).join("") === "...") found.block = found.flow = true;
-  let precededByWhitespace = true;
-  let followedByWhitespace = chars.length === 1 || WHITESPACE.includes(chars[1]);
-  let previousSpace = false;
-  let previousBreak = false;
-  chars.forEach((ch, index) => {
-    if (index === 0) {
-      if ("#,[]{}&*!|>'\"%@`".includes(ch)) found.flow = found.block = true;
-      if ("?:".includes(ch)) {
-        found.flow = true;
-        if (followedByWhitespace) found.block = true;
-      }
-      if (ch === "-" && followedByWhitespace) found.flow = found.block = true;
-    } else {
-      if (",?[]{}".includes(ch)) found.flow = true;
-      if (ch === ":") {
-        found.flow = true;
-        if (followedByWhitespace) found.block = true;
-      }
-      if (ch === "#" && precededByWhitespace) found.flow = found.block = true;
-    }
-    if (EMITTER_BREAKS.includes(ch)) found.breaks = true;
-    if (!(ch === "\n" || (ch >= " " && ch <= "~")) && !isUnicodeChar(ch)) found.special = true;
-    if (ch === " ") {
-      if (index === 0) found.leadingSpace = true;
-      if (index === chars.length - 1) found.trailingSpace = true;
-      if (previousBreak) found.breakSpace = true;
-      [previousSpace, previousBreak] = [true, false];
-    } else if (EMITTER_BREAKS.includes(ch)) {
-      if (index === 0) found.leadingBreak = true;
-      if (index === chars.length - 1) found.trailingBreak = true;
-      if (previousSpace) found.spaceBreak = true;
-      [previousSpace, previousBreak] = [false, true];
-    } else {
-      [previousSpace, previousBreak] = [false, false];
-    }
-    precededByWhitespace = WHITESPACE.includes(ch);
-    followedByWhitespace = index + 2 >= chars.length || WHITESPACE.includes(chars[index + 2]);
-  });
-  return found;
+/* Whether a string may be written plain: no indicator or document marker first, no space at either
+ * end, no ": " or " #", no flow indicator in a flow collection, only characters a stream carries raw,
+ * and read as a string by YAML 1.1 (the runtime's PyYAML).  The caller also loads it back. */
+export function plainOk(text, { flow = false } = {}) {
+  if (!text || INDICATORS.includes(text[0]) || text[0] === " " || " :".includes(text[text.length - 1])) return false;
+  if (text.startsWith("---") || text.startsWith("...") || text.includes(": ") || text.includes(" #")) return false;
+  if (flow && /[,[\]{}]/.test(text)) return false;
+  return Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch)) && !RESOLVERS_11.some((regex) => regex.test(text));
 }
 
-/* Emitter.analyze_scalar with allow_unicode: which styles can write ``text``. */
-export function analyzeScalar(text) {
-  if (!text) return { empty: true, multiline: false, flowPlain: false, blockPlain: true, single: true };
-  const f = scanIndicators(Array.from(text));
-  const allow = { empty: false, multiline: f.breaks, flowPlain: true, blockPlain: true, single: true };
-  if (f.leadingSpace || f.leadingBreak || f.trailingSpace || f.trailingBreak) allow.flowPlain = allow.blockPlain = false;
-  if (f.breakSpace) allow.flowPlain = allow.blockPlain = allow.single = false;
-  if (f.spaceBreak || f.special) allow.flowPlain = allow.blockPlain = allow.single = false;
-  if (f.breaks) allow.flowPlain = allow.blockPlain = false;
-  if (f.flow) allow.flowPlain = false;
-  if (f.block) allow.blockPlain = false;
-  return allow;
-}
+// What a YAML stream may not carry raw (PyYAML's reader refuses it) or reads as a line break.
+const NOT_RAW = /[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/gu; // lone surrogates only, with "u"
 
-function writeSingleQuoted(text, indent) {
-  const chars = Array.from(text);
-  let out = "'";
-  let spaces = false;
-  let breaks = false;
-  let start = 0;
-  for (let end = 0; end <= chars.length; end++) {
-    const ch = end < chars.length ? chars[end] : null;
-    if (spaces) {
-      if (ch !== " ") {
-        out += chars.slice(start, end).join("");
-        start = end;
-      }
-    } else if (breaks) {
-      if (ch === null || !EMITTER_BREAKS.includes(ch)) {
-        if (chars[start] === "\n") out += "\n";
-        out += chars.slice(start, end).join("") + " ".repeat(indent); // the breaks, then write_indent
-        start = end;
-      }
-    } else if (ch === null || " \n\x85\u2028\u2029'".includes(ch)) {
-      if (start < end) out += chars.slice(start, end).join("");
-      start = end;
-    }
-    if (ch === "'") {
-      out += "''";
-      start = end + 1;
-    }
-    if (ch !== null) {
-      spaces = ch === " ";
-      breaks = EMITTER_BREAKS.includes(ch);
-    }
-  }
-  return out + "'";
-}
-
-const ESCAPES = { "\0": "0", "\x07": "a", "\b": "b", "\t": "t", "\n": "n", "\x0b": "v", "\f": "f", "\r": "r",
-  "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_", "\u2028": "L", "\u2029": "P" };
-
-function writeDoubleQuoted(text) {
-  let out = '"';
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    const plain = (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd);
-    if (plain && !"\"\\\x85\u2028\u2029\ufeff".includes(ch)) out += ch;
-    else if (ESCAPES[ch] !== undefined) out += "\\" + ESCAPES[ch];
-    else if (code <= 0xff) out += "\\x" + hex(code, 2).toUpperCase();
-    else if (code <= 0xffff) out += "\\u" + hex(code, 4).toUpperCase();
-    else out += "\\U" + hex(code, 8).toUpperCase();
-  }
-  return out + '"';
-}
-
-/* What yaml.safe_dump(text, allow_unicode=True, width=huge) writes for a string, without the document
- * end marker: at the root (``flow`` false) or as the item of a one-item flow sequence (``flow`` true). */
-export function dumpString(text, { flow = false } = {}) {
-  const analysis = analyzeScalar(text);
-  const implicit = !RESOLVERS_11.some((regex) => pyMatch(regex, text));
-  if (implicit && (flow ? analysis.flowPlain : analysis.blockPlain)) return text;
-  if (analysis.single) return writeSingleQuoted(text, flow ? 4 : 2); // the emitter's indent there
-  return writeDoubleQuoted(text);
+/* A string as a YAML double-quoted scalar: its JSON, with what YAML may not carry raw escaped. */
+export function quoted(text) {
+  return jsonString(text).replace(NOT_RAW, (ch) => "\\u" + hex(ch.charCodeAt(0), 4));
 }
 
 /* yaml.safe_dump of an int or float, as the Renderer writes numbers. */
