@@ -1,10 +1,5 @@
-/* A user's rights on the queues of the published execution catalog (api/v1/execution/catalog.json):
- * a port of prereq.execution.rights.user_rights, held equal to it by tests/cases/rights/.
- *
- * Over all the user's groups, a queue gives the most slots and, separately, the highest priority;
- * reputation (a percentage: 100 is x1, 200 is x2) multiplies the slots, rounded down, at most the
- * queue's total slots, and never below one slot for a user who has one.  Groups the catalog does not
- * know (no row, not a group of rights.yaml) are an error only when they leave the user with no queue.
+/* A user's rights on the queues of the published execution catalog: a port of
+ * prereq.execution.rights.user_rights, held equal to it by tests/cases/rights/.
  *
  * Folder execution/: prereq.execution's rights over groups and reputation, ported, on the published
  * catalog document (the composer never reads the registry's files).
@@ -15,14 +10,12 @@ import { PrereqError } from "../core/errors.js";
 
 export const FULL_REPUTATION = 100;
 
-/* `slots` times `reputation` percent, rounded down, at most `total`, and at least 1 when `slots` is. */
 export function withReputation(slots, reputation, total) {
   if (slots < 1) return 0;
   return Math.max(1, Math.min(Math.floor((slots * reputation) / FULL_REPUTATION), total));
 }
 
-/* Over the rows {queue, group, slots, priority} of `groups`: per queue (by name), the most slots,
- * the highest priority and the groups with a row there (as rights.combine). */
+/* Per queue, sorted: [most slots, highest priority, groups with a row] (as rights.combine). */
 export function combine(rows, groups) {
   const chosen = new Set(groups);
   const found = new Map();
@@ -34,15 +27,13 @@ export function combine(rows, groups) {
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/* The groups a published catalog knows besides those with a row: rights.yaml's own (prereq's catalog
- * knows those; owners.yaml's teams it knows only through their rows). */
+/* Groups known without a row: rights.yaml's (owners.yaml's teams are known only by their rows). */
 function knownGroups(document) {
   const groups = document.groups && typeof document.groups === "object" ? document.groups : {};
   return new Set(Object.entries(groups).filter(([, group]) => group && group.from === "rights.yaml").map(([name]) => name));
 }
 
-/* The rights of a user in `groups` on every queue of `document` they have a slot on, by queue name:
- * [{queue, slots, priority, group_slots, groups}] (the fields of rights.QueueRight). */
+/* [{queue, slots, priority, group_slots, groups}], the fields of rights.QueueRight. */
 export function userRights(document, groups, { reputation = FULL_REPUTATION } = {}) {
   if (reputation < 0) throw new PrereqError(`reputation ${reputation} is negative`, { hint: "give a percentage: 100 is x1, 200 is x2" });
   const rows = document.rights || [];

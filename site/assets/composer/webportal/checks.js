@@ -1,14 +1,6 @@
-/* What the rest-server would say of the job before it is submitted (no DOM): whether the user already
- * has a job of that name (the rest-server refuses a second one: names are unique per user, 409), and
- * whether the user's groups may use its virtual cluster (`defaults.virtualCluster`, "default" when
- * absent, as the rest-server reads it; else 403).  The names come from GET /api/v2/jobs/USER~NAME (404:
- * free), the virtual clusters from the user's record (`virtualCluster`, GET /api/v2/users/NAME).
- *
- * A check the token cannot make (an expired sign-in, a right the account lacks) says so and why; it
- * never stops a submission, which the rest-server judges itself.  For a name in use, a fresh one is
- * offered: NAME_2, NAME_3, … (NAME_7 after NAME_6), the first the rest-server says is free.  The
- * job just submitted from here is not checked against itself.  (What the job's content would be
- * refused for is jobchecks.js's.)
+/* What the rest-server would say of the job before Submit (no DOM): whether the user already has a
+ * job of that name (names are unique per user: 409) and whether the user's groups may use its virtual
+ * cluster (else 403).  A check the token cannot make says why; it never stops a submission.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -19,12 +11,12 @@
 import { loadYamlOrNull } from "../yaml/yamlload.js";
 import { YamlText } from "../yaml/yamltext.js";
 
-export const DEFAULT_CLUSTER = "default";
-const FRESH_TRIES = 8; // names asked for at most before giving up on offering one
-const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's job name (the rest-server refuses others before any check)
+export const DEFAULT_CLUSTER = "default"; // when defaults.virtualCluster is absent, as the rest-server reads it
+const FRESH_TRIES = 8;
+const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's: the rest-server refuses other names before any check
 const NAME_LENGTH = 255;
 
-/* {name, cluster} of the job's text, or null when it is not a job yet (broken YAML, no usable name). */
+/* {name, cluster}, or null when the text is not a job yet; name "" when unusable. */
 export function jobTarget(text) {
   const loaded = loadYamlOrNull(text, { mergeKeys: true });
   const data = loaded && loaded.data;
@@ -35,14 +27,12 @@ export function jobTarget(text) {
   return { name, cluster };
 }
 
-/* The name after `name`: NAME_2 for NAME, NAME_(N+1) for NAME_N; "" when it would be too long. */
 export function nextName(name) {
   const numbered = /^(.*)_([1-9][0-9]*)$/.exec(name);
   const next = numbered ? `${numbered[1]}_${Number(numbered[2]) + 1}` : `${name}_2`;
   return next.length <= NAME_LENGTH ? next : "";
 }
 
-/* The first name after `name` that the user has no job of; "" when none of the first few is free. */
 export async function freshName(server, name) {
   let candidate = name;
   for (let tries = 0; tries < FRESH_TRIES; tries++) {
@@ -53,14 +43,13 @@ export async function freshName(server, name) {
   return "";
 }
 
-/* A check not made: the request's own words say which and why (RestServerError's "Cannot …"). */
+/* A check not made: error.message (RestServerError's "Cannot …") says which and why. */
 const cannot = (before, error) => ({
   state: "unknown",
   message: `${before}${error.message}. You can still submit: the rest-server checks it then.`,
   hint: error.hint || "",
 });
 
-/* {check: "name", state: "free" | "taken" | "unknown", message, hint, fresh}. */
 export async function checkName(server, name) {
   const check = { check: "name", fresh: "" };
   try {
@@ -76,22 +65,19 @@ export async function checkName(server, name) {
   }
 }
 
-/* The name of the job just submitted from here: not asked again (the rest-server would only say it
- * is taken, by that very job), but a fresh one offered for submitting it again.  {check: "name",
- * state: "submitted", message, hint, fresh}. */
+/* Not asked about (the rest-server would say it is taken, by this very job); a fresh name offered. */
 export async function checkSubmitted(server, name) {
   let fresh = "";
   try {
     fresh = await freshName(server, name);
-  } catch (error) { /* no fresh name offered: the hint says what to do */ }
+  } catch (error) { /* the hint says what to do */ }
   return {
     check: "name", state: "submitted", fresh, message: `You submitted ${name} just now.`,
     hint: `to submit it again, give it another name${fresh ? ` (${fresh} is free)` : ": change name: in the YAML"}; job names are unique per user`,
   };
 }
 
-/* {check: "cluster", state: "allowed" | "denied" | "unknown", message, hint}, from the user's record
- * (null when it could not be read: `recordError` says why). */
+/* `record` is null when it could not be read: `recordError` says why. */
 export function checkCluster(record, recordError, cluster) {
   const check = { check: "cluster", fresh: "" };
   const mine = record && Array.isArray(record.virtualCluster) ? record.virtualCluster.map(String) : null;
@@ -104,7 +90,6 @@ export function checkCluster(record, recordError, cluster) {
   };
 }
 
-/* The job's text named `name` (the fresh name the user took), edited by the YAML engine. */
 export function withName(text, name) {
   const yaml = new YamlText(text, { source: "job", mergeKeys: true });
   yaml.set(["name"], name);

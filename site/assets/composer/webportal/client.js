@@ -1,14 +1,6 @@
-/* The OpenPAI rest-server as the plugin uses it (no DOM): submitting a job's YAML text, reading the
- * signed-in user's record and writing one key of its `extension` (../shared/openpai/README.md,
- * "Webportal plugins and job submission" and "Users, groups and per-user storage").
- *
- * Every answer that is not a success becomes a PrereqError in words a user understands, with what
- * the rest-server said kept in the message: 400 is the job (its schema errors come as a JSON list,
- * which is turned into one line per error), 401 a sign-in that expired or is missing, 403 a right
- * the account lacks, 409 a job name already in use.  Besides submitting, the plugin asks whether a job
- * name is in use and reads a job's config (to clone it), as the portal's own pages do (GET
- * /api/v2/jobs/USER~NAME and .../config, microsoft/pai src/rest-server/src/routes/v2/job.js).
- * `fetch` is given, so Node's tests run this against a fake.
+/* The OpenPAI rest-server as the plugin uses it (no DOM; `fetch` given, for tests): jobs (submit, a
+ * name in use, a config to clone) and the user's record, as the portal's own pages call them
+ * (microsoft/pai src/rest-server/src/routes/v2/job.js).  Refusals become PrereqErrors in a user's words.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -22,12 +14,11 @@ export class RestServerError extends PrereqError {
   constructor(message, { hint = "", status = 0, said = "" } = {}) {
     super(message, { hint, exitCode: 1 });
     this.status = status;
-    this.said = said; // the rest-server's own message, as it sent it
+    this.said = said; // the rest-server's own words
   }
 }
 
-/* The rest-server's message in a body ({code, message}); schema errors (Ajv's list, sent as its JSON
- * text) become "PATH: MESSAGE" lines. */
+/* A body's message; schema errors come as Ajv's list in JSON text: made "PATH: MESSAGE; …". */
 export function serverMessage(body) {
   let message = body && typeof body === "object" ? body.message : body;
   if (typeof message !== "string") return message === undefined || message === null ? "" : JSON.stringify(message);
@@ -40,7 +31,7 @@ export function serverMessage(body) {
   return message;
 }
 
-/* What a refused request means to the user.  `what` says what was asked ("submit the job"). */
+/* `what` says what was asked ("submit the job"). */
 export function explain(status, body, { what, jobName = "" } = {}) {
   const said = serverMessage(body);
   const tail = said ? ` (the rest-server said: ${said})` : "";
@@ -65,30 +56,28 @@ function parsed(text) {
   }
 }
 
-/* A job's path in the rest-server's API: its framework name is USER~NAME. */
+/* The rest-server names a job's framework USER~NAME. */
 function jobPath(user, jobName) {
   return `/api/v2/jobs/${encodeURIComponent(user)}~${encodeURIComponent(jobName)}`;
 }
 
-/* The portal's page of a job (the webportal's own address scheme). */
 export function jobPageUrl(user, jobName) {
   return "/job-detail.html?" + new URLSearchParams({ username: user, jobName }).toString();
 }
 
 export class RestServer {
-  /* `uri` is the pai-rest-server-uri attribute; `user` and `token` those of the signed-in user. */
   constructor({ uri, user = "", token = "", fetch = globalThis.fetch }) {
     this.uri = String(uri || "").replace(/\/+$/, "");
     this.user = user || "";
     this.token = token || "";
-    this.send = (url, init) => fetch(url, init); // called as a plain function: the browser's fetch refuses another `this`
+    this.send = (url, init) => fetch(url, init); // a plain call: the browser's fetch refuses another `this`
   }
 
   get signedIn() {
     return Boolean(this.user && this.token);
   }
 
-  /* The answer's JSON (its text with `raw`); with `missing`, null for a 404 (a job that does not exist). */
+  /* The answer's JSON (its text with `raw`); with `missing`, null for a 404. */
   async request(method, path, { body, type, what, jobName, raw = false, missing = false } = {}) {
     if (!this.uri) throw new RestServerError(`Cannot ${what}: the portal gave no rest-server address`, { hint: "open the plugin from the portal's menu" });
     if (!this.signedIn) throw explain(401, { message: "" }, { what });
@@ -107,18 +96,16 @@ export class RestServer {
     return raw ? text : parsed(text);
   }
 
-  /* POST /api/v2/jobs with the YAML text as it is (comments and all): {message} from the rest-server. */
+  /* The YAML text as it is, comments and all. */
   submit(text, jobName) {
     return this.request("POST", "/api/v2/jobs", { body: text, type: "text/yaml", what: "submit the job", jobName });
   }
 
-  /* Whether the signed-in user has a job named `jobName` (GET /api/v2/jobs/USER~NAME; 404: the name is free). */
   async hasJob(jobName) {
     const job = await this.request("GET", jobPath(this.user, jobName), { what: `check whether the name ${jobName} is free`, missing: true });
     return job !== null;
   }
 
-  /* A job's config as the rest-server keeps it (GET .../config): its text, null when there is no such job. */
   jobConfig(user, jobName) {
     return this.request("GET", jobPath(user, jobName) + "/config", { what: `open the job ${user}~${jobName}`, raw: true, missing: true });
   }
@@ -128,7 +115,7 @@ export class RestServer {
     return this.request("GET", `/api/v2/users/${encodeURIComponent(this.user)}`, { what: "read your user record" });
   }
 
-  /* Merge {key: value} into the user's extension (the rest-server keeps the other keys). */
+  /* The rest-server merges {key: value} into the extension, keeping its other keys. */
   putExtension(key, value) {
     return this.request("PUT", `/api/v2/users/${encodeURIComponent(this.user)}/extension`, {
       body: JSON.stringify({ extension: { [key]: value } }), type: "application/json", what: "save your values in the cluster",

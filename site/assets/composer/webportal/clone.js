@@ -1,17 +1,7 @@
-/* The portal's Clone, back in the plugin (no DOM).  On the page of a job whose extras.submitFrom names
- * a plugin, the portal's Clone button opens that plugin's page with the job's namespace and name
- * (`plugin.html?op=resubmit&type=job&user=USER&jobname=NAME&index=N`, microsoft/pai's
- * job-detail/components/clone-button.jsx); the plugin reads the job's config from the rest-server
- * (GET /api/v2/jobs/USER~NAME/config, as the portal's submission page does) and opens it.
- *
- * What the rest-server keeps is the YAML text as submitted with its `secrets:` replaced by "******",
- * but it answers it parsed, as JSON: comments do not come back from it.  So the plugin also keeps,
- * in this browser, the text the user had in the editor for each job it submitted (comments, and
- * `<% expression.KEY %>` unrendered), with what the rest-server was sent; a clone opens that text
- * when the rest-server's config is still what was sent, and the rest-server's own (as block YAML)
- * otherwise.  Kept texts belong to the user who submitted them: another user signing in on this
- * browser starts with none, and only the user's own jobs are looked up.  (They hold what the editor
- * held, secrets included, as the composer's draft in the same storage already does.)
+/* The portal's Clone, back in the plugin (no DOM; microsoft/pai job-detail/.../clone-button.jsx).
+ * The rest-server answers a job's config as JSON, without comments, so the text the user wrote is
+ * kept in this browser, per user (secrets too, like the draft), and opened while the config still
+ * matches what was sent.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -24,9 +14,8 @@ import { blockYamlOfJson } from "../ui/jsonjob.js";
 import { loadYamlOrNull } from "../yaml/yamlload.js";
 
 export const KEPT_KEY = "prereq.webportal.submitted";
-const KEPT_JOBS = 20; // the last jobs submitted from this browser whose text is kept
+const KEPT_JOBS = 20; // the last jobs submitted here whose text is kept
 
-/* {user, name} of a Clone that opened the plugin, or null. */
 export function cloneRequest(search) {
   const params = new URLSearchParams(search);
   if (params.get("op") !== "resubmit") return null;
@@ -40,14 +29,12 @@ export function maskSecrets(text) {
   return (text + "\nZ").replace(/(^secrets:)[^]*?(^\w)/m, '$1 "******"\n$2').slice(0, -2);
 }
 
-/* The data of a YAML (or JSON) text as JSON text, to compare what was sent with what is kept; null
- * when it does not load. */
+/* The text's data as JSON text, to compare what was sent with the config kept; null if unloadable. */
 function dataOf(text) {
   const loaded = loadYamlOrNull(text, { mergeKeys: true });
   return loaded === null ? null : JSON.stringify(loaded.data);
 }
 
-/* The texts of the jobs the user submitted from this browser, in its storage. */
 export class KeptJobs {
   constructor(storage, user) {
     this.storage = storage;
@@ -63,7 +50,7 @@ export class KeptJobs {
     }
   }
 
-  /* Keep `text` (the editor's) for the job `name`, as submitted in `sent` (the prepared text). */
+  /* `text` is the editor's, `sent` the prepared text that was posted. */
   keep(name, text, sent) {
     const jobs = this.all();
     delete jobs[name]; // the newest last: the oldest are dropped first
@@ -75,14 +62,12 @@ export class KeptJobs {
     } catch (error) { /* storage full or disabled: a clone then opens the rest-server's config */ }
   }
 
-  /* The editor's text of the job, when the rest-server's `config` is still what was sent; else null. */
   find(name, config) {
     const job = this.all()[name];
     return job && typeof job.text === "string" && job.sent !== null && job.sent === dataOf(config) ? job.text : null;
   }
 }
 
-/* {text, message} to open for the Clone `request`, or a PrereqError. */
 export async function clonedJob(server, request, kept) {
   const config = await server.jobConfig(request.user, request.name);
   const job = `${request.user}~${request.name}`;
@@ -90,7 +75,7 @@ export async function clonedJob(server, request, kept) {
   const own = request.user === server.user ? kept.find(request.name, config) : null;
   if (own !== null) return { text: own, message: `opened ${job} as you wrote it in this browser, comments and all` };
   const block = blockYamlOfJson(config);
-  // The rest-server's JSON ends without a line end; the editor's text gets one, as a file would.
+  // the rest-server's JSON has no final line end; a file would
   if (block !== null) return { text: block.replace(/\n?$/, "\n"), message: `opened ${job} as the rest-server keeps it (it keeps no comments)` };
   return { text: config, message: `opened ${job} as the rest-server keeps it` };
 }

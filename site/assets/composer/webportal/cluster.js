@@ -1,15 +1,7 @@
-/* What the cluster says of the job, beside the YAML, while it is written: what its content would be
- * refused for (jobchecks.js: a task role with no image yet, the rest-server's schema and checks run
- * offline, each with "Go to line N" for a line the editor has), the rest-server's checks (checks.js:
- * the name in use, the virtual cluster the user's groups may not use), a fresh name or the starting
- * image to take in one click, and the queues the user's groups get (queues.js), one click putting the
- * job on a queue's virtual cluster.  The edits go through the composer as its own do (undoable,
- * comments kept).
- *
- * The checks run a moment after the job may have changed (typing, a checkbox, a template, Undo, a
- * value of the user's) and after the composer's own edit is done; only a change of the job's name or
- * virtual cluster asks the rest-server again, and the job just submitted is not asked about.  Text
- * goes in through textContent and attributes only.
+/* What the cluster says of the job while it is written (jobchecks.js, checks.js) and the queues the
+ * user's groups get (queues.js), with one-click fixes made as the composer's own edits (undoable).
+ * Only a new name or virtual cluster asks the rest-server again.  Text goes in through textContent
+ * and attributes only.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -24,14 +16,12 @@ import { jobChecks } from "./jobchecks.js";
 import { button, el } from "./panel.js";
 import { catalogWords, loadCatalog, noQueueWords, queueOffers, withVirtualCluster } from "./queues.js";
 
-const PAUSE = 300; // ms after the last change, past the editor's own pause (250) before it reads the text
+const PAUSE = 300; // ms: past the editor's own pause (250) before it reads the text
 
 function hint(text) {
   return el("div", "prereq-composer__hint", "hint: " + text);
 }
 
-/* The list of checks, right above the submission's outcome, and the queues' section, above the
- * user's values. */
 function drawShell(root) {
   const checks = el("ul", "prereq-plugin__checks");
   checks.id = "prereq-plugin-checks";
@@ -77,14 +67,13 @@ function queueTable(offers, use) {
   return table;
 }
 
-/* A button of one check (several checks may have one: no id). */
+/* No id: several checks may have one. */
 function action(text) {
   const node = el("button", "md-button", text);
   node.type = "button";
   return node;
 }
 
-/* Why no queue is offered ({message, hint}), as the section says it. */
 function noQueue(words) {
   const none = el("p", "prereq-composer__none", words.message);
   none.id = "prereq-plugin-no-queue";
@@ -92,25 +81,24 @@ function noQueue(words) {
 }
 
 export class ClusterPanel {
-  /* `composer` is the mounted composer's api, `store` the user's values (its record: groups, clusters,
-   * admin), `prepare(text)` Submit's preparation of the job (submission.js's prepareJob). */
+  /* `prepare(text)` is Submit's preparation (submission.js's prepareJob). */
   constructor({ root, composer, server, store, api, prepare }) {
     Object.assign(this, { composer, server, store, api, prepare });
     this.ui = drawShell(root);
-    this.shown = null; // the {name, cluster} the rest-server's checks are for
-    this.named = []; // those checks
-    this.drawn = null; // what the list shows, as text (drawn again only when it changes)
-    this.submittedName = null; // the job just submitted from here
+    this.shown = null; // JSON of the {name, cluster} checked by the rest-server
+    this.named = [];
+    this.drawn = null; // what the list shows, as JSON
+    this.submittedName = null;
     this.timer = null;
     this.running = Promise.resolve();
-    this.waiting = null; // settles when the scheduled run has run (idle() waits for it)
+    this.waiting = null; // settles when the scheduled run has run
     root.addEventListener("input", () => this.schedule());
     root.addEventListener("change", () => this.schedule());
     root.addEventListener("click", () => this.schedule());
     store.onChange(() => this.schedule()); // an expression's value changes what Submit would find
   }
 
-  /* Check again a moment from now (again and again while the user types: once, at the end). */
+  /* While the user types: one run, at the end. */
   schedule() {
     window.clearTimeout(this.timer);
     if (!this.waiting) this.waiting = new Promise((resolve) => { this.release = resolve; });
@@ -121,13 +109,13 @@ export class ClusterPanel {
     }, PAUSE);
   }
 
-  /* The job changed in a way the checks cannot see (a refused submission): ask the rest-server again. */
+  /* Ask the rest-server again: the job changed in a way the text does not show (a refused submission). */
   invalidate() {
     this.shown = null;
     this.schedule();
   }
 
-  /* `name` was just submitted: its name is the user's now, by this very job. */
+  /* The name is taken now, by this very job. */
   submitted(name) {
     this.submittedName = name;
     this.invalidate();
@@ -152,7 +140,6 @@ export class ClusterPanel {
     this.markQueue(target ? target.cluster : null);
   }
 
-  /* The rest-server's checks of the job's name and virtual cluster. */
   async ask(target) {
     const results = [];
     if (target && target.name) {
@@ -209,7 +196,7 @@ export class ClusterPanel {
     }
   }
 
-  /* One edit of the job's text, as the composer's own: queued, undoable, said in its messages. */
+  /* Queued as the composer's own edits: undoable, said in its messages. */
   edit(change, message) {
     return this.composer.queue(async () => {
       await this.composer.setText(change(this.composer.text()));
@@ -217,7 +204,7 @@ export class ClusterPanel {
     }).then(() => this.schedule());
   }
 
-  /* The image into the task role, as `prereq job add --task-role ROLE IMAGE`: its changes said. */
+  /* As `prereq job add --task-role ROLE IMAGE`. */
   addImage(image, role) {
     return this.composer.queue(async () => {
       try {
@@ -231,7 +218,7 @@ export class ClusterPanel {
     }).then(() => this.schedule());
   }
 
-  /* The queues' section, once the user's record is known: hidden when the index has no catalog. */
+  /* Once the user's record is known; hidden when the index has no catalog. */
   async drawQueues() {
     const section = this.ui.queues;
     let document;

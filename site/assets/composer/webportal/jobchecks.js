@@ -1,13 +1,6 @@
 /* What the job itself would be refused for, said before Submit (no DOM, no network): a task role
- * with no image yet, and every problem Submit's own preparation finds (submission.js's prepareJob,
- * as `prereq job resolve`: the rest-server's schema and checks run offline, the lock, the user's
- * expressions), each on the line of the editor it is about, or said to be on none.  Also the image
- * new jobs were to start with when the index cannot give it (jobfile.js's startingJob).
- *
- * Each is a check as checks.js gives them ({check, state, message, hint, fresh}) plus `line` (a line
- * of the editor's text, 0 for none; `lineless` when a problem is on none) and `add` (an image to put
- * into `role` in one click).  Words differ by reader: administrators are told which setting to
- * change, other users whom to ask.
+ * with no image, what Submit's preparation finds, and an unusable starting image; each on its editor
+ * line.  Administrators are told which setting to change, other users whom to ask.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -19,12 +12,12 @@ import { PrereqError } from "../core/errors.js";
 import { formatPath, loadYamlOrNull } from "../yaml/yamlload.js";
 import { messageLine } from "../ui/editor.js";
 
-// The protocol schema's word for a task role without an image (openpai/protocol.js, as jsonschema says it).
+// how the protocol schema (openpai/protocol.js, in jsonschema's words) says a role has no image
 const NO_IMAGE = '"dockerImage" is a required property';
 const ASK = "ask your administrators";
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/* [{role, line}]: the task roles of `text` that name no dockerImage, each with the line of its name. */
+/* [{role, line}]: the task roles naming no dockerImage, with the line of their name. */
 export function rolesWithoutImage(text) {
   const loaded = loadYamlOrNull(text);
   const roles = loaded && isObject(loaded.data) && isObject(loaded.data.taskRoles) ? loaded.data.taskRoles : {};
@@ -32,13 +25,11 @@ export function rolesWithoutImage(text) {
     .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
 }
 
-/* A check on `line` when the editor's text has that line, else on none (`lineless`: said so). */
 function onLine(check, line, lines) {
   const found = Number.isInteger(line) && line >= 1 && line <= lines;
   return { fresh: "", hint: "", ...check, line: found ? line : 0, lineless: !found };
 }
 
-/* "No image yet" for each task role without one, with what to do about it. */
 function imageChecks(missing, { index, starting, admin, lines }) {
   const images = [...index.entries.values()].filter((entry) => entry.type === "dockerimage");
   const image = starting && starting.image;
@@ -52,7 +43,7 @@ function imageChecks(missing, { index, starting, admin, lines }) {
   }, line, lines));
 }
 
-/* The image new jobs were to start with, and why they do not (see jobfile.js's startingJob). */
+/* Why new jobs do not start with the image chosen for them (jobfile.js's startingJob). */
 function startChecks(starting, { admin }) {
   return ((starting && starting.problems) || []).map(({ from, image, reason }) => (admin ? {
     check: "start", state: "unusable", line: 0, fresh: "",
@@ -66,8 +57,7 @@ function startChecks(starting, { admin }) {
   }));
 }
 
-/* Each line of a message as {line, said}; a heading ("OpenPAI's runtime could not start the job:")
- * is said after each line under it, in brackets. */
+/* A heading line ("OpenPAI's runtime could not start the job:") goes after each line under it. */
 function messageLines(message) {
   const found = [];
   let heading = "";
@@ -79,8 +69,8 @@ function messageLines(message) {
   return found;
 }
 
-/* The checks of one error Submit's preparation threw: each problem it lists (a refusal), else each
- * line of its message, with the error's hint on the last. */
+/* A check per problem listed (else per line of the message), the hint on the last; a missing image
+ * is left to imageChecks, which offers to add one. */
 function errorChecks(error, { missing, lines }) {
   const roles = new Set(missing.map(({ role }) => role));
   const imageSaid = (p) => p.message === NO_IMAGE && p.path.length === 2 && p.path[0] === "taskRoles" && roles.has(p.path[1]);
@@ -93,9 +83,7 @@ function errorChecks(error, { missing, lines }) {
   return checks;
 }
 
-/* Every check of the job's own content, for `text` as the editor holds it.  `prepare(text)` is
- * Submit's preparation; `index` the composer's; `starting` jobfile.js's startingJob; `admin`
- * whether the reader administers the cluster. */
+/* `prepare(text)` is Submit's preparation; `starting` jobfile.js's startingJob. */
 export async function jobChecks(text, { prepare, index, starting = null, admin = false }) {
   const lines = text.split(/\r\n|\n|\r/).length;
   const missing = rolesWithoutImage(text);

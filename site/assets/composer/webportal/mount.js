@@ -1,17 +1,7 @@
-/* The plugin inside the portal's page: the shadow root of <pai-plugin>, the site's styles in it, the
- * composer's own markup (the site's composer page, fetched from the site the plugin was built into)
- * and the same ui/ code the page runs, mounted there against the admin's index; then the plugin's
- * controls: submitting to the rest-server, handing over to the submission page, the user's values,
- * what the cluster would say of the job and the queues the user's groups get (cluster.js), and a
- * job the portal's Clone brought the user back with, opened (clone.js).
- *
- * Where things come from: the element's attributes (pai-rest-server-uri, pai-user,
- * pai-rest-server-token, as the webportal's plugin page sets them); window.PAI_PLUGINS[N], the admin's
- * entry, N from the page's ?index=N (or the entry whose uri is this script): its `index` (or
- * `config.index`) is the index's address, by default the site the plugin was built into; its `image`
- * (or `config.image`) the Docker image item new jobs start with, before the index's own start_image;
- * its `id` goes into extras.submitFrom.  Nothing is written into the portal's page but the element's content;
- * window gets no name of ours besides prereq.js's own.
+/* The plugin in <pai-plugin>'s shadow root: the site's styles and composer markup, the same ui/ code
+ * as the site's page mounted against the admin's index, then the plugin's controls (Submit, hand-off,
+ * the user's values, cluster.js, clone.js).  Nothing is written into the portal's page but the
+ * element's content; window gets no name of ours besides prereq.js's own.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -40,16 +30,14 @@ export function pluginEntry(plugins, search, scriptUrl, base) {
   return list.find((entry) => entry && typeof entry.uri === "string" && same(entry.uri)) || {};
 }
 
-/* One option of the admin's entry: given in the entry itself, else under its `config` (null: neither;
- * an empty text counts as not given). */
+/* From the entry itself, else its `config`; null when neither gives it ("" counts as not given). */
 export function entryOption(entry, key) {
   const config = entry.config && typeof entry.config === "object" ? entry.config : {};
   const given = [entry[key], config[key]].find((value) => value !== undefined && value !== null && value !== "");
   return given === undefined ? null : given;
 }
 
-/* {api, indexSource, siteUrl(path)}: the index the entry names (a prereq site, or its api/v1), as
- * `prereq --index URL` reads it, else `site`. */
+/* The entry's index (a prereq site or its api/v1, as `prereq --index URL` takes it), else `site`. */
 export function indexAddress(entry, site, base) {
   const index = entryOption(entry, "index");
   const given = typeof index === "string" ? index : "";
@@ -59,7 +47,6 @@ export function indexAddress(entry, site, base) {
   return { api, indexSource: root, siteUrl: (path) => new URL(path, home).href };
 }
 
-/* The composer's markup, from the composer page of the site (its scripts and links left behind). */
 async function composerMarkup(site) {
   const response = await fetch(new URL("composer/", site).href, { credentials: "same-origin" });
   if (!response.ok) throw new PrereqError(`cannot load the composer's page (${response.status} ${response.statusText})`,
@@ -75,7 +62,6 @@ function attribute(element, name) {
   return (element.getAttribute(name) || "").trim();
 }
 
-/* The user's values: kept in step with the record, drawn in the panel. */
 function bindStore(controls, store) {
   const redraw = () => drawMine(controls, store, (key) => store.setExpression(key, null));
   store.onChange(redraw);
@@ -89,7 +75,7 @@ function bindStore(controls, store) {
   });
 }
 
-/* Prepared as `prereq job resolve` would, or the refusal shown beside the YAML (null). */
+/* The prepared job, or null with the refusal shown. */
 async function prepared({ composer, controls, store, address }, text, submitFrom) {
   try {
     return await prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
@@ -100,8 +86,6 @@ async function prepared({ composer, controls, store, address }, text, submitFrom
   }
 }
 
-/* Submit: the prepared text posted; the editor's text kept for a later Clone; the checks told (the
- * name is the user's now, by this job) or asked again (the rest-server said why not). */
 function bindSubmit(plugin) {
   const { composer, controls, server, kept, checks } = plugin;
   controls.submit.addEventListener("click", () => composer.queue(async () => {
@@ -137,7 +121,7 @@ function bindHandOver({ composer, controls, ...plugin }) {
   }));
 }
 
-/* The portal's Clone of a job brought the user here: open that job (an undoable step). */
+/* Open the job whose Clone brought the user here, as an undoable step. */
 async function openClone({ composer, controls, server, kept }) {
   const request = cloneRequest(window.location.search);
   if (!request) return;
@@ -152,8 +136,7 @@ async function openClone({ composer, controls, server, kept }) {
   });
 }
 
-/* Mount the plugin into `shadow` (the element's shadow root); `site` is the prereq site's address
- * (ends in "/"), `scriptUrl` the plugin script's.  Returns what tests and debugging use. */
+/* `site` is the prereq site's address (ends in "/").  Returns what tests and debugging use. */
 export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const entry = pluginEntry(window.PAI_PLUGINS, window.location.search, scriptUrl, document.baseURI);
   const address = indexAddress(entry, site, document.baseURI);
@@ -168,12 +151,11 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const store = new UserStore({ server, storage: window.localStorage, keys: window.prereq.keys,
     notify: () => document.dispatchEvent(new CustomEvent("prereq:storage", { detail: { key: "record" } })) });
   const loaded = store.load();
-  // The portal's own plugin entry may name who signs the index (allowedSigners, in the entry or its config:
-  // an allowed_signers text): the portal's administrators then trust the index, not whoever serves it.
+  // signers from the portal's own configuration: the index is trusted for its signature, not its host
   const signers = entryOption(entry, "allowedSigners");
   const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers), image: entryOption(entry, "image") });
   const submitFrom = typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID;
-  // What Submit would find, asked as the user writes: the same preparation, with the user's values of now.
+  // for the checks: Submit's own preparation, with the user's values of the moment
   const prepare = (text) => prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
   const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api, prepare });
   const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user), submitFrom };

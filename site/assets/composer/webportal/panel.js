@@ -1,7 +1,5 @@
-/* What the plugin adds to the composer's markup: Submit and "Open in the submission page" beside
- * Copy and Download, the submission's outcome right above the YAML, and a panel of the user's own
- * values (where favorites and recently used items are kept, the expression values `<% expression.KEY %>`
- * takes, editable).  Text goes in through textContent, attributes and form values only.
+/* What the plugin adds to the composer's markup: Submit and the hand-off, the submission's outcome,
+ * the panel of the user's values.  Text goes in through textContent, attributes and form values only.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -18,7 +16,6 @@ function button(id, text, primary) {
   return node;
 }
 
-/* The plugin's controls, put into the composer's markup under `root`; returns them by role. */
 export function drawControls(root) {
   const toolbar = root.querySelector(".prereq-composer__toolbar");
   const submit = button("prereq-plugin-submit", "Submit", true);
@@ -54,7 +51,6 @@ export function drawControls(root) {
   return { submit, handOver, outcome, where, list, form, key, value };
 }
 
-/* Where the user's values are kept, and the expressions with a Remove button each. */
 export function drawMine(controls, store, remove) {
   const user = store.server.user;
   controls.where.textContent = store.where === "cluster"
@@ -78,8 +74,7 @@ export function drawMine(controls, store, remove) {
   }
 }
 
-/* The outcome box: `kind` is "working", "submitted", "refused" or "confirm"; `parts` are strings or
- * nodes (a link, a button), shown in order. */
+/* `kind`: "working", "submitted", "refused" or "confirm"; `parts`: strings or nodes. */
 export function showOutcome(controls, kind, parts) {
   const box = controls.outcome;
   box.textContent = "";

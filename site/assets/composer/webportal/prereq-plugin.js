@@ -1,32 +1,25 @@
-/* The OpenPAI webportal plugin: `prereq build` publishes this file as webportal/prereq-plugin.js, the
- * address an administrator gives in `webportal.plugins` (site/webportal.md).  The portal's plugin page
- * loads it as a classic script, then creates <pai-plugin> with the rest-server's address, the user and
- * the token as attributes; this defines that element.  In its shadow root mount.js shows the site's
- * composer (the same ui/ modules as the site's page) with Submit.
- *
- * A classic script, as the portal loads it, that imports nothing statically: the site's address is
- * taken from its own URL (document.currentScript, known only while it first runs), the site's shared
- * scripts (search.js, prereq.js, finding.js: window.prereqSearch and window.prereq, which ui/ uses)
- * are loaded when the page has not got them, then mount.js is imported.  Any failure ends in "The plugin could
- * not start: REASON" inside the element, never in an empty page.  No inline script, no eval.
+/* The OpenPAI webportal plugin, published as webportal/prereq-plugin.js (site/webportal.md): defines
+ * <pai-plugin>, which the portal creates with the rest-server's address, the user and the token;
+ * mount.js shows the composer in its shadow root.
+ * A classic script, as the portal loads it: no static import, the site's address from
+ * document.currentScript (set only during the first run).  A failure is said in the element, never
+ * an empty page.  No inline script, no eval (a portal's CSP may refuse them).
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
  * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
-/* Longer than usual: the script is one function, its own scope (a classic script in the portal's
- * page: only the element's name reaches it); the functions inside it are short. */
+/* Longer than usual: one function, the script's own scope in the portal's page; its inner ones are short. */
 (function () {
   "use strict";
 
   var script = document.currentScript;
   if (!script || !script.src || !window.customElements || customElements.get("pai-plugin")) return;
   var scriptUrl = script.src;
-  var site = new URL("../", scriptUrl).href; // the script is at SITE/webportal/prereq-plugin.js
+  var site = new URL("../", scriptUrl).href; // the script is at SITE/webportal/
   var shared = null;
 
-  /* One of the site's classic scripts, added to the page's head for as long as it loads. */
   function load(path) {
     return new Promise(function (resolve, reject) {
       var tag = document.createElement("script");
@@ -39,8 +32,7 @@
 
   function sharedScripts() {
     if (!shared) {
-      // Each one the portal's page lacks, in order (it keeps what an earlier plugin loaded: maybe a
-      // prereq.js from before finding.js).
+      // Those the page lacks, in order: an earlier plugin may have left a prereq.js older than finding.js.
       var missing = [["assets/search.js", !window.prereqSearch], ["assets/prereq.js", !window.prereq],
         ["assets/finding.js", !(window.prereq && window.prereq.loadCatalog)]];
       shared = missing.reduce(function (done, script) {
@@ -71,7 +63,7 @@
   }
 
   class PaiPlugin extends HTMLElement {
-    /* Started once it is in the page: the portal sets the attributes before appending it. */
+    /* Not in the constructor: the portal sets the attributes before appending the element. */
     connectedCallback() {
       if (this.shadowRoot) return;
       var element = this;
@@ -84,7 +76,7 @@
         .then(function () { return import(new URL("assets/composer/webportal/mount.js", site).href); })
         .then(function (plugin) { return plugin.mountPlugin(element, shadow, { site: site, scriptUrl: scriptUrl }); })
         .then(function (mounted) {
-          element.prereq = mounted; // for tests and debugging: the composer, the user's values, idle()
+          element.prereq = mounted; // for tests and debugging
           element.setAttribute("data-state", "ready");
         })
         .catch(function (error) { fail(shadow, error); });

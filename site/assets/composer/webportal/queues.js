@@ -1,13 +1,5 @@
-/* The queues the user's groups get (no DOM): the execution catalog the index publishes
- * (api/v1/execution/catalog.json, `prereq build` writes it for a registry with a catalog), the user's
- * OpenPAI groups (`grouplist` of their record) and execution/rights.js, the rule `prereq rights
- * --groups` follows: over all the groups, the most slots and the highest priority.  Reputation is
- * not the portal's to know, so it is 100 (x1).
- *
- * Picking a queue puts the job on the queue's OpenPAI virtual cluster: `defaults.virtualCluster` set
- * by the YAML engine, as `prereq job` edits a job (comments and every other byte stay).  When no
- * queue can be offered, administrators read prereq's words (rights.yaml, owners.yaml, its commands),
- * other users theirs: no queue for their groups, and whom to ask.
+/* The queues the user's groups get (no DOM): the index's execution catalog, the record's grouplist
+ * and execution/rights.js, as `prereq rights --groups`.  Reputation is not the portal's to know: 100 (x1).
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -25,7 +17,6 @@ export const NO_QUEUE = `No queue is offered to your groups: ${ASK}.`;
 export const CATALOG_PATH = "execution/catalog.json";
 export const CATALOG_FORMAT = "prereq-execution/1";
 
-/* The index's catalog document (`api` is the index's api/v1 address), null when it publishes none. */
 export async function loadCatalog(api, fetch = globalThis.fetch) {
   const url = `${api}/${CATALOG_PATH}`;
   const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
@@ -40,9 +31,7 @@ export async function loadCatalog(api, fetch = globalThis.fetch) {
   return document;
 }
 
-/* [{queue, title, slots, priority, groups, virtualCluster, usable}] for the user's `record`: every
- * queue the groups give a slot on, `usable` when the record's virtual clusters hold the queue's
- * (null: unknown); a PrereqError when the groups are none the catalog knows. */
+/* Every queue the groups give a slot on; `usable` is null when the record lists no virtual clusters. */
 export function queueOffers(document, record) {
   const groups = Array.isArray(record.grouplist) ? record.grouplist.map(String) : [];
   const clusters = Array.isArray(record.virtualCluster) ? record.virtualCluster.map(String) : null;
@@ -56,8 +45,7 @@ export function queueOffers(document, record) {
   });
 }
 
-/* The job's text with `defaults.virtualCluster` set to `cluster` (a new `defaults` goes before
- * `extras`, where the protocol lists it). */
+/* A new `defaults` goes before `extras`, where the protocol lists it. */
 export function withVirtualCluster(text, cluster) {
   const yaml = new YamlText(text, { source: "job", mergeKeys: true });
   if (yaml.get(["defaults"]) && typeof yaml.get(["defaults"]) === "object") yaml.set(["defaults", "virtualCluster"], cluster);
@@ -65,9 +53,7 @@ export function withVirtualCluster(text, cluster) {
   return yaml.text;
 }
 
-/* Why the queues' section offers no queue, in its reader's words: an administrator gets prereq's own
- * (the registry's files, its commands), another user what it means for them and whom to ask.
- * `error` is queueOffers' (null: the groups have no slot on any queue). */
+/* `error` is queueOffers' (null: the groups have no slot on any queue). */
 export function noQueueWords(error, { admin, groups }) {
   if (!admin) return { message: NO_QUEUE, hint: "" };
   if (error) return { message: error.message, hint: error.hint || "" };
@@ -77,7 +63,6 @@ export function noQueueWords(error, { admin, groups }) {
   };
 }
 
-/* An execution catalog that cannot be read (loadCatalog's error), in its reader's words. */
 export function catalogWords(error, { admin }) {
   if (admin) return { message: error.message, hint: error.hint || "" };
   return { message: `The queues cannot be shown: ${error.message}.`, hint: `reload the page; if it stays so, ${ASK}` };

@@ -1,12 +1,7 @@
-/* The plugin's styles, inside its shadow root only: the site's own sheets (prereq.css for badges and
- * stars, composer.css for the composer) and plugin.css (the site theme's colours and buttons, which
- * the portal does not have, and the plugin's own controls).
- *
- * A shadow root keeps the portal's rules out and ours in, but two things still cross it: inherited
- * properties (plugin.css resets them on its wrapper) and `rem`, which is the portal's root font
- * size (Bootstrap's 10px, not the site's 20px).  So the sheets are fetched and every rem length
- * becomes a multiple of --prereq-rem, set by plugin.css; they are then adopted as constructed sheets,
- * which need no inline <style> a Content-Security-Policy might refuse.
+/* The plugin's styles, in its shadow root only: prereq.css, composer.css and plugin.css.
+ * Two things cross a shadow root: inherited properties (plugin.css resets them) and `rem`, the portal's
+ * root size (10px, not our 20px): rem lengths become multiples of --prereq-rem.  Constructed sheets
+ * need no inline <style>, which a Content-Security-Policy might refuse.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -18,8 +13,7 @@ import { PrereqError } from "../core/errors.js";
 
 export const SHEETS = ["assets/prereq.css", "assets/composer.css", "assets/composer/webportal/plugin.css"];
 
-/* CSS text for a shadow root: `1.5rem` as `calc(1.5 * var(--prereq-rem))` (numbers inside words,
- * like `a2rem`, stay), and `:root`, which matches nothing there, as `:host`. */
+/* `1.5rem` as `calc(1.5 * var(--prereq-rem))`; `:root`, which matches nothing in a shadow root, as `:host`. */
 export function scopeRem(css) {
   return css.replace(/:root\b/g, ":host").replace(/(^|[^\w.-])(-?(?:\d+\.?\d*|\.\d+))rem\b/g, (all, before, number) => `${before}calc(${number} * var(--prereq-rem))`);
 }
@@ -31,7 +25,7 @@ async function sheetText(url) {
   return scopeRem(await response.text());
 }
 
-/* Put the sheets into `shadow`, from the site at `site` (an absolute URL ending in "/"). */
+/* `site`: an absolute URL ending in "/". */
 export async function adoptStyles(shadow, site) {
   const texts = await Promise.all(SHEETS.map((path) => sheetText(new URL(path, site).href)));
   if ("adoptedStyleSheets" in shadow && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {

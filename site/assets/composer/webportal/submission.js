@@ -1,13 +1,6 @@
-/* The job on its ways out of the plugin (no DOM): prepared as `prereq job resolve` prepares it (the
- * same engine: names only a task role mentions filled in, the user's `<% expression.KEY %>` values
- * rendered, the lock checked, the rest-server's and the runtime's checks, secrets and bindings the
- * items need), then either posted as text to the rest-server or handed to the portal's own
- * submission page.
- *
- * Submitted, the text keeps every comment; `extras.submitFrom` names the admin's plugin entry (its
- * `id`), which the portal's Clone button reads to bring the user back to this plugin.  The hand-off
- * is the job as data in localStorage.marketItem (what the old marketplace's "Use" did), which the
- * submission page turns into its form: comments do not survive it, and the page drops submitFrom.
+/* The job on its ways out of the plugin (no DOM): prepared as `prereq job resolve` does, then posted
+ * to the rest-server as text (comments kept) or handed to the portal's submission page (comments lost).
+ * extras.submitFrom names the admin's plugin entry: the portal's Clone reads it to come back here.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -21,7 +14,7 @@ import { YamlText } from "../yaml/yamltext.js";
 export const HANDOVER_KEY = "marketItem";
 export const SUBMISSION_PAGE = "/submit.html";
 
-/* {text, data, name, changes, warnings}: the job as OpenPAI is to receive it, or a PrereqError. */
+/* {text, data, name, changes, warnings}: the job as OpenPAI is to receive it; else a PrereqError. */
 export async function prepareJob(text, { index, indexSource, expressions = {}, submitFrom = "" }) {
   const prepared = await prepareText(text, { index, indexSource, expressions, source: "job" });
   let out = prepared.text;
@@ -35,7 +28,7 @@ export async function prepareJob(text, { index, indexSource, expressions = {}, s
   return { text: out, data, name: typeof data.name === "string" ? data.name : "", changes: prepared.changes, warnings: prepared.warnings };
 }
 
-/* The hand-off to the portal's submission page: the prepared job's data, as its form reads it. */
+/* As the old marketplace's "Use": the submission page builds its form from localStorage.marketItem. */
 export function handOver(storage, data) {
   const copy = JSON.parse(JSON.stringify(data));
   if (copy.extras && typeof copy.extras === "object") delete copy.extras.submitFrom;

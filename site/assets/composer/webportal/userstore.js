@@ -1,14 +1,8 @@
-/* What follows a user from browser to browser (no DOM): favorites, recently used items and the
- * user's expression values, kept in the user's OpenPAI record (`extension.prereq`, written with
- * PUT /api/v2/users/NAME/extension, which merges that one key) and copied into this browser's
- * storage, where the composer reads them (prereq.js's favorites and recent lists).
- *
- * The record is the truth when it holds our key: loading copies it over the browser's copy.  When
- * it does not yet, the browser's lists are uploaded.  Where the token cannot write (an application
- * token, a record that cannot be read, an expired sign-in) everything stays in the browser only, and
- * `where`/`reason` say so for the panel.  Browser keys: prereq.js's lists, EXPRESSIONS_KEY (a JSON
- * object of strings) and OWNER_KEY (whose copies these are: another user signing in on the same
- * browser starts from empty copies, never from the previous user's values).
+/* What follows a user from browser to browser (no DOM): favorites, recent items and expression values,
+ * kept in the user's OpenPAI record (extension.prereq) and copied into this browser's storage, where the
+ * composer reads them.  The record wins when it holds our key; else the browser's lists are uploaded.
+ * A token that cannot write leaves all in the browser.  OWNER_KEY: another user signing in here
+ * starts empty, never with the previous user's values.
  *
  * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
  * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
@@ -63,7 +57,6 @@ export class UserStore {
     } catch (error) { /* storage full or disabled: the values live until the page closes */ }
   }
 
-  /* What the record keeps under extension.prereq. */
   value() {
     return {
       version: VERSION,
@@ -83,7 +76,7 @@ export class UserStore {
     this.write(EXPRESSIONS_KEY, strings(stored.expressions));
   }
 
-  /* Read the record, bring this browser's copies in line and find out whether the token may write. */
+  /* Writing back at once finds out whether the token may write (an application token may not). */
   async load() {
     this.loading = true;
     try {
@@ -94,7 +87,7 @@ export class UserStore {
       try {
         this.record = await this.server.record();
       } catch (error) {
-        this.recordError = error; // the groups and virtual clusters are unknown too: the checks say why
+        this.recordError = error; // the checks say why
         return this.fallBack(error);
       }
       const extension = this.record && typeof this.record.extension === "object" ? this.record.extension || {} : {};
@@ -130,8 +123,7 @@ export class UserStore {
     for (const listener of this.listeners) listener(this);
   }
 
-  /* Write the current values to the record (one write at a time, in order); the browser keeps them
-   * whatever happens. */
+  /* One write at a time, in order; the browser keeps the values whatever happens. */
   save() {
     if (this.loading || this.where !== "cluster") return this.saving;
     this.saving = this.saving.then(() => this.server.putExtension(EXTENSION_KEY, this.value()))
