@@ -1,9 +1,6 @@
-/* PyYAML's scalar styles: how yaml.safe_dump writes one string or number (and json.dumps one string).
- *
- * Owns: the part of PyYAML's emitter (analyze_scalar, choose_scalar_style and the quoted writers,
- * without line folding) that decides how safe_dump writes a string, the YAML 1.1 resolvers that
- * make it quote one, its numbers, and JSON strings (YAML double-quoted scalars).  The Renderer
- * (yamlrender.js) writes new values with these, as prereq.core.yamlrender does with PyYAML.
+/* How yaml.safe_dump writes one string or number, and json.dumps one string: the part of PyYAML's
+ * emitter that picks a scalar's style (no line folding) and the YAML 1.1 resolvers that make it quote,
+ * so that the Renderer (yamlrender.js) writes new values as prereq.core.yamlrender does.
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -15,7 +12,7 @@ import { floatRepr, hex, typeName } from "./pyvalues.js";
 const EMITTER_BREAKS = "\n\x85\u2028\u2029";
 const WHITESPACE = "\0 \t\r\n\x85\u2028\u2029";
 
-/* The tags PyYAML's YAML 1.1 resolver gives plain scalars: a string matching one is quoted on output. */
+// PyYAML's YAML 1.1 implicit resolvers: a string matching one is quoted.
 const RESOLVERS_11 = [
   /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
   /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/,
@@ -83,7 +80,7 @@ function scanIndicators(chars) {
   return found;
 }
 
-/* Emitter.analyze_scalar with allow_unicode: which styles can write ``text``. */
+// Emitter.analyze_scalar with allow_unicode.
 export function analyzeScalar(text) {
   if (!text) return { empty: true, multiline: false, flowPlain: false, blockPlain: true, single: true };
   const f = scanIndicators(Array.from(text));
@@ -149,8 +146,7 @@ function writeDoubleQuoted(text) {
   return out + '"';
 }
 
-/* What yaml.safe_dump(text, allow_unicode=True, width=huge) writes for a string, without the document
- * end marker: at the root (``flow`` false) or as the item of a one-item flow sequence (``flow`` true). */
+// yaml.safe_dump(text, allow_unicode=True, width=huge) without "...": at the root, or (``flow``) in [text].
 export function dumpString(text, { flow = false } = {}) {
   const analysis = analyzeScalar(text);
   const implicit = !RESOLVERS_11.some((regex) => pyMatch(regex, text));
@@ -159,7 +155,6 @@ export function dumpString(text, { flow = false } = {}) {
   return writeDoubleQuoted(text);
 }
 
-/* yaml.safe_dump of an int or float, as the Renderer writes numbers. */
 export function dumpNumber(value) {
   if (typeName(value) === "int") return typeof value === "number" ? BigInt(value).toString() : value.toString();
   const number = Number(value);
@@ -169,7 +164,7 @@ export function dumpNumber(value) {
   return !text.includes(".") && text.includes("e") ? text.replace("e", ".0e") : text;
 }
 
-/* json.dumps(text, ensure_ascii=False): JSON strings are YAML double-quoted scalars. */
+// json.dumps(text, ensure_ascii=False), which is also a YAML double-quoted scalar.
 export function jsonString(text) {
   let out = '"';
   for (const ch of text) {
