@@ -1,14 +1,6 @@
-/* A form's digest, as prereq.openpai.forms.digest: "sha256:" + SHA-256 (FIPS 180-4) of the
- * form's canonical JSON, json.dumps(form, sort_keys=True, separators=(",", ":"),
- * ensure_ascii=False), as UTF-8.  Synchronous (crypto.subtle is not): the job engine plans synchronously.
- *
- * Numbers: JSON.parse gives one number type where Python has two.  A safe integer
- * (|x| <= 2**53 - 1) is taken as a Python int, anything else as a float:
- *   1, -0, 1.0 (JSON.parse("1.0") is 1)   ->  "1", "0", "1"   (Python writes a float 1.0 as "1.0")
- *   1.5, 1e-05, 1e+16, 2**53              ->  "1.5", "1e-05", "1e+16", "9007199254740992.0"
- * So a form holding an integral float below 2**53 (1.0, -0.0) digests differently here; an int
- * beyond 2**53 has already lost its digits in JSON.parse.  tests/cases/runtime/values.json keeps to
- * the range where both agree.  Lone surrogates throw, as Python's .encode("utf-8") raises.
+/* A form's digest, as prereq.openpai.forms.digest: "sha256:" + SHA-256 of json.dumps(form,
+ * sort_keys=True, separators=(",", ":"), ensure_ascii=False) in UTF-8.  Our own SHA-256, since
+ * crypto.subtle is asynchronous and the job engine plans synchronously.
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -33,13 +25,14 @@ export function canonicalJson(value) {
   return "{" + keys.map((key) => jsonString(key) + ":" + canonicalJson(value[key])).join(",") + "}";
 }
 
+// JSON.parse cannot tell 1.0 from 1: a safe integer is a Python int (so a float 1.0 digests unlike the CLI's).
 function jsonNumber(x) {
   if (Number.isNaN(x)) return "NaN"; // json.dumps allows them by default
   if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
   return Number.isSafeInteger(x) ? String(x) : floatRepr(x);
 }
 
-/* UTF-8, which Python refuses to write for a lone surrogate (UnicodeEncodeError). */
+// Python refuses to encode a lone surrogate.
 export function utf8(text) {
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (lone) {
@@ -50,9 +43,7 @@ export function utf8(text) {
   return new TextEncoder().encode(text);
 }
 
-// ------------------------------------------------------------------------------ SHA-256 (FIPS 180-4, 6.2)
-
-// 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
+// SHA-256, FIPS 180-4.
 const K = Uint32Array.from([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -63,7 +54,6 @@ const K = Uint32Array.from([
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
-// 5.3.3: the first 32 bits of the fractional parts of the square roots of the first 8 primes.
 const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 export function sha256(bytes) {
@@ -81,7 +71,6 @@ export function sha256(bytes) {
   return out;
 }
 
-// 5.1.1: a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits as 64 bits big-endian.
 function pad(bytes) {
   const length = Math.ceil((bytes.length + 9) / 64) * 64;
   const message = new Uint8Array(length);
@@ -96,7 +85,6 @@ function pad(bytes) {
 
 const rotr = (x, n) => (x >>> n) | (x << (32 - n));
 
-// 6.2.2: the message schedule, then 64 rounds over the working variables a..h.
 function compress(hash, w) {
   for (let t = 16; t < 64; t++) {
     const s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);

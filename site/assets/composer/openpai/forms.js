@@ -22,7 +22,6 @@ function isMapping(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/* The form with its keys in the index's key_orders (the form's, each callback's, userssh's). */
 export function orderedForm(index, form) {
   const orders = index.root.key_orders;
   const out = ordered(form, orders.form);
@@ -35,7 +34,7 @@ export function isCmd(form) {
   return isMapping(form) && form.plugin === CMD_PLUGIN;
 }
 
-/* What the runtime hands the plugin: the form minus the `liftedKeys` (the index's lifted_keys). */
+// What the runtime hands the plugin.
 export function runtimeParameters(form, liftedKeys) {
   return Object.fromEntries(Object.entries(form).filter(([key]) => !liftedKeys.includes(key)));
 }

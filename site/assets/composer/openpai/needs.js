@@ -1,5 +1,5 @@
-/* What a prerequisite needs from the job it runs in (tools/prereq/openpai/needs.py, whose docstring
- * says how the runtime renders $secrets, $parameters and $data/$script/$output and where it fails).
+/* What a prerequisite needs from the job it runs in (prereq.openpai.needs, whose docstring says how
+ * the runtime renders $secrets, $parameters and $data/$script/$output and where it fails).
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -17,7 +17,7 @@ function isMapping(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/* `a.b` of `$secrets.a.b[0].c`: the names the runtime looks up as mapping keys, up to an index. */
+// `a.b` of `$secrets.a.b[0].c`: the runtime looks names up as mapping keys up to an index.
 function dotted(expression, namespace) {
   const names = [];
   for (const part of expression.slice(namespace.length + 1).split(".")) {
@@ -28,7 +28,6 @@ function dotted(expression, namespace) {
   return names.join(".");
 }
 
-/* {secrets, parameters, bindings, expressions}: what `form`'s strings refer to, each list sorted. */
 export function formNeeds(form) {
   const found = Object.fromEntries(NEEDS_KEYS.map((key) => [key, new Set()]));
   for (const [, value] of placeholders.strings(form)) {
@@ -61,7 +60,6 @@ function bound(job, role, field) {
   return typeof name === "string" && items.some((item) => isMapping(item) && item.type === field && item.name === name);
 }
 
-/* [[kind, keys]] of what of `needs` (expressions aside) the job does not give task role `role`. */
 export function missingNeeds(needs, job, role) {
   const missing = [
     ["secrets", (needs.secrets || []).filter((key) => !has(job.secrets, key))],
@@ -71,7 +69,7 @@ export function missingNeeds(needs, job, role) {
   return missing.filter(([, keys]) => keys.length);
 }
 
-/* [position, form] of what is rendered for task role `role`: each runtime plugin it lists, then its dockerImage. */
+// What the runtime renders for a task role, in its order: the plugins it lists, then its dockerImage.
 export function renderedForms(job, role) {
   const items = Array.isArray(job.prerequisites) ? job.prerequisites : [];
   const spec = isMapping(job.taskRoles[role]) ? job.taskRoles[role] : {};

@@ -1,33 +1,6 @@
-/* Check a job the way the OpenPAI rest-server does: a port of prereq.openpai.protocol.
- *
- * schemaProblems(job, schema) gives the same problems as the CLI's schema_problems, in the same order
- * and word for word: {path, message, source}, source "schema" (restserver.js adds the rest-server's
- * own checks, and validateJob, the whole of the CLI's validate_job).
- * `schema` is the resolved protocol schema (plain draft 7, $merge applied, as the published index
- * serves it); this module does not resolve $merge or $ref.
- *
- * The schema part is a small draft-7 validator that does what Python's jsonschema
- * (Draft7Validator, 4.26) does for the keywords the protocol schema uses, and no more: type,
- * required, properties, patternProperties, additionalProperties (true/false), items, enum,
- * minItems, minProperties, pattern, maxLength, minimum, oneOf (and format, a no-op there too).
- * A schema using any other draft-7 keyword is refused (Python refuses it as well), since its
- * errors would differ.  Errors come in jsonschema's order: each schema's keywords in the schema's
- * key order, nested errors where the keyword found them; then sorted by path, each part as a
- * string ("10" before "2"), ties kept in that order.
- *
- * Where plain JavaScript data cannot match Python's:
- * - Numbers: JS has one number type.  Draft 7 counts 1.0 as an integer in both, and the CLI shows
- *   numbers as JS prints them, so a float that YAML read as 1.0 gives the same results here from
- *   the number 1.  Integers beyond 2**53 cannot be held exactly here (the CLI compares them
- *   exactly but shows them as the double they round to).
- * - Key order: a JS object lists integer-like keys ("0", "12") first, in numeric order; Python
- *   keeps a mapping's order.  A job with such keys (a task role named "0") may list its problems
- *   in another order here.  The shared cases use none.
- * - Object keys are always strings here; YAML mappings in Python may have others (the job engine
- *   refuses a task role name that is not a string before it validates).
- * - Patterns are Python regular expressions: their `$` also matches before a final "\n" (as
- *   jsonschema's re.search and the webportal rule's re.match do), which patternRegExp emulates.
- *   Other Python-only or JS-only regex syntax is not translated (the protocol schema has none).
+/* The CLI's schema_problems (prereq.openpai.protocol): a job's problems against the resolved OpenPAI
+ * schema, word for word and in jsonschema 4.26's order.  A small draft-7 validator of just the keywords
+ * that schema uses; a schema with others is refused (as by the CLI): their errors would differ.
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -37,16 +10,15 @@
 import { byCodePoint } from "../core/order.js";
 
 export const PREREQUISITE_TYPES = Object.freeze(["script", "output", "data", "dockerimage"]);
-/* Task role fields that name one prerequisite of a type, in the CLI's order: the CLI's
- * TASK_ROLE_FIELDS mapping as its keys (TASK_ROLE_FIELDS) and field -> type (TASK_ROLE_FIELD_TYPES). */
+// The CLI's TASK_ROLE_FIELDS: field -> the type of prerequisite it names, in the CLI's order.
 export const TASK_ROLE_FIELD_TYPES = Object.freeze({ dockerImage: "dockerimage", data: "data", script: "script", output: "output" });
 export const TASK_ROLE_FIELDS = Object.freeze(Object.keys(TASK_ROLE_FIELD_TYPES));
-/* The webportal's rule for task role names (a Python pattern: see patternRegExp). */
+// The webportal's rule for task role names, a Python pattern.
 export const TASK_ROLE_NAME_PATTERN = "^[a-z0-9]{1,63}$";
-/* The keys a dockerimage prerequisite may have (the dockerimage branch of the schema's oneOf). */
+// The keys of the schema's dockerimage branch of oneOf.
 const DOCKERIMAGE_KEYS = ["protocolVersion", "name", "version", "contributor", "description", "type", "uri", "auth"];
 
-// Every draft-7 validation keyword (jsonschema's Draft7Validator.VALIDATORS); others are ignored.
+// jsonschema's Draft7Validator.VALIDATORS; other keys are ignored.
 const DRAFT7_KEYWORDS = new Set(["$ref", "additionalItems", "additionalProperties", "allOf", "anyOf", "const",
   "contains", "dependencies", "enum", "exclusiveMaximum", "exclusiveMinimum", "format", "if", "items", "maxItems",
   "maxLength", "maxProperties", "maximum", "minItems", "minLength", "minProperties", "minimum", "multipleOf", "not",
@@ -57,10 +29,7 @@ const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 const own = (object, key) => (isObject(object) && hasOwn(object, key) ? object[key] : undefined);
 
-// ------------------------------------------------------------------------------------------ showing values
-
-/* `value` as JSON the way the CLI's protocol.show writes it: ", " and ": " between items, numbers
- * as String(n), NaN and infinities by name, strings as JSON.stringify (lone surrogates escaped). */
+// As the CLI's protocol.show writes values.
 export function show(value) {
   if (value === null || value === undefined) return "null";
   if (typeof value === "boolean") return value ? "true" : "false";
@@ -76,7 +45,7 @@ export function show(value) {
 
 const sortedStrings = (keys) => [...keys].sort((a, b) => byCodePoint(String(a), String(b)));
 
-/* Python's comparison of two lists of strings: each path part as str(part). */
+// Python's order of paths, each part as str(part).
 function comparePaths(a, b) {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const d = byCodePoint(String(a[i]), String(b[i]));
@@ -85,12 +54,9 @@ function comparePaths(a, b) {
   return a.length - b.length;
 }
 
-// ------------------------------------------------------------------------------------------ Python patterns
-
 const patterns = new Map();
 
-/* A RegExp that matches where Python's re.search does for the schema's patterns: Python's `$`
- * (without MULTILINE) matches at the end and before a final "\n", JS's only at the end. */
+// Python's `$` also matches before a final "\n" (as re.search and re.match do), JS's only at the end.
 export function patternRegExp(pattern) {
   let compiled = patterns.get(pattern);
   if (compiled) return compiled;
@@ -118,13 +84,9 @@ export function patternRegExp(pattern) {
   return compiled;
 }
 
-/* The webportal's rule for task role names, as the CLI's TASK_ROLE_NAME matches. */
 export const TASK_ROLE_NAME = patternRegExp(TASK_ROLE_NAME_PATTERN);
 
-// ------------------------------------------------------------------------------------------ the schema
-
-/* jsonschema's draft-6/7 type checker.  "integer" is any number with no fractional part, as
- * jsonschema counts the float 1.0 (draft 6 on); booleans are never numbers. */
+// jsonschema's draft-7 types: the float 1.0 is an integer, a boolean no number.
 function isType(instance, type) {
   switch (type) {
     case "array": return Array.isArray(instance);
@@ -138,7 +100,7 @@ function isType(instance, type) {
   }
 }
 
-/* jsonschema's `equal` (enum): strings by value, lists and mappings item by item, true is not 1. */
+// jsonschema's `equal` for enum: true is not 1.
 function equal(one, two) {
   if (one === two) return true;
   if (typeof one === "string" || typeof two === "string") return false;
@@ -152,22 +114,20 @@ function equal(one, two) {
   return false;
 }
 
-/* One error as jsonschema's ValidationError: path and schemaPath relative to where it was
- * descended from; keyword null for a `false` schema's error. */
+// jsonschema's ValidationError; keyword null for a `false` schema's.
 function error(message, extra = {}) {
   return { message, path: [], schemaPath: [], keyword: undefined, instance: undefined, context: [], ...extra };
 }
 
 const falseError = (instance) => error(`False schema does not allow ${show(instance)}`, { keyword: null, instance });
 
-/* jsonschema's descend (and iter_errors): every keyword of `schema` in order.  Like jsonschema,
- * the error of a `false` schema does not get `path` (it is reported at the parent's path). */
+// jsonschema's descend and iter_errors; as there, a `false` schema's error stays at the parent's path.
 function descend(instance, schema, path, schemaPath) {
   if (schema === true) return [];
   if (schema === false) return [falseError(instance)];
   const errors = [];
   for (const keyword of Object.keys(schema)) {
-    if (!hasOwn(KEYWORDS, keyword)) continue; // not a draft-7 keyword (unsupported ones were refused before)
+    if (!hasOwn(KEYWORDS, keyword)) continue; // unsupported keywords were refused before
     const check = KEYWORDS[keyword];
     for (const found of check(schema[keyword], instance, schema)) {
       if (found.keyword === undefined) Object.assign(found, { keyword, instance });
@@ -265,11 +225,11 @@ const KEYWORDS = {
     return [error(`${show(instance)} is valid under each of ${[...more, branches[first]].map(show).join(", ")}`)];
   },
   format() {
-    return []; // jsonschema checks formats only when given a format checker; the CLI gives none
+    return []; // jsonschema checks formats only with a format checker; the CLI gives none
   },
 };
 
-/* Why a prerequisite matches none of the schema's three branches (script/output, data, dockerimage). */
+// Why a prerequisite matches none of the schema's branches, in the CLI's words.
 function oneOfMessage(instance, context) {
   if (!isObject(instance)) return `${show(instance)} is not valid under any of the given schemas`;
   const kind = own(instance, "type");
@@ -280,7 +240,7 @@ function oneOfMessage(instance, context) {
   }
   if (!hasOwn(instance, "type")) return `a prerequisite needs "type", one of ${show(PREREQUISITE_TYPES)}`;
   if (!PREREQUISITE_TYPES.includes(kind)) return `prerequisite type ${show(kind)} is not one of ${show(PREREQUISITE_TYPES)}`;
-  // The branch for this type is the one whose "type" matched: report its first error.
+  // Report the first error of the branch whose "type" matched.
   const branches = new Map();
   for (const sub of context) {
     const branch = sub.schemaPath.length ? sub.schemaPath[0] : null;
@@ -296,7 +256,7 @@ function oneOfMessage(instance, context) {
   return "not a valid prerequisite";
 }
 
-/* The draft-7 keywords `schema` uses that this module does not implement (as protocol.unsupported_keywords). */
+// As the CLI's unsupported_keywords.
 export function unsupportedKeywords(schema) {
   const found = new Set();
   const walk = (node) => {
@@ -318,7 +278,6 @@ export function unsupportedKeywords(schema) {
 
 const checkedSchemas = new WeakSet();
 
-/* The schema's errors for `job`, sorted by path (each part as a string), ties in jsonschema's order. */
 export function schemaProblems(job, schema) {
   if (typeof schema === "object" && schema !== null && !checkedSchemas.has(schema)) {
     const unsupported = unsupportedKeywords(schema);

@@ -1,8 +1,6 @@
-/* The rest-server's own checks of a job after its schema (tools/prereq/openpai/protocol.py's
- * rest_server_problems), its HiveD middleware's checks that need no cluster (hived_problems), and
- * validateJob, the schema's problems then these, as the CLI's validate_job: {path, message, source},
- * source the part of OpenPAI that refuses: "schema", "rest-server" or "webportal" (a warning: only the
- * webportal's submission form refuses such a job); "runtime" for imageNameProblems (it fails the job).
+/* The rest-server's checks after the schema, its HiveD middleware's that need no cluster, and
+ * validateJob, as prereq.openpai.protocol.  A problem's source names who refuses: "webportal" ones are
+ * warnings (only its submission form refuses), "runtime" ones fail the job once it starts.
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.
@@ -11,20 +9,18 @@
 
 import { PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_NAME, schemaProblems, show } from "./protocol.js";
 
-// The rest-server's own rule for task role names (its schema's): a name it refuses is the schema's problem.
+// The names the rest-server's schema allows: the others are the schema's problem, not the webportal's.
 const REST_SERVER_ROLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const WARNING_SOURCES = ["webportal"]; // problems that do not stop the rest-server
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 const own = (object, key) => (isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined);
 
-/* The problems for which the rest-server refuses the job (the others are warnings). */
 export function refusals(problems) {
   return problems.filter((problem) => !WARNING_SOURCES.includes(problem.source));
 }
 
 const problem = (path, message, source = "rest-server") => ({ path, message, source });
 
-/* The rest-server's checks after the schema, and the webportal's task role names. */
 export function restServerProblems(job) {
   if (!isObject(job)) return [];
   const problems = [];
@@ -77,11 +73,10 @@ export function restServerProblems(job) {
 
 const HIVED_PRIORITY_CLASSES = ["prod", "test", "oppo"]; // its schema's (its convertPriority also maps "crit")
 const HIVED_ROLE_NAME = /^[A-Za-z0-9._~]+$/; // its schema's
-const HIVED_CELL_FIELDS = ["skuType", "pinnedCellId", "affinityGroupName"]; // a string or null
+const HIVED_CELL_FIELDS = ["skuType", "pinnedCellId", "affinityGroupName"];
 const HIVED = ["extras", "hivedScheduler"];
 
-/* The rest-server's HiveD middleware, where it needs no cluster: its schema, then its own checks
- * (which it makes only once the schema passes). */
+// HiveD makes its own checks only once its schema passes.
 export function hivedProblems(job) {
   const extras = own(job, "extras");
   if (!isObject(extras) || !Object.prototype.hasOwnProperty.call(extras, "hivedScheduler")) return [];
@@ -147,8 +142,8 @@ function hivedRoleProblems(roles, hived) {
   return problems;
 }
 
-/* A task role's dockerImage whose name another prerequisite shares: the rest-server accepts it (names are
- * unique per type), but the runtime's image check looks prerequisites up by name alone and fails. */
+// The rest-server accepts a dockerImage named like another type's prerequisite (names are unique per
+// type), but the runtime's image check looks prerequisites up by name alone and fails.
 export function imageNameProblems(job) {
   const items = isObject(job) && Array.isArray(own(job, "prerequisites")) ? job.prerequisites : [];
   const kinds = new Map();
@@ -170,8 +165,6 @@ export function imageNameProblems(job) {
   return problems;
 }
 
-/* Every reason OpenPAI would refuse `job` when it is submitted (schema first, then the rest-server's
- * checks, then its HiveD middleware's). */
 export function validateJob(job, schema) {
   return [...schemaProblems(job, schema), ...restServerProblems(job), ...hivedProblems(job)];
 }

@@ -11,7 +11,7 @@ export const WORD = "word", DOUBLE = "double", SINGLE = "single", OTHER = "other
 export const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/; // a word bash reads as it is, in any context
 const METACHARS = " \t\n;&|()<>";
 
-/* At a ' (the ' of $' when `ansi`): the index past the closing quote; each mark inside found in `context`. */
+// From a ' (of $' when `ansi`) past its closing quote, noting each mark inside.
 function skipQuoted(text, i, found, context, ansi) {
   let j = i + 1;
   while (j < text.length && text[j] !== "'") {
@@ -21,7 +21,6 @@ function skipQuoted(text, i, found, context, ansi) {
   return j + 1;
 }
 
-/* The quoting context of each MARK in `text`, in order: WORD, DOUBLE, SINGLE or OTHER. */
 export function quotingContexts(text) {
   const found = [];
   const frames = [["", 0]]; // each open frame: its closer ("", ")", "`" or '"') and its ( depth

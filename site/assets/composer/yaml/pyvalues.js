@@ -1,18 +1,6 @@
-/* Python's values, for the YAML engine (yamlload.js, yamltext.js and the modules they use).
- *
- * The CLI edits YAML in Python, where 1 and 1.0 are different values, mapping keys may be
- * numbers, booleans or null, and 1, 1.0 and True are one and the same key.  To make the same
- * edits and the same self-checks, the engine keeps Python's types inside:
- *   null / boolean / string     None / bool / str
- *   integer number, BigInt      int (BigInt beyond 2**53, so big ints keep every digit)
- *   PyFloat                     float (always wrapped: JS cannot tell 1.0 from 1)
- *   Array                       list
- *   PyDict                      dict (ordered, any scalar key, Python's key equality)
- * Owns: that model (PyFloat, PyDict, keyId, typeName, isPyInt), Python's == (pyEq), list
- * indexing (listIndex), copies, Python-named exceptions (pyError), str() of a key (pyStr) and
- * repr() of a float (floatRepr), and the way in and out: toPlain() turns a value into the JSON-like data
- * callers see, fromPlain() reads callers' values back (an integral number is an int there: pass
- * a PyFloat for a float 1.0).
+/* Python's values for the YAML engine, and the way in and out of them (fromPlain, toPlain).  The CLI
+ * edits YAML in Python, where 1 and 1.0 differ and 1, 1.0 and True are one key: to make the same edits
+ * the engine keeps an int as a number (a BigInt beyond 2**53), a float as a PyFloat, a dict as a PyDict.
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -29,7 +17,7 @@ export class PyFloat {
   }
 }
 
-/* A Python-named exception (KeyError, IndexError, ...), for callers that tell them apart. */
+// Callers tell KeyError, IndexError, ... apart by name.
 export function pyError(name, message = "") {
   const error = name === "TypeError" ? new TypeError(message) : new Error(message);
   error.name = name;
@@ -45,7 +33,7 @@ function numeric(value) {
 
 let nanKeys = 0;
 
-/* The identity of a dict key under Python's hash and ==: "1", 1 and 1.0 apart from "1", True == 1. */
+// A dict key's identity under Python's hash and ==: True, 1 and 1.0 are one key, "1" another.
 export function keyId(key) {
   if (key === null || key === undefined) return "N";
   if (typeof key === "string") return "s" + key;
@@ -76,7 +64,7 @@ export class PyDict {
     return this.vals[at];
   }
 
-  /* Python's d[key] = value: a new key goes last, a known one keeps its place (and its key object). */
+  // As Python's d[key] = value: a known key keeps its place and its key object.
   set(key, value) {
     const id = keyId(key);
     const at = this.ids.get(id);
@@ -97,7 +85,7 @@ export class PyDict {
     this._reindex();
   }
 
-  /* items.insert(position, (key, value)) and the dict rebuilt from the items, as yamledit.set does. */
+  // As yamledit.set: insert into the items, then rebuild the dict from them.
   insert(position, key, value) {
     const entries = this.entries();
     entries.splice(position, 0, [key, value]);
@@ -166,7 +154,7 @@ export function deepCopy(value) {
   return value;
 }
 
-/* list[index] as Python indexes it: negative from the end, bools as 0 and 1; IndexError outside. */
+// As Python indexes a list: negative from the end, a bool as 0 or 1; IndexError outside.
 export function listIndex(list, index) {
   let at = Number(index);
   if (at < 0) at += list.length;
@@ -174,14 +162,11 @@ export function listIndex(list, index) {
   return at;
 }
 
-// ------------------------------------------------------------------------------ Python's repr and str
-
-/* ``code`` in lower-case hex, at least ``width`` digits. */
 export function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
 
-/* repr(float): the shortest digits that read back, in Python's layout (1e+16, 0.0001, 1.0). */
+// repr(float): the shortest digits that read back, in Python's layout (1e+16, 0.0001, 1.0).
 export function floatRepr(value) {
   if (Number.isNaN(value)) return "nan";
   if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
@@ -199,8 +184,6 @@ export function floatRepr(value) {
   return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
 }
 
-/* str(value) of a key or path part: strings as they are, None, True and False, ints and floats as
- * Python writes them. */
 export function pyStr(value) {
   if (typeof value === "string") return value;
   if (value === null || value === undefined) return "None";
@@ -209,9 +192,7 @@ export function pyStr(value) {
   return String(value);
 }
 
-// ------------------------------------------------------------------------------ plain data
-
-/* How json.dumps writes a dict key: True as "true", 1.0 as "1.0", inf as "Infinity". */
+// As json.dumps writes a dict key: True as "true", 1.0 as "1.0", inf as "Infinity".
 export function jsonKey(key) {
   if (typeof key === "string") return key;
   if (key === null) return "null";
@@ -221,7 +202,7 @@ export function jsonKey(key) {
   return key.toString();
 }
 
-/* The JSON-like data for a Python-typed value (keys as json.dumps writes them, the last of equal keys wins). */
+// The JSON-like data callers see; of keys json.dumps writes alike, the last wins.
 export function toPlain(value) {
   if (value instanceof PyFloat) return value.value;
   if (typeof value === "bigint") return Number(value);
@@ -236,7 +217,7 @@ export function toPlain(value) {
   return value;
 }
 
-/* A caller's value in Python's types: integral numbers are ints, other numbers floats. */
+// An integral number becomes an int: pass a PyFloat for a float 1.0.
 export function fromPlain(value) {
   if (value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "bigint") return value;
   if (typeof value === "number") {

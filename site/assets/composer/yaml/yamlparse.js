@@ -1,18 +1,6 @@
-/* A YAML text as nodes with libyaml's marks, read by the vendored `yaml` library's parser and composer.
- *
- * The CLI composes with libyaml (yaml.CSafeLoader); the composer reads the text with the library's
- * concrete syntax tree (it keeps every character) and composed documents, and gives the nodes the
- * rest of yaml/ works on: {kind: "scalar"|"seq"|"map", tag, value, style, flow, start, end}, where
- * start and end are {index (UTF-16, for slicing), line, column (0-based, in code points)} placed as
- * libyaml places them (a node starts at its anchor or tag; an empty value at the ':' or '-' before
- * it, or at its properties).  Plain untagged scalars get PLAIN_TAG, as yamlload.py's loader gives them.
- *
- * Owns: which texts the browser reads, and the nodes' marks.  It refuses what libyaml refuses: the
- * library's own errors, at the line libyaml would name, and what the library reads and libyaml does
- * not (yamlrefusals.js; undefined aliases and duplicate anchors here).  It also refuses line breaks
- * other than LF and CRLF (and a BOM past the start), which libyaml reads as breaks and the library as
- * text: there the browser refuses a text the CLI reads, and a case's browser_refuses says so
- * (tests/cases/README.md).
+/* A YAML text as nodes with libyaml's marks (the CLI composes with libyaml), read by the vendored `yaml`
+ * library; it refuses what libyaml refuses (yamlrefusals.js).  It also refuses line breaks other than LF
+ * and CRLF, which libyaml reads as breaks and the library as text (a case's browser_refuses says so).
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -22,7 +10,7 @@
 import { Composer, Parser, isAlias, isMap, isScalar } from "../../vendor/prereq-vendor.js";
 import { BLANKS, documentError, entryRefusal, libraryError, refusal } from "./yamlrefusals.js";
 
-export const PLAIN_TAG = "tag:prereq,2024:plain";
+export const PLAIN_TAG = "tag:prereq,2024:plain"; // as yamlload.py's loader tags plain untagged scalars
 const OPTIONS = { schema: "failsafe", uniqueKeys: false, keepSourceTokens: true, prettyErrors: false };
 const STYLES = { PLAIN: "", QUOTE_SINGLE: "'", QUOTE_DOUBLE: '"', BLOCK_LITERAL: "|", BLOCK_FOLDED: ">" };
 
@@ -71,9 +59,8 @@ class Lines {
   }
 }
 
-/* The characters libyaml's reader takes (YAML's printable set); the browser also wants LF or CRLF
- * line ends and no byte order mark but a first one, which libyaml skips at the start of any line.
- * The error for the first other character. */
+// The first character libyaml's reader refuses, line break other than LF and CRLF, or BOM past the
+// start (libyaml skips one at the start of any line).
 function characterError(text, lines) {
   const bad = /[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|\r(?!\n)|(?!^)\ufeff/u.exec(text);
   if (!bad) return null;
@@ -84,8 +71,8 @@ function characterError(text, lines) {
   return lines.issue(message, bad.index);
 }
 
-/* Where the anchor and tag of each node start (a node starts there, as in libyaml, not at its value):
- * keyed by the node's token, and by the end of the properties for an empty node, which has none. */
+// Where each node's properties start, as libyaml starts a node there: keyed by its token, or for an
+// empty node (no token) by the end of its properties.
 function propertyStarts(cst) {
   const starts = new Map();
   const note = (tokens, owner) => {
@@ -121,29 +108,26 @@ class Nodes {
     Object.assign(this, { lines, starts, anchors: new Map() });
   }
 
-  /* A missing key or value: an empty plain scalar at mark ``at``. */
   empty(at) {
     return { kind: "scalar", tag: PLAIN_TAG, value: "", style: "", start: at, end: at };
   }
 
-  /* Where the next token starts at or after ``index``. */
   next(index) {
     BETWEEN.lastIndex = index;
     BETWEEN.exec(this.lines.text);
     return this.lines.token(BETWEEN.lastIndex);
   }
 
-  /* An empty node's place, as libyaml puts it: just after its properties, or after the ':' or '-'
-   * before it in block context; at the next token in brackets and at the top (the library's is
-   * after the blanks). */
+  // libyaml's place for an empty node: after its properties, or the ':' or '-' before it in block
+  // context; at the next token in brackets and at the top (the library's is after the blanks).
   emptyAt(value, flow) {
     let at = value.range[0];
     while (at > 0 && " \t".includes(this.lines.text[at - 1])) at--;
     return this.starts.has(at) || !flow ? this.lines.mark(at) : this.next(value.range[0]);
   }
 
-  /* Where a node starts, as libyaml places it: at its properties, else at its value (a block
-   * mapping at its first key's); a one-pair mapping in brackets at its '?'. */
+  // As libyaml: at its properties, else its value (a block mapping's first key's); a one-pair
+  // mapping in brackets at its '?'.
   start(value, flow) {
     const token = value.srcToken;
     if (token?.type === "block-map" && !this.starts.has(token)) {
@@ -204,7 +188,7 @@ class Nodes {
   }
 }
 
-/* The root node of a one-document text (null for none) with libyaml's marks; throws YamlLoadError. */
+// The root node of a one-document text, null for none; throws YamlLoadError.
 export function compose(text) {
   const lines = new Lines(text);
   const bad = characterError(text, lines);

@@ -1,18 +1,12 @@
-/* What libyaml refuses and the vendored `yaml` library reads, checked on the library's syntax tree and
- * documents for yamlparse.js; and where libyaml would name the library's own errors.
- *
- * Owns: the checks, each with libyaml's words for what it finds (a case compares a syntax error the
- * parser finds by its kind and line only, tests/js/yamlwords.js), and the walk over the tree's
- * leaf tokens.  A differential run against the CLI's loader on mutated corpus texts found no text
- * the checks leave over.
+/* For yamlparse.js: what libyaml refuses and the vendored `yaml` library reads, each in libyaml's words,
+ * checked on the library's syntax tree and documents; and where libyaml would name the library's errors.
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
  * May import: core/, vendor/.
  */
 
-/* Calls visit(token, flow, item) for each leaf token of the syntax tree in text order (flow: the
- * depth of brackets; item: the collection entry it is in), until one returns something: that. */
+// visit(token, bracket depth, collection entry) each leaf token in text order until one returns something.
 export function eachLeaf(tokens, visit) {
   const walk = (token, flow, item) => {
     if (!token) return null;
@@ -43,8 +37,8 @@ export function eachLeaf(tokens, visit) {
 
 export const BLANKS = new Set(["space", "newline", "comment", "block-scalar-header"]);
 
-/* Where libyaml refuses a block scalar's body the library reads: a tab in a line's indentation, text
- * less indented than blank lines before it, or (at the top) in the first column; -1 when none. */
+// Where libyaml refuses a block scalar's body: a tab in a line's indentation, text less indented
+// than blank lines before it, or (at the top) in the first column; -1 when none.
 function blockBody(body, top) {
   let [indent, blank, at, comment] = [-1, 0, 0, -1];
   for (const row of body.split("\n")) {
@@ -61,11 +55,9 @@ function blockBody(body, top) {
   return comment;
 }
 
-/* What libyaml refuses and the library reads, by token type: each check gives [problem, index], or
- * nothing. */
+// By token type: [libyaml's problem, index], or nothing.
 const TOKEN_CHECKS = {
-  // A tab where libyaml wants indentation: at the start of a line, after "- ", "? " or a complex
-  // key's ':', outside brackets.
+  // A tab where libyaml wants indentation: at a line's start, after "- ", "? " or an explicit key's ':'.
   space: ({ token, flow, opens }) => !flow && opens && token.source.includes("\t") &&
     ["found character that cannot start any token", token.offset + token.source.indexOf("\t")],
   // In brackets, a plain scalar starting with '?' or ':', or a ':' then a flow indicator.
@@ -101,7 +93,6 @@ const TOKEN_CHECKS = {
     return closedEarly(at);
   },
   "single-quoted-scalar": (at) => closedEarly(at),
-  // A block scalar's body (blockBody).
   "block-scalar-body": ({ token, item }) => {
     const at = blockBody(token.source, item === null);
     return at >= 0 && ["while scanning a block scalar found a tab or less indented text", token.offset + at];
@@ -120,7 +111,7 @@ function closedEarly({ token, text }) {
 
 /* The first token-level refusal of libyaml's that the library does not make. */
 export function refusal(text, cst, lines) {
-  const at = { text, previous: null }; // one object for every check of every token
+  const at = { text, previous: null }; // reused for every token
   return eachLeaf(cst, (token, flow, item) => {
     const type = at.previous?.type;
     at.opens = !at.previous || type === "newline" || type === "seq-item-ind" || type === "explicit-key-ind" ||
@@ -133,9 +124,8 @@ export function refusal(text, cst, lines) {
   });
 }
 
-/* An entry libyaml refuses and the library reads: a ':' with nothing before it (an anchor or a tag
- * makes an empty key), an implicit key whose ':' is on another line, an entry out of its mapping's
- * column, a lone '?' in brackets before another entry. */
+// Entries libyaml refuses: a ':' with nothing before it (an anchor or tag makes an empty key), an implicit
+// key whose ':' is on another line, one out of its mapping's column, a lone '?' in brackets before another.
 export function entryRefusal(token, lines, flow = false) {
   for (const [index, item] of (token?.items ?? []).entries()) {
     const inner = flow || token.type === "flow-collection";
@@ -166,9 +156,8 @@ export function entryRefusal(token, lines, flow = false) {
   return token?.type === "document" ? entryRefusal({ items: [{ start: [], value: token.value }] }, lines) : null;
 }
 
-/* The library's first error (its earliest), and its directive warnings, which libyaml refuses, at
- * the place libyaml finds the problem: an implicit key's ':' when the key runs over lines or holds a
- * mapping, the token after a key that has no ':'. */
+// The library's earliest error or directive warning (libyaml refuses those), where libyaml finds it:
+// an implicit key's ':' when the key runs over lines or holds a mapping, the token after a key with no ':'.
 export function libraryError(docs, cst, lines) {
   const found = docs.flatMap((doc) => [...doc.errors, ...doc.warnings.filter((w) => w.code === "BAD_DIRECTIVE")]);
   if (!found.length) return null;
@@ -182,7 +171,7 @@ export function libraryError(docs, cst, lines) {
   return lines.issue(first.message.split("\n")[0], Math.min(at, lines.text.length));
 }
 
-/* After the first, a document needs "---"; a document that is only "..." is none. */
+// After the first, a document needs "---"; a document that is only "..." is none.
 export function documentError(cst, lines) {
   const documents = cst.filter((token) => token.type === "document");
   for (const [position, doc] of documents.entries()) {

@@ -1,6 +1,5 @@
-/* What a YAML text shares through anchors (yamlsplice.sharing_marks, yamledit._differences): its anchors,
- * aliases and merge keys, read from the vendored parser's concrete syntax tree, and where two values
- * differ.  yamltext.js's batches of edits check with them that an edit keeps every shared value shared.
+/* A YAML text's anchors, aliases and merge keys, and where two values differ (yamlsplice.sharing_marks,
+ * yamledit._differences): yamltext.js checks with them that a batch of edits keeps shared values shared.
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
@@ -10,8 +9,7 @@
 import { Parser } from "../../vendor/prereq-vendor.js";
 import { PyDict, pyEq, typeName } from "./pyvalues.js";
 
-/* yamlsplice.sharing_marks: every anchor (&), alias (*) and merge key (<<) of ``text``, with its name
- * and line, in the text's order (the parser's concrete syntax tree keeps them all). */
+// Each anchor, alias and << key as [mark, name, line, offset], in text order (the CST keeps them all).
 export function sharingMarks(text) {
   if (!/[&*]|<</.test(text)) return [];
   const starts = [0];
@@ -42,7 +40,7 @@ export function sharingMarks(text) {
 
 export const MISSING = Symbol("missing");
 
-/* yamledit._differences: the smallest paths where ``a`` and ``b`` differ (key order aside), with a's value. */
+// The smallest paths where ``a`` and ``b`` differ (key order aside), with a's value.
 export function differences(a, b, path) {
   if (a instanceof PyDict && b instanceof PyDict) {
     const keys = [...a.keys, ...b.keys.filter((key) => !a.has(key))];
