@@ -106,15 +106,21 @@ test("house/functions stay within 60 lines or say why", () => {
   assert.deepEqual(long, []);
 });
 
-/* "Folder jobs/: what it owns.  May import: core/, yaml/." from a module's first comment, with the
- * folders as paths: composer/<folder>/, or vendor/ for site/assets/vendor/. */
+/* "May import: core/, yaml/." from a module's first comment, with the folders as paths:
+ * composer/<folder>/, or vendor/ for site/assets/vendor/.  What a folder owns is said once, in
+ * composer/README.md's table of folders. */
 function header(text) {
   const first = tokenize(text).tokens[0];
   const comment = first && first.type === "comment" ? first.value.replace(/^\s*\/?\*+\/?/gm, " ").replace(/\s+/g, " ") : "";
-  const match = /Folder (\S+\/): .*?May import: (.*?)\.(?: |$)/.exec(comment);
+  const match = /May import: (.*?)\.(?: |$)/.exec(comment);
   if (!match) return null;
-  const allowed = match[2] === "nothing" ? [] : match[2].split(",").map((name) => name.trim());
-  return { folder: match[1], allowed };
+  return { allowed: match[1] === "nothing" ? [] : match[1].split(",").map((name) => name.trim()) };
+}
+
+/* The README's rows "| `core/` | what it owns | `vendor/` |": folder -> the folders it may import. */
+function readmeFolders() {
+  const rows = read(join(COMPOSER, "README.md")).matchAll(/^\| `([a-z]+\/)` \| [^|]+ \| (.*?) \|$/gm);
+  return new Map([...rows].map(([, folder, allowed]) => [folder, allowed.split(",").map((name) => name.trim().replace(/`/g, ""))]));
 }
 
 function folderPath(name) {
@@ -123,26 +129,29 @@ function folderPath(name) {
 
 const inside = (path, folder) => path.startsWith(folder.replace(/\/?$/, sep));
 
-test("house/composer modules say what their folder owns and may import, and import nothing else", () => {
+test("house/composer modules say what they may import, as the README's table of folders says, and import nothing else", () => {
   const problems = [];
-  const byFolder = new Map();
+  const described = readmeFolders();
+  const folders = new Set();
   for (const path of MODULES.filter((p) => inside(p, COMPOSER))) {
     const text = read(path);
     const said = header(text);
     const folder = relative(COMPOSER, dirname(path)).split(sep).join("/") + "/";
-    if (!said || said.folder !== folder) {
-      problems.push(`${shown(path)}: its first comment must say "Folder ${folder}: ...  May import: ...".`);
+    folders.add(folder);
+    if (!said) {
+      problems.push(`${shown(path)}: its first comment must end "May import: ...".`);
       continue;
     }
-    const before = byFolder.get(folder);
-    if (before !== undefined && before !== said.allowed.join(", ")) problems.push(`${shown(path)}: May import differs in ${folder}`);
-    byFolder.set(folder, said.allowed.join(", "));
+    if (said.allowed.join(", ") !== (described.get(folder) || []).join(", ")) {
+      problems.push(`${shown(path)}: May import differs from composer/README.md's row for ${folder}`);
+    }
     for (const specifier of imports(text)) {
       const target = resolve(dirname(path), specifier);
       const ok = inside(target, dirname(path)) || said.allowed.some((name) => inside(target, folderPath(name)));
       if (!specifier.startsWith(".") || !existsSync(target) || !ok) problems.push(`${shown(path)} imports ${specifier}`);
     }
   }
+  assert.deepEqual([...described.keys()].sort(), [...folders].sort(), "composer/README.md's table names every folder, and no other");
   assert.deepEqual(problems, []);
 });
 
