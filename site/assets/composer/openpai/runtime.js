@@ -1,22 +1,5 @@
-/* The OpenPAI runtime's round trip of a plugin parameter (prereq.openpai.runtime.survives_round_trip).
- *
- * The runtime re-reads a prerequisite's parameters with yaml.safe_load(str(parameters)).  The browser
- * does not imitate Python's str() and PyYAML; roundTrip(value) decides by this rule on Python's repr:
- *   - A string survives when Python's repr writes it in double quotes (it holds ' and no "), which
- *     YAML reads back escape for escape, or when it is printable and holds neither ' nor a
- *     backslash, so that its repr is itself in single quotes, read character for character; any
- *     other string breaks (its repr's escapes are read as text in single quotes).  Printable is
- *     str.isprintable() where the browser can be sure of it (yaml/visiblechars.js); a character it
- *     cannot vouch for counts as escaped, so the browser may call broken what Python would keep.
- *   - An int and a bool survive; a float when its repr has a '.' (YAML 1.1 reads 1e-05, inf and nan
- *     as strings); None breaks (YAML reads None as a string).
- *   - A list or dict survives when everything in it does and each key's repr is at most 1024
- *     characters (PyYAML's limit for a key); it breaks when anything in it breaks.
- * The data is JSON-like, which cannot tell some values apart: a key "null", "NaN", "Infinity" or
- * "1e+16" (the string, or None or such a float), an integral number beyond 2**53 (an int survives, a
- * float does not), a string at the top (str() of it is the text itself, read as YAML).  There the
- * verdict is "unsure", which the job engine takes as broken.  Otherwise it is PyYAML's
- * (tests/js/runtime.test.js holds it to tests/cases/runtime/values.json).
+/* The OpenPAI runtime's round trip of a plugin parameter, yaml.safe_load(str(parameters)), decided
+ * by a rule on Python's repr instead of imitating it (README.md: "openpai/runtime.js").
  *
  * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
  * rest-server's checks of a job, the runtime's round trip of a parameter.

@@ -1,10 +1,6 @@
-/* New YAML values as text: a port of prereq.core.yamlrender (Renderer).
- *
- * Owns: Renderer, which writes new values in block style in the file's own indentation (its step,
- * and whether lists are indented under their key), flow collections on one line, and scalars as
- * PyYAML would write them (yamlstyle.js), checked to read back as the same value; literal blocks
- * for multi-line strings.  yamlsplice.js splices what it writes.  Values may be plain JSON-like
- * data or Python-typed (pyvalues.js).
+/* New YAML values as text, as prereq.core.yamlrender writes them: block style in the file's own
+ * indentation, flow collections on one line, scalars by yamlstyle.js's rule (loaded back to check),
+ * literal blocks for multi-line strings of visible characters.  yamlsplice.js splices the lines.
  *
  * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
  * they work in.
