@@ -1,8 +1,6 @@
 /* A user's rights on the queues of the published execution catalog: a port of
  * prereq.execution.rights.user_rights, held equal to it by tests/cases/rights/.
  *
- * Folder execution/: prereq.execution's rights over groups and reputation, ported, on the published
- * catalog document (the composer never reads the registry's files).
  * May import: core/.
  */
 

@@ -2,8 +2,6 @@
  * sort_keys=True, separators=(",", ":"), ensure_ascii=False) in UTF-8.  Our own SHA-256, since
  * crypto.subtle is asynchronous and the job engine plans synchronously.
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

@@ -1,7 +1,5 @@
 /* An item's OpenPAI form as a job holds it (tools/prereq/openpai/forms.py): key order, digest, plugin.
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

@@ -1,8 +1,6 @@
 /* What a prerequisite needs from the job it runs in (prereq.openpai.needs, whose docstring says how
  * the runtime renders $secrets, $parameters and $data/$script/$output and where it fails).
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

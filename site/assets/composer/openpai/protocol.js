@@ -2,8 +2,6 @@
  * schema, word for word and in jsonschema 4.26's order.  A small draft-7 validator of just the keywords
  * that schema uses; a schema with others is refused (as by the CLI): their errors would differ.
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

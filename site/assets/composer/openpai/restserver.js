@@ -2,8 +2,6 @@
  * validateJob, as prereq.openpai.protocol.  A problem's source names who refuses: "webportal" ones are
  * warnings (only its submission form refuses), "runtime" ones fail the job once it starts.
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

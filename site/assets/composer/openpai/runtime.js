@@ -1,8 +1,6 @@
 /* The OpenPAI runtime's round trip of a plugin parameter, yaml.safe_load(str(parameters)), decided
  * by a rule on Python's repr instead of imitating it (README.md: "openpai/runtime.js").
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter.
  * May import: core/, yaml/, vendor/.
  */
 

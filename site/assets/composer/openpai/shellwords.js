@@ -1,8 +1,6 @@
 /* Where a value stands in a bash command (quoting_contexts in tools/prereq/openpai/shellwords.py,
  * whose docstrings say what each context means): the quoting a value filled in there needs.
  *
- * Folder openpai/: what OpenPAI does (prereq.openpai): an item's form and its digest, the
- * rest-server's checks of a job, the runtime's round trip of a parameter, shell words.
  * May import: core/, yaml/, vendor/.
  */
 

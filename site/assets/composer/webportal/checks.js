@@ -2,9 +2,6 @@
  * job of that name (names are unique per user: 409) and whether the user's groups may use its virtual
  * cluster (else 403).  A check the token cannot make says why; it never stops a submission.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

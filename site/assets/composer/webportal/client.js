@@ -2,9 +2,6 @@
  * name in use, a config to clone) and the user's record, as the portal's own pages call them
  * (microsoft/pai src/rest-server/src/routes/v2/job.js).  Refusals become PrereqErrors in a user's words.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

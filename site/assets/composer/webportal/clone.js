@@ -3,9 +3,6 @@
  * kept in this browser, per user (secrets too, like the draft), and opened while the config still
  * matches what was sent.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

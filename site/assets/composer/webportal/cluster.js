@@ -3,9 +3,6 @@
  * Only a new name or virtual cluster asks the rest-server again.  Text goes in through textContent
  * and attributes only.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

@@ -2,9 +2,6 @@
  * with no image, what Submit's preparation finds, and an unusable starting image; each on its editor
  * line.  Administrators are told which setting to change, other users whom to ask.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

@@ -3,9 +3,6 @@
  * the user's values, cluster.js, clone.js).  Nothing is written into the portal's page but the
  * element's content; window gets no name of ours besides prereq.js's own.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

@@ -1,9 +1,6 @@
 /* What the plugin adds to the composer's markup: Submit and the hand-off, the submission's outcome,
  * the panel of the user's values.  Text goes in through textContent, attributes and form values only.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

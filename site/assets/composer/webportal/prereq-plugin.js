@@ -5,9 +5,6 @@
  * document.currentScript (set only during the first run).  A failure is said in the element, never
  * an empty page.  No inline script, no eval (a portal's CSP may refuse them).
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 /* Longer than usual: one function, the script's own scope in the portal's page; its inner ones are short. */

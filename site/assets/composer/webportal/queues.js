@@ -1,9 +1,6 @@
 /* The queues the user's groups get (no DOM): the index's execution catalog, the record's grouplist
  * and execution/rights.js, as `prereq rights --groups`.  Reputation is not the portal's to know: 100 (x1).
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

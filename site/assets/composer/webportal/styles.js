@@ -3,9 +3,6 @@
  * root size (10px, not our 20px): rem lengths become multiples of --prereq-rem.  Constructed sheets
  * need no inline <style>, which a Content-Security-Policy might refuse.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

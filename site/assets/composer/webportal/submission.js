@@ -2,9 +2,6 @@
  * to the rest-server as text (comments kept) or handed to the portal's submission page (comments lost).
  * extras.submitFrom names the admin's plugin entry: the portal's Clone reads it to come back here.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

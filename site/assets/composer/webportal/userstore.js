@@ -4,9 +4,6 @@
  * A token that cannot write leaves all in the browser.  OWNER_KEY: another user signing in here
  * starts empty, never with the previous user's values.
  *
- * Folder webportal/: the composer as an OpenPAI webportal plugin (webportal/prereq-plugin.js): the
- * rest-server's job and user APIs, the user's record and the queues its groups get, the shadow root
- * the composer is mounted into.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

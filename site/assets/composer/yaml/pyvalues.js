@@ -2,8 +2,6 @@
  * edits YAML in Python, where 1 and 1.0 differ and 1, 1.0 and True are one key: to make the same edits
  * the engine keeps an int as a number (a BigInt beyond 2**53), a float as a PyFloat, a dict as a PyDict.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -3,8 +3,6 @@
  * both engines write the same literal blocks whatever Unicode version the browser knows; every range
  * is printable in Python 3.11, which makes the runtime's verdict (openpai/runtime.js) conservative.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -2,8 +2,6 @@
  * library; it refuses what libyaml refuses (yamlrefusals.js).  It also refuses line breaks other than LF
  * and CRLF, which libyaml reads as breaks and the library as text (a case's browser_refuses says so).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -1,8 +1,6 @@
 /* For yamlparse.js: what libyaml refuses and the vendored `yaml` library reads, each in libyaml's words,
  * checked on the library's syntax tree and documents; and where libyaml would name the library's errors.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -2,8 +2,6 @@
  * indentation, flow collections on one line, scalars by yamlstyle.js's rule (loaded back to check),
  * literal blocks for multi-line strings of visible characters.  yamlsplice.js splices the lines.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

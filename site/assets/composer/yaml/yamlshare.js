@@ -1,8 +1,6 @@
 /* A YAML text's anchors, aliases and merge keys, and where two values differ (yamlsplice.sharing_marks,
  * yamledit._differences): yamltext.js checks with them that a batch of edits keeps shared values shared.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

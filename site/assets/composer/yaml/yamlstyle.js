@@ -2,8 +2,6 @@
  * (prereq.core.yamlrender._plain_ok), else double-quoted; numbers as yaml.safe_dump writes them, and
  * JSON strings (json.dumps, for digests).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 
