@@ -23,7 +23,7 @@ import { PrereqError } from "../core/errors.js";
 import {
   PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, typeName,
 } from "./pyvalues.js";
-import { YamlLoadError, compose, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
+import { YamlLoadError, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
 import { Renderer } from "./yamlrender.js";
 import { differences, sharingMarks } from "./yamlshare.js";
 import { NotHere, Splicer } from "./yamlsplice.js";
@@ -120,12 +120,11 @@ export class YamlText {
     return this._loaded;
   }
 
-  /* Take ``text`` (without BOM) as the body; its nodes are composed only when a splice needs them. */
+  /* Take ``text`` (without BOM) as the body; with its load (and nodes). */
   _setText(text, loaded = null) {
     this._t = text;
     this._loaded = loaded || load(text, this.source, this.mergeKeys);
     this._typed = this._loaded.typed;
-    this._rootNode = undefined;
     this._marks = undefined; // sharingMarks of the text, when asked
   }
 
@@ -136,8 +135,7 @@ export class YamlText {
   }
 
   get _root() {
-    if (this._rootNode === undefined) this._rootNode = compose(this._t);
-    return this._rootNode;
+    return this._loaded.root; // the load's own nodes: a text is composed once
   }
 
   /* The splices of the current text, in the file's style. */
