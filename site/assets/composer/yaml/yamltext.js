@@ -90,7 +90,8 @@ function detectStyle(root) {
 
 /* A YAML document as text, edited in place.  Paths are arrays of mapping keys and sequence indexes. */
 export class YamlText {
-  constructor(text, { source = "<yaml>", mergeKeys = false } = {}) {
+  /* `loaded`: loadYaml's load of `text` when the caller has it (each text is read once). */
+  constructor(text, { source = "<yaml>", mergeKeys = false, loaded = null } = {}) {
     this.source = source;
     this.mergeKeys = mergeKeys;
     // The final data of a batch of edits (sharedEdits): a value shared through an anchor may change with
@@ -99,7 +100,7 @@ export class YamlText {
     this._spread = null;
     this.newline = text.includes("\r\n") ? "\r\n" : "\n";
     this._bom = text.startsWith("\ufeff") ? "\ufeff" : "";
-    this._setText(text.slice(this._bom.length));
+    this._setText(text.slice(this._bom.length), loaded);
     this.originalLoaded = this._loaded; // positions in the text as it was read, for messages about it
     this._originalText = this._t;
     this.renderer = detectStyle(this._root);
