@@ -122,11 +122,11 @@ export class YamlText {
   }
 
   /* Take ``text`` (without BOM) as the body; with its load (and nodes). */
-  _setText(text, loaded = null) {
+  _setText(text, loaded = null, marks = undefined) {
     this._t = text;
     this._loaded = loaded || load(text, this.source, this.mergeKeys);
     this._typed = this._loaded.typed;
-    this._marks = undefined; // sharingMarks of the text, when asked
+    this._marks = marks; // sharingMarks of the text, when known or asked
   }
 
   /* The current text's anchors, aliases and merge keys, read once per text. */
@@ -237,9 +237,9 @@ export class YamlText {
   _batch(splice, expected) {
     const newText = tryAttempt(splice);
     const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-    if (loaded === null || !strictEqual(loaded.typed, expected) || !this._keepsSharing(newText)) return false;
-    this._setText(newText, loaded);
-    return true;
+    const marks = loaded !== null && strictEqual(loaded.typed, expected) ? this._keptMarks(newText) : null;
+    if (marks !== null) this._setText(newText, loaded, marks);
+    return marks !== null;
   }
 
   /* Remove a mapping key or a sequence item, with its lines. */
@@ -288,12 +288,13 @@ export class YamlText {
     return true;
   }
 
-  /* The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full). */
-  _keepsSharing(newText) {
+  /* The marks of ``newText`` when the edit kept every anchor, alias and merge key, else null (a rewrite writes
+   * shared values out in full).  What an edit writes is rendered, never a mark: a text without stays so. */
+  _keptMarks(newText) {
     const marks = this._textMarks;
-    if (!marks.length) return true;
-    const count = (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n");
-    return count(sharingMarks(newText)) === count(marks);
+    if (!marks.length) return marks;
+    const [found, count] = [sharingMarks(newText), (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n")];
+    return count(found) === count(marks) ? found : null;
   }
 
   _sharingRefusal(path) {
@@ -328,11 +329,9 @@ export class YamlText {
     for (const attempt of attempts) {
       const newText = tryAttempt(attempt);
       const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-      if (loaded !== null && (strictEqual(loaded.typed, expected) || this._sharedChange(parentPath)) &&
-        this._keepsSharing(newText)) {
-        this._setText(newText, loaded);
-        return;
-      }
+      const marks = loaded !== null && (strictEqual(loaded.typed, expected) || this._sharedChange(parentPath)) ?
+        this._keptMarks(newText) : null;
+      if (marks !== null) return this._setText(newText, loaded, marks);
     }
     throw new PrereqError(`${this.source}: cannot edit ${this._show(parentPath)} without changing other values`,
       { hint: "simplify the YAML layout there (anchors, complex keys), or edit it by hand" });
