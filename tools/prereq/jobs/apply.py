@@ -82,10 +82,10 @@ class WorkingCopy:
 
 
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
-    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once, and so
-    do deletes from one list (``YamlText.insert_many``, ``delete_many``: the same text, read once), and a
-    list set and then appended to is set whole (a new list, with its entries: one edit).  A text that shares values through anchors (aliases, merge keys) takes them as one batch
-    (``_apply_shared``)."""
+    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once (a new
+    list's too: one set), and so do deletes from one list (``YamlText.insert_many``, ``delete_many``: the
+    same text, read once).  A text that shares values through anchors (aliases, merge keys) takes them as
+    one batch (``_apply_shared``)."""
     if doc.shares:
         _apply_shared(doc, list(edits))
         return

@@ -151,11 +151,11 @@ export class Index {
         throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, { hint: this.root.range_hint });
       }
     }
-    const [versions, requires] = [new Map(), new Map()]; // each asked for again at every level of the plain choice
+    const memo = new Map(); // asked again each level
+    const once = (key, make) => memo.get(key) || memo.set(key, make()).get(key);
     const choice = chooseVersions(requests, {
-      versionsOf: (name) => versions.get(name) || versions.set(name, this.versions(name)).get(name),
-      requiresOf: (name, version) => requires.get(`${name} ${version}`) || requires.set(`${name} ${version}`,
-        (this.version(name, version).item.require || []).map(parseRequirement)).get(`${name} ${version}`),
+      versionsOf: (name) => once(name, () => this.versions(name)),
+      requiresOf: (name, version) => once(`${name} ${version}`, () => (this.version(name, version).item.require || []).map(parseRequirement)),
       locked,
     });
     const selected = new Set(requests.map((r) => r.name));

@@ -133,7 +133,7 @@ function search(requests, versionsOf, requiresOf, locked, conflict) {
   throw new PrereqError(`${conflict.message}, and no other versions fit: ${chains.join("; ")}`, { hint: conflict.hint });
 }
 
-/* {order, versions: Map, requires: Map name -> [requirement], pulledBy: Map name -> [name]} for `requests` ([{name, range}]).
+/* {order, versions: Map, requires: Map name -> [requirement], pulledBy} for `requests` ([{name, range}]).
  * `versionsOf(name)` lists published versions ascending; `requiresOf(name, version)` that version's requirements. */
 export function chooseVersions(requests, { versionsOf, requiresOf, locked = new Map() }) {
   let chosen;
@@ -147,7 +147,7 @@ export function chooseVersions(requests, { versionsOf, requiresOf, locked = new 
   }
   const required = (name) => (chosen.has(name) ? requiresOf(name, chosen.get(name)) : []);
   const order = postOrder(requests.map((r) => r.name), (name) => required(name).map((r) => r.name));
-  const pulledBy = new Map(order.map((name) => [name, []])); // the items that require each, in order
+  const pulledBy = new Map(order.map((name) => [name, []])); // who requires each
   for (const name of order) new Set(required(name).map((r) => r.name)).forEach((needed) => pulledBy.get(needed).push(name));
   return {
     order, pulledBy,

@@ -86,10 +86,9 @@ export class WorkingCopy {
   }
 }
 
-/* Replay `edits` on the text (a YamlText); inserts into one list at consecutive positions go in at once,
- * and so do deletes from one list (insertMany, deleteMany: the same text, read once), and a list set and
- * then appended to is set whole (a new list, with its entries: one edit).  A text that shares
- * values through anchors (aliases, merge keys) takes them as one batch (applyShared). */
+/* Replay `edits` on the text (a YamlText); inserts into one list at consecutive positions go in at once
+ * (a new list's too), and so do deletes from one list (insertMany, deleteMany: the same text, read once).
+ * A text that shares values through anchors (aliases, merge keys) takes them as one batch (applyShared). */
 export function applyEdits(doc, edits) {
   if (doc.shares) {
     applyShared(doc, edits);
@@ -109,17 +108,16 @@ export function applyEdits(doc, edits) {
   }
 }
 
-/* apply._continues: `edit` inserts right after the inserts of `run`, into the same list (or the list `run`
- * set), or deletes the item of that list just before the one the last of `run` deleted (the planner deletes
- * from the end). */
+/* apply._continues: `edit` inserts right after the inserts of `run`, into the same list (or the one it set), or
+ * deletes the item of that list just before the one the last of `run` deleted (the planner deletes from the end). */
 function continues(run, edit) {
   const [first, last] = [run[0], run[run.length - 1]];
   const parent = (e) => JSON.stringify(e.path.slice(0, -1));
+  const at = (e) => e.path[e.path.length - 1];
   if (first.op === "set" && Array.isArray(first.value) && edit.op === "insert" && parent(edit) === JSON.stringify(first.path)) {
-    return edit.path[edit.path.length - 1] === first.value.length + run.length - 1; // appends to the list just set
+    return at(edit) === first.value.length + run.length - 1;
   }
   if (edit.op !== first.op || !["insert", "delete"].includes(edit.op) || parent(edit) !== parent(first)) return false;
-  const at = (e) => e.path[e.path.length - 1];
   if (![first, last, edit].every((e) => typeof at(e) === "number")) return false;
   return edit.op === "insert" ? at(edit) === at(first) + run.length : at(edit) === at(last) - 1;
 }

@@ -91,9 +91,9 @@ const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}
 const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the rest-server's schema does not type
 
 export class JobDocument {
-  constructor(text, source, loaded = null) {
+  constructor(text, source) {
     this.source = source;
-    this.doc = new YamlText(text, { source, mergeKeys: true, loaded }); // as OpenPAI reads jobs
+    this.doc = new YamlText(text, { source, mergeKeys: true }); // as OpenPAI reads jobs
     this.initial = this.doc.loaded; // positions in the file as the user wrote it
     this.warnings = []; // what preparing the job noticed, in order
     this.finalLineEnd = text === "" || text.endsWith("\n"); // a file without one keeps having none

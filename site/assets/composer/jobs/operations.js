@@ -15,13 +15,12 @@ import { BINDING_FIELDS, planEdit } from "./plan.js";
 import { describeChange } from "./records.js";
 import { foldName, parseRequirement } from "../core/versions.js";
 
-/* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings; and
- * the checked load of the text after (null when it is not the same text), for whatever reads it next. */
+/* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
 function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
   applyEdits(job.doc, plan.edits);
   return {
     before: text, after: job.text, changes: changes.map((change) => describeChange(change)),
-    warnings: [...notes, ...plan.warnings, ...plan.needs], notes: told, loaded: job.finalLineEnd ? job.doc.loaded : null,
+    warnings: [...notes, ...plan.warnings, ...plan.needs], notes: told,
   };
 }
 
@@ -116,9 +115,8 @@ function unknownItem(index, name) {
     { hint: close ? `did you mean '${close}'?` : "search with 'prereq search WORD'" });
 }
 
-/* `loaded` (in both): loadYaml's load of `text` when the caller has it, as the composer's view does. */
-export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>", loaded = null }) {
-  const job = new JobDocument(text, source, loaded);
+export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>" }) {
+  const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
   // As the CLI: an index given (--index; the composer's site) is recorded, else the job's own stays.
@@ -230,8 +228,8 @@ function unbindNames(old, names, taskRole) {
   return { next, unbound };
 }
 
-export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>", loaded = null }) {
-  const job = new JobDocument(text, source, loaded);
+export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>" }) {
+  const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   for (const role of rolesNamed(taskRole) || []) job.requireRole(role);
   if (unbind) {

@@ -1,7 +1,7 @@
 /* The job's text on its ways into and out of the composer page: the job a user starts from (the
  * empty job, its task role on the starting image when there is one), the draft kept between visits
  * (localStorage["prereq.composer.draft"]: the editor's text and task role, see prereq.js for the
- * storage contract), the download (as YAML or JSON) and the page's ?template= and ?add= links.
+ * storage contract) and the download (as YAML or JSON).
  *
  * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
  * modules that touch the page, and window.prereq (prereq.js, finding.js).
@@ -107,18 +107,4 @@ export function download(text, jobName, format = "yaml") {
   link.click();
   link.remove();
   window.setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
-
-/* ?template=NAME and ?add=NAME, done once: taken out of the address so that a reload does not
- * start again or add again. */
-export function takeLinkRequest() {
-  const params = new URLSearchParams(window.location.search);
-  const request = { template: params.get("template"), add: params.get("add") };
-  if (request.template !== null || request.add !== null) {
-    params.delete("template");
-    params.delete("add");
-    const rest = params.toString();
-    window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
-  }
-  return request;
 }

@@ -42,7 +42,7 @@ import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { bindMark, errorLine, revealLine } from "./editor.js";
-import { openingJob, saveDraft, takeLinkRequest } from "./jobfile.js";
+import { openingJob, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
@@ -83,17 +83,15 @@ class Composer {
     this.share = new SharePanel(root, host);
   }
 
-  /* What `prereq job add/remove` is given here: this index, recorded as the host says; the view's load of `text`. */
-  editOptions(taskRole, text) {
-    const loaded = this.view && this.view.job.text === text ? this.view.job.initial : null;
-    return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job", loaded };
+  /* What `prereq job add/remove` is given here: this index, recorded as the host says. */
+  editOptions(taskRole) {
+    return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job" };
   }
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
 
-  /* Replace the editor's text (an undoable step unless `remember` is false), let it be painted, and refresh
-   * everything (from `loaded`, the text's load, when the edit has it). */
-  async setText(text, remember, loaded = null) {
+  /* Replace the editor's text (an undoable step unless `remember` is false), painted before the rest is redrawn. */
+  async setText(text, remember) {
     const ui = this.ui;
     if (remember !== false && text !== ui.editor.value) {
       this.history.push({ text: ui.editor.value, role: this.role });
@@ -103,17 +101,17 @@ class Composer {
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
     await new Promise((resolve) => window.requestAnimationFrame(() => window.setTimeout(resolve)));
-    return this.refresh({ reveal: true, loaded: ui.editor.value === text ? loaded : null }); // a textarea keeps no CR
+    return this.refresh({ reveal: true });
   }
 
   /* Analyse the editor's text and draw everything from it; `reveal` scrolls to the line of its
    * error (a whole new text, not one being typed). */
-  async refresh({ reveal = false, loaded = null } = {}) {
+  async refresh({ reveal = false } = {}) {
     // What the messages and the last summary said is of the text before: an edit says its own after.
     showMessages(this.ui, [], []);
     this.delta = null;
     try {
-      this.view = await analyse(this.index, this.ui.editor.value, this.role, loaded);
+      this.view = await analyse(this.index, this.ui.editor.value, this.role);
       this.role = this.view.role;
       this.problem = null;
       this.root.setAttribute("data-job", "valid");
@@ -158,7 +156,7 @@ class Composer {
       this.root.setAttribute("data-state", "busy");
       try {
         const result = await run(this.ui.editor.value);
-        await this.setText(result.after, true, result.loaded);
+        await this.setText(result.after);
         showMessages(this.ui, result.changes, result.warnings);
       } catch (error) {
         await this.refresh();
@@ -174,8 +172,8 @@ class Composer {
   check(name, on) {
     const before = this.closureNames();
     return this.edit(async (text) => {
-      if (!on) return removeFromText(text, [name], this.editOptions(this.role, text));
-      const result = await addToText(text, [name], this.editOptions(this.role, text));
+      if (!on) return removeFromText(text, [name], this.editOptions(this.role));
+      const result = await addToText(text, [name], this.editOptions(this.role));
       window.prereq.pushRecent(name);
       return result;
     }).then(() => this.summarise(name, before));
@@ -194,7 +192,7 @@ class Composer {
   /* The version picker: select NAME@RANGE (NAME alone: any version that fits) in the task role, as
    * `prereq job add NAME@RANGE` does (the locked version stays while the range allows it). */
   pick(name, range) {
-    return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role, text)));
+    return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
   }
 
   /* Bind (`prereq job add --bind`) or unbind (`prereq job remove --unbind`) the task role's field of the
@@ -202,8 +200,8 @@ class Composer {
   bind(name, on) {
     const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
     return this.edit((text) => (on
-      ? addToText(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role, text), bind: true })
-      : removeFromText(text, [name], { ...this.editOptions(this.role, text), unbind: true })));
+      ? addToText(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
+      : removeFromText(text, [name], { ...this.editOptions(this.role), unbind: true })));
   }
 
   /* Start from a template, selecting the registry items its task roles name, as
@@ -216,7 +214,7 @@ class Composer {
     const lines = [];
     const warnings = [];
     for (const [roleName, names] of namedItems(this.index, text)) {
-      const result = await addToText(text, names, this.editOptions(roleName, text));
+      const result = await addToText(text, names, this.editOptions(roleName));
       text = result.after;
       lines.push(`task role ${roleName}: selected ${names.join(", ")} (named by the template)`);
       lines.push(...result.changes);
@@ -267,13 +265,11 @@ class Composer {
   bindFilters() {
     const ui = this.ui;
     ui.query.addEventListener("input", () => this.showMore(false));
-    for (const input of [ui.type, ui.tag, ui.deprecated]) input.addEventListener("change", () => this.showMore(false));
-    this.root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
-      radio.addEventListener("change", () => this.showMore(false)));
+    const shows = this.root.querySelectorAll('input[name="prereq-composer-show"]');
+    for (const input of [ui.type, ui.tag, ui.deprecated, ...shows]) input.addEventListener("change", () => this.showMore(false));
     ui.more.addEventListener("click", () => this.showMore(true));
     bindSkipLinks(this.root);
-    // An edit's own "recent" is drawn when it is done (the list is drawn once an edit).
-    document.addEventListener("prereq:storage", () => this.root.getAttribute("data-state") !== "busy" && this.renderList());
+    document.addEventListener("prereq:storage", () => this.root.dataset.state !== "busy" && this.renderList()); // an edit redraws
   }
 
   bindStartingPoints() {
@@ -344,8 +340,8 @@ class Composer {
   /* What a host's own controls may use (the plugin's submission, tests, debugging). */
   api() {
     return {
-      add: (text, names, roleName) => addToText(text, names, this.editOptions(roleName, text)),
-      remove: (text, names, roleName) => removeFromText(text, names, this.editOptions(roleName, text)),
+      add: (text, names, roleName) => addToText(text, names, this.editOptions(roleName)),
+      remove: (text, names, roleName) => removeFromText(text, names, this.editOptions(roleName)),
       idle: () => this.busy,
       queue: (task) => this.queue(task),
       text: () => this.ui.editor.value,
@@ -358,6 +354,20 @@ class Composer {
       showMessages: (lines, warnings) => showMessages(this.ui, lines, warnings || []),
     };
   }
+}
+
+/* ?template=NAME and ?add=NAME, done once: taken out of the address so that a reload does not
+ * start again or add again. */
+function takeLinkRequest() {
+  const params = new URLSearchParams(window.location.search);
+  const request = { template: params.get("template"), add: params.get("add") };
+  if (request.template !== null || request.add !== null) {
+    params.delete("template");
+    params.delete("add");
+    const rest = params.toString();
+    window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
+  }
+  return request;
 }
 
 /* Mount a composer into `root` (which holds the composer's markup) for `host`; its api() is

@@ -11,9 +11,8 @@ import { JobDocument, TASK_ROLE_FIELDS } from "../jobs/document.js";
 import { loadFor } from "../jobs/operations.js";
 import { parseRequirement } from "../core/versions.js";
 
-/* `loaded`: the text's load when the edit that wrote it has it (an edit checks its text by loading it). */
-export async function analyse(index, text, role, loaded = null) {
-  const job = new JobDocument(text, "job", loaded);
+export async function analyse(index, text, role) {
+  const job = new JobDocument(text, "job");
   const state = job.state(index.root.range_hint);
   await loadFor(index, job, state);
   const roles = job.roleOrder();

@@ -77,7 +77,7 @@ export class LoadedYaml {
     this.typed = null;
     this.valuePositions = new Map(); // pathId -> [line, column]
     this.keyPositions = new Map();
-    this.root = null; // the composed nodes, which an edit of the text splices against
+    this.root = null;
     this._plain = undefined;
   }
 

@@ -47,6 +47,9 @@ function load(text, source, mergeKeys) {
   }
 }
 
+// The last text read and its load: the view, then the next edit, read an edit's text again.
+let lastRead = { text: null, mergeKeys: false, loaded: null };
+
 /* yamledit._get: the value at ``path``; KeyError, IndexError or TypeError when it is not there. */
 function getPath(data, path) {
   for (const part of path) {
@@ -90,8 +93,7 @@ function detectStyle(root) {
 
 /* A YAML document as text, edited in place.  Paths are arrays of mapping keys and sequence indexes. */
 export class YamlText {
-  /* `loaded`: loadYaml's load of `text` when the caller has it (each text is read once). */
-  constructor(text, { source = "<yaml>", mergeKeys = false, loaded = null } = {}) {
+  constructor(text, { source = "<yaml>", mergeKeys = false } = {}) {
     this.source = source;
     this.mergeKeys = mergeKeys;
     // The final data of a batch of edits (sharedEdits): a value shared through an anchor may change with
@@ -100,10 +102,10 @@ export class YamlText {
     this._spread = null;
     this.newline = text.includes("\r\n") ? "\r\n" : "\n";
     this._bom = text.startsWith("\ufeff") ? "\ufeff" : "";
-    this._setText(text.slice(this._bom.length), loaded);
+    this._setText(text.slice(this._bom.length));
     this.originalLoaded = this._loaded; // positions in the text as it was read, for messages about it
     this._originalText = this._t;
-    this.renderer = detectStyle(this._root);
+    this.renderer = detectStyle(this._loaded.root);
   }
 
   /* The whole current text. */
@@ -121,27 +123,24 @@ export class YamlText {
     return this._loaded;
   }
 
-  /* Take ``text`` (without BOM) as the body; with its load (and nodes). */
+  /* Take ``text`` (without BOM) as the body, with its load and sharingMarks when known. */
   _setText(text, loaded = null, marks = undefined) {
-    this._t = text;
-    this._loaded = loaded || load(text, this.source, this.mergeKeys);
+    const known = lastRead.text === text && lastRead.mergeKeys === this.mergeKeys ? lastRead.loaded : null;
+    [this._t, this._loaded] = [text, loaded || known || load(text, this.source, this.mergeKeys)];
+    lastRead = { text, mergeKeys: this.mergeKeys, loaded: this._loaded };
     this._typed = this._loaded.typed;
-    this._marks = marks; // sharingMarks of the text, when known or asked
+    if (marks !== undefined) this._loaded.marks = marks;
   }
 
   /* The current text's anchors, aliases and merge keys, read once per text. */
   get _textMarks() {
-    if (this._marks === undefined) this._marks = sharingMarks(this._t);
-    return this._marks;
-  }
-
-  get _root() {
-    return this._loaded.root; // the load's own nodes: a text is composed once
+    if (this._loaded.marks === undefined) this._loaded.marks = sharingMarks(this._t);
+    return this._loaded.marks;
   }
 
   /* The splices of the current text, in the file's style. */
   get _splicer() {
-    return new Splicer(this._t, this._root, this.renderer, this.newline);
+    return new Splicer(this._t, this._loaded.root, this.renderer, this.newline);
   }
 
   exists(path) {
@@ -233,11 +232,12 @@ export class YamlText {
     for (const position of ordered) this.delete([...parentPath, position]);
   }
 
-  /* One splice for several edits, taken when its text loads to ``expected`` and keeps what is shared. */
-  _batch(splice, expected) {
+  /* A splice, taken when its text loads to ``expected`` (or _sharedChange) and keeps what is shared. */
+  _batch(splice, expected, parentPath = null) {
     const newText = tryAttempt(splice);
     const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-    const marks = loaded !== null && strictEqual(loaded.typed, expected) ? this._keptMarks(newText) : null;
+    const fits = loaded !== null && (strictEqual(loaded.typed, expected) || (parentPath !== null && this._sharedChange(parentPath)));
+    const marks = fits ? this._keptMarks(newText) : null;
     if (marks !== null) this._setText(newText, loaded, marks);
     return marks !== null;
   }
@@ -288,8 +288,8 @@ export class YamlText {
     return true;
   }
 
-  /* The marks of ``newText`` when the edit kept every anchor, alias and merge key, else null (a rewrite writes
-   * shared values out in full).  What an edit writes is rendered, never a mark: a text without stays so. */
+  /* ``newText``'s marks when the edit kept every anchor, alias and merge key (a rewrite writes shared values
+   * out in full), else null.  An edit writes none. */
   _keptMarks(newText) {
     const marks = this._textMarks;
     if (!marks.length) return marks;
@@ -326,13 +326,7 @@ export class YamlText {
     for (let cut = parentPath.length; cut >= 0; cut--) {
       attempts.push(() => this._splicer.rewrite(parentPath.slice(0, cut), getPath(expected, parentPath.slice(0, cut))));
     }
-    for (const attempt of attempts) {
-      const newText = tryAttempt(attempt);
-      const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-      const marks = loaded !== null && (strictEqual(loaded.typed, expected) || this._sharedChange(parentPath)) ?
-        this._keptMarks(newText) : null;
-      if (marks !== null) return this._setText(newText, loaded, marks);
-    }
+    if (attempts.some((attempt) => this._batch(attempt, expected, parentPath))) return;
     throw new PrereqError(`${this.source}: cannot edit ${this._show(parentPath)} without changing other values`,
       { hint: "simplify the YAML layout there (anchors, complex keys), or edit it by hand" });
   }
