@@ -210,6 +210,20 @@ test("loaded follows the edits, originalLoaded keeps the positions of the text a
   assert.equal(doc.exists(["a", 2]), true);
 });
 
+test("a text an edit wrote is read once: the next reader of it gets the edit's own load", () => {
+  const doc = new YamlText("a: 1\nlist:\n  - x\n");
+  doc.insertMany(["list", 1], ["y", "z"]);
+  doc.set(["b"], { c: [1, 2] });
+  const again = new YamlText(doc.text); // the composer's view of the new text, then its next edit
+  assert.equal(again.loaded, doc.loaded);
+  assert.deepEqual(again.data, { a: 1, list: ["x", "y", "z"], b: { c: [1, 2] } });
+  again.delete(["a"]);
+  assert.equal(again.text, "list:\n  - x\n  - y\n  - z\nb:\n  c:\n    - 1\n    - 2\n");
+  assert.equal(new YamlText(again.text).loaded, again.loaded);
+  assert.notEqual(new YamlText(again.text, { mergeKeys: true }).loaded, again.loaded); // read as another loader would
+  assert.deepEqual(new YamlText(doc.text).data, doc.data); // an older text is read again, to the same data
+});
+
 test("the Renderer writes plain values as block YAML that reads back", () => {
   const value = { callbacks: [{ event: "taskStarts", commands: ["echo 'x'", "multi\nline"] }], empty: [],
     nested: [["a", "b"], { c: null }], n: 1.5, flag: false };

@@ -13,6 +13,7 @@ May import: prereq.core.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,10 +82,10 @@ class WorkingCopy:
 
 
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
-    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once, and so
-    do deletes from one list (``YamlText.insert_many``, ``delete_many``: the same text, read once).  A
-    text that shares values through anchors (aliases, merge keys) takes them as one batch
-    (``_apply_shared``)."""
+    """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once (a new
+    list's too: one set), and so do deletes from one list (``YamlText.insert_many``, ``delete_many``: the
+    same text, read once).  A text that shares values through anchors (aliases, merge keys) takes them as
+    one batch (``_apply_shared``)."""
     if doc.shares:
         _apply_shared(doc, list(edits))
         return
@@ -93,7 +94,9 @@ def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
         if edit is not None and run and _continues(run, edit):
             run.append(edit)
             continue
-        if len(run) > 1 and run[0].op == "insert":
+        if len(run) > 1 and run[0].op == "set":
+            _replay(doc, dataclasses.replace(run[0], value=[*run[0].value, *(e.value for e in run[1:])]))
+        elif len(run) > 1 and run[0].op == "insert":
             doc.insert_many(run[0].path, [e.value for e in run])
         elif len(run) > 1:
             doc.delete_many(run[0].path[:-1], [e.path[-1] for e in run])
@@ -103,9 +106,12 @@ def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
 
 
 def _continues(run: list[Edit], edit: Edit) -> bool:
-    """``edit`` inserts right after the inserts of ``run``, into the same list, or deletes the item of that
-    list just before the one the last of ``run`` deleted (the planner deletes from the end)."""
+    """``edit`` inserts right after the inserts of ``run``, into the same list (or the list ``run`` set), or
+    deletes the item of that list just before the one the last of ``run`` deleted (the planner deletes from
+    the end)."""
     first, last = run[0], run[-1]
+    if first.op == "set" and isinstance(first.value, list) and edit.op == "insert" and edit.path[:-1] == first.path:
+        return bool(edit.path[-1] == len(first.value) + len(run) - 1)  # appends to the list just set
     if edit.op != first.op or edit.op not in ("insert", "delete") or edit.path[:-1] != first.path[:-1]:
         return False
     if not all(isinstance(e.path[-1], int) for e in (first, last, edit)):

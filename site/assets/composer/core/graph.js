@@ -28,14 +28,3 @@ export function postOrder(roots, requiresOf) {
   }
   return order;
 }
-
-/* Each node's requirements, direct and indirect (never the node itself): Map name -> Set. */
-export function transitiveRequirements(requires) {
-  const out = new Map();
-  for (const [name, direct] of requires) {
-    const found = new Set(postOrder(direct, (node) => requires.get(node) || []));
-    found.delete(name);
-    out.set(name, found);
-  }
-  return out;
-}

@@ -12,7 +12,7 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { chooseVersions, pulledBy } from "./resolver.js";
+import { chooseVersions } from "./resolver.js";
 import { verifySignature } from "./sshsig.js";
 import { foldName, isRange, parseRequirement, sortVersions } from "../core/versions.js";
 
@@ -151,9 +151,11 @@ export class Index {
         throw new PrereqError(`${request.name}@${request.range} has an invalid version range`, { hint: this.root.range_hint });
       }
     }
+    const memo = new Map(); // asked again each level
+    const once = (key, make) => memo.get(key) || memo.set(key, make()).get(key);
     const choice = chooseVersions(requests, {
-      versionsOf: (name) => this.versions(name),
-      requiresOf: (name, version) => (this.version(name, version).item.require || []).map(parseRequirement),
+      versionsOf: (name) => once(name, () => this.versions(name)),
+      requiresOf: (name, version) => once(`${name} ${version}`, () => (this.version(name, version).item.require || []).map(parseRequirement)),
       locked,
     });
     const selected = new Set(requests.map((r) => r.name));
@@ -161,7 +163,7 @@ export class Index {
       const document = this.version(name, choice.versions.get(name));
       return {
         name, version: choice.versions.get(name), openpai: document.openpai, digest: document.digest,
-        requiredBy: pulledBy(choice, name), selected: selected.has(name), needs: document.needs || null,
+        requiredBy: choice.pulledBy.get(name), selected: selected.has(name), needs: document.needs || null,
         conflicts: document.item.conflicts || [],
       };
     });

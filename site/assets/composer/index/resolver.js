@@ -133,7 +133,7 @@ function search(requests, versionsOf, requiresOf, locked, conflict) {
   throw new PrereqError(`${conflict.message}, and no other versions fit: ${chains.join("; ")}`, { hint: conflict.hint });
 }
 
-/* {order, versions: Map, requires: Map name -> [requirement]} for `requests` ([{name, range}]).
+/* {order, versions: Map, requires: Map name -> [requirement], pulledBy} for `requests` ([{name, range}]).
  * `versionsOf(name)` lists published versions ascending; `requiresOf(name, version)` that version's requirements. */
 export function chooseVersions(requests, { versionsOf, requiresOf, locked = new Map() }) {
   let chosen;
@@ -147,14 +147,11 @@ export function chooseVersions(requests, { versionsOf, requiresOf, locked = new 
   }
   const required = (name) => (chosen.has(name) ? requiresOf(name, chosen.get(name)) : []);
   const order = postOrder(requests.map((r) => r.name), (name) => required(name).map((r) => r.name));
+  const pulledBy = new Map(order.map((name) => [name, []])); // who requires each
+  for (const name of order) new Set(required(name).map((r) => r.name)).forEach((needed) => pulledBy.get(needed).push(name));
   return {
-    order,
+    order, pulledBy,
     versions: new Map(order.map((name) => [name, chosen.get(name)])),
     requires: new Map(order.map((name) => [name, required(name)])),
   };
-}
-
-/* The items of the choice that require `name`, in order. */
-export function pulledBy(choice, name) {
-  return choice.order.filter((other) => (choice.requires.get(other) || []).some((r) => r.name === name));
 }

@@ -86,9 +86,9 @@ export class WorkingCopy {
   }
 }
 
-/* Replay `edits` on the text (a YamlText); inserts into one list at consecutive positions go in at once,
- * and so do deletes from one list (insertMany, deleteMany: the same text, read once).  A text that shares
- * values through anchors (aliases, merge keys) takes them as one batch (applyShared). */
+/* Replay `edits` on the text (a YamlText); inserts into one list at consecutive positions go in at once
+ * (a new list's too), and so do deletes from one list (insertMany, deleteMany: the same text, read once).
+ * A text that shares values through anchors (aliases, merge keys) takes them as one batch (applyShared). */
 export function applyEdits(doc, edits) {
   if (doc.shares) {
     applyShared(doc, edits);
@@ -100,20 +100,24 @@ export function applyEdits(doc, edits) {
       run.push(edit);
       continue;
     }
-    if (run.length > 1 && run[0].op === "insert") doc.insertMany(run[0].path, run.map((e) => e.value));
+    if (run.length > 1 && run[0].op === "set") replay(doc, { ...run[0], value: [...run[0].value, ...run.slice(1).map((e) => e.value)] });
+    else if (run.length > 1 && run[0].op === "insert") doc.insertMany(run[0].path, run.map((e) => e.value));
     else if (run.length > 1) doc.deleteMany(run[0].path.slice(0, -1), run.map((e) => e.path[e.path.length - 1]));
     else if (run.length) replay(doc, run[0]);
     run = edit === null ? [] : [edit];
   }
 }
 
-/* apply._continues: `edit` inserts right after the inserts of `run`, into the same list, or deletes the
- * item of that list just before the one the last of `run` deleted (the planner deletes from the end). */
+/* apply._continues: `edit` inserts right after the inserts of `run`, into the same list (or the one it set), or
+ * deletes the item of that list just before the one the last of `run` deleted (the planner deletes from the end). */
 function continues(run, edit) {
   const [first, last] = [run[0], run[run.length - 1]];
   const parent = (e) => JSON.stringify(e.path.slice(0, -1));
-  if (edit.op !== first.op || !["insert", "delete"].includes(edit.op) || parent(edit) !== parent(first)) return false;
   const at = (e) => e.path[e.path.length - 1];
+  if (first.op === "set" && Array.isArray(first.value) && edit.op === "insert" && parent(edit) === JSON.stringify(first.path)) {
+    return at(edit) === first.value.length + run.length - 1;
+  }
+  if (edit.op !== first.op || !["insert", "delete"].includes(edit.op) || parent(edit) !== parent(first)) return false;
   if (![first, last, edit].every((e) => typeof at(e) === "number")) return false;
   return edit.op === "insert" ? at(edit) === at(first) + run.length : at(edit) === at(last) - 1;
 }

@@ -10,7 +10,7 @@
 
 import { PrereqError } from "../core/errors.js";
 import { isCmd, orderedForm } from "../openpai/forms.js";
-import { transitiveRequirements } from "../core/graph.js";
+import { postOrder } from "../core/graph.js";
 import { TASK_ROLE_FIELDS, roleNames, topEntries, topNames } from "./document.js";
 import { byCodePoint } from "../core/order.js";
 import { STATE_KEY, STATE_PATH } from "./records.js";
@@ -27,11 +27,10 @@ const AFTER_PREREQUISITES = ["parameters", "secrets", "jobRetryCount", "taskRole
 
 /* Where `name` goes: before the first entry that needs it, after its own requirements. */
 export function insertPosition(names, name, needs) {
-  const dependents = names.flatMap((other, i) => (other && (needs.get(other) || new Set()).has(name) ? [i] : []));
-  const requirements = names.flatMap((other, i) => (other && (needs.get(name) || new Set()).has(other) ? [i] : []));
-  let position = dependents.length ? Math.min(...dependents) : names.length;
-  if (requirements.length && position <= Math.max(...requirements)) position = Math.max(...requirements) + 1;
-  return position;
+  const first = names.findIndex((other) => other && needs.get(other)?.has(name));
+  const last = names.findLastIndex((other) => other && needs.get(name)?.has(other)); // its last requirement
+  const position = first < 0 ? names.length : first;
+  return last >= position ? last + 1 : position;
 }
 
 function closureOf(index, selections, locked) {
@@ -84,7 +83,9 @@ function wantedClosures(job, old, next, index) {
   for (const [role, names] of next.selected) {
     if (names.length) roles.set(role, index.closure(names, { locked: pinned }).map((r) => r.name));
   }
-  return { versions, needs: transitiveRequirements(deps), roles, oldRoles, references: refs };
+  // graph.transitive_requirements: what each item requires, directly or not
+  const needs = new Map([...deps].map(([name, direct]) => [name, new Set(postOrder(direct, (n) => deps.get(n) || []).filter((n) => n !== name))]));
+  return { versions, needs, roles, oldRoles, references: refs };
 }
 
 function refuseConflicts(job, old, wanted) {

@@ -90,8 +90,8 @@ class Composer {
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
 
-  /* Replace the editor's text (an undoable step unless `remember` is false) and refresh everything. */
-  setText(text, remember) {
+  /* Replace the editor's text (an undoable step unless `remember` is false), painted before the rest is redrawn. */
+  async setText(text, remember) {
     const ui = this.ui;
     if (remember !== false && text !== ui.editor.value) {
       this.history.push({ text: ui.editor.value, role: this.role });
@@ -100,6 +100,7 @@ class Composer {
     ui.editor.value = text;
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
+    await new Promise((resolve) => window.requestAnimationFrame(() => window.setTimeout(resolve)));
     return this.refresh({ reveal: true });
   }
 
@@ -171,7 +172,7 @@ class Composer {
   check(name, on) {
     const before = this.closureNames();
     return this.edit(async (text) => {
-      if (!on) return removeFromText(text, [name], { index: this.index, taskRole: this.role, source: "job" });
+      if (!on) return removeFromText(text, [name], this.editOptions(this.role));
       const result = await addToText(text, [name], this.editOptions(this.role));
       window.prereq.pushRecent(name);
       return result;
@@ -200,7 +201,7 @@ class Composer {
     const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
     return this.edit((text) => (on
       ? addToText(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
-      : removeFromText(text, [name], { index: this.index, taskRole: this.role, unbind: true, source: "job" })));
+      : removeFromText(text, [name], { ...this.editOptions(this.role), unbind: true })));
   }
 
   /* Start from a template, selecting the registry items its task roles name, as
@@ -264,12 +265,11 @@ class Composer {
   bindFilters() {
     const ui = this.ui;
     ui.query.addEventListener("input", () => this.showMore(false));
-    for (const input of [ui.type, ui.tag, ui.deprecated]) input.addEventListener("change", () => this.showMore(false));
-    this.root.querySelectorAll('input[name="prereq-composer-show"]').forEach((radio) =>
-      radio.addEventListener("change", () => this.showMore(false)));
+    const shows = this.root.querySelectorAll('input[name="prereq-composer-show"]');
+    for (const input of [ui.type, ui.tag, ui.deprecated, ...shows]) input.addEventListener("change", () => this.showMore(false));
     ui.more.addEventListener("click", () => this.showMore(true));
     bindSkipLinks(this.root);
-    document.addEventListener("prereq:storage", () => this.renderList());
+    document.addEventListener("prereq:storage", () => this.root.dataset.state !== "busy" && this.renderList()); // an edit redraws
   }
 
   bindStartingPoints() {
@@ -341,7 +341,7 @@ class Composer {
   api() {
     return {
       add: (text, names, roleName) => addToText(text, names, this.editOptions(roleName)),
-      remove: (text, names, roleName) => removeFromText(text, names, { index: this.index, taskRole: roleName, source: "job" }),
+      remove: (text, names, roleName) => removeFromText(text, names, this.editOptions(roleName)),
       idle: () => this.busy,
       queue: (task) => this.queue(task),
       text: () => this.ui.editor.value,

@@ -77,6 +77,7 @@ export class LoadedYaml {
     this.typed = null;
     this.valuePositions = new Map(); // pathId -> [line, column]
     this.keyPositions = new Map();
+    this.root = null;
     this._plain = undefined;
   }
 
@@ -231,6 +232,7 @@ export function loadYaml(raw, { mergeKeys = false } = {}) {
   const root = compose(text);
   const loaded = new LoadedYaml();
   if (root === null) return loaded;
+  loaded.root = root;
   const issues = [];
   try {
     loaded.typed = build(root, [], loaded, issues, mergeKeys);

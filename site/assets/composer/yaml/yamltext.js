@@ -23,7 +23,7 @@ import { PrereqError } from "../core/errors.js";
 import {
   PyDict, deepCopy, fromPlain, isPyInt, listIndex, pyEq, pyError, pyStr, strictEqual, toPlain, typeName,
 } from "./pyvalues.js";
-import { YamlLoadError, compose, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
+import { YamlLoadError, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
 import { Renderer } from "./yamlrender.js";
 import { differences, sharingMarks } from "./yamlshare.js";
 import { NotHere, Splicer } from "./yamlsplice.js";
@@ -46,6 +46,9 @@ function load(text, source, mergeKeys) {
     throw error;
   }
 }
+
+// The last text read and its load: the view, then the next edit, read an edit's text again.
+let lastRead = { text: null, mergeKeys: false, loaded: null };
 
 /* yamledit._get: the value at ``path``; KeyError, IndexError or TypeError when it is not there. */
 function getPath(data, path) {
@@ -102,7 +105,7 @@ export class YamlText {
     this._setText(text.slice(this._bom.length));
     this.originalLoaded = this._loaded; // positions in the text as it was read, for messages about it
     this._originalText = this._t;
-    this.renderer = detectStyle(this._root);
+    this.renderer = detectStyle(this._loaded.root);
   }
 
   /* The whole current text. */
@@ -120,29 +123,24 @@ export class YamlText {
     return this._loaded;
   }
 
-  /* Take ``text`` (without BOM) as the body; its nodes are composed only when a splice needs them. */
-  _setText(text, loaded = null) {
-    this._t = text;
-    this._loaded = loaded || load(text, this.source, this.mergeKeys);
+  /* Take ``text`` (without BOM) as the body, with its load and sharingMarks when known. */
+  _setText(text, loaded = null, marks = undefined) {
+    const known = lastRead.text === text && lastRead.mergeKeys === this.mergeKeys ? lastRead.loaded : null;
+    [this._t, this._loaded] = [text, loaded || known || load(text, this.source, this.mergeKeys)];
+    lastRead = { text, mergeKeys: this.mergeKeys, loaded: this._loaded };
     this._typed = this._loaded.typed;
-    this._rootNode = undefined;
-    this._marks = undefined; // sharingMarks of the text, when asked
+    if (marks !== undefined) this._loaded.marks = marks;
   }
 
   /* The current text's anchors, aliases and merge keys, read once per text. */
   get _textMarks() {
-    if (this._marks === undefined) this._marks = sharingMarks(this._t);
-    return this._marks;
-  }
-
-  get _root() {
-    if (this._rootNode === undefined) this._rootNode = compose(this._t);
-    return this._rootNode;
+    if (this._loaded.marks === undefined) this._loaded.marks = sharingMarks(this._t);
+    return this._loaded.marks;
   }
 
   /* The splices of the current text, in the file's style. */
   get _splicer() {
-    return new Splicer(this._t, this._root, this.renderer, this.newline);
+    return new Splicer(this._t, this._loaded.root, this.renderer, this.newline);
   }
 
   exists(path) {
@@ -234,13 +232,14 @@ export class YamlText {
     for (const position of ordered) this.delete([...parentPath, position]);
   }
 
-  /* One splice for several edits, taken when its text loads to ``expected`` and keeps what is shared. */
-  _batch(splice, expected) {
+  /* A splice, taken when its text loads to ``expected`` (or _sharedChange) and keeps what is shared. */
+  _batch(splice, expected, parentPath = null) {
     const newText = tryAttempt(splice);
     const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-    if (loaded === null || !strictEqual(loaded.typed, expected) || !this._keepsSharing(newText)) return false;
-    this._setText(newText, loaded);
-    return true;
+    const fits = loaded !== null && (strictEqual(loaded.typed, expected) || (parentPath !== null && this._sharedChange(parentPath)));
+    const marks = fits ? this._keptMarks(newText) : null;
+    if (marks !== null) this._setText(newText, loaded, marks);
+    return marks !== null;
   }
 
   /* Remove a mapping key or a sequence item, with its lines. */
@@ -289,12 +288,13 @@ export class YamlText {
     return true;
   }
 
-  /* The edit kept every anchor, alias and merge key (a rewrite writes shared values out in full). */
-  _keepsSharing(newText) {
+  /* ``newText``'s marks when the edit kept every anchor, alias and merge key (a rewrite writes shared values
+   * out in full), else null.  An edit writes none. */
+  _keptMarks(newText) {
     const marks = this._textMarks;
-    if (!marks.length) return true;
-    const count = (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n");
-    return count(sharingMarks(newText)) === count(marks);
+    if (!marks.length) return marks;
+    const [found, count] = [sharingMarks(newText), (list) => list.map(([kind, name]) => `${kind}${name}`).sort().join("\n")];
+    return count(found) === count(marks) ? found : null;
   }
 
   _sharingRefusal(path) {
@@ -326,15 +326,7 @@ export class YamlText {
     for (let cut = parentPath.length; cut >= 0; cut--) {
       attempts.push(() => this._splicer.rewrite(parentPath.slice(0, cut), getPath(expected, parentPath.slice(0, cut))));
     }
-    for (const attempt of attempts) {
-      const newText = tryAttempt(attempt);
-      const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
-      if (loaded !== null && (strictEqual(loaded.typed, expected) || this._sharedChange(parentPath)) &&
-        this._keepsSharing(newText)) {
-        this._setText(newText, loaded);
-        return;
-      }
-    }
+    if (attempts.some((attempt) => this._batch(attempt, expected, parentPath))) return;
     throw new PrereqError(`${this.source}: cannot edit ${this._show(parentPath)} without changing other values`,
       { hint: "simplify the YAML layout there (anchors, complex keys), or edit it by hand" });
   }
