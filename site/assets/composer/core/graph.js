@@ -1,7 +1,5 @@
 /* The one depth-first walk (tools/prereq/core/graph.py): requirements before what needs them.
  *
- * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
- * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
  * May import: vendor/.
  */
 

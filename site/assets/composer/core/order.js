@@ -2,8 +2,6 @@
  * form keys, names in messages): by code point, where JS's default sort compares UTF-16 code units
  * (so "\u{1F600}" sorts after "\uFF01" in Python, before it in JS).
  *
- * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
- * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
  * May import: vendor/.
  */
 

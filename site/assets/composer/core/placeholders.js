@@ -1,7 +1,5 @@
 /* Placeholders in strings, `<% namespace.path %>` (tools/prereq/core/placeholders.py).
  *
- * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
- * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
  * May import: vendor/.
  */
 

@@ -1,7 +1,5 @@
 /* Semantic versions and npm ranges (tools/prereq/core/versions.py), with the vendored node-semver.
  *
- * Folder core/: what every part of the engine shares, as prereq.core does: the one error type,
- * versions and ranges, the dependency walk, `<% %>` placeholders, Python's order of strings.
  * May import: vendor/.
  */
 

@@ -7,7 +7,6 @@
  * the browser, the file system in tests), so nothing here knows where the index lives.  The job
  * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach.
  *
- * Folder index/: reading a published index and choosing versions, as prereq.index.
  * May import: core/.
  */
 

@@ -4,7 +4,6 @@
  * there (the requests first, as given, then the others by name; each version newest first, the lock
  * first); only when nothing fits is the plain choice's conflict reported, with its chains of ranges.
  *
- * Folder index/: reading a published index and choosing versions, as prereq.index.
  * May import: core/.
  */
 

@@ -4,7 +4,6 @@
  * WebCrypto does the cryptography (Ed25519 and SHA-512: Chrome 137+, Firefox 129+, Node 20); other key
  * types, certificates and validity dates are refused rather than half-checked.
  *
- * Folder index/: reading a published index and choosing versions, as prereq.index.
  * May import: core/.
  */
 

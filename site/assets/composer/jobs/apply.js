@@ -4,8 +4,6 @@
  * A new key goes after the last `after` key present, else before the first `before` key, else last;
  * a missing parent mapping is created (YamlText.set's rules).
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -1,8 +1,6 @@
 /* Conflicts (tools/prereq/jobs/conflicts.py, whose docstring says what a task role runs and when an
  * edit is refused): items that must not run in the same task role as others, as their `conflicts` say.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

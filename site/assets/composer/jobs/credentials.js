@@ -9,8 +9,6 @@
  * forge's address.  tests/cases/share/ holds both engines equal, a case for each kind.
  * A finding names the kind of credential, never its value.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare; and share, a job's own prerequisite as a registry item (prereq share).
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -4,8 +4,6 @@
  *
  * The accessors at the top read plain job data, so the planner uses them on its working copy too.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

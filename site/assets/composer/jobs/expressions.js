@@ -2,8 +2,6 @@
  * in a command each value is quoted for bash where it stands; where it cannot be, it is filled in as
  * written and a warning says so.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare, expressions.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -2,8 +2,6 @@
  * docstring says what they are): the load line at the top of a task role's commands, and the callback
  * lines, the long one on the first callback each task role runs.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -1,8 +1,6 @@
 /* What a job must still supply for the items it runs (tools/prereq/jobs/needs.py): what `add` tells
  * the user, what `resolve` refuses.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -3,8 +3,6 @@
  * and applies them to the text.  `index` is a loaded reader.Index; `indexSource` is what a job
  * records as its index when it records none (the CLI records its --index, the composer its site).
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

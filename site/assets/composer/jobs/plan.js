@@ -3,8 +3,6 @@
  * exactly the new selections, with the changes and warnings to report.  Pure: nothing here touches
  * the text.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -2,8 +2,6 @@
  * role mentions filled in from the index, `<% expression.KEY %>` rendered from the user's values, the
  * lock checked, and the result checked as OpenPAI's rest-server checks it.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -1,7 +1,5 @@
 /* What job editing reads and returns (tools/prereq/jobs/records.py).
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare.
  * May import: core/, yaml/, openpai/, index/.
  */
 

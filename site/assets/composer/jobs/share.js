@@ -7,8 +7,6 @@
  * from the index root's item_format (registry/itemformat.py publishes it), so both engines read one
  * table.  The item's text is written by yaml/yamlrender.js, as Python writes it with its Renderer.
  *
- * Folder jobs/: job editing as a plan plus its application, as prereq.jobs: state, document, plan,
- * apply, operations, prepare; and share, a job's own prerequisite as a registry item (prereq share).
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -6,8 +6,6 @@
  * error's line by itself, a text being typed is not.  The band follows the textarea's scrolling and
  * size; the textarea has `wrap="off"`, so line N is its Nth line box.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

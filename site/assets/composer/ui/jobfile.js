@@ -3,8 +3,6 @@
  * (localStorage["prereq.composer.draft"]: the editor's text and task role, see prereq.js for the
  * storage contract) and the download (as YAML or JSON).
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

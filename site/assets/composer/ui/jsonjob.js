@@ -12,8 +12,6 @@
  * ensure_ascii=False)` writes it: 1.0 stays 1.0, big integers keep their digits), for tools that take
  * JSON; a value JSON cannot hold (.inf, .nan) is refused with its path.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

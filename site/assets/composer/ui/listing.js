@@ -4,8 +4,6 @@
  * is bound to it.  `ctx` is the composer's state: {ui, root, index, records, view, role, limit,
  * siteUrl(path), check(name, on), pick(name, range), bind(name, on)}.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

@@ -10,8 +10,6 @@
  *
  * `ctx` is what the composer gives: {ui, problem() (the job's error, or null), jobName(), fail(error)}.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

@@ -32,8 +32,6 @@
  * Untrusted text (names, titles, summaries, the job itself) only goes in through textContent and form
  * values, never as HTML.  Nothing is fetched but the index.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

@@ -4,8 +4,6 @@
  * drawn from the index.  `ui` is the page's elements by role (page.js).  Text goes in through
  * textContent and option values only.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

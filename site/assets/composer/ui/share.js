@@ -11,8 +11,6 @@
  * for an address is copied instead, and the page opened empty, saying so.
  * The owner is remembered in localStorage["prereq.owner"].  Untrusted text only goes in as text.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

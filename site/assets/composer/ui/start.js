@@ -7,8 +7,6 @@
  * throws, all end in "The composer could not start: REASON" in the page's alert box, with the page's
  * data-state "failed".  It imports nothing statically, so nothing can keep it from running.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 (function () {

@@ -2,8 +2,6 @@
  * what the job's own text names, what other task roles select, and the choices of the version
  * picker of an item the task role selects.
  *
- * Folder ui/: the composer (composer.md, and the webportal plugin's mount) over the engine: the only
- * modules that touch the page, and window.prereq (prereq.js, finding.js).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 

@@ -10,8 +10,6 @@
  * (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is the number 1 in `data`
  * and PyFloat(1) in `typed`.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -8,8 +8,6 @@
  * next way and checks every text it is given.  Indexes are UTF-16 indexes into the text; columns
  * count code points, as libyaml and Python do.
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 

@@ -14,8 +14,6 @@
  * Values and paths are plain JSON-like data; internally they are kept in Python's types
  * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0).
  *
- * Folder yaml/: prereq.core's YAML loading with positions and in-place editing, and the Python values
- * they work in.
  * May import: core/, vendor/.
  */
 
