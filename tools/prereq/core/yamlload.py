@@ -114,6 +114,11 @@ class YamlLoadError(Exception):
         return [explain(issue, raw) for issue in self.issues]
 
 
+def plain_value(text: str) -> Any:
+    """What the YAML 1.2 core schema reads the plain scalar ``text`` as."""
+    return _scalar(yaml.ScalarNode(_PLAIN_TAG, text))
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
     value = node.value
     if node.style not in (None, "") or node.tag != _PLAIN_TAG:

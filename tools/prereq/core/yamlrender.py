@@ -11,12 +11,11 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 import yaml
 
-from prereq.core.yamlload import YamlLoadError, load_yaml
+from prereq.core.yamlload import plain_value
 
 _WIDTH = 1 << 30  # never fold long lines
 
@@ -55,8 +54,6 @@ class Renderer:
     # -- scalars ---------------------------------------------------------
     def scalar(self, value: Any) -> str:
         """A one-line scalar, or '' when ``value`` needs a block (multi-line string)."""
-        if isinstance(value, str):
-            return _string_text(value)  # the same for every renderer, and written again and again
         return _scalar(value)
 
     @staticmethod
@@ -129,15 +126,13 @@ class Renderer:
 
     def _flow_scalar(self, value: Any) -> str:
         if isinstance(value, str):
-            if _plain_ok(value, flow=True) and _reads_back("[" + value + "]", [value]):
-                return value
-            return quoted(value)
+            return value if _plain_ok(value, flow=True) else quoted(value)
         scalar = self.scalar(value)
         return scalar or quoted(str(value))
 
 
 def _scalar(value: Any) -> str:
-    """``Renderer.scalar``: PyYAML's own text when it reads back as the value, else JSON's."""
+    """``Renderer.scalar``: numbers as PyYAML writes them, a string plain when ``_plain_ok``, else quoted."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -153,9 +148,7 @@ def _scalar(value: Any) -> str:
         raise TypeError(f"cannot write a {type(value).__name__} as YAML")
     if "\n" in value and Renderer._literal_ok(value):
         return ""
-    if _plain_ok(value, flow=False) and _reads_back(value, value):
-        return value
-    return quoted(value)
+    return value if _plain_ok(value, flow=False) else quoted(value)
 
 
 # Characters a YAML stream may not carry raw (PyYAML's reader refuses them) or reads as line breaks.
@@ -175,33 +168,23 @@ _RESOLVER = yaml.resolver.Resolver()
 def _plain_ok(value: str, *, flow: bool) -> bool:
     """Whether a string may be written plain: a rule the composer states alike (yamlstyle.js).
 
-    Not an indicator or a document marker first, no space at either end, no ``: `` or `` #``, no flow indicator inside a
-    flow collection, only characters YAML streams carry as they are, and read as a string by YAML 1.1
-    (the runtime's PyYAML); the caller also loads it back strictly.  Anything else is JSON.
+    Not an indicator or a document marker first, no space at either end, no ``: `` or `` #``, no flow
+    indicator (nor ``?``, which ends a plain scalar there for PyYAML) inside a flow collection, only
+    characters YAML streams carry as they are, and read as a string by YAML 1.1 (the runtime's PyYAML
+    and the rest-server's js-yaml) and 1.2 (prereq's loader).  Anything else is JSON, which needs no check.
     """
     if not value or value[0] in _INDICATORS or value[0] == " " or value[-1] in " :" or value.startswith(("---", "...")):
         return False
-    if ": " in value or " #" in value or (flow and any(ch in ",[]{}" for ch in value)):
+    if ": " in value or " #" in value or (flow and any(ch in ",?[]{}" for ch in value)):
         return False
     if not all(" " <= ch <= "~" or _stream_char(ch) for ch in value):
         return False
-    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG and isinstance(plain_value(value), str)
 
 
 def _stream_char(ch: str) -> bool:
-    """A non-ASCII character YAML writes as itself (PyYAML's test, without line breaks and the BOM)."""
+    """A non-ASCII character YAML reads as itself: no control, line or paragraph separator, BOM."""
     code = ord(ch)
-    return (0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and code != 0xFEFF
-
-
-@lru_cache(maxsize=8192)  # strings only: 0.0 and -0.0 are equal keys, and written differently
-def _string_text(value: str) -> str:
-    return _scalar(value)
-
-
-def _reads_back(text: str, value: Any) -> bool:
-    """True when ``text`` after ``k: `` loads (strictly, YAML 1.2 core) as ``value``."""
-    try:
-        return load_yaml("k: " + text + "\n").data == {"k": value}
-    except YamlLoadError:
+    if code in (0x2028, 0x2029, 0xFEFF):
         return False
+    return 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000

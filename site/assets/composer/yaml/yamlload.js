@@ -54,6 +54,11 @@ function scalarValue(node) {
   return value;
 }
 
+/* What the YAML 1.2 core schema reads the plain scalar `text` as. */
+export function plainValue(text) {
+  return scalarValue({ value: text, style: "", tag: PLAIN_TAG });
+}
+
 function pathId(path) {
   return JSON.stringify(path.map(keyId));
 }

@@ -1,13 +1,12 @@
 /* New YAML values as text, as prereq.core.yamlrender writes them: block style in the file's own
- * indentation, flow collections on one line, scalars by yamlstyle.js's rule (loaded back to check),
+ * indentation, flow collections on one line, scalars by yamlstyle.js's rule,
  * literal blocks for multi-line strings of visible characters.  yamlsplice.js splices the lines.
  *
  * May import: core/, vendor/.
  */
 
-import { PyDict, pyEq, pyError, pyStr, typeName } from "./pyvalues.js";
+import { PyDict, pyError, pyStr, typeName } from "./pyvalues.js";
 import { isVisible } from "./visiblechars.js";
-import { loadYamlOrNull } from "./yamlload.js";
 import { dumpNumber, plainOk, quoted } from "./yamlstyle.js";
 
 /* A mapping: a PyDict or a plain object. */
@@ -23,22 +22,6 @@ function dictEntries(value) {
 
 function isEmptyCollection(value) {
   return Array.isArray(value) ? value.length === 0 : isDict(value) && dictEntries(value).length === 0;
-}
-
-/* True when ``text`` after ``k: `` loads (strictly, YAML 1.2 core) as ``value``. */
-function readsBack(text, value) {
-  const loaded = loadYamlOrNull("k: " + text + "\n");
-  return loaded !== null && pyEq(loaded.typed, new PyDict([["k", value]]));
-}
-
-// A string's text, as yamlrender._string_text caches it: the same for every renderer, written again and
-// again (each entry of a closure repeats its keys and lines), and each found by loading it back.
-const STRING_TEXT = new Map();
-const STRING_TEXT_SIZE = 8192;
-
-/* A one-line string's text: plain when plainOk and it reads back as the string, else double-quoted. */
-function stringText(value) {
-  return plainOk(value) && readsBack(value, value) ? value : quoted(value);
 }
 
 /* Block-style YAML for new values, in the file's own indentation (plain or Python-typed values). */
@@ -57,13 +40,7 @@ export class Renderer {
     if (isEmptyCollection(value)) return type === "dict" ? "{}" : "[]";
     if (typeof value !== "string") throw pyError("TypeError", `cannot write a ${type} as YAML`);
     if (value.includes("\n") && Renderer.literalOk(value)) return "";
-    let text = STRING_TEXT.get(value);
-    if (text === undefined) {
-      text = stringText(value);
-      if (STRING_TEXT.size >= STRING_TEXT_SIZE) STRING_TEXT.clear();
-      STRING_TEXT.set(value, text);
-    }
-    return text;
+    return plainOk(value) ? value : quoted(value);
   }
 
   static literalOk(value) {
@@ -131,7 +108,7 @@ export class Renderer {
   }
 
   flowScalar(value) {
-    if (typeof value === "string") return plainOk(value, { flow: true }) && readsBack("[" + value + "]", [value]) ? value : quoted(value);
+    if (typeof value === "string") return plainOk(value, { flow: true }) ? value : quoted(value);
     return this.scalar(value) || quoted(String(value));
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import { floatRepr, hex, typeName } from "./pyvalues.js";
+import { plainValue } from "./yamlload.js";
 
 /* The tags PyYAML's YAML 1.1 resolver gives plain scalars: a string matching one is quoted on output. */
 const RESOLVERS_11 = [
@@ -21,20 +22,22 @@ const RESOLVERS_11 = [
 
 const INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
-/* A non-ASCII character YAML writes as itself (PyYAML's test, without line breaks and the BOM). */
+/* A non-ASCII character YAML reads as itself: no control, line or paragraph separator, BOM. */
 function streamChar(ch) {
   const code = ch.codePointAt(0);
-  return ((code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000) && code !== 0xfeff;
+  return ((code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000) && ![0x2028, 0x2029, 0xfeff].includes(code);
 }
 
-/* Whether a string may be written plain: no indicator or document marker first, no space at either
- * end, no ": " or " #", no flow indicator in a flow collection, only characters a stream carries raw,
- * and read as a string by YAML 1.1 (the runtime's PyYAML).  The caller also loads it back. */
+/* Whether a string may be written plain (prereq.core.yamlrender._plain_ok): no indicator or document
+ * marker first, no space at either end, no ": " or " #", no flow indicator (nor "?", which ends a
+ * plain scalar there for PyYAML) in a flow collection, only characters a stream carries raw, and read
+ * as a string by YAML 1.1 (the runtime, the rest-server) and 1.2 (prereq's loader). */
 export function plainOk(text, { flow = false } = {}) {
   if (!text || INDICATORS.includes(text[0]) || text[0] === " " || " :".includes(text[text.length - 1])) return false;
   if (text.startsWith("---") || text.startsWith("...") || text.includes(": ") || text.includes(" #")) return false;
-  if (flow && /[,[\]{}]/.test(text)) return false;
-  return Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch)) && !RESOLVERS_11.some((regex) => regex.test(text));
+  if (flow && /[,?[\]{}]/.test(text)) return false;
+  if (!Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch))) return false;
+  return !RESOLVERS_11.some((regex) => regex.test(text)) && typeof plainValue(text) === "string";
 }
 
 // What a YAML stream may not carry raw (PyYAML's reader refuses it) or reads as a line break.

@@ -1,8 +1,10 @@
-"""The characters a literal block may hold: one stated rule in both engines (issue 31).
+"""How new values are written: rules both engines state alike (issue 31).
 
 The composer cannot ask its browser for Python's str.isprintable() (the browser's Unicode is newer),
-so both engines decide by the ranges in prereq.core.yamlrender; the JS copy must be the same table,
-and every character it vouches for must really be printable (the runtime's verdict relies on it).
+so both engines decide literal blocks by the ranges in prereq.core.yamlrender; the JS copy must be the
+same table, and every character it vouches for must really be printable (the runtime's verdict relies
+on it).  A string is written plain by a rule, without loading it back: whatever it lets through must
+read back as itself in every consumer, which the properties below try hard to break.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from prereq.core.yamlload import load_yaml
 from prereq.core.yamlrender import VISIBLE_RANGES, Renderer, is_visible
 
 JS_TABLE = Path(__file__).parents[1] / "site" / "assets" / "composer" / "yaml" / "visiblechars.js"
@@ -50,3 +56,48 @@ def test_every_vouched_character_is_printable() -> None:
 def test_a_literal_block_holds_only_vouched_characters(value: str, literal: bool) -> None:
     assert all(is_visible(ch) for ch in value if ch != "\n") is literal
     assert (Renderer().scalar(value) == "") is literal
+
+
+# Strings made of what trips YAML up: indicators, spaces, digits and signs, words of YAML 1.1 and 1.2,
+# line breaks of every kind, controls, the BOM, a non-ASCII letter, an emoji.
+_PIECES = st.sampled_from(
+    [
+        *"-?:,[]{}#&*!|>'\"%@`~=<. \t\n\r0123456789eExob_+",
+        "yes",
+        "No",
+        "on",
+        "null",
+        "true",
+        ".inf",
+        ".NaN",
+        "0o",
+        "0x",
+        "---",
+        "...",
+        "<<",
+        "2024-01-31",
+        "1:30",
+        "\x85",
+        "\u2028",
+        "\ufeff",
+        "\x7f",
+        "\x00",
+        "é",
+        "😀",
+        "a",
+    ]
+)
+_STRINGS = st.lists(_PIECES, max_size=8).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_STRINGS)
+def test_a_new_string_reads_back_as_itself_for_the_runtime_and_prereq(value: str) -> None:
+    renderer = Renderer()
+    scalar = renderer.scalar(value)
+    texts = [("k: " + renderer.flow([value]), [value])]
+    if scalar:  # "" asks for a literal block, tested above
+        texts.append(("k: " + scalar, value))
+    for text, expected in texts:
+        assert yaml.safe_load(text) == {"k": expected}, text
+        assert load_yaml(text + "\n").data == {"k": expected}, text
