@@ -1,8 +1,5 @@
-/* Applying a plan (tools/prereq/jobs/apply.py): the same edits on the planner's working copy of the
- * data and on the job's text.  The planner decides on plain data, so that what it reads after an edit
- * is what the text will hold; each edit is recorded and `applyEdits` replays them on the YamlText.
- * A new key goes after the last `after` key present, else before the first `before` key, else last;
- * a missing parent mapping is created (YamlText.set's rules).
+/* Applying a plan (tools/prereq/jobs/apply.py): edits recorded on a working copy of the data, then
+ * replayed on the job's YamlText, so that what the planner reads after an edit is what the text holds.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -84,9 +81,7 @@ export class WorkingCopy {
   }
 }
 
-/* Replay `edits` on the text (a YamlText); inserts into one list at consecutive positions go in at once
- * (a new list's too), and so do deletes from one list (insertMany, deleteMany: the same text, read once).
- * A text that shares values through anchors (aliases, merge keys) takes them as one batch (applyShared). */
+/* A run of inserts into (or deletes from) one list goes in at once: the text is read once, not per edit. */
 export function applyEdits(doc, edits) {
   if (doc.shares) {
     applyShared(doc, edits);
@@ -106,8 +101,7 @@ export function applyEdits(doc, edits) {
   }
 }
 
-/* apply._continues: `edit` inserts right after the inserts of `run`, into the same list (or the one it set), or
- * deletes the item of that list just before the one the last of `run` deleted (the planner deletes from the end). */
+/* apply._continues (the planner deletes from a list's end, so a run of deletes goes backwards). */
 function continues(run, edit) {
   const [first, last] = [run[0], run[run.length - 1]];
   const parent = (e) => JSON.stringify(e.path.slice(0, -1));
@@ -126,9 +120,8 @@ function replay(target, edit) {
   else target.delete(edit.path);
 }
 
-/* apply._apply_shared: the edits one by one, toward the data they all give: an edit of a value an anchor
- * shares changes it wherever it is used (the batch's own edit of such a place then finds it done and is
- * left out); the text must give the planned data in the end, else the change is refused, naming the anchor. */
+/* apply._apply_shared: an edit of an anchored value changes it wherever it is used, so a later edit
+ * may find its work done and is left out; the text must end as planned, else sharedEdits refuses. */
 function applyShared(doc, edits) {
   const wanted = new WorkingCopy(doc.data);
   for (const edit of edits) replay(wanted, edit);
@@ -136,12 +129,12 @@ function applyShared(doc, edits) {
   doc.sharedEdits(wanted.data, () => {
     for (const edit of edits) {
       replay(step, edit);
-      if (!done(doc, step, edit)) replay(doc, edit); // else done already, where an anchor shares it
+      if (!done(doc, step, edit)) replay(doc, edit);
     }
   });
 }
 
-/* apply._done: the text holds what `edit` gives already: a list as the batch has it then, a key gone or set. */
+/* apply._done */
 function done(doc, step, edit) {
   const parent = edit.path.slice(0, -1);
   if (edit.op === "delete" && !doc.exists(edit.path)) return true;
@@ -149,7 +142,7 @@ function done(doc, step, edit) {
   return edit.op !== "delete" && doc.exists(edit.path) && sameData(doc.get(edit.path), edit.value);
 }
 
-/* Equal plain data, mapping key order aside (Python's == on dicts). */
+/* Python's == on plain data: mapping key order aside. */
 function sameData(a, b) {
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));

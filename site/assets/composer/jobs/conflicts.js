@@ -1,5 +1,4 @@
-/* Conflicts (tools/prereq/jobs/conflicts.py, whose docstring says what a task role runs and when an
- * edit is refused): items that must not run in the same task role as others, as their `conflicts` say.
+/* Items that must not share a task role with others, as their `conflicts` say (tools/prereq/jobs/conflicts.py).
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -11,12 +10,11 @@ const EXTRAS_PLUGINS = "com.microsoft.pai.runtimeplugin"; // the key of extras t
 
 const isMapping = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
-/* Something a task role runs: an index item (with its conflicts), the user's own entry, an extras plugin. */
+/* Something a task role runs: an index item, the user's own entry or an extras plugin. */
 export function runner(label, name, plugin, { conflicts = [], path = null } = {}) {
   return { label, name, plugin: typeof plugin === "string" ? plugin : null, conflicts, path };
 }
 
-/* What of `other` the runner `one` declares a conflict with (its name or its plugin), or null. */
 function clashes(one, other) {
   return one.conflicts.find((c) => c === other.name || c === other.plugin) ?? null;
 }
@@ -32,7 +30,7 @@ function extrasPlugins(data, role) {
   });
 }
 
-/* The user's own prerequisites that task role `role` lists (not index items, `managed`), with their plugins. */
+/* The user's own entries task role `role` lists (`managed`: the index's items). */
 export function ownRunners(job, role, managed) {
   const plugins = new Map();
   for (const item of job.data.prerequisites || []) {
@@ -42,7 +40,7 @@ export function ownRunners(job, role, managed) {
     [runner(`the job's own ${name}`, name, plugins.get(name), { path: ["taskRoles", role, "prerequisites", position] })]));
 }
 
-/* Refuse the first conflict in task role `role` that involves one of the `fresh` index items. */
+/* Only a conflict involving a `fresh` item (one the role did not list yet) is refused. */
 export function refuseItemConflicts(job, role, items, fresh, own) {
   const others = [...items, ...own, ...extrasPlugins(job.data, role)];
   for (const item of items) {

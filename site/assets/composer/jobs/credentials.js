@@ -1,20 +1,12 @@
-/* Credentials in a job's hand-written prerequisite, before the composer offers it for a pull request:
- * the browser's share of tools/prereq/registry/secrets.py (PRQ190).
- *
- * Owns: scanDocument (every string of a value, line by line) and kinds (one phrase for a message).
- * Python scans with detect-secrets' plugins and prereq's own rules; this module has prereq's own
- * rules and the shapes of the patterns of each plugin secrets.py runs (private keys, AWS, Azure
- * storage, GitHub, GitLab, Slack, JWT, npm, PyPI, OpenAI, Stripe, SendGrid, Discord), named as
- * Python names them, so the composer refuses what `prereq share` refuses before anything reaches a
- * forge's address.  tests/cases/share/ holds both engines equal, a case for each kind.
- * A finding names the kind of credential, never its value.
+/* Credentials in a job's hand-written prerequisite (tools/prereq/registry/secrets.py, PRQ190), refused
+ * before anything reaches a forge.  A finding names the kind of credential, never its value.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
 
 import { parse, strings } from "../core/placeholders.js";
 
-/* True when a JWT's header and payload are base64url JSON, as detect-secrets' JwtTokenDetector asks. */
+/* detect-secrets' JwtTokenDetector: header and payload are base64url JSON. */
 function formalJwt(token) {
   return token.split(".").slice(0, 2).every((part) => {
     const body = part.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
@@ -30,8 +22,7 @@ function formalJwt(token) {
 }
 
 const JWT = /eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?/g;
-// [a pattern, or a test of the line; the kind], in the order secrets.py names them: detect-secrets'
-// plugins (the shapes of their patterns), then prereq's own.
+// [pattern or line test, kind] in secrets.py's order, which its messages keep.
 const SHAPES = [
   [/BEGIN (?:DSA|EC|OPENSSH|RSA) PRIVATE KEY|BEGIN PGP PRIVATE KEY BLOCK|BEGIN PRIVATE KEY|BEGIN SSH2 ENCRYPTED PRIVATE KEY|PuTTY-User-Key-File-2/,
     "a private key"],
@@ -122,7 +113,7 @@ function* urlPasswords(line) {
   }
 }
 
-/* Every credential in ``text``, one {line, kind, literal} per line and kind, in line order. */
+/* One {line, kind, literal} per line and kind. */
 export function scanText(text) {
   const leaks = [];
   text.split("\n").forEach((line, number) => {
@@ -140,7 +131,7 @@ export function scanText(text) {
   return leaks;
 }
 
-/* The mapping key naming a credential that holds this value, if any (secrets.py _credential_key). */
+/* secrets.py _credential_key */
 function credentialKey(path) {
   const keys = path.filter((key) => typeof key === "string");
   if (!keys.length) return null;
@@ -159,12 +150,12 @@ function scanValue(path, value) {
   return leaks;
 }
 
-/* Every credential in every string of plain JSON-like data, as [path, leak]. */
+/* [path, leak] for every string of plain data. */
 export function scanDocument(data) {
   return strings(data).flatMap(([path, value]) => scanValue(path, value).map((leak) => [path, leak]));
 }
 
-/* The kinds of ``leaks`` for one message ("an AWS access key and a GitHub token"). */
+/* "an AWS access key and a GitHub token" */
 export function kinds(leaks) {
   const names = [...new Set(leaks.map((leak) => leak.kind))];
   return names.length < 3 ? names.join(" and ") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];

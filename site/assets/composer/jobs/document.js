@@ -1,8 +1,6 @@
-/* A job as prereq reads it (tools/prereq/jobs/document.py): its text (a YamlText), its shape checked,
- * positions for messages, its extras.prereq.  The shape checks read the Python-typed data (keys
- * may be numbers or null there, as the CLI sees them); everything after them reads plain data.
- *
- * The accessors at the top read plain job data, so the planner uses them on its working copy too.
+/* A job as prereq reads it (tools/prereq/jobs/document.py): a YamlText, its shape and extras.prereq
+ * checked.  The checks read the Python-typed data (keys may be numbers or null, as the CLI sees them);
+ * the rest reads plain data, so the planner uses the free functions on its working copy too.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -19,7 +17,7 @@ export const TASK_ROLE_FIELDS = [...PROTOCOL_FIELDS];
 const STATE_HINT = "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, " +
   "lock: {NAME: {version, digest}}}";
 
-// Where a v1 job's keys go in a v2 job (OpenPAI's protocol 2): document.py's _V1_TO_V2.
+// document.py's _V1_TO_V2
 const V1_TO_V2 = "write it as a v2 job: 'protocolVersion: 2', 'name' for jobName, 'type: job', and taskRoles as a mapping " +
   "from each role's name to its keys (taskNumber as instances, cpuNumber/memoryMB/gpuNumber under " +
   "resourcePerInstance as cpu/memoryMB/gpu, command as a list of commands, image as dockerImage naming a " +
@@ -28,7 +26,7 @@ const V1_TO_V2 = "write it as a v2 job: 'protocolVersion: 2', 'name' for jobName
 const QUEUES_HINT = "extras.prereq.queues is written by 'prereq job add --queue': {ROLE: {queue, environment, slots, " +
   "libraries, selected, entries, image}}; run it again to rewrite it";
 
-/* Whether a (Python-typed) queue record has exactly QUEUE_KEYS, each of its type (document.py's _queue_record). */
+/* document.py's _queue_record */
 function isQueueRecord(record) {
   if (!(record instanceof PyDict) || record.size !== QUEUE_KEYS.length || !QUEUE_KEYS.every((key) => record.has(key))) return false;
   const strings = (value) => Array.isArray(value) && value.every((n) => typeof n === "string");
@@ -42,7 +40,6 @@ export function topEntries(data) {
   return data.prerequisites || [];
 }
 
-/* The name of each top-level prerequisite (null for an entry without a string name). */
 export function topNames(data) {
   return topEntries(data).map((item) => (isMapping(item) && typeof item.name === "string" ? item.name : null));
 }
@@ -55,7 +52,7 @@ function isMapping(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/* A typed value as json.dumps writes it (the CLI's show_scalar for anything but a string). */
+/* json.dumps, as the CLI's show_scalar writes a non-string. */
 function jsonOf(value) {
   if (value instanceof PyFloat) return floatRepr(value.value);
   if (typeof value === "bigint") return value.toString();
@@ -66,7 +63,6 @@ function jsonOf(value) {
   return JSON.stringify(value);
 }
 
-/* A scalar as the user wrote it (1, null, true, 'x'), for messages about names that are not strings. */
 export function showScalar(value) {
   return typeof value === "string" ? `'${value}'` : jsonOf(value);
 }
@@ -75,15 +71,14 @@ function typedGet(data, key) {
   return data instanceof PyDict && data.has(key) ? data.get(key) : undefined;
 }
 
-/* Python's truth of a value (`x or default` in the CLI): empty lists and mappings are false too. */
+/* The CLI's `x or default`: empty lists and mappings are false too. */
 function orDefault(value, fallback) {
   const empty = value === undefined || value === null || value === false || value === 0 || value === "" ||
     (Array.isArray(value) && !value.length) || (value instanceof PyDict && !value.size);
   return empty ? fallback : value;
 }
 
-// A YAML 1.1 timestamp (tools/prereq/jobs/document.py's TIMESTAMP): the rest-server's js-yaml reads such a
-// plain scalar as a date, where prereq's YAML 1.2 reading keeps the string.
+// YAML 1.1 (document.py's TIMESTAMP): the rest-server's js-yaml reads it as a date, prereq as a string.
 const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)" +
   "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$");
 const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the rest-server's schema does not type
@@ -93,7 +88,7 @@ export class JobDocument {
     this.source = source;
     this.doc = new YamlText(text, { source, mergeKeys: true }); // as OpenPAI reads jobs
     this.initial = this.doc.loaded; // positions in the file as the user wrote it
-    this.warnings = []; // what preparing the job noticed, in order
+    this.warnings = [];
     this.finalLineEnd = text === "" || text.endsWith("\n"); // a file without one keeps having none
     this.initialLines = text.split(/\r\n|\n|\r/);
     this.checkShape(this.initial.typed);
@@ -113,7 +108,7 @@ export class JobDocument {
     return this.data.taskRoles;
   }
 
-  /* The task role names in the file's order (a plain object would list "1" before "train"). */
+  /* The file's order: a plain object lists "1" before "train". */
   roleOrder() {
     return this.initial.typed.get("taskRoles").keys.filter((role) => Object.prototype.hasOwnProperty.call(this.roles, role));
   }
@@ -122,7 +117,7 @@ export class JobDocument {
     return topNames(this.data);
   }
 
-  /* The line of the user's text that `path` (or its nearest ancestor there) is on. */
+  /* `path`'s line in the user's text, or its nearest ancestor's. */
   line(path, { key = false } = {}) {
     return this.initial.position(path, { key })[0];
   }
@@ -142,7 +137,7 @@ export class JobDocument {
     return found ? this.where(found[0]) : null;
   }
 
-  /* [path, text] of the user's plain scalars that are YAML 1.1 timestamps outside the free-form keys. */
+  /* Unquoted timestamps outside the free-form keys, as [path, text]. */
   plainTimestamps() {
     return placeholders.strings(this.initial.data).filter(([path, value]) => {
       if ((path.length && FREE_FORM.includes(path[0])) || !TIMESTAMP.test(value)) return false;
@@ -163,7 +158,7 @@ export class JobDocument {
     return role;
   }
 
-  /* document.py's _refuse_v1: an OpenPAI v1 job (jobName, taskRoles a list, no protocolVersion) is said to be one. */
+  /* document.py's _refuse_v1 */
   refuseV1(typed, roles) {
     if (typed.has("protocolVersion") || (!typed.has("jobName") && !Array.isArray(roles))) return;
     throw this.error(typed.has("jobName") ? ["jobName"] : ["taskRoles"],
@@ -210,8 +205,7 @@ export class JobDocument {
     });
   }
 
-  /* extras.prereq, checked: every problem names its line and how to fix it (a bad range with the
-     index's `rangeHint`). */
+  /* extras.prereq, checked; `rangeHint`: the index's hint for a bad range. */
   state(rangeHint) {
     const typed = this.doc.loaded.typed;
     const extras = typedGet(typed, "extras");

@@ -1,6 +1,5 @@
-/* The user's values filled into a job (tools/prereq/jobs/expressions.py, whose docstring says how):
- * in a command each value is quoted for bash where it stands; where it cannot be, it is filled in as
- * written and a warning says so.
+/* The user's values filled into a job (tools/prereq/jobs/expressions.py): in a command quoted for bash
+ * where each stands; where it cannot be, filled in as written, with a warning.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -8,10 +7,10 @@
 import * as placeholders from "../core/placeholders.js";
 import { DOUBLE, MARK, OTHER, SAFE_WORD, SINGLE, WORD, quotingContexts } from "../openpai/shellwords.js";
 
-const COMMAND_KEYS = ["commands", "preCommands", "postCommands"]; // lists of commands bash runs
+const COMMAND_KEYS = ["commands", "preCommands", "postCommands"];
 const ENCODED_MARK = "# prereq: quoted so the runtime passes it intact"; // prereq.openpai.runtime.ENCODED_MARK
 
-/* `value` as bash reads it back where it stands (`context`: one of shellwords.js's contexts). */
+/* `value` as bash reads it back in `context` (shellwords.js). */
 export function quote(value, context) {
   if (context === WORD) return SAFE_WORD.test(value) ? value : "'" + value.replaceAll("'", "'\\''") + "'";
   if (context === DOUBLE) return value.replace(/([\\"$`])/g, "\\$1");
@@ -23,7 +22,6 @@ function unsafe(value, context) {
   return context === OTHER && !SAFE_WORD.test(value);
 }
 
-/* The warning for a value filled in where it could not be quoted ({key, context}), at `where`. */
 export function describeUnquoted({ key, context }, where) {
   const place = context === SINGLE ? "inside '...'" : "where prereq cannot quote it";
   const holds = context === SINGLE ? "a '" : "shell syntax";
@@ -31,7 +29,7 @@ export function describeUnquoted({ key, context }, where) {
     "it is filled in as written, so the shell may read part of it as a command";
 }
 
-/* `command` with each <% expression.KEY %> that `lookup` knows quoted where it stands: [text, unquoted]. */
+/* [text, unquoted] */
 export function fillCommand(command, lookup) {
   const matches = [...command.matchAll(placeholders.TEMPLATE)];
   const pieces = command.split(placeholders.TEMPLATE).filter((_, index) => index % 2 === 0);
@@ -52,7 +50,7 @@ export function fillCommand(command, lookup) {
   return [out.join(""), unquoted];
 }
 
-/* A string of a job at `path` with the values filled in: quoted in a command, as they are elsewhere. */
+/* [text, unquoted]: quoted in a command, as written elsewhere. */
 export function fill(value, path, lookup) {
   const isCommand = path.length >= 2 && typeof path[path.length - 1] === "number" && COMMAND_KEYS.includes(path[path.length - 2]);
   return isCommand ? fillCommand(value, lookup) : [placeholders.renderString(value, "expression", lookup), []];

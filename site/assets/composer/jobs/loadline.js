@@ -1,6 +1,5 @@
-/* prereq's lines in a job, that hand exported variables on (tools/prereq/jobs/loadline.py, whose
- * docstring says what they are): the load line at the top of a task role's commands, and the callback
- * lines, the long one on the first callback each task role runs.
+/* prereq's lines that hand exported variables on (tools/prereq/jobs/loadline.py): the load line atop
+ * a task role's commands; the callback lines, the long one on each task role's first callback.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -11,9 +10,8 @@ import { topEntries } from "./document.js";
 const START = "taskStarts";
 const SUCCEED = "taskSucceeds";
 
-/* The index's load line, one an earlier prereq wrote (the index's replaced_load_lines), or a line that
- * starts as it (or as an earlier prereq's did: "if [ -f") and keeps its mark: a load line its user
- * adapted.  A line of the user's own that only carries the mark is not. */
+/* Today's or an earlier prereq's load line, or one its user adapted (it starts as one and keeps the
+ * mark); a user's own line that only carries the mark is not. */
 export function isLoadLine(index, command) {
   const line = index.root.job_load_line;
   const mark = line.slice(line.indexOf("# prereq:"));
@@ -24,9 +22,9 @@ export function isLoadLine(index, command) {
   return command.includes(mark) && (start.startsWith(loads) || start.startsWith("if [ -f"));
 }
 
-/* The task role's load line (and its deployments'): first when `needed` (it runs a cmd item), else none. */
+/* The load line first when `needed` (the role runs a cmd item), else none. */
 export function planLoadLine(work, job, role, needed, index, warnings) {
-  // A deployment's preCommands run before the task role's commands, in the same shell: load there too.
+  // A deployment's preCommands run before the commands, in the same shell: load there too.
   const deployments = work.get(["deployments"]);
   for (let position = 0; position < (Array.isArray(deployments) ? deployments.length : 0); position++) {
     const pre = ["deployments", position, "taskRoles", role, "preCommands"];
@@ -48,9 +46,8 @@ function warnStale(job, path, stale, index, warnings) {
   }
 }
 
-/* The load line first in the list at `path` when `needed`, else none (the list keeps one entry);
- * a line an earlier prereq wrote becomes today's, where it stands.  The positions of those an earlier
- * prereq wrote and their user changed: they stay as they are, and load nothing. */
+/* An earlier prereq's line becomes today's where it stands; a list keeps one entry.  Returns the
+ * positions of such lines their user changed: left as they are, they load nothing. */
 function placeLoadLine(work, path, needed, index) {
   const commands = work.get(path);
   const present = commands.flatMap((command, i) => (isLoadLine(index, command) ? [i] : []));
@@ -69,14 +66,13 @@ function placeLoadLine(work, path, needed, index) {
 }
 
 
-/* The index's callback lines {first, other}, or null for an index whose forms carry one line for every
- * callback (an earlier prereq's): nothing to place. */
+/* {first, other}, or null for an older index (one line on every callback: nothing to place). */
 export function callbackLines(root) {
   const lines = root && root.callback_lines;
   return lines && typeof lines === "object" ? { first: lines.first, other: lines.other } : null;
 }
 
-/* [position, event] of each callback of a cmd entry that starts with one of prereq's lines. */
+/* [position, event] of a cmd entry's callbacks that start with one of prereq's lines. */
 function ownCallbacks(entry, lines) {
   if (!isCmd(entry) || !Array.isArray(entry.callbacks)) return [];
   return entry.callbacks.flatMap((callback, position) => (
@@ -84,8 +80,8 @@ function ownCallbacks(entry, lines) {
     (callback.commands[0] === lines.first || callback.commands[0] === lines.other) ? [[position, callback.event]] : []));
 }
 
-/* "entry,callback" keys of the first of prereq's callbacks each task role runs: the runtime runs start
- * callbacks in the order the role lists its prerequisites, then succeed callbacks in reverse. */
+/* "entry,callback" of each task role's first: the runtime runs start callbacks in the order the role
+ * lists its prerequisites, then succeed callbacks in reverse. */
 export function firstCallbacks(data, lines) {
   const entries = topEntries(data);
   const byName = new Map();
@@ -107,7 +103,6 @@ export function firstCallbacks(data, lines) {
   return firsts;
 }
 
-/* The long line on the first callback each task role runs, the short one on every other. */
 export function planCallbackLines(work, lines) {
   if (!lines) return;
   const firsts = firstCallbacks(work.data, lines);
@@ -120,7 +115,7 @@ export function planCallbackLines(work, lines) {
   });
 }
 
-/* The entry's digest as the index gives its form's: the long callback line read as the short one. */
+/* As the index digests the form: the long callback line counts as the short one. */
 export function entryDigest(entry, lines) {
   const own = lines ? new Set(ownCallbacks(entry, lines).map(([position]) => position)) : new Set();
   if (!own.size) return digest(entry);

@@ -13,7 +13,7 @@ const HINTS = {
   bindings: "name a prerequisite of that type in the task role's data:, script: or output: field",
 };
 
-/* One missing need of `name`, saying what to add (for secrets, the keys: never values). */
+/* What to add: for secrets the keys, never values. */
 export function describeNeed(name, kind, keys, role) {
   const shown = keys.join(", ");
   if (kind === "secrets") return `${name} reads secrets the job does not define: add under 'secrets:' the keys ${shown}`;
@@ -34,8 +34,7 @@ function lines(data, role, name, needs) {
   return missingNeeds(needs, data, role).map(([kind, keys]) => [kind, describeNeed(name, kind, keys, role)]);
 }
 
-/* What the user must still supply for the index items an edit put into a task role, in order.
- * `needsOf(name)` is an index item's needs, null for the user's own entries. */
+/* For the index items an edit put into a task role; `needsOf` gives null for the user's own entries. */
 export function addNotes(before, after, roles, needsOf) {
   const notes = [];
   for (const role of roles) {
@@ -51,7 +50,6 @@ export function addNotes(before, after, roles, needsOf) {
   return [...new Set(notes)];
 }
 
-/* Refuse (exit 1) a job whose task roles run items reading secrets, parameters or bindings it lacks. */
 export function refuseMissing(job) {
   const found = [];
   const kinds = [];

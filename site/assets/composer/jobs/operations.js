@@ -1,7 +1,5 @@
-/* The job operations (tools/prereq/jobs/operations.py): add and remove selections on a job's
- * text.  Each works out the new extras.prereq state, loads what the index needs, plans the edits
- * and applies them to the text.  `index` is a loaded reader.Index; `indexSource` is what a job
- * records as its index when it records none (the CLI records its --index, the composer its site).
+/* `prereq job add` and `remove` on a job's text (tools/prereq/jobs/operations.py).  `indexSource`: the
+ * index a job records when it records none (the CLI's --index, the composer's site).
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -13,7 +11,6 @@ import { BINDING_FIELDS, planEdit } from "./plan.js";
 import { describeChange } from "./records.js";
 import { foldName, parseRequirement } from "../core/versions.js";
 
-/* What `prereq job` reports: the text before and after, the changes as it prints them, the warnings. */
 function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
   applyEdits(job.doc, plan.edits);
   return {
@@ -22,7 +19,6 @@ function edited(job, text, plan, { changes = plan.changes, notes = [], told = []
   };
 }
 
-/* Every name the plan may look up: selected, locked, named by the task roles, and `extra`. */
 export async function loadFor(index, job, state, extra = []) {
   const names = [...extra, ...state.lock.keys(), ...[...state.selected.values()].flat().map((t) => parseRequirement(t).name)];
   for (const spec of Object.values(job.roles)) {
@@ -32,8 +28,7 @@ export async function loadFor(index, job, state, extra = []) {
   await index.ensure(names);
 }
 
-/* [what the job records as its index, notes when nothing is] (operations.py's recorded_index): a URL
- * means the same on every machine and is recorded; a local folder is not, and a recorded index stays. */
+/* recorded_index: a URL means the same on every machine and is recorded; a local folder is not. */
 export function recordedIndex(recorded, used) {
   if (used.startsWith("http://") || used.startsWith("https://") || used === recorded) return [used, []];
   if (recorded) return [recorded, []];
@@ -41,8 +36,7 @@ export function recordedIndex(recorded, used) {
     "later commands take it from --index, $PREREQ_INDEX or build/site"]];
 }
 
-/* The task roles named (one, or several: task roles that share a YAML anchor change together), else the
- * job's only one. */
+/* Several when named (task roles sharing a YAML anchor change together), else the job's only one. */
 function pickRoles(job, taskRole) {
   const roles = job.roleOrder();
   if (typeof taskRole === "string") return [job.requireRole(taskRole)];
@@ -52,8 +46,7 @@ function pickRoles(job, taskRole) {
     { hint: "name one with --task-role ROLE" });
 }
 
-/* Bind `name` (add --bind) in each task role, in the field its type names: another item prereq bound
- * there gives way, one the user wrote there is refused. */
+/* add --bind: an item prereq bound to the field gives way, one the user wrote there is refused. */
 function bind(job, state, index, name, roles) {
   const kind = index.entries.get(name).type;
   if (!BINDING_FIELDS.includes(kind)) {
@@ -73,9 +66,8 @@ function bind(job, state, index, name, roles) {
   }
 }
 
-/* difflib.SequenceMatcher(None, a, b).ratio(), which the CLI's suggestion uses: 2 * matches / total
- * length, the matches counted from the longest common block (earliest in a, then in b) and the same
- * on either side of it (no junk heuristic: names are far shorter than its 200 characters). */
+/* difflib.SequenceMatcher(None, a, b).ratio(), as the CLI suggests: no junk heuristic, since names
+ * are far shorter than its 200 characters. */
 function ratio(a, b) {
   const matches = (x, y) => {
     if (!x.length || !y.length) return 0;
@@ -93,8 +85,7 @@ function ratio(a, b) {
   return (2 * matches(a, b)) / (a.length + b.length || 1);
 }
 
-/* close_name: the one of `names` that `name` most likely misspells, else null; difflib.get_close_matches(
- * name, names, n=1) with case and '-'/'_' folded: the best ratio >= 0.6, ties to the greater name. */
+/* close_name: difflib.get_close_matches(name, names, n=1), case and '-'/'_' folded; ties to the greater. */
 export function closeName(name, names) {
   const folded = new Map();
   for (const other of names) if (!folded.has(foldName(other))) folded.set(foldName(other), other);
@@ -106,7 +97,6 @@ export function closeName(name, names) {
   return best ? folded.get(best[1]) : null;
 }
 
-/* unknown_item: the error for a name the index does not have, suggesting the closest one. */
 function unknownItem(index, name) {
   const close = closeName(name, index.entries.keys());
   return new PrereqError(`no prerequisite named '${name}' in the index`,
@@ -117,7 +107,7 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
-  // As the CLI: an index given (--index; the composer's site) is recorded, else the job's own stays.
+  // As the CLI: the index given is recorded, else the job's own stays.
   const [recorded, told] = recordedIndex(old.index, indexSource || old.index || index.base);
   const next = old.copy({ index: recorded });
   const notes = [];
@@ -135,14 +125,14 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
         chosen.push(textName);
         continue;
       }
-      // Binding an item already selected is how one binds: nothing to say about the selection.
+      // Binding a selected item is how one binds: no note.
       if (chosen[same[0]] === textName && !binding) notes.push(`${requirement.name} is already selected in task role ${role}`);
       chosen[same[0]] = textName;
       for (const extra of same.slice(1).reverse()) chosen.splice(extra, 1);
     }
   }
   const plan = planEdit(job, old, next, index);
-  for (const change of plan.changes) { // said now, not only at 'job resolve' (which says it of the lock)
+  for (const change of plan.changes) { // said now, not only at 'job resolve'
     if (change.action !== "added" && change.action !== "updated") continue;
     const note = deprecatedNote(change.name, change.version, index.version(change.name, change.version));
     if (note) notes.push(note);
@@ -150,7 +140,6 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
   return edited(job, text, plan, { notes, told });
 }
 
-/* deprecated_note: "NAME VERSION is deprecated: REASON Use OTHER instead." for a deprecated version's document. */
 export function deprecatedNote(name, version, document) {
   const deprecated = document.item.deprecated;
   if (!deprecated) return null;
@@ -158,7 +147,6 @@ export function deprecatedNote(name, version, document) {
   return deprecated.replacement ? text + ` Use ${deprecated.replacement} instead.` : text;
 }
 
-/* The task roles `taskRole` names (a name or a list), or null for none. */
 function rolesNamed(taskRole) {
   if (typeof taskRole === "string") return [taskRole];
   return Array.isArray(taskRole) && taskRole.length ? [...taskRole] : null;
@@ -204,8 +192,7 @@ function unselect(job, old, names, taskRole) {
   return next;
 }
 
-/* `remove --unbind`: the task roles' fields prereq bound `names` to are cleared, the items stay
- * selected; the [name, task role] pairs unbound. */
+/* remove --unbind: the fields are cleared, the items stay selected. */
 function unbindNames(old, names, taskRole) {
   const next = old.copy();
   const unbound = [];

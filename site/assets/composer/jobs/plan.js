@@ -1,7 +1,5 @@
-/* Deciding an edit (tools/prereq/jobs/plan.py, whose docstring says what a job holds and where
- * things go): from the old and new extras.prereq and the index, the edits that make the job carry
- * exactly the new selections, with the changes and warnings to report.  Pure: nothing here touches
- * the text.
+/* Deciding an edit (tools/prereq/jobs/plan.py): the edits that make a job carry exactly the new
+ * extras.prereq's selections, and what to report.  Pure: it never touches the text.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -20,13 +18,12 @@ import { formNeeds } from "../openpai/needs.js";
 import { parseRequirement } from "../core/versions.js";
 
 export const BINDING_FIELDS = ["data", "script", "output"]; // task role fields naming the item `<% $data... %>` reads
-// Top-level keys that come after `prerequisites` in an OpenPAI job.
 const AFTER_PREREQUISITES = ["parameters", "secrets", "jobRetryCount", "taskRoles", "deployments", "defaults", "extras"];
 
 /* Where `name` goes: before the first entry that needs it, after its own requirements. */
 export function insertPosition(names, name, needs) {
   const first = names.findIndex((other) => other && needs.get(other)?.has(name));
-  const last = names.findLastIndex((other) => other && needs.get(name)?.has(other)); // its last requirement
+  const last = names.findLastIndex((other) => other && needs.get(name)?.has(other));
   const position = first < 0 ? names.length : first;
   return last >= position ? last + 1 : position;
 }
@@ -81,7 +78,7 @@ function wantedClosures(job, old, next, index) {
   for (const [role, names] of next.selected) {
     if (names.length) roles.set(role, index.closure(names, { locked: pinned }).map((r) => r.name));
   }
-  // graph.transitive_requirements: what each item requires, directly or not
+  // graph.transitive_requirements
   const needs = new Map([...deps].map(([name, direct]) => [name, new Set(postOrder(direct, (n) => deps.get(n) || []).filter((n) => n !== name))]));
   return { versions, needs, roles, oldRoles, references: refs };
 }
@@ -175,7 +172,6 @@ function planRole(work, role, old, wanted) {
   }
 }
 
-/* The task role's data:/script:/output: fields that prereq binds (add --bind), and those it unbinds. */
 function planBindings(work, role, old, next, wanted) {
   const spec = ["taskRoles", role];
   for (const name of old.bound.get(role) || []) {
@@ -220,7 +216,7 @@ export function itemChanges(old, versions, present) {
   return out;
 }
 
-/* Items already in the job that a task role now runs too (another task role's `add`): each once. */
+/* Items already in the job that another task role now runs too. */
 export function roleChanges(job, next, wanted, changes) {
   const added = new Set(changes.filter((change) => change.action === "added").map((change) => change.name));
   const out = [];
@@ -237,8 +233,7 @@ export function roleChanges(job, next, wanted, changes) {
   return out;
 }
 
-/* {edits, changes, warnings, closure, references}: what makes `job` carry exactly what `next` selects.
- * Locked versions stay while they fit. */
+/* Locked versions stay while they fit. */
 export function planEdit(job, old, next, index) {
   const wanted = wantedClosures(job, old, next, index);
   refuseConflicts(job, old, wanted);
@@ -257,7 +252,7 @@ export function planEdit(job, old, next, index) {
   }
   planCallbackLines(work, lines);
   planRecord(work, next, wanted);
-  // An index from before needs were published: read them from the form, as the Python reader does.
+  // An older index publishes no needs: read them from the form, as Python does.
   const needsOf = (name) => (wanted.versions.has(name) ?
     wanted.versions.get(name).needs || formNeeds(wanted.versions.get(name).openpai) : null);
   const needs = addNotes(job.data, work.data, job.roleOrder(), needsOf);

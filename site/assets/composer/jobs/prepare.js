@@ -1,6 +1,5 @@
-/* Preparing a job for OpenPAI (tools/prereq/jobs/prepare.py, `prereq job resolve`): names only a task
- * role mentions filled in from the index, `<% expression.KEY %>` rendered from the user's values, the
- * lock checked, and the result checked as OpenPAI's rest-server checks it.
+/* `prereq job resolve` (tools/prereq/jobs/prepare.py): names only a task role mentions filled in, the
+ * user's values rendered, the lock checked, the job checked as OpenPAI would.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -115,7 +114,7 @@ function renderExpressions(job, values, liftedKeys) {
       if (!Object.prototype.hasOwnProperty.call(values, template.key) && !missing.has(template.key)) missing.set(template.key, path);
     }
     const [rendered, unquoted] = fill(value, path, (k) => (Object.prototype.hasOwnProperty.call(values, k) ? values[k] : null));
-    renders.push([path, rendered]); // quoted for the shell in commands
+    renders.push([path, rendered]);
     job.warnings.push(...unquoted.map((found) => describeUnquoted(found, expressionWhere(job, found.key, path))));
   }
   if (missing.size) {
@@ -124,9 +123,8 @@ function renderExpressions(job, values, liftedKeys) {
       exitCode: 1, hint: "store your value with: " + [...missing.keys()].map((k) => `prereq expression set ${k} VALUE`).join("; "),
     });
   }
-  // The runtime re-reads a plugin's parameters: ones that break only after the values are filled in
-  // are refused, ones broken as written warned about.  An unsure verdict counts as broken after the
-  // filling in, as unbroken before it: the browser may refuse more than the CLI, never less.
+  // The runtime re-reads plugin parameters: broken by the filling in is refused, broken as written
+  // warned of; "unsure" counts as broken after, unbroken before (refuse more than the CLI, never less).
   const isPlugin = (item) => item && typeof item === "object" && !Array.isArray(item) && "plugin" in item;
   const verdict = (item) => roundTrip(runtimeParameters(item, liftedKeys));
   const before = new Map((job.data.prerequisites || []).flatMap((item, i) => (isPlugin(item) ? [[i, verdict(item)]] : [])));
@@ -150,17 +148,13 @@ function renderExpressions(job, values, liftedKeys) {
   });
 }
 
-// The part of OpenPAI that stops a job, by a problem's source, and when the user would find out.
 const STOPPED_BY = {
   schema: "the rest-server refuses it when it is submitted",
   "rest-server": "the rest-server refuses it when it is submitted",
   runtime: "the runtime fails it when the job starts (the rest-server does not check this)",
 };
 
-/* The refusal: the problems under the part of OpenPAI that would stop the job, earliest first,
- * each on the line of the file the user wrote (the nearest value the path shares with it).  The
- * error also lists them as data (`problems`: {path, message, source, line, stoppedBy}), for a page
- * that shows each one on its own line. */
+/* Also as data in `error.problems`, for a page that shows each on its own line. */
 function refused(job, problems) {
   const parts = new Map();
   const listed = [];
@@ -178,7 +172,6 @@ function refused(job, problems) {
   return error;
 }
 
-/* The job ready for OpenPAI: {text, data, changes, warnings}; `expressions` is the user's values. */
 export async function prepareText(text, { index, indexSource = null, expressions = {}, source = "<job>" }) {
   const job = new JobDocument(text, source);
   let state = job.state(index.root.range_hint);
@@ -190,7 +183,7 @@ export async function prepareText(text, { index, indexSource = null, expressions
     state = job.state(index.root.range_hint);
   }
   checkLock(job, state, index);
-  // What runs first in a task role may have moved by hand since prereq placed its callback lines.
+  // What runs first may have moved by hand since the callback lines were placed.
   const lines = new WorkingCopy(job.data);
   planCallbackLines(lines, callbackLines(index.root));
   applyEdits(job.doc, lines.edits);

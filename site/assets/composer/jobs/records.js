@@ -8,17 +8,14 @@ import { byCodePoint } from "../core/order.js";
 export const STATE_KEY = "prereq";
 export const STATE_PATH = ["extras", STATE_KEY];
 
-/* What `prereq job add --queue` records per task role under extras.prereq.queues (records.py's
- * QUEUE_KEYS): kept as it is by every edit here; only the CLI writes it. */
+/* extras.prereq.queues' record per task role: only the CLI writes it; edits here keep it. */
 export const QUEUE_KEYS = ["queue", "environment", "slots", "libraries", "selected", "entries", "image"];
 
 function queueCopy(record) {
   return Object.fromEntries(QUEUE_KEYS.map((key) => [key, Array.isArray(record[key]) ? [...record[key]] : record[key]]));
 }
 
-/* extras.prereq: {index, selected: Map role -> [NAME[@RANGE]], lock: Map name -> {version, digest},
- * bound: Map role -> [NAME] (the items prereq put in the task role's data:/script:/output: field),
- * queues: Map role -> {QUEUE_KEYS}}. */
+/* extras.prereq; `bound`: the items prereq put in a task role's data:/script:/output: field. */
 export class JobState {
   constructor({ index = null, selected = new Map(), lock = new Map(), bound = new Map(), queues = new Map() } = {}) {
     this.index = index;
@@ -63,8 +60,7 @@ export class JobState {
 
 const PLANNED = { added: "add", removed: "remove", updated: "update", kept: "keep", unbound: "unbind" }; // a dry run's verbs
 
-/* What an edit did to one prerequisite, as `prereq job` prints it (ItemChange.describe); with
- * `dryRun`, what it would do ("would add X 1.0"). */
+/* ItemChange.describe; `dryRun`: "would add X 1.0". */
 export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" },
   { dryRun = false } = {}) {
   const verb = dryRun ? `would ${PLANNED[action]}` : action;

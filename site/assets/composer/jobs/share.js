@@ -1,11 +1,5 @@
-/* A job's hand-written prerequisite as a registry item: the composer's `prereq share`, a port of
- * share_entry in tools/prereq/scaffold/share.py, held equal by tests/cases/share/.
- *
- * Owns: shareEntry (the job's text and an entry's name in; the item's name, data and file text out,
- * or a PrereqError).
- * What keys an item may have, what a name must look like and the blanks a new item starts with come
- * from the index root's item_format (registry/itemformat.py publishes it), so both engines read one
- * table.  The item's text is written by yaml/yamlrender.js, as Python writes it with its Renderer.
+/* `prereq share` (share_entry in tools/prereq/scaffold/share.py): a job's hand-written prerequisite as
+ * a registry item.  Its keys, name rules and blanks come from the index's item_format: one table for both.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -50,8 +44,7 @@ function findEntry(jobText, name, source) {
   return found[0];
 }
 
-/* itemformat.check_new_name: well formed, not reserved on Windows (PRQ122), not another item's name
- * once case and '-'/'_' are folded (PRQ121). */
+/* itemformat.check_new_name */
 function checkNewName(name, format, taken) {
   const pattern = new RegExp(`^(?:${format.name_pattern.replace(/^[\^$]+|[\^$]+$/g, "")})$`);
   if (!pattern.test(name) || Array.from(name).length > format.name_max_length) {
@@ -86,8 +79,7 @@ function itemFromEntry(entry, { name, owner, format }) {
   return item;
 }
 
-/* The job's hand-written prerequisite ``name`` as a registry item named ``asName`` (or ``name``).
- * ``taken``: the names of the registry's items (the index's); ``format``: the index root's item_format. */
+/* `taken`: the index's item names; `format`: its root's item_format. */
 export function shareEntry(jobText, name, { owner, format, taken = [], asName = null, source = "the job" }) {
   const entry = findEntry(jobText, name, source);
   const itemName = asName || name;
