@@ -1,6 +1,5 @@
-/* The one expected error type of the composer's engine, as prereq.core.errors.PrereqError:
- * a problem the user can fix, with a hint and the CLI's exit code (1: bad input, 2: usage).
- *
+/* The engine's one expected error, as prereq.core.errors.PrereqError: a problem the user can fix,
+ * with a hint and the CLI's exit code (1: bad input, 2: usage).
  * May import: vendor/.
  */
 

@@ -1,10 +1,8 @@
 /* The one depth-first walk (tools/prereq/core/graph.py): requirements before what needs them.
- *
  * May import: vendor/.
  */
 
-/* Depth-first post-order from `roots`, each node once, children in the order `requiresOf` gives them;
- * iterative, so a long chain does not exhaust the stack; an edge back to a node being visited is skipped. */
+/* Iterative, so that a long chain does not exhaust the stack; an edge back to a node in progress is skipped. */
 export function postOrder(roots, requiresOf) {
   const order = [];
   const seen = new Set();

@@ -1,7 +1,5 @@
-/* Python's sort order of strings, for everything the engine sorts as the CLI does (lock entries,
- * form keys, names in messages): by code point, where JS's default sort compares UTF-16 code units
- * (so "\u{1F600}" sorts after "\uFF01" in Python, before it in JS).
- *
+/* Python's sort order of strings, for all the engine sorts as the CLI does: by code point, where JS's
+ * sort compares UTF-16 code units ("\u{1F600}" sorts after "\uFF01" in Python, before it in JS).
  * May import: vendor/.
  */
 

@@ -1,5 +1,4 @@
 /* Placeholders in strings, `<% namespace.path %>` (tools/prereq/core/placeholders.py).
- *
  * May import: vendor/.
  */
 

@@ -1,5 +1,4 @@
 /* Semantic versions and npm ranges (tools/prereq/core/versions.py), with the vendored node-semver.
- *
  * May import: vendor/.
  */
 

@@ -1,12 +1,7 @@
-/* Reading a published index (tools/prereq/index/reader.py): the root, per-item files on demand
- * (checked against their sha256), and a selection of `name[@range]` resolved to one closure.  Given
- * `trust` (allowed signers, sshsig.js), the root must carry a signature by one of them
- * (index.json.sig), and a file its sha256 does not match is refused as changed after signing.
- *
- * Files come through `read(path)`, an async function giving the bytes of `api/v1/<path>` (fetch in
- * the browser, the file system in tests), so nothing here knows where the index lives.  The job
- * engine is synchronous: `ensure(names)` loads, ahead of it, every file a set of names can reach.
- *
+/* Reading a published index (tools/prereq/index/reader.py): the root, per-item files checked against
+ * their sha256, and selections resolved to one closure.  With `trust`, the root must be signed by an
+ * allowed signer (index.json.sig).  `read(path)` gives the bytes of api/v1/<path> (fetch, or files in
+ * tests).  The job engine is synchronous: `ensure(names)` loads ahead what those names can reach.
  * May import: core/.
  */
 
@@ -33,7 +28,7 @@ async function parseFile(read, path, base) {
   }
 }
 
-/* The principal that signed the root `body`, or a PrereqError: unsigned, or by no allowed signer. */
+/* The principal that signed the root; a PrereqError when unsigned or by no allowed signer. */
 async function checkRoot(base, body, read, trust) {
   let signature;
   try {
@@ -46,7 +41,7 @@ async function checkRoot(base, body, read, trust) {
 }
 
 export class Index {
-  /* `base` is what a job records as its index; `read` gives the bytes of a file under api/v1. */
+  /* `base`: what a job records as its index. */
   constructor(root, { base, read }) {
     const found = root && typeof root === "object" && !Array.isArray(root) ? root.format : undefined;
     if (found !== FORMAT) {
@@ -68,7 +63,7 @@ export class Index {
     this.signedBy = null;
   }
 
-  /* `trust`: {signers} (sshsig.parseAllowedSigners') when the site was built with allowed signers. */
+  /* `trust`: {signers} (sshsig.js's parseAllowedSigners), or null. */
   static async load(base, read, { trust = null } = {}) {
     const { body, data } = await parseFile(read, ROOT_FILE, base);
     const signedBy = trust ? await checkRoot(base, body, read, trust) : null;
@@ -95,8 +90,7 @@ export class Index {
     this.jobSchema = await this.verified(this.root.job_schema.path, this.root.job_schema.sha256);
   }
 
-  /* Load the files of `names` and of everything any of their versions may require (unknown names are
-   * left for `document` to refuse, with its message). */
+  /* Unknown names are left for `document` to refuse, with its message. */
   async ensure(names) {
     const seen = new Set();
     let queue = [...names];
@@ -131,7 +125,6 @@ export class Index {
     return sortVersions(this.document(name).versions.map((v) => v.version));
   }
 
-  /* One published version; the latest when `version` is null. */
   version(name, version = null) {
     const documents = new Map(this.document(name).versions.map((v) => [v.version, v]));
     const versions = this.versions(name);
@@ -142,7 +135,7 @@ export class Index {
     return documents.get(chosen);
   }
 
-  /* `name[@range]` selections as one ordered closure: [{name, version, openpai, digest, requiredBy, selected}]. */
+  /* `name[@range]` selections as one closure, requirements first. */
   closure(selections, { locked = new Map() } = {}) {
     const requests = selections.map(parseRequirement);
     for (const request of requests) {

@@ -1,9 +1,6 @@
-/* Choosing versions (tools/prereq/index/resolver.py, whose docstring says how): one version per item
- * for a set of requests, the highest meeting every range, a lock kept while it fits, requirements
- * first.  When that plain choice conflicts, a backtracking search in the order resolvelib is given
- * there (the requests first, as given, then the others by name; each version newest first, the lock
- * first); only when nothing fits is the plain choice's conflict reported, with its chains of ranges.
- *
+/* Choosing versions as tools/prereq/index/resolver.py (its docstring says how): per item the highest
+ * version meeting every range, a lock kept while it fits.  On a conflict, a backtracking search in the
+ * order resolver.py gives resolvelib; only when nothing fits is the plain choice's conflict reported.
  * May import: core/.
  */
 
@@ -16,7 +13,7 @@ const SELECTION = "your selection";
 const MAX_STEPS = 10000; // versions tried before a search counts as too deep
 const PLAIN_ROUNDS = 10000; // rounds of the plain choice: one per level of the deepest chain (resolver.py)
 
-/* The plain choice's failure: what it would report, the ranges in conflict, all the ranges it had met. */
+/* The plain choice's failure; `constraints`: every range it had met. */
 class Conflict extends Error {
   constructor(message, hint, sides) {
     super(message);
@@ -50,7 +47,6 @@ function pick(name, ranges, versions, locked) {
 function plain(requests, versionsOf, requiresOf, locked) {
   let chosen = new Map();
   const required = (name) => (chosen.has(name) ? requiresOf(name, chosen.get(name)) : []);
-  // Each round only raises constraints and reaches one level deeper: a chain N deep takes N rounds.
   let settled = false;
   for (let round = 0; round < PLAIN_ROUNDS && !settled; round++) {
     const constraints = new Map();
@@ -97,7 +93,6 @@ function chain(constraints, name, range, by) {
   return [SELECTION, ...steps].join(" -> ");
 }
 
-/* A depth-first search: the first open item in the fixed order, each fitting version in turn. */
 function search(requests, versionsOf, requiresOf, locked, conflict) {
   const first = new Map();
   requests.forEach((r, i) => { if (!first.has(r.name)) first.set(r.name, i); });
@@ -132,8 +127,7 @@ function search(requests, versionsOf, requiresOf, locked, conflict) {
   throw new PrereqError(`${conflict.message}, and no other versions fit: ${chains.join("; ")}`, { hint: conflict.hint });
 }
 
-/* {order, versions: Map, requires: Map name -> [requirement], pulledBy} for `requests` ([{name, range}]).
- * `versionsOf(name)` lists published versions ascending; `requiresOf(name, version)` that version's requirements. */
+/* `versionsOf(name)`: published versions, ascending; `requiresOf(name, version)`: its requirements. */
 export function chooseVersions(requests, { versionsOf, requiresOf, locked = new Map() }) {
   let chosen;
   try {
@@ -146,7 +140,7 @@ export function chooseVersions(requests, { versionsOf, requiresOf, locked = new 
   }
   const required = (name) => (chosen.has(name) ? requiresOf(name, chosen.get(name)) : []);
   const order = postOrder(requests.map((r) => r.name), (name) => required(name).map((r) => r.name));
-  const pulledBy = new Map(order.map((name) => [name, []])); // who requires each
+  const pulledBy = new Map(order.map((name) => [name, []]));
   for (const name of order) new Set(required(name).map((r) => r.name)).forEach((needed) => pulledBy.get(needed).push(name));
   return {
     order, pulledBy,

@@ -1,9 +1,7 @@
-/* Verifying an SSH signature (SSHSIG, OpenSSH's PROTOCOL.sshsig) of the index's root in the browser,
- * as prereq.index.sshsig does with `ssh-keygen -Y verify`: the signature must be by an Ed25519 key an
- * allowed_signers text lists (for the namespace, when the line restricts it) and match the bytes.
- * WebCrypto does the cryptography (Ed25519 and SHA-512: Chrome 137+, Firefox 129+, Node 20); other key
- * types, certificates and validity dates are refused rather than half-checked.
- *
+/* Verifying the index root's SSH signature (SSHSIG), as prereq.index.sshsig does with `ssh-keygen -Y
+ * verify`: by an Ed25519 key an allowed_signers text lists.  WebCrypto does the cryptography (Ed25519:
+ * Chrome 137+, Firefox 129+, Node 20); other key types, certificates and validity dates are refused
+ * rather than half-checked.
  * May import: core/.
  */
 
@@ -19,7 +17,7 @@ function base64(text) {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
-/* Reads SSH wire strings (uint32 length, bytes) from `bytes`, from `at`. */
+/* SSH wire strings: a uint32 length, then the bytes. */
 class Wire {
   constructor(bytes, at = 0) {
     this.bytes = bytes;
@@ -57,7 +55,6 @@ function same(a, b) {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
-/* The fields of an armoured SSHSIG; a PrereqError naming `where` when it is not one. */
 export function parseSignature(armoured, where) {
   try {
     const bytes = base64(ARMOUR.exec(armoured)[1]);
@@ -74,8 +71,8 @@ export function parseSignature(armoured, where) {
   }
 }
 
-/* The lines of an allowed_signers text (ssh-keygen(1), ALLOWED SIGNERS) as {principals, namespaces, key};
- * a line with options this reader does not check (cert-authority, validity dates) is left out. */
+/* ssh-keygen(1)'s ALLOWED SIGNERS; a line with options not checked here (cert-authority, validity
+ * dates) is left out. */
 export function parseAllowedSigners(text) {
   const signers = [];
   for (const line of text.split(/\r?\n/)) {
@@ -96,8 +93,7 @@ export function parseAllowedSigners(text) {
   return signers;
 }
 
-/* The principals that signed `message` (bytes) with the armoured `signature` under `namespace`, among
- * `signers` (parseAllowedSigners'); a PrereqError, naming `where`, when none did. */
+/* The principals of the signer among `signers` (parseAllowedSigners'); else a PrereqError naming `where`. */
 export async function verifySignature(message, signature, { signers, namespace, where }) {
   const fix = "use an index its publisher signed, or ask them which key signs it now";
   const parsed = parseSignature(signature, where);

@@ -1,11 +1,7 @@
-/* The editor's line of trouble: an error about the job names its line (`job:LINE:` or
- * `job:LINE:COLUMN:`, as the CLI names `FILE:LINE:`), which gets a band over that line of the
- * textarea (ui.mark, aria-hidden: the alert box says it in words, and the textarea is aria-invalid
- * and described by it).  "Go to line N" (ui.goto, under the alert box) selects the line and
- * scrolls it into view; a whole new text (a paste, an upload, a template, Undo) is scrolled to its
- * error's line by itself, a text being typed is not.  The band follows the textarea's scrolling and
- * size; the textarea has `wrap="off"`, so line N is its Nth line box.
- *
+/* The editor's line of trouble: the line an error names (`job:LINE:`) gets a band (aria-hidden: the
+ * alert box says it in words and describes the aria-invalid textarea) and "Go to line N".  A whole new
+ * text scrolls to its error's line, a text being typed does not.  The textarea has wrap="off", so line
+ * N is its Nth line box.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -14,14 +10,12 @@ import { PrereqError } from "../core/errors.js";
 // page.js and view.js name the editor's text "job" in every message about it.
 const ABOUT_JOB = /^job:(?:(\d+)(?::\d+)?:)?/;
 
-/* Whether one line of a message is about the job's text, its line there (0: none named) and what
- * it says after the place. */
+/* One line of a message: whether it is about the job's text, its line (0: none), what follows the place. */
 export function messageLine(text) {
   const match = ABOUT_JOB.exec(text);
   return { aboutJob: !!match, line: match && match[1] ? Number(match[1]) : 0, said: match ? text.slice(match[0].length).trim() : text };
 }
 
-/* Whether an error is about the job's text, and its line there (0: none named). */
 export function errorLine(error) {
   const { aboutJob, line } = error instanceof PrereqError ? messageLine(error.message) : { aboutJob: false, line: 0 };
   return { aboutJob, line };
@@ -37,7 +31,6 @@ function paddingTop(area) {
   return parseFloat(window.getComputedStyle(area).paddingTop) || 0;
 }
 
-/* The band over the marked line, where the textarea shows it now (hidden when scrolled out). */
 export function placeMark(ui) {
   const { editor: area, mark } = ui;
   const line = Number(mark.getAttribute("data-line") || 0);
@@ -53,8 +46,6 @@ export function placeMark(ui) {
   mark.style.width = area.clientWidth + "px";
 }
 
-/* Mark the line `error` names (none: no band), and say in the textarea's state and description
- * whether the error is about its text.  Returns the line (0: none). */
 export function markError(ui, error) {
   const { aboutJob, line } = errorLine(error);
   ui.mark.setAttribute("data-line", String(line));
@@ -71,7 +62,6 @@ export function markError(ui, error) {
   return line;
 }
 
-/* Scroll the textarea so that `line` shows, a third down from its top (the page too, if needed). */
 export function revealLine(ui, line) {
   const area = ui.editor;
   const height = lineHeight(area);
@@ -84,7 +74,6 @@ export function revealLine(ui, line) {
   (ui.mark.hidden ? area : ui.mark).scrollIntoView({ block: "nearest" });
 }
 
-/* Select line `line` of the editor (the caret there for an empty one) and show it. */
 export function goToLine(ui, line) {
   const area = ui.editor;
   const lines = area.value.split("\n");
@@ -95,7 +84,6 @@ export function goToLine(ui, line) {
   revealLine(ui, at);
 }
 
-/* "Go to line N" goes there; the band follows the textarea as it scrolls and as it is resized. */
 export function bindMark(ui) {
   ui.goto.addEventListener("click", () => goToLine(ui, Number(ui.mark.getAttribute("data-line"))));
   const place = () => placeMark(ui);

@@ -1,8 +1,5 @@
-/* The job's text on its ways into and out of the composer page: the job a user starts from (the
- * empty job, its task role on the starting image when there is one), the draft kept between visits
- * (localStorage["prereq.composer.draft"]: the editor's text and task role, see prereq.js for the
- * storage contract) and the download (as YAML or JSON).
- *
+/* The job's text into and out of the page: the job a user starts from, the draft kept between visits
+ * (prereq.js states the storage contract) and the download.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -11,7 +8,7 @@ import { parseRequirement } from "../core/versions.js";
 import { addToText } from "../jobs/operations.js";
 
 const DRAFT_KEY = "prereq.composer.draft";
-export const START_ROLE = "taskrole"; // the empty job's task role
+export const START_ROLE = "taskrole";
 
 export const EMPTY_JOB = [
   "# An OpenPAI job (protocol version 2).  Check prerequisites in the list: they are added below,",
@@ -35,7 +32,6 @@ export const EMPTY_JOB = [
   "",
 ].join("\n");
 
-/* Why `wanted` (NAME or NAME@RANGE) cannot start a job on this index, "" when it can. */
 function unusable(index, wanted) {
   const name = parseRequirement(wanted).name;
   const entry = index.entries.get(name);
@@ -43,11 +39,8 @@ function unusable(index, wanted) {
   return entry.type === "dockerimage" ? "" : `${name} is a ${entry.type} item, not a Docker image`;
 }
 
-/* The job a user starts from: the empty job with its task role on the starting image, as
- * `prereq job add --task-role taskrole IMAGE` writes it (the engine's text, recorded in
- * extras.prereq).  The image is the one the host names (the portal plugin's entry), else the
- * index's start_image (prereq.yaml's composer.image); one the index cannot give is a problem
- * ({from: "entry" | "index", image, reason}) and the next is tried.  {text, image, from, problems}. */
+/* The empty job on the starting image, as `prereq job add --task-role taskrole IMAGE` writes it: the
+ * host's image (the plugin's entry), else the index's start_image; on a problem, the next is tried. */
 export async function startingJob(index, { image = null, indexSource = null } = {}) {
   const problems = [];
   const named = [["entry", image], ["index", index.root.start_image]].filter(([, wanted]) => typeof wanted === "string" && wanted.trim());
@@ -67,7 +60,6 @@ export async function startingJob(index, { image = null, indexSource = null } = 
   return { text: EMPTY_JOB, image: null, from: null, problems };
 }
 
-/* What the editor opens with: the draft {text, role} of the last visit, else the starting job. */
 export async function openingJob(index, host) {
   const starting = await startingJob(index, { image: host.image, indexSource: host.indexSource });
   const draft = loadDraft();
@@ -80,7 +72,6 @@ export function saveDraft(text, role) {
   } catch (error) { /* storage full or disabled: the draft is not kept */ }
 }
 
-/* The draft {text, role}, or null when there is none worth continuing (a broken one is ignored). */
 export function loadDraft() {
   try {
     const draft = JSON.parse(window.localStorage.getItem(DRAFT_KEY) || "null");
@@ -93,7 +84,6 @@ export function loadDraft() {
 
 const TYPES = { yaml: "application/yaml;charset=utf-8", json: "application/json;charset=utf-8" };
 
-/* Save `text` as NAME.yaml (or NAME.json), NAME made safe for a file name from the job's name. */
 export function download(text, jobName, format = "yaml") {
   const name = (jobName || "job").replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "job";
   const blob = new Blob([text], { type: TYPES[format] });

@@ -1,17 +1,6 @@
-/* A job written as JSON, into and out of the composer (no DOM).
- *
- * In: OpenPAI reads a job's JSON as YAML (JSON is YAML 1.2's subset) and so do both of prereq's
- * engines, whose first edit of a JSON job writes the whole document anew in block style
- * (tests/cases/jobs/156).  Only the composer converts before any edit: JSON pasted over the whole
- * editor or uploaded becomes block YAML at once, so that the user reads and edits YAML from the
- * start.  It is the engines' own rewrite of the root (yaml/'s Splicer and Renderer), so the text is
- * the one their first edit would have written, and it is kept only when it reads back as the same
- * data.  JSON holds no comments, so nothing is lost.
- *
- * Out: the job's data as JSON (two-space indentation, as `json.dumps(data, indent=2,
- * ensure_ascii=False)` writes it: 1.0 stays 1.0, big integers keep their digits), for tools that take
- * JSON; a value JSON cannot hold (.inf, .nan) is refused with its path.
- *
+/* A JSON job into and out of the composer (no DOM): in, block YAML at once, as the engines' first edit
+ * would write it (composer/README.md); out, the data as `json.dumps(data, indent=2, ensure_ascii=False)`
+ * writes it (1.0 stays 1.0, big integers keep their digits).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -22,8 +11,7 @@ import { Renderer } from "../yaml/yamlrender.js";
 import { Splicer } from "../yaml/yamlsplice.js";
 import { YamlText } from "../yaml/yamltext.js";
 
-/* The block YAML for a job text that is a JSON object, or null when the text is anything else
- * (YAML, JSON that is not an object, JSON the YAML loader refuses: the editor then says why). */
+/* Null for anything but a JSON object the YAML loader takes: the editor then says why. */
 export function blockYamlOfJson(text) {
   const bom = text.startsWith("\ufeff") ? "\ufeff" : "";
   const body = text.slice(bom.length);
@@ -35,7 +23,7 @@ export function blockYamlOfJson(text) {
   }
   const loaded = loadYamlOrNull(body);
   if (loaded === null || !(loaded.typed instanceof PyDict)) return null;
-  // A flow root gives the engine's default style (yamltext.js's detectStyle finds no block to follow).
+  // A flow root has no block style to follow: the engine's default style.
   const splicer = new Splicer(body, compose(body), new Renderer(), body.includes("\r\n") ? "\r\n" : "\n");
   const yaml = splicer.rewrite([], loaded.typed);
   const again = loadYamlOrNull(yaml);
@@ -62,7 +50,7 @@ function jsonValue(value, path, pad) {
   return JSON.stringify(value); // strings, booleans, null
 }
 
-/* The job `text` (YAML) as JSON text; a PrereqError naming the line when the YAML does not load. */
+/* A PrereqError naming the line when the YAML does not load. */
 export function jobAsJson(text, source) {
   return jsonValue(new YamlText(text, { source, mergeKeys: true }).loaded.typed, [], "") + "\n";
 }

@@ -1,9 +1,5 @@
-/* The composer's list of prerequisites: filtered as the catalog is (window.prereq's search and facets),
- * each row a checkbox whose state follows the job, and a version picker under an item the task
- * role selects, with, for a data, script or output item, whether the task role's field of that name
- * is bound to it.  `ctx` is the composer's state: {ui, root, index, records, view, role, limit,
- * siteUrl(path), check(name, on), pick(name, range), bind(name, on)}.
- *
+/* The composer's list, filtered as the catalog is (window.prereq): a box per row following the job, and
+ * a version picker and binding box under an item the task role selects.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -12,12 +8,9 @@ import { el } from "./panels.js";
 import { versionChoices } from "./view.js";
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-// The box whose change redraws the list: it is disabled until the edit is done, which drops the
-// focus to the page, so the redrawn list gives it back (keyboard users stay on their row).
+// A box disabled until its edit is done drops the focus to the page: the redrawn list gives it back.
 let refocus = "";
-// The list is one Tab stop (a roving tabindex): the control that has it, by its data-focus-key.  Arrows
-// move between rows (Up, Down, Home, End) and within a row (Left, Right); Space checks, `s` stars,
-// Enter opens the item's details.
+// The list is one Tab stop (a roving tabindex): the data-focus-key of the control that has it.
 let roving = "";
 const bound = new WeakSet();
 
@@ -30,9 +23,7 @@ function inJob(ctx, name) {
   return !!ctx.view && (ctx.view.inClosure.has(name) || ctx.view.state.lock.has(name));
 }
 
-/* The entries the filters keep, as the catalog finds them (search.js: best match first, names breaking
- * ties, a typo corrected when the words find nothing), or in the order of the list shown (favorites,
- * recently used, the job's).  {entries, corrected: the words searched instead, or null}. */
+/* In the catalog's order (search.js), or the shown list's; `corrected`: the words searched instead. */
 function filtered(ctx) {
   const find = window.prereq;
   const mode = showMode(ctx);
@@ -54,7 +45,6 @@ function filtered(ctx) {
   return { entries: found.map((record) => record.entry), corrected: result.corrected };
 }
 
-/* "Version [any compatible version ▾]" for an item the task role selects (view.js's choices). */
 function versionPicker(ctx, name) {
   const select = document.createElement("select");
   select.id = "prereq-composer-version-" + name;
@@ -74,7 +64,7 @@ function versionPicker(ctx, name) {
   select.value = ctx.view.ranges.get(name) || "";
   select.addEventListener("change", () => {
     refocus = select.id;
-    select.disabled = true; // until the edit is done, as a box is
+    select.disabled = true; // until the edit is done
     ctx.pick(name, select.value);
   });
   const label = el("label", "prereq-composer__pickline", "Version ");
@@ -83,8 +73,7 @@ function versionPicker(ctx, name) {
 }
 
 
-/* "[ ] as the task role's data" for a selected data, script or output item (`job add --bind`,
- * unchecked `job remove --unbind`): the task role's field then names it, for `<% $data... %>`. */
+/* `job add --bind`: the task role's field names the item, for `<% $data... %>`. */
 function bindToggle(ctx, entry) {
   const box = document.createElement("input");
   box.type = "checkbox";
@@ -93,7 +82,7 @@ function bindToggle(ctx, entry) {
   box.checked = (ctx.view.state.bound.get(ctx.role) || []).includes(entry.name);
   box.addEventListener("change", () => {
     refocus = box.id;
-    box.disabled = true; // until the edit is done, as the item's own box is
+    box.disabled = true; // until the edit is done
     ctx.bind(entry.name, box.checked);
   });
   const label = el("label", "prereq-composer__pickline prereq-composer__bind");
@@ -102,7 +91,6 @@ function bindToggle(ctx, entry) {
   return label;
 }
 
-/* Under a row: why its box cannot change, where else it is selected, and what its last check changed. */
 function addNotes(ctx, item, entry, { reason, resolved, requiredBy }) {
   const notes = [];
   if (reason) notes.push(reason);
@@ -135,7 +123,7 @@ function row(ctx, entry) {
   }
   box.addEventListener("change", () => {
     refocus = box.id;
-    box.disabled = true; // until the edit is done; the list is drawn again from the job
+    box.disabled = true; // until the edit is done
     ctx.check(entry.name, box.checked);
   });
   const label = el("label", "prereq-composer__label");
@@ -192,13 +180,10 @@ export function renderList(ctx) {
     (corrected ? ` for “${corrected.join(" ")}” (nothing matched “${ctx.ui.query.value.trim()}”)` : "");
 }
 
-/* A row's controls in order: its box, star, details link, version picker, binding box. */
 function controlsOf(item) {
   return [...item.querySelectorAll("input, select, a, button")];
 }
 
-/* Give the list's one Tab stop to `focused` when it is in the list, else to the control that had it,
- * else to the first row's box. */
 function rove(list, focused) {
   const controls = [...list.querySelectorAll("input, select, a, button")];
   const keyOf = (control) => control.getAttribute("data-focus-key") || control.id || "";

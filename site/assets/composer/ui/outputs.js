@@ -1,15 +1,6 @@
-/* The job on its way out of the composer: Copy and Download (the editor's text, as YAML), Copy JSON
- * and Download JSON (the same data as JSON: jsonjob.js).
- *
- * A job the engine refuses still goes out, but only when the user says so: the buttons read
- * "Copy…", "Download…" (and are described by the alert box that says why), and a click asks in a
- * confirm that names the problem.  Not disabled: a broken draft is often copied or saved on purpose,
- * to finish it in another editor, and a disabled button can neither be focused nor say why it is
- * disabled; but nobody should hand OpenPAI a broken job without being told.  JSON needs the YAML to
- * load: when it does not, the error is shown (its line marked) and nothing is copied.
- *
- * `ctx` is what the composer gives: {ui, problem() (the job's error, or null), jobName(), fail(error)}.
- *
+/* Copy and Download of the job, as YAML or JSON (jsonjob.js).  A job the engine refuses goes out after
+ * a confirm naming the problem, its buttons not disabled: a broken draft is often saved on purpose, and
+ * a disabled button can neither be focused nor say why.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -22,14 +13,12 @@ function label(button, asks) {
   return button.getAttribute("data-label") + (asks ? "…" : "");
 }
 
-/* Whether to go on with `what` ("Copy", "Download"): at once for a job the engine accepts. */
 function goesOut(ctx, what) {
   const problem = ctx.problem();
   if (!problem) return true;
   return window.confirm(`The job has a problem; prereq and OpenPAI would refuse it as it is:\n\n${problem.message}\n\n${what} it anyway?`);
 }
 
-/* The job's data as JSON text, or null (the error shown) when its YAML does not load. */
 function asJson(ctx) {
   try {
     return jobAsJson(ctx.ui.editor.value, "job");
@@ -39,7 +28,6 @@ function asJson(ctx) {
   }
 }
 
-/* Copy `text`, saying so on the button for two seconds (data-flash meanwhile). */
 function copy(ctx, button, text) {
   const say = (words) => {
     button.setAttribute("data-flash", "");
@@ -51,7 +39,6 @@ function copy(ctx, button, text) {
   }, 2000));
 }
 
-/* The buttons' labels and descriptions for a job with or without a problem. */
 export function showOutputState(ui, problem) {
   for (const role of BUTTONS) {
     const button = ui[role];

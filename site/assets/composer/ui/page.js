@@ -1,37 +1,7 @@
-/* The job composer: the UI over the job engine, mounted into one root element: the site's page
- * (composer.md; start.js loads this module and calls start) or the webportal plugin's shadow root
- * (webportal/mount.js calls mount with its own host).
- *
- * The user starts from an empty job, a template (api/v1/templates/), an uploaded file or text pasted
- * into the editor, picks a task role and checks prerequisites in a list filtered like the catalog.
- * Every check or uncheck is `prereq job add` / `prereq job remove --task-role ROLE` on the editor's
- * text, run by the same engine as the CLI's (jobs/ and yaml/: ports of tools/prereq/jobs/ and
- * core/yamledit.py held equal by tests/cases/), so the text changes exactly as the CLI would change
- * it: comments, quoting and every untouched byte stay.  A selected item's version picker is
- * `prereq job add NAME@RANGE`.  A job pasted or uploaded as JSON becomes block YAML (jsonjob.js),
- * an error's line is marked in the editor (editor.js), and outputs.js gives the job out.
- *
- * extras.prereq.index records the index the composer ran on (its absolute URL), for `prereq job lock`;
- * a template's task roles' names are selected (as `prereq job add --task-role ROLE NAME...` would).
- *
- * The host says where the composer runs, so that one code serves both mounts:
- *   siteUrl(path)  an address on the prereq site that published the index (item pages)
- *   api            the index's api/v1 address, without a trailing slash
- *   indexSource    what a job records as its index (extras.prereq.index)
- *   links          whether ?template=NAME and ?add=NAME of the address are followed (the site's page)
- *   newItemUrl     the forge's prefilled new-file page for Share (share.js), or null
- *   trust          {signers} (sshsig.js's parseAllowedSigners) when the index must be signed by one
- *                  of them (prereq.yaml's trust.allowed_signers), or null
- *   image          the image a new job starts with (before the index's start_image: jobfile.js)
- * Elements are found inside the root only (a shadow root has its own ids).
- *
- * Storage (see prereq.js): localStorage["prereq.favorites"] and ["prereq.recent"] (an item checked
- * here is pushed to "recent"); the draft (jobfile.js) keeps the editor's text and task role between
- * visits.  ?add=NAME checks NAME in the draft (item pages link here that way);
- * ?template=NAME starts from that template (Undo brings the draft back).
- * Untrusted text (names, titles, summaries, the job itself) only goes in through textContent and form
- * values, never as HTML.  Nothing is fetched but the index.
- *
+/* The job composer: each check is `prereq job add/remove` on the editor's text by jobs/ and yaml/ (held
+ * equal to the CLI by tests/cases/).  Mounted into the site's page (start.js) or the plugin's shadow
+ * root (webportal/mount.js); the host's fields: composer/README.md.  Elements are found in the root
+ * only.  Untrusted text goes in as textContent or form values, never as HTML.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -53,7 +23,7 @@ import { analyse, namedItems } from "./view.js";
 const PAGE = 60; // rows the list shows at first, and how many more "Show more" adds
 const UNDO_STEPS = 50;
 
-/* Files of an index: API/<path>, fetched from there only. */
+/* Files of an index, fetched from API/<path> only. */
 function reader(api) {
   return async (path) => {
     const url = new URL(path, api + "/").href;
@@ -64,15 +34,14 @@ function reader(api) {
   };
 }
 
-/* One mounted composer: its elements, the index, the editor's analysis and the undo history. */
 class Composer {
   constructor(root, host) {
     this.root = root;
     this.host = host;
     this.ui = composerElements(root);
     this.index = null;
-    this.records = []; // window.prereq.searchRecord of every index entry, for the list
-    this.view = null; // the last analyse() of the editor's text
+    this.records = [];
+    this.view = null;
     this.problem = null; // why analyse() refused it (null: it did not)
     this.role = "";
     this.limit = PAGE;
@@ -81,14 +50,13 @@ class Composer {
     this.share = new SharePanel(root, host);
   }
 
-  /* What `prereq job add/remove` is given here: this index, recorded as the host says. */
   editOptions(taskRole) {
     return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job" };
   }
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
 
-  /* Replace the editor's text (an undoable step unless `remember` is false), painted before the rest is redrawn. */
+  /* Undoable unless `remember` is false; the text is painted before the rest is redrawn. */
   async setText(text, remember) {
     const ui = this.ui;
     if (remember !== false && text !== ui.editor.value) {
@@ -102,10 +70,9 @@ class Composer {
     return this.refresh({ reveal: true });
   }
 
-  /* Analyse the editor's text and draw everything from it; `reveal` scrolls to the line of its
-   * error (a whole new text, not one being typed). */
+  /* `reveal`: scroll to the error's line (for a whole new text, not one being typed). */
   async refresh({ reveal = false } = {}) {
-    // What the messages and the last summary said is of the text before: an edit says its own after.
+    // The messages and summary were about the text before: an edit says its own after.
     showMessages(this.ui, [], []);
     this.delta = null;
     try {
@@ -142,13 +109,11 @@ class Composer {
     this.renderList();
   }
 
-  /* Run one edit at a time, in order. */
   queue(task) {
     this.busy = this.busy.then(task).catch((error) => showError(this.ui, error));
     return this.busy;
   }
 
-  /* One edit of the job's text by the engine, its changes shown (its error, when it refuses). */
   edit(run) {
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
@@ -165,8 +130,6 @@ class Composer {
     });
   }
 
-  /* Check (`prereq job add`) or uncheck (`prereq job remove`) one prerequisite in the task role; what
-   * came in or went out is said next to its row and in the live region. */
   check(name, on) {
     const before = this.closureNames();
     return this.edit(async (text) => {
@@ -187,14 +150,11 @@ class Composer {
     showDelta(this.ui.list, this.delta); // the list was just drawn: only its row changes
   }
 
-  /* The version picker: select NAME@RANGE (NAME alone: any version that fits) in the task role, as
-   * `prereq job add NAME@RANGE` does (the locked version stays while the range allows it). */
+  /* As `prereq job add NAME@RANGE`: the locked version stays while the range allows it. */
   pick(name, range) {
     return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
   }
 
-  /* Bind (`prereq job add --bind`) or unbind (`prereq job remove --unbind`) the task role's field of the
-   * item's type to a selected item. */
   bind(name, on) {
     const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
     return this.edit((text) => (on
@@ -202,8 +162,7 @@ class Composer {
       : removeFromText(text, [name], { ...this.editOptions(this.role), unbind: true })));
   }
 
-  /* Start from a template, selecting the registry items its task roles name, as
-   * `prereq job add --task-role ROLE NAME...` would. */
+  /* Selects the items its task roles name, as `prereq job add --task-role ROLE NAME...` would. */
   async loadTemplate(name) {
     const template = (this.index.root.templates || []).find((t) => t.name === name);
     if (!template) return;
@@ -222,8 +181,6 @@ class Composer {
     showMessages(this.ui, [`started from the template ${name}`].concat(lines), warnings);
   }
 
-  /* Replace the job by another one (a new empty job, an uploaded file) and say so; JSON is
-   * written as YAML (jsonjob.js). */
   startFrom(text, message) {
     return this.queue(async () => {
       this.role = "";
@@ -234,8 +191,6 @@ class Composer {
     });
   }
 
-  /* Text pasted into the editor: JSON pasted as the whole job becomes YAML (Undo brings the JSON
-   * back); anything else is read at once, its error's line shown. */
   async pasted() {
     const yaml = blockYamlOfJson(this.ui.editor.value);
     if (yaml === null) return this.refresh({ reveal: true });
@@ -314,14 +269,13 @@ class Composer {
     }
   }
 
-  /* Load the index, draw the composer, continue the draft (or start the empty job) and follow the
-   * link the page was opened with.  A failure here is the caller's to show. */
+  /* A failure here is the caller's to show. */
   async start() {
     const ui = this.ui;
     this.index = await Index.load(this.host.api, reader(this.host.api), { trust: this.host.trust || null });
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
-    const opening = await openingJob(this.index, this.host); // the draft, else the job users start from
+    const opening = await openingJob(this.index, this.host);
     [this.starting, this.role, ui.editor.value] = [opening.starting, opening.role, opening.text];
     renderFilterOptions(ui, this.index);
     renderTemplates(ui, this.index);
@@ -345,7 +299,7 @@ class Composer {
       text: () => this.ui.editor.value,
       setText: (text) => this.setText(text),
       index: () => this.index,
-      starting: () => this.starting, // jobfile.js's startingJob: the image new jobs start with, or why none
+      starting: () => this.starting, // jobfile.js's startingJob
       view: () => this.view,
       ui: this.ui,
       showError: (error) => showError(this.ui, error),
@@ -354,8 +308,7 @@ class Composer {
   }
 }
 
-/* ?template=NAME and ?add=NAME, done once: taken out of the address so that a reload does not
- * start again or add again. */
+/* Taken out of the address, so that a reload does not start or add again. */
 function takeLinkRequest() {
   const params = new URLSearchParams(window.location.search);
   const request = { template: params.get("template"), add: params.get("add") };
@@ -368,20 +321,18 @@ function takeLinkRequest() {
   return request;
 }
 
-/* Mount a composer into `root` (which holds the composer's markup) for `host`; its api() is
- * returned at once, and `ready` settles when it has started (or failed to). */
+/* `ready` settles when the composer has started (or failed to). */
 export function mount(root, host) {
   const composer = new Composer(root, host);
   return { api: composer.api(), ready: composer.start() };
 }
 
-/* The index's trust setting from an allowed_signers text (null without one: nothing is verified). */
+/* Null without allowed signers: nothing is verified. */
 export function trustOf(allowedSigners) {
   return typeof allowedSigners === "string" && allowedSigners.trim() ? { signers: parseAllowedSigners(allowedSigners) } : null;
 }
 
-/* The site's composer page: this site's index, recorded as the site's address (prereq.yaml's
- * site.index_url when it names another). */
+/* The site's page: its index, recorded as the site's address (or prereq.yaml's site.index_url). */
 export async function start(root) {
   const configured = document.querySelector('meta[name="prereq:index"]');
   const site = window.prereq.siteUrl("");
@@ -393,6 +344,6 @@ export async function start(root) {
     newItemUrl: document.querySelector('meta[name="prereq:new-item"]')?.getAttribute("content") || null,
     trust: trustOf(document.querySelector('meta[name="prereq:allowed-signers"]')?.getAttribute("content")),
   });
-  window.prereqComposer = mounted.api; // for debugging and tests; the page itself does not need it
+  window.prereqComposer = mounted.api; // for debugging and tests
   await mounted.ready;
 }

@@ -1,9 +1,5 @@
-/* What the composer page shows besides the list of prerequisites (listing.js): the messages of the
- * last edit, an error with its hint (its line marked in the editor: editor.js), the task role
- * picker, the closure of the task role, and the options of the filters and of the template picker,
- * drawn from the index.  `ui` is the page's elements by role (page.js).  Text goes in through
- * textContent and option values only.
- *
+/* The page besides the list (listing.js): messages, the error, the task role, its closure, and the
+ * filters' and templates' options.  Text goes in through textContent and option values only.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -29,9 +25,7 @@ export function showMessages(ui, lines, warnings) {
   for (const line of warnings || []) ui.messages.appendChild(el("li", "prereq-composer__warning", "warning: " + line));
 }
 
-/* An error in the page's alert box (none: the box hidden): a PrereqError is the user's to fix,
- * anything else a bug, which the console gets too.  The line of the job it names is marked in the
- * editor (editor.js), with "Go to line N" under the box. */
+/* A PrereqError is the user's to fix, anything else a bug, which the console gets too. */
 export function showError(ui, error, { lead = "Cannot do that: " } = {}) {
   ui.error.textContent = "";
   ui.error.hidden = !error;
@@ -52,7 +46,6 @@ export function renderRoles(ui, view, role) {
   ui.role.disabled = roles.length < 2;
 }
 
-/* The task role's prerequisites in the order they run, each with what requires it. */
 export function renderClosure(ui, view, role) {
   ui.closure.textContent = "";
   ui.closureTitle.textContent = view ? `Task role ${role} runs, in this order` : "The job has a problem";
@@ -73,8 +66,7 @@ export function renderClosure(ui, view, role) {
   }
 }
 
-/* The type filter's groups (the index's type_groups, through window.prereq) and the tag filter's
- * tags, most used first, after the "all types" and "any tag" options the page holds. */
+/* The type groups are the index's (the site names none); tags most used first. */
 export function renderFilterOptions(ui, index) {
   const find = window.prereq;
   for (const group of Object.keys(find.typeGroups())) ui.type.appendChild(option(group, find.typeGroupLabel(group)));
@@ -92,7 +84,7 @@ export function renderTemplates(ui, index) {
   ui.template.disabled = !(index.root.templates || []).length;
 }
 
-/* What a check or uncheck changed in the task role's closure ("+3: a, b, c", "−1: a"), or "". */
+/* "+3: a, b, c", "−1: a" or "". */
 export function closureChange(before, after) {
   const added = [...after].filter((n) => !before.has(n));
   const removed = [...before].filter((n) => !after.has(n));
@@ -118,14 +110,13 @@ const IDS = {
   mark: "mark", goto: "goto", copyJson: "copy-json", downloadJson: "download-json", live: "live",
 };
 
-/* The composer's elements by role (#prereq-composer-ID), found once. */
 export function composerElements(root) {
   const ui = {};
   for (const [role, id] of Object.entries(IDS)) ui[role] = root.querySelector("#prereq-composer-" + id);
   return ui;
 }
 
-/* What the last check changed, under its row of the list drawn already (listing.js draws it so too). */
+/* Under its row of the list drawn already (listing.js draws it so too). */
 export function showDelta(list, delta) {
   const item = [...list.children].find((li) => li.dataset.name === delta.name);
   if (!item) return;

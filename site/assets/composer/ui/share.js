@@ -1,16 +1,6 @@
-/* "Share as a registry item": the composer's `prereq share JOB.yaml NAME`, for the prerequisites the
- * job defines itself (the users' story: "users could define important components as prerequisites
- * and save/share them").
- *
- * Owns: SharePanel, a section under the job that lists the job's hand-written prerequisites and
- * shows, for the one picked, the registry item jobs/share.js makes of it (the same item as
- * `prereq share`, TODO blanks included) with the name and owner the user gives, or why it cannot
- * be shared (a credential in it, a name the registry would refuse).  "Propose it in a pull request"
- * opens the forge's new-file page prefilled with the item (the site's `prereq:new-item` meta, made
- * from prereq.yaml's site.repo_url; absent, only Copy and Download are offered).  An item too long
- * for an address is copied instead, and the page opened empty, saying so.
- * The owner is remembered in localStorage["prereq.owner"].  Untrusted text only goes in as text.
- *
+/* "Share as a registry item": `prereq share JOB.yaml NAME` (jobs/share.js) for a prerequisite the job
+ * defines itself, to copy, download or propose on the forge's prefilled new-file page (the site's
+ * `prereq:new-item` meta).  Untrusted text only goes in as text.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -44,7 +34,6 @@ function storedOwner() {
 }
 
 export class SharePanel {
-  /* host: siteUrl(path) and newItemUrl (the forge's template, or null). */
   constructor(root, host) {
     this.host = host;
     this.entries = [];
@@ -92,7 +81,6 @@ export class SharePanel {
     ui.open.addEventListener("click", (event) => this.open(event));
   }
 
-  /* After each analysis of the editor's text: the job's own prerequisites (view.handTop), or none. */
   update(view, index, jobText) {
     this.index = index;
     this.jobText = jobText;
@@ -114,7 +102,6 @@ export class SharePanel {
     this.show();
   }
 
-  /* The item for the picked entry, name and owner, or the reason there is none. */
   show() {
     const ui = this.ui;
     const owner = ui.owner.value.trim();
@@ -127,7 +114,7 @@ export class SharePanel {
         asName: ui.name.value.trim() || null,
       });
     } catch (error) {
-      // A bug of ours must not stop the composer drawing the rest: said here, and in the console.
+      // A bug of ours must not stop the composer drawing the rest.
       if (!(error instanceof PrereqError)) window.console.error(error);
       problem = error instanceof PrereqError ? error : new PrereqError(`the item could not be made: ${error}`,
         { hint: "run 'prereq share JOB.yaml NAME' instead, and report this" });
@@ -162,7 +149,7 @@ export class SharePanel {
       () => { this.ui.status.textContent = "The browser refused to copy: select the item and copy it yourself."; });
   }
 
-  /* A prefilled address when it fits; else the empty page, with the item on the clipboard. */
+  /* Too long for the address: the empty page, the item on the clipboard. */
   open(event) {
     if (!this.shared) {
       event.preventDefault();

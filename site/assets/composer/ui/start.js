@@ -1,12 +1,5 @@
-/* Starting the job composer page (composer.md), and saying so in the page when it cannot start.
- *
- * The engine is ES modules imported by page.js; when one of them cannot be fetched or does not parse,
- * a static <script type="module"> simply never runs and the page would stay "loading" with no word.
- * So the page loads this classic script, which imports page.js dynamically and catches: a module that
- * fails to load or to evaluate, the index that cannot be fetched or read, and anything else start()
- * throws, all end in "The composer could not start: REASON" in the page's alert box, with the page's
- * data-state "failed".  It imports nothing statically, so nothing can keep it from running.
- *
+/* Starts the composer page, or says in it why not.  A classic script importing page.js dynamically: a
+ * static module that failed to load or parse would leave the page "loading" with no word.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 (function () {
@@ -23,7 +16,7 @@
     return node;
   }
 
-  /* The reason in the alert box (text only); a bug's details also go to the console. */
+  /* Text only; a bug's details also go to the console. */
   function fail(error) {
     var reason = error && error.message ? error.message : String(error);
     var hint = error && error.hint ? error.hint : "reload the page; if this happens again, the site is incomplete";

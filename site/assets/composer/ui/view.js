@@ -1,7 +1,4 @@
-/* What the composer's list shows for one task role (no DOM): the role's closure, who requires what,
- * what the job's own text names, what other task roles select, and the choices of the version
- * picker of an item the task role selects.
- *
+/* What the composer's list shows for one task role, and the version picker's choices (no DOM).
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -39,8 +36,7 @@ export async function analyse(index, text, role) {
   };
 }
 
-/* The registry items a job's task roles name that the job does not define, per task role (what
- * starting from a template selects, as `prereq job add --task-role ROLE NAME...` would). */
+/* Per task role, the registry items it names that the job does not define (a template selects them). */
 export function namedItems(index, text) {
   const job = new JobDocument(text, "job");
   const defined = new Set(job.topNames().filter((n) => n !== null));
@@ -56,10 +52,7 @@ export function namedItems(index, text) {
   return out;
 }
 
-/* The version picker's choices for `name`, selected with `range` (null: any version), as
- * [{label, options: [{value, label}]}] groups: any version that fits (NAME alone), a range as
- * `prereq job add NAME@^1.2` writes it for each published major.minor, newest first, and each
- * published version exactly.  A range of the job's own that none of them is comes first. */
+/* `range` null: any version.  A range of the job's own that no option is comes first. */
 export function versionChoices(index, name, range) {
   const versions = index.versions(name).reverse();
   const lines = [];

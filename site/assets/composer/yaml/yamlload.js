@@ -1,15 +1,6 @@
-/* Strict YAML loading with positions, as prereq.core.yamlload (load_yaml, LoadedYaml, YamlLoadError,
- * format_path).
- *
- * The CLI composes nodes with libyaml and builds plain data itself with the YAML 1.2 core schema;
- * so does this, on the nodes yamlparse.js reads with the vendored `yaml` library.
- *
- * Owns: the data built from the nodes (core-schema scalars, duplicate and merge keys, tags, the depth
- * and size limits), UTF-8 decoding, positions and loadYaml.  Positions are 1-based (line, column) in
- * characters (code points), as Python counts them.  Data is returned both as plain JSON-like values
- * (`data`) and in Python's types (`typed`, see pyvalues.js): a float 1.0 is the number 1 in `data`
- * and PyFloat(1) in `typed`.
- *
+/* Strict YAML loading with positions, as prereq.core.yamlload: the CLI builds data itself from libyaml's
+ * nodes by the YAML 1.2 core schema, and so does this from yamlparse.js's.  Positions are 1-based, in
+ * code points as Python counts.  `data` is plain JSON-like, `typed` in Python's types (pyvalues.js).
  * May import: core/, vendor/.
  */
 
@@ -23,7 +14,7 @@ export const MAX_VALUES = 100000;
 export const MAX_INT_DIGITS = 4300; // Python's own limit for decimal integer strings
 const MERGE_TAG = "tag:yaml.org,2002:merge";
 
-// ------------------------------------------------------------------------------ data and positions (yamlload._build)
+// -- data and positions (yamlload._build)
 
 const NULL_RE = /^(?:~|null|Null|NULL|)$/;
 const BOOLS = { true: true, True: true, TRUE: true, false: false, False: false, FALSE: false };
@@ -74,7 +65,6 @@ export function formatPath(path, { empty = "" } = {}) {
   return out || empty;
 }
 
-/* Data plus the 1-based [line, column] of every value and mapping key (LoadedYaml). */
 export class LoadedYaml {
   constructor() {
     this.typed = null;
@@ -89,7 +79,7 @@ export class LoadedYaml {
     return this._plain;
   }
 
-  /* Position of ``path``'s value (or key), else of its nearest ancestor, else [1, 1]. */
+  /* Else its nearest ancestor's, else [1, 1]. */
   position(path, { key = false } = {}) {
     const table = key ? this.keyPositions : this.valuePositions;
     for (let cut = path.length; cut >= 0; cut--) {
@@ -101,20 +91,20 @@ export class LoadedYaml {
   }
 }
 
-/* The issues, each once (an anchored value is met again at every alias), in their order. */
+/* Each issue once: an anchored value is met again at every alias. */
 function onceEach(issues) {
   const seen = new Map();
   for (const found of issues) seen.set(JSON.stringify([found.kind, found.message, found.line, found.column]), found);
   return [...seen.values()];
 }
 
-/* _TooLarge: the values passed MAX_VALUES at `path` (thrown from deep in the walk, to stop it). */
+/* _TooLarge: thrown from deep in the walk, to stop it. */
 class TooLarge {
   constructor(path) {
     this.path = path;
   }
 }
-// _YAML_TAGS: plain YAML's for each kind of node, written or implied; any other tag is refused (TAG_MESSAGE).
+// _YAML_TAGS: the only tags a node may have, written or implied.
 const YAML_TAGS = {
   scalar: new Set([PLAIN_TAG, "tag:yaml.org,2002:str"]), seq: new Set(["tag:yaml.org,2002:seq"]), map: new Set(["tag:yaml.org,2002:map"]),
 };
@@ -122,9 +112,8 @@ const TAG_MESSAGE = "YAML tags are not supported";
 
 const isMerge = (keyNode) => keyNode.tag === MERGE_TAG || (keyNode.tag === PLAIN_TAG && keyNode.value === "<<");
 
-/* _merged_pairs: the pairs `<<` brings into a mapping node, as js-yaml (the rest-server) and PyYAML (the
- * runtime) merge them: the sources in order, a key's first source winning, each source as its own data
- * says (its own keys over what it merges); the node's own keys come after and win over all. */
+/* _merged_pairs: as js-yaml (the rest-server) and PyYAML (the runtime) merge: a key's first source wins,
+ * each source's own keys over what it merges; the node's own keys come after and win over all. */
 function mergedPairs(node, issues) {
   const merged = new Map();
   for (const [keyNode, valueNode] of node.value) {
@@ -143,12 +132,12 @@ function mergedPairs(node, issues) {
   return [...merged.values()];
 }
 
-/* _build_mapping: a mapping node's data; with `merges`, `<<` read as OpenPAI's loaders read it. */
+/* _build_mapping; with `merges`, `<<` read as OpenPAI's loaders read it. */
 function buildMapping(node, path, out, issues, merges) {
   const result = new PyDict();
   const inherited = merges ? mergedPairs(node, issues) : [];
   const own = node.value.filter(([keyNode]) => !(merges && isMerge(keyNode)));
-  const mine = new PyDict(); // the keys the node writes itself, compared as Python compares them (1 == 1.0)
+  const mine = new PyDict(); // its own keys, compared as Python does (1 == 1.0)
   [...inherited, ...own].forEach(([keyNode, valueNode], number) => {
     if (isMerge(keyNode)) {
       issues.push(issue("syntax", "merge keys ('<<') are not supported", ...nodeMark(keyNode)));
@@ -173,7 +162,7 @@ function buildMapping(node, path, out, issues, merges) {
   return result;
 }
 
-/* _build: Python-typed data from a node, recording positions and collecting issues. */
+/* _build: typed data, positions and issues. */
 function build(node, path, out, issues, merges = false) {
   out.valuePositions.set(pathId(path), nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
@@ -214,7 +203,7 @@ function badUtf8(bytes) {
   return -1;
 }
 
-/* _decode: UTF-8 bytes as text (BOM dropped), or the issue of the first bad byte. */
+/* _decode: the text (BOM dropped), or the issue of the first bad byte. */
 function decode(bytes) {
   const bad = badUtf8(bytes);
   if (bad >= 0) {
@@ -228,8 +217,8 @@ function decode(bytes) {
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).replace(/^\ufeff/, "");
 }
 
-/* Load exactly one YAML document strictly (a string, or UTF-8 bytes); throws YamlLoadError listing every
- * issue.  `mergeKeys`: read `<<` as OpenPAI's loaders do (jobs), else refuse it. */
+/* One document, from a string or UTF-8 bytes; a YamlLoadError lists every issue.  `mergeKeys`: read
+ * `<<` as OpenPAI's loaders do (jobs), else refuse it. */
 export function loadYaml(raw, { mergeKeys = false } = {}) {
   const text = typeof raw === "string" ? raw.replace(/^\ufeff/, "") : decode(raw);
   const root = compose(text);
@@ -256,7 +245,6 @@ export function loadYaml(raw, { mergeKeys = false } = {}) {
   return loaded;
 }
 
-/* loadYaml's LoadedYaml for ``text``, or null when it refuses the text. */
 export function loadYamlOrNull(text, options = {}) {
   try {
     return loadYaml(text, options);

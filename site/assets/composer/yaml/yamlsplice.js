@@ -1,13 +1,5 @@
-/* The splices of prereq.core.yamledit: new text for one edit, spliced where the node marks say.
- *
- * Owns: Splicer, for one text (without BOM), its node tree (yamlload.js's compose) and the
- * Renderer of its style: where a value's characters are (the end of its content, the ':' after a
- * key, the '-' before an item, the comment lines above a line), the nodes of a path, and the text
- * with one value replaced, one key or item inserted, one deleted, or a collection written anew.
- * A splice that does not fit the layout throws NotHere; YamlText (yamltext.js) then tries the
- * next way and checks every text it is given.  Indexes are UTF-16 indexes into the text; columns
- * count code points, as libyaml and Python do.
- *
+/* The splices of prereq.core.yamledit: one edit's new text (without BOM), where the node marks say.
+ * Indexes are UTF-16; columns count code points, as libyaml and Python do.
  * May import: core/, vendor/.
  */
 
@@ -15,7 +7,7 @@ import { isPyInt, listIndex, pyEq, pyError, pyStr } from "./pyvalues.js";
 import { loadYamlOrNull } from "./yamlload.js";
 import { isDict } from "./yamlrender.js";
 
-/* A splice does not apply to this layout: fall back to rewriting the parent. */
+/* The splice does not fit this layout: YamlText rewrites the parent instead. */
 export class NotHere extends Error {}
 
 function isEmptyPlain(node) {
@@ -39,8 +31,8 @@ function pyLstrip(text) {
 
 const isMergeKey = (keyNode) => keyNode.kind === "scalar" && keyNode.value === "<<" && keyNode.style === "";
 
-/* yamlsplice._holder: the mapping whose own text holds ``key``: ``node``, or what its merge keys (``<<``)
- * bring in, the first source first, as the loaders merge. */
+/* yamlsplice._holder: the mapping whose own text holds ``key``, ``node`` or a ``<<`` source (first
+ * source first, as the loaders merge). */
 function holder(node, key) {
   if (node.value.some(([k]) => !isMergeKey(k) && k.kind === "scalar" && sameKey(k, key))) return node;
   for (const [keyNode, valueNode] of node.value) {
@@ -91,13 +83,12 @@ export class Splicer {
     return index > 0 ? this.t.lastIndexOf("\n", index - 1) + 1 : 0;
   }
 
-  /* The index just past the line break of the line holding ``index``. */
+  /* Just past the line break of ``index``'s line. */
   lineEnd(index) {
     const found = this.t.indexOf("\n", index);
     return found < 0 ? this.t.length : found + 1;
   }
 
-  /* Only blanks before ``index`` on its line. */
   ownsLine(index) {
     return /^[ \t]*$/.test(this.t.slice(this.lineStart(index), index));
   }
@@ -118,17 +109,15 @@ export class Splicer {
     return end;
   }
 
-  /* Where the value of a mapping entry ends: its content, or the ':' of a key with an empty value. */
   valueEnd(keyNode, valueNode) {
     return isEmptyPlain(valueNode) ? this.colonEnd(keyNode) : this.contentEnd(valueNode);
   }
 
-  /* Where a sequence item ends: its content, or the '-' of an empty item. */
   itemEnd(dash, item) {
     return isEmptyPlain(item) ? dash + 1 : this.contentEnd(item);
   }
 
-  /* Just past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them. */
+  /* Past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them. */
   propertiesEnd(node) {
     let index = node.start.index;
     let end = 0;
@@ -140,7 +129,6 @@ export class Splicer {
     return end;
   }
 
-  /* Where a block collection's first entry starts (its key, or its first item's dash). */
   firstContent(node) {
     const first = node.value[0];
     return node.kind === "map" ? first[0].start.index : this.dash(first);
@@ -160,7 +148,7 @@ export class Splicer {
     return index;
   }
 
-  /* The start of the comment lines right above ``lineStart`` (they belong to what follows). */
+  /* The comment lines right above belong to what follows. */
   aboveComments(lineStart) {
     let at = lineStart;
     while (at > 0) {
@@ -180,7 +168,6 @@ export class Splicer {
   }
 
   // -- splices
-  /* The collection at ``path`` written anew as ``value`` (the whole document for the root). */
   rewrite(path, value) {
     if (path.length) return this.replace(path, value);
     if (!this.renderer.isBlock(value)) return this.renderer.scalar(value) + this.newline;
@@ -190,7 +177,6 @@ export class Splicer {
     return this.t.slice(0, start) + body + this.t.slice(this.contentEnd(this.root));
   }
 
-  /* The value at ``path`` replaced by ``value``, after its key's ':' or its item's '-'. */
   replace(path, value) {
     const parent = this.parentOf(path);
     const node = this.node(path);
@@ -218,7 +204,7 @@ export class Splicer {
     return this.t.slice(0, start) + text + this.t.slice(end);
   }
 
-  /* A flow collection for a flow collection, a block one in the place of a block one; else null. */
+  /* Flow stays flow, block stays block; else null. */
   replaceCollection(node, value, start, end, inSequence) {
     if (node.flow && node.value.length && this.renderer.isBlock(value)) {
       return this.t.slice(0, start) + " " + this.renderer.flow(value) + this.t.slice(end);
@@ -234,9 +220,8 @@ export class Splicer {
     return null;
   }
 
-  /* A new ``key: value`` at ``position`` of the block mapping at ``parentPath``'s keys (``keys``, merged
-   * ones included: a new key goes after the last of its own keys before ``position``, or after its
-   * merge keys). */
+  /* ``keys`` include merged ones: the new key goes after the mapping's own last key before ``position``,
+   * else after its merge keys. */
   insertKey(parentPath, position, key, value, keys = []) {
     const node = parentPath.length ? this.node(parentPath) : this.root;
     if (node?.kind !== "map" || node.flow || !node.value.length) throw new NotHere();
@@ -256,13 +241,11 @@ export class Splicer {
     return this.insertLinesAfter(this.valueEnd(previousKey, previousValue), this.renderer.pair(key, value, column));
   }
 
-  /* A new item at ``index`` of the block sequence at ``parentPath``. */
   insertItem(parentPath, index, value) {
     return this.insertItems(parentPath, index, [value]);
   }
 
-  /* The lines of ``values`` at ``index`` of the block sequence: the same text as inserting them one by one
-   * at ``index``, ``index + 1``... (each after the one before, above what stood there). */
+  /* The same text as inserting each at ``index``, ``index + 1``... */
   insertItems(parentPath, index, values) {
     const node = this.node(parentPath);
     if (node.kind !== "seq" || node.flow || !node.value.length) throw new NotHere(); // the fallback rewrites the list
@@ -278,8 +261,7 @@ export class Splicer {
     return this.insertLinesAfter(this.itemEnd(dash, last), lines(this.column(dash)));
   }
 
-  /* The lines of the items at ``positions`` of the block sequence removed, at least one item left: the
-   * same text as deleting them one by one from the last. */
+  /* The same text as deleting each, from the last; at least one item stays. */
   deleteItems(parentPath, positions) {
     const parent = this.node(parentPath);
     if (parent.kind !== "seq" || parent.flow || parent.value.length <= positions.length) throw new NotHere();
@@ -294,7 +276,7 @@ export class Splicer {
     return text;
   }
 
-  /* New lines before the line holding ``index``, above the comments that describe that line. */
+  /* New lines above ``index``'s line and the comments that describe it. */
   insertLinesAt(index, lines) {
     const at = this.aboveComments(this.lineStart(index));
     return this.t.slice(0, at) + this.join(lines) + this.newline + this.t.slice(at);
@@ -312,7 +294,7 @@ export class Splicer {
     return [" ".repeat(column) + "-" + rest[0], ...rest.slice(1)];
   }
 
-  /* The lines of the key or item at ``path`` removed (a trailing comment on its last line too). */
+  /* The key's or item's lines go, with a trailing comment on its last line. */
   delete(path) {
     let parent = this.parentOf(path);
     if (parent?.kind === "map") parent = holder(parent, path[path.length - 1]); // a merged key, where it is written

@@ -1,19 +1,6 @@
-/* Edit YAML text in place: a port of prereq.core.yamledit (YamlText, load_error).
- *
- * Each edit finds the characters of the value it touches (node marks from yamlload.js, which
- * are libyaml's) and replaces, inserts or deletes only those lines; everything else stays byte for
- * byte (comments, blank lines, quoting, key order, CRLF line ends, a BOM).  New values are
- * written in block style in the file's own indentation; flow collections stay flow collections.
- * Every edit checks itself: the new text is loaded again and must give the old data with the
- * one change; else the enclosing collection is written anew, and when even that fails the edit
- * is refused with a PrereqError and the text is unchanged.
- *
- * Owns: YamlText (reading paths, the file's style, set / insert / delete and the self-checking
- * edit) and loadError.  The splices are yamlsplice.js's, the new values' text yamlrender.js's.
- * For the same text and the same edits this gives the same text as the CLI, byte for byte.
- * Values and paths are plain JSON-like data; internally they are kept in Python's types
- * (pyvalues.js), so an integral number is an int (pass a PyFloat to write a float 1.0).
- *
+/* Editing YAML text in place, a port of prereq.core.yamledit (YamlText, load_error): the same text and
+ * edits give the CLI's text, byte for byte.  Each edit checks itself (composer/README.md).  Values are
+ * plain JSON-like data, kept in Python's types (pyvalues.js): pass a PyFloat to write a float 1.0.
  * May import: core/, vendor/.
  */
 
@@ -26,10 +13,10 @@ import { Renderer } from "./yamlrender.js";
 import { differences, sharingMarks } from "./yamlshare.js";
 import { NotHere, Splicer } from "./yamlsplice.js";
 
-export { PyFloat } from "./pyvalues.js"; // for a float with an integral value: set(path, new PyFloat(1))
+export { PyFloat } from "./pyvalues.js";
 export { Renderer } from "./yamlrender.js";
 
-/* The PrereqError for text that loadYaml refused: ``source:line:column: [what: ]why``. */
+/* ``source:line:column: [what: ]why`` for text that loadYaml refused. */
 export function loadError(source, exc, { what = "", hint = "fix the YAML first", exitCode = 1 } = {}) {
   const issue = exc.issues[0];
   const where = issue.line ? `${source}:${issue.line}:${issue.column}` : source;
@@ -45,10 +32,10 @@ function load(text, source, mergeKeys) {
   }
 }
 
-// The last text read and its load: the view, then the next edit, read an edit's text again.
+// The last text read and its load: the view and the next edit read an edit's text again.
 let lastRead = { text: null, mergeKeys: false, loaded: null };
 
-/* yamledit._get: the value at ``path``; KeyError, IndexError or TypeError when it is not there. */
+/* yamledit._get: a KeyError, IndexError or TypeError when ``path`` is not there. */
 function getPath(data, path) {
   for (const part of path) {
     if (data instanceof PyDict) data = data.get(part);
@@ -62,8 +49,7 @@ function isLookupError(error) {
   return ["KeyError", "IndexError", "TypeError"].includes(error.name);
 }
 
-/* The Renderer for the file's style: the smallest indentation step of a block mapping under its
- * key, and whether the first block list under a key is indented (yamledit's _detect_style). */
+/* yamledit._detect_style: the file's smallest mapping indent; whether its first block list is indented. */
 function detectStyle(root) {
   const indents = [];
   const sequenceStyles = [];
@@ -89,39 +75,35 @@ function detectStyle(root) {
   return new Renderer({ indent: Math.max(indent, 1), indentSequences: sequenceStyles.length ? sequenceStyles[0] : true });
 }
 
-/* A YAML document as text, edited in place.  Paths are arrays of mapping keys and sequence indexes. */
+/* Paths are arrays of mapping keys and sequence indexes. */
 export class YamlText {
   constructor(text, { source = "<yaml>", mergeKeys = false } = {}) {
     this.source = source;
     this.mergeKeys = mergeKeys;
-    // The final data of a batch of edits (sharedEdits): a value shared through an anchor may change with
-    // an edit of another path when the batch changes it so too.
+    // sharedEdits' end: an edit may then change a value shared through an anchor at other paths too.
     this._wanted = null;
     this._spread = null;
     this.newline = text.includes("\r\n") ? "\r\n" : "\n";
     this._bom = text.startsWith("\ufeff") ? "\ufeff" : "";
     this._setText(text.slice(this._bom.length));
-    this.originalLoaded = this._loaded; // positions in the text as it was read, for messages about it
+    this.originalLoaded = this._loaded; // for messages about the text as it was read
     this._originalText = this._t;
     this.renderer = detectStyle(this._loaded.root);
   }
 
-  /* The whole current text. */
   get text() {
     return this._bom + this._t;
   }
 
-  /* The current data, plain JSON-like (see yamlload.js for floats and non-string keys). */
   get data() {
     return this._loaded.data;
   }
 
-  /* The strict load of the current text, with positions (as yamledit's; originalLoaded is the first one). */
   get loaded() {
     return this._loaded;
   }
 
-  /* Take ``text`` (without BOM) as the body, with its load and sharingMarks when known. */
+  /* ``text`` without its BOM; its load and sharingMarks when known. */
   _setText(text, loaded = null, marks = undefined) {
     const known = lastRead.text === text && lastRead.mergeKeys === this.mergeKeys ? lastRead.loaded : null;
     [this._t, this._loaded] = [text, loaded || known || load(text, this.source, this.mergeKeys)];
@@ -130,13 +112,12 @@ export class YamlText {
     if (marks !== undefined) this._loaded.marks = marks;
   }
 
-  /* The current text's anchors, aliases and merge keys, read once per text. */
+  /* Anchors, aliases and merge keys, read once per text. */
   get _textMarks() {
     if (this._loaded.marks === undefined) this._loaded.marks = sharingMarks(this._t);
     return this._loaded.marks;
   }
 
-  /* The splices of the current text, in the file's style. */
   get _splicer() {
     return new Splicer(this._t, this._loaded.root, this.renderer, this.newline);
   }
@@ -160,8 +141,7 @@ export class YamlText {
     }
   }
 
-  /* Set a mapping key (replace its value, or add the key) or a sequence item.  A new key goes after
-   * the last of ``after`` that the mapping has, else before the first of ``before``, else at the end;
+  /* A new key goes after the last of ``after`` there, else before the first of ``before``, else last;
    * missing parent mappings are created. */
   set(path, value, { before = [], after = [] } = {}) {
     if (!path.length) throw pyError("ValueError", "cannot replace the whole document");
@@ -189,7 +169,7 @@ export class YamlText {
       () => this._splicer.insertKey(parentPath, position, key, value, parent.keys));
   }
 
-  /* Insert ``value`` into the sequence at ``path`` minus its last part, at that index (its length appends). */
+  /* ``path`` ends with the index in its list (its length appends). */
   insert(path, value) {
     value = fromPlain(value);
     if (!path.length) throw pyError("IndexError", "tuple index out of range");
@@ -202,8 +182,7 @@ export class YamlText {
       () => this._splicer.insertItem(parentPath, Number(index), value));
   }
 
-  /* yamledit.insert_many: ``insert`` of each of ``values`` at ``path``'s index, index + 1...: the same text,
-   * read and checked once; when the one splice cannot be made or checked, each as ``insert`` does. */
+  /* yamledit.insert_many: ``insert`` at index, index + 1..., read and checked once; else one by one. */
   insertMany(path, values) {
     const parentPath = path.slice(0, -1);
     const index = Number(path[path.length - 1]);
@@ -217,8 +196,7 @@ export class YamlText {
     values.forEach((value, offset) => this.insert([...parentPath, index + offset], value));
   }
 
-  /* yamledit.delete_many: ``delete`` of the items at ``positions`` of the list at ``parentPath``, read and
-   * checked once; else each, from the last. */
+  /* yamledit.delete_many: ``delete`` of each, read and checked once; else one by one from the last. */
   deleteMany(parentPath, positions) {
     const ordered = [...new Set(positions.map(Number))].sort((a, b) => b - a);
     const parent = this.exists(parentPath) ? getPath(this._typed, parentPath) : null;
@@ -230,7 +208,7 @@ export class YamlText {
     for (const position of ordered) this.delete([...parentPath, position]);
   }
 
-  /* A splice, taken when its text loads to ``expected`` (or _sharedChange) and keeps what is shared. */
+  /* The splice's text, taken when it loads to ``expected`` (or _sharedChange) and keeps what is shared. */
   _batch(splice, expected, parentPath = null) {
     const newText = tryAttempt(splice);
     const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
@@ -240,7 +218,6 @@ export class YamlText {
     return marks !== null;
   }
 
-  /* Remove a mapping key or a sequence item, with its lines. */
   delete(path) {
     if (!this.exists(path)) throw pyError("KeyError", path.map(pyStr).join("."));
     if (!path.length) throw pyError("IndexError", "tuple index out of range");
@@ -255,14 +232,13 @@ export class YamlText {
 
   // -- values shared through anchors (aliases, merge keys)
 
-  /* Whether the text uses an alias or a merge key: a value one edit may change in several places. */
+  /* An alias or merge key: one edit may change a value in several places. */
   get shares() {
     return this._textMarks.some(([kind]) => kind === "*" || kind === "<<");
   }
 
-  /* Edits of a batch whose end is ``wanted`` (plain data): an edit of a shared value changes it at every
-   * path that shares it (the batch's edit of such a path then finds it done); at the end the text must
-   * give ``wanted``, else it is left as it was and the change is refused, naming the anchor. */
+  /* A batch of edits ending at ``wanted``: an edit of a shared value changes every path sharing it; the
+   * end must give ``wanted``, else the text is restored and the change refused, naming the anchor. */
   sharedEdits(wanted, run) {
     const saved = [this._t, this._loaded];
     [this._wanted, this._spread] = [fromPlain(wanted), null];
@@ -278,16 +254,15 @@ export class YamlText {
     }
   }
 
-  /* In a batch, an edit may change what shares the edited value; the first place one did is where a
-   * refusal points. */
+  /* A refusal points at the first place where an edit changed what shares its value. */
   _sharedChange(parentPath) {
     if (this._wanted === null) return false;
     if (this._spread === null) this._spread = parentPath;
     return true;
   }
 
-  /* ``newText``'s marks when the edit kept every anchor, alias and merge key (a rewrite writes shared values
-   * out in full), else null.  An edit writes none. */
+  /* ``newText``'s marks if it kept every anchor, alias and merge key, else null: a rewrite writes shared
+   * values out in full. */
   _keptMarks(newText) {
     const marks = this._textMarks;
     if (!marks.length) return marks;
@@ -330,7 +305,7 @@ export class YamlText {
   }
 }
 
-/* ``0 <= index <= length`` as Python checks it (the range first), then list.insert's own check. */
+/* Python's errors in its order: ``0 <= index <= length`` first, then list.insert's own check. */
 function checkInsertIndex(index, length) {
   const type = typeName(index);
   if (!["int", "bool", "float"].includes(type)) {
@@ -355,7 +330,6 @@ function assign(container, key, value) {
   else throw pyError("TypeError", pyStr(key));
 }
 
-/* Where a new key goes: after the last of ``after`` present, else before the first of ``before``, else last. */
 function insertPosition(parent, before, after) {
   const indexOf = (key) => parent.keys.findIndex((k) => pyEq(k, key));
   const afterFound = after.filter((key) => parent.has(key));
