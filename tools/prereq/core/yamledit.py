@@ -1,20 +1,11 @@
 """Edit YAML text in place: splice new text at positions taken from the parsed YAML.
 
-Round-trip libraries re-emit the whole document and so change what they were
-not asked to change (indentation, quotes, line width, comments after a removed
-item, CRLF).  ``YamlText`` instead finds the exact characters of the value an
-edit touches (PyYAML's node marks) and replaces, inserts or deletes only those
-lines, as pre-commit's config migration does.  Everything else stays byte for
-byte: comments, blank lines, quoting, key order, CRLF line ends, a BOM.
-
-New values are written in block style, indented like the rest of the file
-(its indentation step and whether it indents lists under their key).  Flow
-collections (``[a, b]``) stay flow collections.
-
-Every edit checks itself: the edited text is parsed again and must give exactly
-the old data with the one change applied.  When a splice cannot guarantee that
-(an unusual layout), the enclosing collection is written anew instead; when even
-that fails, the edit is refused with a PrereqError and the text is unchanged.
+Round-trip libraries re-emit the whole document and change what they were not asked to (indentation,
+quotes, comments after a removed item, CRLF).  ``YamlText`` replaces, inserts or deletes only the lines
+of the value an edit touches (PyYAML's node marks), in the file's own indentation; flow collections stay
+flow.  Every edit checks itself: the edited text is loaded again and must give the old data with the one
+change; else the enclosing collection is written anew, else the edit is refused and the text unchanged.
+A job plan's edits are spliced at once and checked by one load (``at_once``) when they can be.
 """
 
 from __future__ import annotations
@@ -30,7 +21,7 @@ import yaml
 
 from prereq.core.errors import PrereqError
 from prereq.core.yamlload import LoadedYaml, YamlLoadError, format_path, load_yaml
-from prereq.core.yamlsplice import NotHere, Path_, Splices, compose, sharing_marks
+from prereq.core.yamlsplice import NotHere, Path_, Splices, apply_spans, changed_span, compose, sharing_marks
 
 
 def load_error(
@@ -50,18 +41,15 @@ def _load(text: str, source: str, merge_keys: bool) -> LoadedYaml:
 
 
 class YamlText(Splices):
-    """A YAML document as text, edited in place.
-
-    Paths are tuples of mapping keys and sequence indexes, as in
-    ``yamlload.LoadedYaml``: ``("taskRoles", "train", "commands", 0)``."""
+    """A YAML document as text, edited in place; paths are tuples of mapping keys and sequence indexes."""
 
     def __init__(self, text: str, *, source: str = "<yaml>", merge_keys: bool = False) -> None:
         self.source = source
         self.merge_keys = merge_keys
-        # The final data of a batch of edits (``shared_edits``), and the first edit that changed a value
-        # shared through an anchor at another path too.
+        # shared_edits' final data, and the first edit that changed a value shared with another path.
         self._wanted: Any = None
         self._spread: Path_ | None = None
+        self._spans: list[tuple[int, int, str]] | None = None  # the splices of ``at_once``, when in it
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self._bom = "\ufeff" if text.startswith("\ufeff") else ""
         self._set_text(text[len(self._bom) :])
@@ -70,15 +58,11 @@ class YamlText(Splices):
 
     @property
     def text(self) -> str:
-        """The whole current text."""
         return self._bom + self._t
 
-    # -- reading ---------------------------------------------------------
     def _set_text(self, text: str, loaded: LoadedYaml | None = None) -> None:
-        """Take ``text`` (without BOM) as the current body; ``loaded`` is its strict load when known.
-
-        Each text is loaded once: the data and positions are kept, and the node
-        tree that splices need is composed only when an edit first asks for it."""
+        """Take ``text`` (without BOM) as the body, with its strict load when known (the node tree that
+        splices need is composed when an edit first asks for it)."""
         self._t = text
         self._loaded = loaded if loaded is not None else _load(text, self.source, self.merge_keys)
         self.data = self._loaded.data
@@ -97,11 +81,7 @@ class YamlText(Splices):
         return self._loaded
 
     def exists(self, path: Path_) -> bool:
-        try:
-            _get(self.data, path)
-            return True
-        except (KeyError, IndexError, TypeError):
-            return False
+        return self.get(path, _MISSING) is not _MISSING
 
     def get(self, path: Path_, default: Any = None) -> Any:
         try:
@@ -111,11 +91,8 @@ class YamlText(Splices):
 
     # -- editing -----------------------------------------------------------
     def set(self, path: Path_, value: Any, *, before: Iterable[Any] = (), after: Iterable[Any] = ()) -> None:
-        """Set a mapping key (replace its value, or add the key) or a sequence item.
-
-        A new key goes after the last of ``after`` that the mapping has, else
-        before the first of ``before``, else at the end; missing parent
-        mappings are created."""
+        """Set a mapping key or a sequence item; a new key goes where ``key_position`` says, and missing
+        parent mappings are created."""
         path = tuple(path)
         if not path:
             raise ValueError("cannot replace the whole document")
@@ -141,8 +118,8 @@ class YamlText(Splices):
         def apply(container: Any) -> None:
             insert_key(container, position, key, copy.deepcopy(value))
 
-        keys = list(parent)
-        self._edit(parent_path, apply, lambda: self._splice_insert_key(parent_path, position, key, value, keys))
+        keys, at = self._own_position(parent_path, list(parent), position)
+        self._edit(parent_path, apply, lambda: self._splice_insert_key(parent_path, at, key, value, keys))
 
     def insert(self, path: Path_, value: Any) -> None:
         """Insert ``value`` into the sequence at ``path[:-1]`` at index ``path[-1]`` (its length appends)."""
@@ -160,9 +137,8 @@ class YamlText(Splices):
         )
 
     def insert_many(self, path: Path_, values: list[Any]) -> None:
-        """``insert`` of each of ``values`` at ``path[-1]``, ``path[-1] + 1``...: the same text, read and
-        checked once rather than once an item (a job's closure of a hundred items is a hundred inserts).
-        When the one splice cannot be made or checked, each item is inserted as ``insert`` does."""
+        """``insert`` of each of ``values`` at ``path[-1]``, ``path[-1] + 1``...: one splice, checked once
+        (a closure of a hundred items is a hundred inserts); else each as ``insert`` does."""
         path = tuple(path)
         parent_path, index = path[:-1], path[-1]
         parent = self.get(parent_path)
@@ -175,9 +151,8 @@ class YamlText(Splices):
             self.insert(path[:-1] + (index + offset,), value)
 
     def delete_many(self, parent_path: Path_, positions: list[int]) -> None:
-        """``delete`` of the items at ``positions`` of the list at ``parent_path``: the same text, read and
-        checked once (a job losing a closure of a hundred items is a hundred deletes).  When the one
-        splice cannot be made or checked, each is deleted as ``delete`` does, from the last."""
+        """``delete`` of the items at ``positions`` of the list at ``parent_path``: one splice, checked once;
+        else each as ``delete`` does, from the last."""
         parent_path = tuple(parent_path)
         ordered = sorted(set(positions), reverse=True)
         parent = self.get(parent_path)
@@ -192,6 +167,8 @@ class YamlText(Splices):
 
     def _batch(self, splice: Callable[[], str], expected: Any) -> bool:
         """One splice for several edits, taken when its text loads to ``expected`` and keeps what is shared."""
+        if self._spans is not None:
+            return self._defer(splice(), expected)
         try:
             new_text = splice()
             loaded = load_yaml(new_text, merge_keys=self.merge_keys)
@@ -221,6 +198,9 @@ class YamlText(Splices):
             apply(_get(expected, parent_path))
         else:
             apply(expected)
+        if self._spans is not None:
+            self._defer(splice(), expected)
+            return
         attempts: list[Callable[[], str | None]] = [splice]
         # Fallbacks: write the changed collection anew, then each enclosing one.
         for cut in range(len(parent_path), -1, -1):
@@ -244,6 +224,42 @@ class YamlText(Splices):
             "without changing other values",
             hint="simplify the YAML layout there (anchors, complex keys), or edit it by hand",
         )
+
+    def at_once(self, run: Callable[[], None]) -> None:
+        """``run``'s edits spliced against this one text and checked by one load at the end (each edit of a
+        job plan has its own lines, and each check is a load of thousands of lines), else ``run`` again."""
+        base, self._spans = (self._t, self._loaded), []
+        try:
+            run()
+            if not self._spans:
+                return  # no edit changed the text
+            new_text = apply_spans(self._t, self._spans)
+            loaded = None if new_text is None else load_yaml(new_text, merge_keys=self.merge_keys)
+        except Exception:  # what cannot go in at once is made one edit at a time below
+            new_text, loaded = None, None
+        finally:
+            self._spans = None
+        if new_text is not None and loaded is not None and _equal(loaded.data, self.data):
+            self._set_text(new_text, loaded)
+            return
+        self._set_text(*base)
+        run()
+
+    def _own_position(self, parent_path: Path_, keys: list[Any], position: int) -> tuple[list[Any], int]:
+        """In ``at_once``, ``position`` among the data's ``keys`` as one among the text's (which lack some)."""
+        if self._spans is None:
+            return keys, position
+        own = list(_get(self._loaded.data, parent_path))
+        earlier = [key for key in keys[:position] if key in own]
+        return own, own.index(earlier[-1]) + 1 if earlier else 0
+
+    def _defer(self, new_text: str | None, expected: Any) -> bool:
+        """In ``at_once``: keep the splice's span of the text as it was, and its data for the next edits."""
+        if new_text is None or self._spans is None:
+            raise NotHere
+        self._spans.append(changed_span(self._t, new_text))
+        self.data = expected
+        return True
 
     # -- values shared through anchors (aliases, merge keys) ---------------------------------------
     @property
@@ -269,8 +285,7 @@ class YamlText(Splices):
             self._wanted = None
 
     def _shared_change(self, parent_path: Path_) -> bool:
-        """In a batch, an edit may change what shares the edited value; the first place one did is where a
-        refusal points."""
+        """In a batch an edit may change what shares its value; a refusal points at the first that did."""
         if self._wanted is None:
             return False
         if self._spread is None:

@@ -1,17 +1,15 @@
-"""Where a YAML value's text is, and splices that replace, insert or delete just those lines; and what
-a text shares through anchors (``sharing_marks``), which an edit must keep.
+"""Where a YAML value's text is, splices of just its lines, and what a text shares through anchors.
 
-``yamledit.YamlText`` decides what an edit must give and checks it; this module finds the
-characters (PyYAML's node marks: character offsets into the text without its BOM) and writes
-the new lines in the file's own style (``yamlrender.Renderer``).  A splice that does not apply
-to a layout raises ``NotHere``, and the editor falls back to rewriting the enclosing collection.
+``yamledit.YamlText`` decides what an edit must give and checks it; this module finds the characters
+(PyYAML's node marks, without the BOM) and writes lines in the file's style, or raises ``NotHere``.
 
 May import: PyYAML and prereq.core.yamlload/yamlrender.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import yaml
@@ -93,6 +91,33 @@ def sharing_marks(text: str) -> list[tuple[str, str, int]]:
     except yaml.YAMLError:
         return marks
     return marks
+
+
+def changed_span(old: str, new: str) -> tuple[int, int, str]:
+    """The shortest span of ``old`` that ``new`` replaces: (start, end, its replacement)."""
+    limit = min(len(old), len(new))
+    start = _common_length(lambda n: old[:n] == new[:n], limit)
+    tail = _common_length(lambda n: old[len(old) - n :] == new[len(new) - n :], limit - start)
+    return start, len(old) - tail, new[start : len(new) - tail]
+
+
+def _common_length(same: Callable[[int], bool], limit: int) -> int:
+    """The largest n <= limit for which the monotone same(n) holds: a binary search of slices."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if same(middle) else (low, middle - 1)
+    return low
+
+
+def apply_spans(text: str, spans: list[tuple[int, int, str]]) -> str | None:
+    """``text`` with each span replaced, or None when two spans overlap or touch (their order would matter)."""
+    ordered = sorted(spans, key=lambda span: span[0])
+    if any(earlier[1] >= later[0] for earlier, later in itertools.pairwise(ordered)):
+        return None
+    for start, end, replacement in reversed(ordered):
+        text = text[:start] + replacement + text[end:]
+    return text
 
 
 class Splices:

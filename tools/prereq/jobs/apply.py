@@ -89,6 +89,30 @@ def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
     if doc.shares:
         _apply_shared(doc, list(edits))
         return
+    folded = _folded(list(edits))
+    doc.at_once(lambda: _apply_runs(doc, folded))
+
+
+def _folded(edits: list[Edit]) -> list[Edit]:
+    """The same edits, each touching lines of the text as it is, to be spliced at once: an edit inside
+    the value an earlier ``set`` writes goes into that value (the text has no lines for it yet), and a
+    ``set`` or ``delete`` of a value drops the earlier edits inside it (it writes or removes them anyway)."""
+    out: list[Edit] = []
+    for edit in edits:
+        if edit.op in ("set", "delete"):
+            out = [held for held in out if len(held.path) <= len(edit.path) or held.path[: len(edit.path)] != edit.path]
+        inside = [i for i, held in enumerate(out) if held.op == "set" and edit.path[: len(held.path)] == held.path]
+        at = inside[-1] if inside and len(edit.path) > len(out[inside[-1]].path) else None
+        if at is None:
+            out.append(edit)
+            continue
+        value = WorkingCopy({"value": out[at].value})
+        _replay(value, dataclasses.replace(edit, path=("value", *edit.path[len(out[at].path) :])))
+        out[at] = dataclasses.replace(out[at], value=value.data["value"])
+    return out
+
+
+def _apply_runs(doc: YamlText, edits: list[Edit]) -> None:
     run: list[Edit] = []
     for edit in [*edits, None]:
         if edit is not None and run and _continues(run, edit):
