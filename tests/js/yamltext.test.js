@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 
 import { PyFloat, Renderer, YamlText, loadError } from "../../site/assets/composer/yaml/yamltext.js";
 import { YamlLoadError, loadYaml } from "../../site/assets/composer/yaml/yamlload.js";
+import { applySpans, changedSpan } from "../../site/assets/composer/yaml/yamlsplice.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { pyRepr } from "./pyrepr.js";
 import { comparedIssue, comparedMessage } from "./yamlwords.js";
@@ -222,6 +223,43 @@ test("a text an edit wrote is read once: the next reader of it gets the edit's o
   assert.equal(new YamlText(again.text).loaded, again.loaded);
   assert.notEqual(new YamlText(again.text, { mergeKeys: true }).loaded, again.loaded); // read as another loader would
   assert.deepEqual(new YamlText(doc.text).data, doc.data); // an older text is read again, to the same data
+});
+
+test("a plan's edits go in at once, set and checked once, as the one-by-one edits would write them", (t) => {
+  const run = (doc) => {
+    doc.set(["b"], { c: 1 });
+    doc.insert(["list", 1], "y");
+    doc.set(["a"], 2);
+  };
+  const [atOnce, oneByOne] = [new YamlText("a: 1\nlist:\n  - x\nz: 0\n"), new YamlText("a: 1\nlist:\n  - x\nz: 0\n")];
+  const setText = t.mock.method(atOnce, "_setText");
+  atOnce.atOnce(() => run(atOnce));
+  run(oneByOne);
+  assert.equal(setText.mock.callCount(), 1);
+  assert.equal(atOnce.text, oneByOne.text);
+  assert.equal(atOnce.text, "a: 2\nlist:\n  - x\n  - y\nz: 0\nb:\n  c: 1\n");
+});
+
+test("edits that cannot go in at once go in one by one, to the same text", () => {
+  const run = (doc) => {
+    doc.set(["b"], { c: 1 });
+    doc.set(["b", "d"], 2); // inside what the edit before writes: the text has no lines for it yet
+    doc.insert(["list", 1], "y");
+  };
+  const [atOnce, oneByOne] = [new YamlText("a: 1\nlist:\n  - x\n"), new YamlText("a: 1\nlist:\n  - x\n")];
+  atOnce.atOnce(() => run(atOnce));
+  run(oneByOne);
+  assert.equal(atOnce.text, oneByOne.text);
+  assert.equal(atOnce.text, "a: 1\nlist:\n  - x\n  - y\nb:\n  c: 1\n  d: 2\n");
+});
+
+test("spans are the shortest, end on code points, and may neither overlap nor touch", () => {
+  assert.deepEqual(changedSpan("a: 1\nb: 2\n", "a: 1\nx: 0\nb: 2\n"), [5, 5, "x: 0\n"]);
+  assert.deepEqual(changedSpan("a\u{1f600}b", "a\u{1f601}b"), [1, 3, "\u{1f601}"]); // not half a pair
+  assert.deepEqual(changedSpan("same", "same"), [4, 4, ""]);
+  assert.equal(applySpans("abcdef", [[4, 5, "E"], [0, 1, "A"]]), "AbcdEf");
+  assert.equal(applySpans("abcdef", [[0, 2, "X"], [2, 3, "Y"]]), null);
+  assert.equal(applySpans("abcdef", [[0, 3, "X"], [2, 4, "Y"]]), null);
 });
 
 test("the Renderer writes plain values as block YAML that reads back", () => {

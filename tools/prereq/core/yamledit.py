@@ -239,7 +239,7 @@ class YamlText(Splices):
             new_text, loaded = None, None
         finally:
             self._spans = None
-        if new_text is not None and loaded is not None and _equal(loaded.data, self.data):
+        if new_text and loaded and _equal(loaded.data, self.data) and self._keeps_sharing(new_text):
             self._set_text(new_text, loaded)
             return
         self._set_text(*base)

@@ -87,6 +87,33 @@ export function applyEdits(doc, edits) {
     applyShared(doc, edits);
     return;
   }
+  const folded = fold(edits);
+  doc.atOnce(() => applyRuns(doc, folded));
+}
+
+/* apply._folded: each edit touching lines of the text as it is (an edit inside a value an earlier set
+ * writes goes into that value; a set or delete drops the earlier edits inside what it writes or removes). */
+function fold(edits) {
+  let out = [];
+  const under = (path, prefix) => path.length > prefix.length && prefix.every((part, i) => part === path[i]);
+  for (const edit of edits) {
+    if (edit.op === "set" || edit.op === "delete") out = out.filter((held) => !under(held.path, edit.path));
+    const holders = out.map((held, i) => (held.op === "set" && (under(edit.path, held.path) || same(edit.path, held.path)) ? i : -1));
+    const at = Math.max(...holders, -1);
+    if (at < 0 || !under(edit.path, out[at].path)) {
+      out.push(edit);
+      continue;
+    }
+    const value = new WorkingCopy({ value: out[at].value });
+    replay(value, { ...edit, path: ["value", ...edit.path.slice(out[at].path.length)] });
+    out[at] = { ...out[at], value: value.data.value };
+  }
+  return out;
+}
+
+const same = (a, b) => a.length === b.length && a.every((part, i) => part === b[i]);
+
+function applyRuns(doc, edits) {
   let run = [];
   for (const edit of [...edits, null]) {
     if (edit !== null && run.length && continues(run, edit)) {

@@ -7,6 +7,36 @@ import { isPyInt, listIndex, pyEq, pyError, pyStr } from "./pyvalues.js";
 import { loadYamlOrNull } from "./yamlload.js";
 import { isDict } from "./yamlrender.js";
 
+/* yamlsplice.changed_span: the shortest span of ``old`` that ``newText`` replaces, [start, end, text],
+ * its ends on code points (as Python's are). */
+export function changedSpan(old, newText) {
+  const limit = Math.min(old.length, newText.length);
+  let start = commonLength((n) => old.slice(0, n) === newText.slice(0, n), limit);
+  if (start > 0 && isHalf(old, start - 1, 0xd800)) start -= 1;
+  let tail = commonLength((n) => old.slice(old.length - n) === newText.slice(newText.length - n), limit - start);
+  if (tail > 0 && isHalf(old, old.length - tail, 0xdc00)) tail -= 1;
+  return [start, old.length - tail, newText.slice(start, newText.length - tail)];
+}
+
+const isHalf = (text, at, first) => text.charCodeAt(at) >= first && text.charCodeAt(at) <= first + 0x3ff;
+
+function commonLength(same, limit) {
+  let [low, high] = [0, limit];
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (same(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/* yamlsplice.apply_spans: each span replaced, or null when two overlap or touch (their order would matter). */
+export function applySpans(text, spans) {
+  const ordered = [...spans].sort((a, b) => a[0] - b[0]);
+  if (ordered.some((span, i) => i > 0 && ordered[i - 1][1] >= span[0])) return null;
+  return ordered.reduceRight((out, [start, end, replacement]) => out.slice(0, start) + replacement + out.slice(end), text);
+}
+
 /* The splice does not fit this layout: YamlText rewrites the parent instead. */
 export class NotHere extends Error {}
 

@@ -11,7 +11,7 @@ import {
 import { YamlLoadError, formatPath, loadYaml, loadYamlOrNull } from "./yamlload.js";
 import { Renderer } from "./yamlrender.js";
 import { differences, sharingMarks } from "./yamlshare.js";
-import { NotHere, Splicer } from "./yamlsplice.js";
+import { NotHere, Splicer, applySpans, changedSpan } from "./yamlsplice.js";
 
 export { PyFloat } from "./pyvalues.js";
 export { Renderer } from "./yamlrender.js";
@@ -83,6 +83,7 @@ export class YamlText {
     // sharedEdits' end: an edit may then change a value shared through an anchor at other paths too.
     this._wanted = null;
     this._spread = null;
+    this._spans = null; // the splices of atOnce, when in it
     this.newline = text.includes("\r\n") ? "\r\n" : "\n";
     this._bom = text.startsWith("\ufeff") ? "\ufeff" : "";
     this._setText(text.slice(this._bom.length));
@@ -165,8 +166,9 @@ export class YamlText {
       throw new PrereqError(`${this.source}: ${this._show(parentPath)} is not a mapping; cannot add '${pyStr(key)}'`);
     }
     const position = insertPosition(parent, before, after);
+    const [keys, at] = this._ownPosition(parentPath, parent.keys, position);
     this._edit(parentPath, (container) => container.insert(position, key, deepCopy(value)),
-      () => this._splicer.insertKey(parentPath, position, key, value, parent.keys));
+      () => this._splicer.insertKey(parentPath, at, key, value, keys));
   }
 
   /* ``path`` ends with the index in its list (its length appends). */
@@ -208,8 +210,46 @@ export class YamlText {
     for (const position of ordered) this.delete([...parentPath, position]);
   }
 
+  /* yamledit.at_once: ``run``'s edits spliced against this one text and checked by one load, else run again. */
+  atOnce(run) {
+    const base = [this._t, this._loaded];
+    let [newText, loaded] = [null, null];
+    this._spans = [];
+    try {
+      run();
+      if (!this._spans.length) return;
+      newText = applySpans(this._t, this._spans);
+      loaded = newText ? loadYamlOrNull(newText, { mergeKeys: this.mergeKeys }) : null;
+    } catch {
+      loaded = null; // what cannot go in at once is made one edit at a time below
+    } finally {
+      this._spans = null;
+    }
+    const marks = loaded && strictEqual(loaded.typed, this._typed) ? this._keptMarks(newText) : null;
+    if (marks !== null) return this._setText(newText, loaded, marks);
+    this._setText(...base);
+    run();
+  }
+
+  /* In atOnce: the splice's span of the text as it is, and its data for the next edits. */
+  _defer(newText, expected) {
+    if (newText == null) throw new NotHere();
+    this._spans.push(changedSpan(this._t, newText));
+    this._typed = expected;
+    return true;
+  }
+
+  /* yamledit._own_position: in atOnce, ``position`` among the data's ``keys`` as one among the text's. */
+  _ownPosition(parentPath, keys, position) {
+    if (!this._spans) return [keys, position];
+    const own = getPath(this._loaded.typed, parentPath).keys;
+    const earlier = keys.slice(0, position).filter((key) => own.some((k) => pyEq(k, key)));
+    return [own, earlier.length ? own.findIndex((k) => pyEq(k, earlier[earlier.length - 1])) + 1 : 0];
+  }
+
   /* The splice's text, taken when it loads to ``expected`` (or _sharedChange) and keeps what is shared. */
   _batch(splice, expected, parentPath = null) {
+    if (this._spans) return this._defer(splice(), expected);
     const newText = tryAttempt(splice);
     const loaded = newText === null ? null : loadYamlOrNull(newText, { mergeKeys: this.mergeKeys });
     const fits = loaded !== null && (strictEqual(loaded.typed, expected) || (parentPath !== null && this._sharedChange(parentPath)));
