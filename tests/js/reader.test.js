@@ -41,3 +41,26 @@ for (const name of readdirSync(join(CASES, "reader")).filter((n) => /^[0-9]{3}-.
     assert.deepEqual(await outcome(kase.change), kase.expect);
   });
 }
+
+/* A require chain three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds, not
+ * three: an item file's closures name the rest at once (a 150-item closure was 19 rounds). */
+test("reader/ensure asks for a closure's files in two rounds: the item's, then the rest at once", async () => {
+  const api = join(CASES, "indexes", "story", "api", "v1");
+  const asked = [];
+  let [round, pending] = [0, 0];
+  const read = (path) => {
+    asked.push([round, path]);
+    pending += 1;
+    return new Promise((resolve) => setTimeout(() => {
+      pending -= 1;
+      if (pending === 0) round += 1;
+      resolve(readFileSync(join(api, path)));
+    }, 0));
+  };
+  const index = await Index.load("BASE", read);
+  const start = round;
+  await index.ensure(["mnist-data"]);
+  const rounds = asked.filter(([at]) => at >= start).map(([at, path]) => `${at - start} ${path}`);
+  assert.deepEqual(rounds.sort(), ["0 prerequisites/mnist-data.json", "1 prerequisites/apt-proxy.json",
+    "1 prerequisites/base-tools.json", "1 prerequisites/nfs-storage-1.json"]);
+});

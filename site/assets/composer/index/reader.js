@@ -105,6 +105,7 @@ export class Index {
       for (const name of batch) {
         for (const version of this.documents.get(name).versions) {
           for (const text of version.item.require || []) queue.push(parseRequirement(text).name);
+          for (const member of version.closure || []) queue.push(member.name); // the rest of it in one round, not a level a round
         }
       }
     }
