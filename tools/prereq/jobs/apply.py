@@ -98,6 +98,9 @@ def _folded(edits: list[Edit]) -> list[Edit]:
     the value an earlier ``set`` writes goes into that value (the text has no lines for it yet), and a
     ``set`` or ``delete`` of a value drops the earlier edits inside it (it writes or removes them anyway)."""
     out: list[Edit] = []
+    # A set that took edits -> the working copy of its value (copied once); the set is kept with it,
+    # so that its id is not reused.
+    copies: dict[int, tuple[Edit, WorkingCopy]] = {}
     for edit in edits:
         if edit.op in ("set", "delete"):
             out = [held for held in out if len(held.path) <= len(edit.path) or held.path[: len(edit.path)] != edit.path]
@@ -106,9 +109,11 @@ def _folded(edits: list[Edit]) -> list[Edit]:
         if at is None:
             out.append(edit)
             continue
-        value = WorkingCopy({"value": out[at].value})
-        _replay(value, dataclasses.replace(edit, path=("value", *edit.path[len(out[at].path) :])))
-        out[at] = dataclasses.replace(out[at], value=value.data["value"])
+        if id(out[at]) not in copies:
+            working = WorkingCopy({"value": out[at].value})
+            out[at] = dataclasses.replace(out[at], value=working.data["value"])
+            copies[id(out[at])] = (out[at], working)
+        _replay(copies[id(out[at])][1], dataclasses.replace(edit, path=("value", *edit.path[len(out[at].path) :])))
     return out
 
 

@@ -95,6 +95,7 @@ export function applyEdits(doc, edits) {
  * writes goes into that value; a set or delete drops the earlier edits inside what it writes or removes). */
 function fold(edits) {
   let out = [];
+  const copies = new Map(); // a set that took edits -> the working copy of its value (copied once)
   const under = (path, prefix) => path.length > prefix.length && prefix.every((part, i) => part === path[i]);
   for (const edit of edits) {
     if (edit.op === "set" || edit.op === "delete") out = out.filter((held) => !under(held.path, edit.path));
@@ -104,9 +105,12 @@ function fold(edits) {
       out.push(edit);
       continue;
     }
-    const value = new WorkingCopy({ value: out[at].value });
-    replay(value, { ...edit, path: ["value", ...edit.path.slice(out[at].path.length)] });
-    out[at] = { ...out[at], value: value.data.value };
+    if (!copies.has(out[at])) {
+      const copy = new WorkingCopy({ value: out[at].value });
+      out[at] = { ...out[at], value: copy.data.value };
+      copies.set(out[at], copy);
+    }
+    replay(copies.get(out[at]), { ...edit, path: ["value", ...edit.path.slice(out[at].path.length)] });
   }
   return out;
 }

@@ -11,7 +11,11 @@ import { BINDING_FIELDS, planEdit } from "./plan.js";
 import { describeChange } from "./records.js";
 import { foldName, parseRequirement } from "../core/versions.js";
 
-function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
+// The plan and its application run as two tasks, not one: a page stays responsive between them.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
+  await nextTask();
   applyEdits(job.doc, plan.edits);
   return {
     before: text, after: job.text, changes: changes.map((change) => describeChange(change)),
