@@ -17,7 +17,7 @@ from prereq.core.yamlsplice import apply_spans, changed_span
 from prereq.jobs import add_to_text, remove_from_text
 
 sys.path.insert(0, str(Path(__file__).parent / "cases"))
-from engine_py import in_cases_folder, load_index  # noqa: E402
+from engine_py import in_cases_folder, load_index
 
 JOB = (Path(__file__).parent / "cases" / "jobs" / "002-add-with-requirements" / "job.yaml").read_text()
 
