@@ -268,3 +268,23 @@ test("the Renderer writes plain values as block YAML that reads back", () => {
   const text = new Renderer({ indent: 2 }).lines(value, 0).join("\n") + "\n";
   assert.deepStrictEqual(loadYaml(text).data, value);
 });
+
+test("a plan's edits are not folded past what makes, moves or removes the value they go into", async () => {
+  const { applyEdits } = await import("../../site/assets/composer/jobs/apply.js");
+  const text = "a: 1\nl:\n  - a: 1\n";
+  const plans = [ // as tests/test_edit_at_once.py: a wrong job, a wrong job, an error
+    [{ op: "set", path: ["b"], value: { x: 1 } }, { op: "delete", path: ["b"] }, { op: "set", path: ["b", "c"], value: 2 }],
+    [{ op: "set", path: ["l", 0], value: { a: 2 } }, { op: "insert", path: ["l", 0], value: { b: 1 } }, { op: "set", path: ["l", 0, "c"], value: 3 }],
+    [{ op: "set", path: ["k", "k"], value: "w" }, { op: "delete", path: ["k"] }],
+  ];
+  for (const edits of plans.map((plan) => plan.map((edit) => ({ before: [], after: [], ...edit })))) {
+    const [applied, oneByOne] = [new YamlText(text), new YamlText(text)];
+    applyEdits(applied, edits);
+    for (const edit of edits) {
+      if (edit.op === "set") oneByOne.set(edit.path, edit.value);
+      else if (edit.op === "insert") oneByOne.insert(edit.path, edit.value);
+      else oneByOne.delete(edit.path);
+    }
+    assert.equal(applied.text, oneByOne.text);
+  }
+});

@@ -174,7 +174,7 @@ class YamlText(Splices):
             loaded = load_yaml(new_text, merge_keys=self.merge_keys)
         except (NotHere, YamlLoadError):
             return False
-        if not (_equal(loaded.data, expected) and self._keeps_sharing(new_text)):
+        if not (same_data(loaded.data, expected) and self._keeps_sharing(new_text)):
             return False
         self._set_text(new_text, loaded)
         return True
@@ -216,7 +216,7 @@ class YamlText(Splices):
                 loaded = load_yaml(new_text, merge_keys=self.merge_keys)
             except YamlLoadError:
                 continue
-            if (_equal(loaded.data, expected) or self._shared_change(parent_path)) and self._keeps_sharing(new_text):
+            if (same_data(loaded.data, expected) or self._shared_change(parent_path)) and self._keeps_sharing(new_text):
                 self._set_text(new_text, loaded)
                 return
         raise PrereqError(
@@ -239,7 +239,7 @@ class YamlText(Splices):
             new_text, loaded = None, None
         finally:
             self._spans = None
-        if new_text and loaded and _equal(loaded.data, self.data) and self._keeps_sharing(new_text):
+        if new_text and loaded and same_data(loaded.data, self.data) and self._keeps_sharing(new_text):
             self._set_text(new_text, loaded)
             return
         self._set_text(*base)
@@ -387,14 +387,14 @@ def _assign(container: Any, key: Any, value: Any) -> None:
     container[key] = copy.deepcopy(value)
 
 
-def _equal(a: Any, b: Any) -> bool:
+def same_data(a: Any, b: Any) -> bool:
     """Equal data, with mapping key order and value types compared too."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return list(a) == list(b) and all(_equal(a[k], b[k]) for k in a)
+        return list(a) == list(b) and all(same_data(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=False))
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) and a != a:
         return b != b
     return a == b

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from prereq.core.yamledit import YamlText, insert_key, key_position
+from prereq.core.yamledit import YamlText, insert_key, key_position, same_data
 
 Path_ = tuple[Any, ...]
 
@@ -89,8 +89,24 @@ def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
     if doc.shares:
         _apply_shared(doc, list(edits))
         return
-    folded = _folded(list(edits))
+    folded = _checked_fold(doc.data, list(edits))
     doc.at_once(lambda: _apply_runs(doc, folded))
+
+
+def _checked_fold(data: Any, edits: list[Edit]) -> list[Edit]:
+    """``_folded(edits)`` when it gives what ``edits`` give, else ``edits``: a fold moves an edit before the
+    ones between, which may have made, moved or removed the value it goes into (``b.c`` made ``b``)."""
+    try:
+        folded = _folded(edits)
+        if len(folded) == len(edits):
+            return edits  # nothing folded
+        ends = [WorkingCopy(data), WorkingCopy(data)]
+        for end, run in zip(ends, (edits, folded), strict=True):
+            for edit in run:
+                _replay(end, edit)
+    except (KeyError, IndexError, TypeError, AttributeError):  # a value not where the fold put it
+        return edits
+    return folded if same_data(ends[0].data, ends[1].data) else edits
 
 
 def _folded(edits: list[Edit]) -> list[Edit]:

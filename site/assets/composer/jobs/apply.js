@@ -76,6 +76,7 @@ export class WorkingCopy {
     this.edits.push({ op: "delete", path });
     const parent = at(this.data, path.slice(0, -1));
     const key = path[path.length - 1];
+    if (!has(parent, key)) throw new Error(`no ${key} to delete`); // as Python's KeyError
     if (Array.isArray(parent)) parent.splice(key, 1);
     else delete parent[key];
   }
@@ -87,8 +88,19 @@ export function applyEdits(doc, edits) {
     applyShared(doc, edits);
     return;
   }
-  const folded = fold(edits);
+  const folded = checkedFold(doc.data, edits);
   doc.atOnce(() => applyRuns(doc, folded));
+}
+
+/* apply._checked_fold: fold(edits) when it gives what they give (it moves an edit before the ones between). */
+function checkedFold(data, edits) {
+  try {
+    const folded = fold(edits);
+    const end = (run) => JSON.stringify(run.reduce((copy, edit) => (replay(copy, edit), copy), new WorkingCopy(data)).data);
+    return folded.length < edits.length && end(folded) === end(edits) ? folded : edits;
+  } catch {
+    return edits; // a value not where the fold put it
+  }
 }
 
 /* apply._folded: each edit touching lines of the text as it is (an edit inside a value an earlier set
