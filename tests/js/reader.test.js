@@ -42,9 +42,10 @@ for (const name of readdirSync(join(CASES, "reader")).filter((n) => /^[0-9]{3}-.
   });
 }
 
-/* A require chain three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds, not
+/* The browser's own (the CLI reads item files as it needs them, so no shared case): a require chain
+ * three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds, not
  * three: an item file's closures name the rest at once (a 150-item closure was 19 rounds). */
-test("reader/ensure asks for a closure's files in two rounds: the item's, then the rest at once", async () => {
+test("index fetching: ensure asks for a closure's files in two rounds: the item's, then the rest at once", async () => {
   const api = join(CASES, "indexes", "story", "api", "v1");
   const asked = [];
   let [round, pending] = [0, 0];
