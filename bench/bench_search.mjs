@@ -5,17 +5,19 @@
 // (machines are noisy; absolute times vary).  MiniSearch is fetched from the npm registry at a
 // pinned version into a temporary folder, as scripts/vendor-js.sh fetches the composer's libraries.
 //
-// Usage: node bench/bench_search.mjs [--items 10000,100000]
+// Usage: node bench/bench_search.mjs [--items 10000,100000] [--search PATH]
+// (--search: another checkout's site/assets/search.js, to time it with this same script)
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-
-import "../site/assets/search.js";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const MINISEARCH_VERSION = "7.2.0";
+const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const searchFile = resolve(option("--search", fileURLToPath(new URL("../site/assets/search.js", import.meta.url))));
+await import(pathToFileURL(searchFile).href);
 const search = globalThis.prereqSearch;
 
 /* A seeded generator, so every run searches the same entries. */
@@ -108,10 +110,10 @@ function bench(MiniSearch, count) {
   return lines.join("\n");
 }
 
-const sizes = (process.argv.includes("--items") ? process.argv[process.argv.indexOf("--items") + 1] : "10000,100000")
-  .split(",").map(Number);
+const sizes = option("--items", "10000,100000").split(",").map(Number);
 const { MiniSearch, folder } = await loadMiniSearch();
 try {
+  console.log(`search.js: ${searchFile}`);
   for (const count of sizes) console.log(bench(MiniSearch, count));
 } finally {
   rmSync(folder, { recursive: true, force: true });
