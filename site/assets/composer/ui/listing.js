@@ -24,6 +24,17 @@ function inJob(ctx, name) {
 }
 
 /* In the catalog's order (search.js), or the shown list's; `corrected`: the words searched instead. */
+/* search.js's answer for `query` among the `kept` records; without words every record ranks alike, in
+ * name order (search.js's), which needs no search of them all (the list is drawn at every change). */
+function ranked(records, kept, query) {
+  const search = window.prereqSearch;
+  if (!search.words(query).length) {
+    return { hits: kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((record) => ({ record })), corrected: null };
+  }
+  const keep = new Set(kept);
+  return search.search(records, query, (record) => keep.has(record));
+}
+
 function filtered(ctx) {
   const find = window.prereq;
   const mode = showMode(ctx);
@@ -32,9 +43,9 @@ function filtered(ctx) {
     words: [], type: ctx.ui.type.value, tags: ctx.ui.tag.value ? [ctx.ui.tag.value] : [], show: mode, marks: marks,
     deprecated: (entry) => ctx.ui.deprecated.checked || inJob(ctx, entry.name)
   };
-  const kept = new Set(find.filterRecords(ctx.records, filters).filter((record) =>
-    mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name))));
-  const result = window.prereqSearch.search(ctx.records, ctx.ui.query.value, (record) => kept.has(record));
+  const kept = find.filterRecords(ctx.records, filters).filter((record) =>
+    mode !== "job" || (!!ctx.view && ctx.view.inClosure.has(record.entry.name)));
+  const result = ranked(ctx.records, kept, ctx.ui.query.value);
   const found = result.hits.map((hit) => hit.record);
   const closureOrder = ctx.view ? ctx.view.closure.map((r) => r.name) : [];
   if (mode === "favorites" || mode === "recent") {
