@@ -221,7 +221,7 @@ test("webportal/clone: the portal's address, the rest-server's mask, the text th
   kept.keep("a", "# mine\nname: a\n", sent);
   assert.deepEqual(await clonedJob(server, { user: "alice", name: "a" }, kept), { text: "# mine\nname: a\n", message: "opened alice~a as you wrote it in this browser, comments and all" });
   const others = await clonedJob(server, { user: "bob", name: "b" }, kept);
-  assert.equal(others.text, 'name: a\nsecrets: "******"\n');
+  assert.equal(others.text, "name: a\nsecrets: '******'\n");
   assert.match(others.message, /as the rest-server keeps it \(it keeps no comments\)/);
   assert.equal(new KeptJobs(storage, "bob").find("a", config), null); // alice's texts are not bob's
   assert.equal(kept.find("a", JSON.stringify({ name: "a", secrets: "******", type: "job" })), null); // changed since

@@ -156,7 +156,10 @@ _NOT_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 
 
 def quoted(value: str) -> str:
-    """A string as a YAML double-quoted scalar: its JSON, with what YAML may not carry raw escaped."""
+    """A string in quotes: single ones when each character is one YAML reads as itself (a shell command's
+    double quotes stay as they are written), else JSON's, with what YAML may not carry raw escaped."""
+    if all(" " <= ch <= "~" or _stream_char(ch) for ch in value):
+        return "'" + value.replace("'", "''") + "'"
     return _NOT_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 

@@ -43,8 +43,10 @@ export function plainOk(text, { flow = false } = {}) {
 // What a YAML stream may not carry raw (PyYAML's reader refuses it) or reads as a line break.
 const NOT_RAW = /[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/gu; // lone surrogates only, with "u"
 
-/* A string as a YAML double-quoted scalar: its JSON, with what YAML may not carry raw escaped. */
+/* yamlrender.quoted: single quotes when each character is one YAML reads as itself, else JSON's with
+ * what YAML may not carry raw escaped. */
 export function quoted(text) {
+  if (Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch))) return "'" + text.replace(/'/g, "''") + "'";
   return jsonString(text).replace(NOT_RAW, (ch) => "\\u" + hex(ch.charCodeAt(0), 4));
 }
 
