@@ -84,8 +84,9 @@ class WorkingCopy:
 def apply_edits(doc: YamlText, edits: Iterable[Edit]) -> None:
     """Replay ``edits`` on the text; inserts into one list at consecutive positions go in at once (a new
     list's too: one set), and so do deletes from one list (``YamlText.insert_many``, ``delete_many``: the
-    same text, read once).  A text that shares values through anchors (aliases, merge keys) takes them as
-    one batch (``_apply_shared``)."""
+    same text, read once); all of them are spliced at once and checked by one load when they can be
+    (``YamlText.at_once``, after ``_checked_fold``).  A text that shares values through anchors (aliases,
+    merge keys) takes them as one batch (``_apply_shared``)."""
     if doc.shares:
         _apply_shared(doc, list(edits))
         return
