@@ -161,7 +161,10 @@ def test_at_once_gives_what_one_by_one_gives(data: st.DataObject) -> None:
     one = _outcome(text, lambda doc: [_replay(doc, edit) for edit in edits])
     once = _outcome(text, lambda doc: doc.at_once(lambda: [_replay(doc, edit) for edit in edits]))
     applied = _outcome(text, lambda doc: apply_edits(doc, edits))
-    assert once[0] == one[0]  # the same text, or the same refusal
+    # The same refusal, or the same data; the text may differ where a comment of a deleted key goes (one
+    # by one, deleting every key and adding one writes the document anew; at once, the comment stays).
+    assert (once[1] is None) == (one[1] is None) and (once[1] is None or same_data(once[1], wanted.data))
+    assert once[1] is not None or once[0] == one[0]
     # Folding may write other bytes (an edit it drops is not made) and drop a refused edit (in what goes).
     for got in (one, applied):
         assert got[1] is None or same_data(got[1], wanted.data)
