@@ -158,7 +158,7 @@ _NOT_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 def quoted(value: str) -> str:
     """A string in quotes: single ones when each character is one YAML reads as itself (a shell command's
     double quotes stay as they are written), else JSON's, with what YAML may not carry raw escaped."""
-    if all(" " <= ch <= "~" or _stream_char(ch) for ch in value):
+    if _all_raw(value):
         return "'" + value.replace("'", "''") + "'"
     return _NOT_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", json.dumps(value, ensure_ascii=False))
 
@@ -180,9 +180,15 @@ def _plain_ok(value: str, *, flow: bool) -> bool:
         return False
     if ": " in value or " #" in value or (flow and any(ch in ",?[]{}" for ch in value)):
         return False
-    if not all(" " <= ch <= "~" or _stream_char(ch) for ch in value):
+    if not _all_raw(value):
         return False
     return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG and isinstance(plain_value(value), str)
+
+
+def _all_raw(value: str) -> bool:
+    """Every character is one YAML reads as itself: printable ASCII, or non-ASCII that is no control, line
+    or paragraph separator or BOM (what a plain or single-quoted scalar may hold)."""
+    return all(" " <= ch <= "~" or _stream_char(ch) for ch in value)
 
 
 def _stream_char(ch: str) -> bool:

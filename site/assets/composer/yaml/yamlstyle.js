@@ -28,6 +28,9 @@ function streamChar(ch) {
   return ((code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000) && ![0x2028, 0x2029, 0xfeff].includes(code);
 }
 
+/* yamlrender._all_raw: every character is one YAML reads as itself (a plain or single-quoted scalar's). */
+const allRaw = (text) => Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch));
+
 /* Whether a string may be written plain (prereq.core.yamlrender._plain_ok): no indicator or document
  * marker first, no space at either end, no ": " or " #", no flow indicator (nor "?", which ends a
  * plain scalar there for PyYAML) in a flow collection, only characters a stream carries raw, and read
@@ -36,7 +39,7 @@ export function plainOk(text, { flow = false } = {}) {
   if (!text || INDICATORS.includes(text[0]) || text[0] === " " || " :".includes(text[text.length - 1])) return false;
   if (text.startsWith("---") || text.startsWith("...") || text.includes(": ") || text.includes(" #")) return false;
   if (flow && /[,?[\]{}]/.test(text)) return false;
-  if (!Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch))) return false;
+  if (!allRaw(text)) return false;
   return !RESOLVERS_11.some((regex) => regex.test(text)) && typeof plainValue(text) === "string";
 }
 
@@ -46,7 +49,7 @@ const NOT_RAW = /[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/gu; // l
 /* yamlrender.quoted: single quotes when each character is one YAML reads as itself, else JSON's with
  * what YAML may not carry raw escaped. */
 export function quoted(text) {
-  if (Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch))) return "'" + text.replace(/'/g, "''") + "'";
+  if (allRaw(text)) return "'" + text.replace(/'/g, "''") + "'";
   return jsonString(text).replace(NOT_RAW, (ch) => "\\u" + hex(ch.charCodeAt(0), 4));
 }
 
