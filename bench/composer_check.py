@@ -61,6 +61,7 @@ PROBE = Path(__file__).resolve().parent / "composer_probe.js"
 BUILD_INPUTS = ("tools/prereq", "site", "mkdocs.yml", "schema")
 SIZES, QUICK_SIZES = "2000,10000", "2000"
 CLOSURES, QUICK_CLOSURES = "5,20,40,80,150", "5,40"
+WORK = Path(tempfile.gettempdir()) / "prereq-composer-bench"  # registries and builds, kept between runs
 CHECK_TARGET_MS, TASK_TARGET_MS, TARGET_N = 150, 50, 150
 TIMEOUT_MS = 600_000  # a check of a long closure took 8 s at 2,000 items when the issue was filed
 
@@ -330,7 +331,7 @@ def main() -> int:
     parser.add_argument(
         "--work",
         type=Path,
-        default=Path(tempfile.gettempdir()) / "prereq-composer-bench",
+        default=WORK,
         help="where registries and builds are kept between runs",
     )
     parser.add_argument("--profile", action="store_true", help="profile one check of the largest N at the first size")

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_catalog import CHROMIUM, CHROMIUM_ARGS, serving
-from composer_check import CLOSURES, SIZES, built_site
+from composer_check import CLOSURES, SIZES, WORK, built_site
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument(
         "--work",
         type=Path,
-        default=Path(tempfile.gettempdir()) / "prereq-composer-bench",
+        default=WORK,
         help="where composer_check.py's registries and builds are kept",
     )
     args = parser.parse_args()
