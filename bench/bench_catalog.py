@@ -87,6 +87,11 @@ class Run:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    # As a site's static host serves: connections kept open (HTTP/1.0, the default, opens one per
+    # file) and no Nagle delay (kept open without it, each file of a page waits on delayed ACKs).
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 

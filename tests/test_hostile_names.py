@@ -181,8 +181,10 @@ def test_whatever_validation_lets_through_nothing_outside_out_changes(
     assert result.index.root["templates"] == []  # every template's name is hostile
     assert sorted(p.stem for p in (out / "api" / "v1" / "prerequisites").iterdir()) == _good_names()
     assert sorted(p.name for p in (out / "api" / "v1").iterdir()) == sorted(
-        ["catalog.json", "catalog.schema.json", "index.json", "index.schema.json", "openpai", "prerequisites"]
+        ["catalog.json", "catalog.schema.json", "index.json", "index.schema.json", "openpai", "packs", "prerequisites"]
     )
+    packed = [path.split("/")[1] for path in result.index.root["packs"]]
+    assert sorted(p.name for p in (out / "api" / "v1" / "packs").iterdir()) == sorted(packed)
     left_out = "\n".join(result.warnings)
     for name in NAMES.values():  # two files may claim one name: one of them is named
         assert f"its item name {names.shown(name.format(abs=tmp_path / 'abs' / 'dir'))} cannot" in left_out, name

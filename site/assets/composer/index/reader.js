@@ -1,6 +1,6 @@
 /* Reading a published index (tools/prereq/index/reader.py): the root, per-item files checked against
- * their sha256, and selections resolved to one closure.  With `trust`, the root must be signed by an
- * allowed signer (index.json.sig).  `read(path)` gives the bytes of api/v1/<path> (fetch, or files in
+ * their sha256 (or packs of those files), and selections resolved to one closure.
+ * With `trust`, the root must be signed by an allowed signer (index.json.sig).  `read(path)` gives the bytes of api/v1/<path> (fetch, or files in
  * tests).  The job engine is synchronous: `ensure(names)` loads ahead what those names can reach.
  * May import: core/.
  */
@@ -15,14 +15,14 @@ const SIGNATURE_FILE = "index.json.sig";
 const NAMESPACE = "prereq-index";
 const FORMAT = "prereq-index/2";
 
-function hex(buffer) {
-  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+async function sha256Of(bytes) {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-async function parseFile(read, path, base) {
-  const body = await read(path);
+function parsed(body, base, path) {
   try {
-    return { body, data: JSON.parse(new TextDecoder("utf-8").decode(body)) };
+    return JSON.parse(new TextDecoder("utf-8").decode(body));
   } catch {
     throw new PrereqError(`${base}/${path} is not JSON`, { hint: "rebuild the index with 'prereq build'" });
   }
@@ -59,23 +59,26 @@ export class Index {
     this.read = read;
     this.entries = new Map(root.items.map((entry) => [entry.name, entry]));
     this.documents = new Map();
+    this.packs = new Map();
     this.jobSchema = null;
     this.signedBy = null;
   }
 
   /* `trust`: {signers} (sshsig.js's parseAllowedSigners), or null. */
   static async load(base, read, { trust = null } = {}) {
-    const { body, data } = await parseFile(read, ROOT_FILE, base);
+    const body = await read(ROOT_FILE);
+    const data = parsed(body, base, ROOT_FILE);
     const signedBy = trust ? await checkRoot(base, body, read, trust) : null;
     const index = new Index(data, { base, read });
     index.signedBy = signedBy;
-    await index.loadJobSchema();
+    index.jobSchema = await index.verified(data.job_schema.path, data.job_schema.sha256);
     return index;
   }
 
   async verified(path, sha256) {
-    const { body, data } = await parseFile(this.read, path, this.base);
-    if (hex(await globalThis.crypto.subtle.digest("SHA-256", body)) !== sha256) {
+    const body = await this.read(path);
+    const data = parsed(body, this.base, path);
+    if (await sha256Of(body) !== sha256) {
       if (this.signedBy) {
         throw new PrereqError(`${this.base}/${path} does not match the sha256 in the signed ${ROOT_FILE}: it was changed after signing`,
           { hint: "do not use this copy of the index; fetch it again from its publisher, or ask them to rebuild it" });
@@ -84,10 +87,6 @@ export class Index {
         { hint: "the index changed while reading it; run the command again" });
     }
     return data;
-  }
-
-  async loadJobSchema() {
-    this.jobSchema = await this.verified(this.root.job_schema.path, this.root.job_schema.sha256);
   }
 
   /* Unknown names are left for `document` to refuse, with its message. */
@@ -99,8 +98,7 @@ export class Index {
       queue = [];
       batch.forEach((name) => seen.add(name));
       await Promise.all(batch.filter((name) => !this.documents.has(name)).map(async (name) => {
-        const entry = this.entries.get(name);
-        this.documents.set(name, await this.verified(entry.path, entry.sha256));
+        this.documents.set(name, await this.itemFile(name));
       }));
       for (const name of batch) {
         for (const version of this.documents.get(name).versions) {
@@ -109,6 +107,31 @@ export class Index {
         }
       }
     }
+  }
+
+  /* The line of its pack with the sha256 the root gives, else its own file. */
+  async itemFile(name) {
+    const entry = this.entries.get(name);
+    const pack = Number.isInteger(entry.pack) && Array.isArray(this.root.packs) ? this.root.packs[entry.pack] : null;
+    const body = typeof pack === "string" && (await this.packLines(pack)).get(entry.sha256);
+    return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
+  }
+
+  /* sha256 -> line (newline kept); none when the pack cannot be read. */
+  packLines(path) {
+    if (!this.packs.has(path)) {
+      this.packs.set(path, this.read(path).then(async (bytes) => {
+        const lines = [];
+        for (let start = 0; start < bytes.length;) {
+          const end = bytes.indexOf(0x0a, start) + 1 || bytes.length;
+          lines.push(bytes.subarray(start, end));
+          start = end;
+        }
+        const digests = await Promise.all(lines.map(sha256Of));
+        return new Map(lines.map((line, i) => [digests[i], line]));
+      }).catch(() => new Map()));
+    }
+    return this.packs.get(path);
   }
 
   document(name) {

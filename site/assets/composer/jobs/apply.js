@@ -4,6 +4,8 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
+import { equal } from "../openpai/protocol.js"; // Python's == on plain data too: mapping key order aside
+
 function at(data, path) {
   return path.reduce((value, key) => value[key], data);
 }
@@ -181,18 +183,6 @@ function applyShared(doc, edits) {
 function done(doc, step, edit) {
   const parent = edit.path.slice(0, -1);
   if (edit.op === "delete" && !doc.exists(edit.path)) return true;
-  if (typeof edit.path[edit.path.length - 1] === "number") return doc.exists(parent) && sameData(doc.get(parent), step.get(parent));
-  return edit.op !== "delete" && doc.exists(edit.path) && sameData(doc.get(edit.path), edit.value);
-}
-
-/* Python's == on plain data: mapping key order aside. */
-function sameData(a, b) {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
-  }
-  if (a && b && typeof a === "object" && typeof b === "object") {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameData(a[k], b[k]));
-  }
-  return a === b;
+  if (typeof edit.path[edit.path.length - 1] === "number") return doc.exists(parent) && equal(doc.get(parent), step.get(parent));
+  return edit.op !== "delete" && doc.exists(edit.path) && equal(doc.get(edit.path), edit.value);
 }

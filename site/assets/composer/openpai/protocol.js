@@ -99,7 +99,7 @@ function isType(instance, type) {
 }
 
 // jsonschema's `equal` for enum: true is not 1.
-function equal(one, two) {
+export function equal(one, two) {
   if (one === two) return true;
   if (typeof one === "string" || typeof two === "string") return false;
   if (Array.isArray(one) && Array.isArray(two)) {

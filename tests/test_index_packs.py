@@ -1,0 +1,90 @@
+"""Packs of item files (prereq.index.packs): every item file once, as a line whose sha256 its entry
+gives, each closure's members side by side so that a large closure comes in a handful of packs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+from gitrepo import GitRepo, item_yaml
+from prereq.index.documents import ItemDocument
+from prereq.index.packs import PACK_BYTES, make_packs, packing_order
+from prereq.marketplace.build import build
+
+STORY = Path(__file__).parent / "cases" / "indexes" / "story" / "api" / "v1"
+
+
+def _lines_of(api: Path, root: dict) -> dict[str, bytes]:
+    """sha256 -> line, over every pack the root names; each line once in all of them."""
+    lines: dict[str, bytes] = {}
+    for path in root["packs"]:
+        for line in (api / path).read_bytes().splitlines(keepends=True):
+            digest = hashlib.sha256(line).hexdigest()
+            assert digest not in lines, f"{path}: a line twice"
+            lines[digest] = line
+    return lines
+
+
+def test_every_item_file_is_one_line_of_the_pack_its_entry_names(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("registry/owners.yaml", "users: [alice]\n")
+    for name, require in (("base", []), ("lib", ["base"]), ("app", ["lib"]), ("alone", [])):
+        repo.write(f"registry/prerequisites/{name}.yaml", item_yaml(name, "1.0.0", require=require))
+    repo.commit("items")
+    out = tmp_path / "out"
+    assert build(repo.root / "registry", out, with_site=False).built
+    api = out / "api" / "v1"
+    root = json.loads((api / "index.json").read_text(encoding="utf-8"))
+    lines = _lines_of(api, root)
+    assert len(lines) == len(root["items"]) == 4
+    for entry in root["items"]:
+        body = (api / entry["path"]).read_bytes()
+        assert lines[entry["sha256"]] == body, entry["name"]
+        packed = (api / root["packs"][entry["pack"]]).read_bytes().splitlines(keepends=True)
+        assert body in packed, entry["name"]
+        assert root["packs"][entry["pack"]] == f"packs/{hashlib.sha256(b''.join(packed)).hexdigest()[:16]}.ndjson"
+
+
+def test_the_committed_story_index_has_its_packs() -> None:
+    root = json.loads((STORY / "index.json").read_text(encoding="utf-8"))
+    lines = _lines_of(STORY, root)
+    assert {entry["sha256"] for entry in root["items"]} == set(lines)
+
+
+def _chain_documents(size: int, *, others: int) -> tuple[dict[str, ItemDocument], dict[str, str]]:
+    """``top``, whose closure is a chain of ``size`` items, beside ``others`` items of their own; bodies
+    of 1.5 kB as the generated registries' item files are."""
+    documents: dict[str, ItemDocument] = {}
+    chain = [f"link-{i:03d}" for i in range(size - 1)] + ["top"]
+    for at, name in enumerate(chain):
+        closure = [{"name": member, "version": "1.0.0"} for member in chain[: at + 1]]
+        documents[name] = {"name": name, "versions": [{"closure": closure}], "required_by": [], "source": None}  # type: ignore[typeddict-item]
+    for i in range(others):
+        name = f"other-{i:03d}"
+        closure = [{"name": name, "version": "1.0.0"}]
+        documents[name] = {"name": name, "versions": [{"closure": closure}], "required_by": [], "source": None}  # type: ignore[typeddict-item]
+    bodies = {name: json.dumps({"name": name, "pad": "x" * 1500}) + "\n" for name in documents}
+    return documents, bodies
+
+
+def test_a_closure_of_150_items_comes_in_a_handful_of_packs() -> None:
+    documents, bodies = _chain_documents(150, others=300)
+    files, pack_of = make_packs(bodies, packing_order(documents))
+    touched = {pack_of[member["name"]] for member in documents["top"]["versions"][-1]["closure"]}
+    least = math.ceil(sum(len(bodies[m["name"]]) for m in documents["top"]["versions"][-1]["closure"]) / PACK_BYTES)
+    assert len(touched) <= least + 1, (len(touched), least)
+    assert len(files) >= math.ceil(sum(map(len, bodies.values())) / PACK_BYTES)
+    assert all(len(text.encode("utf-8")) <= PACK_BYTES for text in files.values())
+    assert sorted(pack_of) == sorted(documents)
+
+
+def test_the_largest_closure_is_packed_first_and_a_body_larger_than_a_pack_has_its_own() -> None:
+    documents, bodies = _chain_documents(5, others=2)
+    assert packing_order(documents) == [*(f"link-{i:03d}" for i in range(4)), "top", "other-000", "other-001"]
+    bodies["other-000"] = json.dumps({"pad": "y" * PACK_BYTES}) + "\n"
+    files, pack_of = make_packs(bodies, packing_order(documents))
+    assert list(files.values())[pack_of["other-000"]] == bodies["other-000"]
+    assert pack_of["top"] != pack_of["other-000"] != pack_of["other-001"]
+    assert make_packs(bodies, packing_order(documents)) == (files, pack_of)
