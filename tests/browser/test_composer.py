@@ -298,3 +298,22 @@ def test_filters_favorites_recent_and_problems(visit, built_site):
     toggle(page, "upload-results")
     expect(page.locator("#prereq-composer-error")).to_contain_text("the job's own prerequisite 'digits'")
     expect(box(page, "upload-results")).not_to_be_checked()
+
+
+def test_the_engine_runs_in_a_worker_and_in_the_page_when_none_can_start(visits, site_url):
+    """The site's page edits in a worker, its own thread only drawing (issue 30: no task of the page
+    over 50 ms); when the worker's script cannot be had, the page makes the same edits itself."""
+    texts = {}
+    for where in ("worker", "page"):
+        session = visits(site_url)
+        if where == "page":
+            session.context.route("**/composer/ui/engineworker.js", lambda route: route.fulfill(status=404, body=""))
+        page = open_composer(session)
+        paste(page, JOB, ["train", "evaluate"])
+        toggle(page, "upload-results")
+        expect(box(page, "nfs-share")).to_be_checked()
+        assert page.evaluate("window.prereqComposer.engine()") == where
+        toggle(page, "hello-widget")
+        texts[where] = editor_text(page)
+    assert texts["worker"] == texts["page"]
+    assert "name: hello-widget" in texts["page"]

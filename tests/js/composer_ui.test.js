@@ -98,16 +98,16 @@ test("composer/the version picker offers any version, each major.minor as a rang
   const index = await openIndex("tiny");
   await index.ensure(["store"]);
   const values = (groups) => groups.map((group) => [group.label, group.options.map((option) => option.value)]);
-  assert.deepEqual(values(versionChoices(index, "store", null)), [
+  assert.deepEqual(values(versionChoices(index.versions("store"), null)), [
     ["", [""]], ["compatible with", ["^2.0", "^1.1", "^1.0"]], ["exactly", ["2.0.0", "1.1.0", "1.0.0"]],
   ]);
-  const own = versionChoices(index, "store", ">=1.0 <2");
+  const own = versionChoices(index.versions("store"), ">=1.0 <2");
   assert.deepEqual(own[0].options, [{ value: "", label: "any compatible version" }, { value: ">=1.0 <2", label: ">=1.0 <2 (as the job says)" }]);
-  assert.equal(versionChoices(index, "store", "^1.1")[0].options.length, 1); // offered already
-  assert.equal(versionChoices(index, "store", null)[1].options[0].label, "^2.0: 2.0 or a newer 2.x");
+  assert.equal(versionChoices(index.versions("store"), "^1.1")[0].options.length, 1); // offered already
+  assert.equal(versionChoices(index.versions("store"), null)[1].options[0].label, "^2.0: 2.0 or a newer 2.x");
   // Every choice is a range `prereq job add store@RANGE` takes, and gives the newest version it allows.
   const picked = [];
-  for (const { value } of versionChoices(index, "store", null).slice(1).flatMap((group) => group.options)) {
+  for (const { value } of versionChoices(index.versions("store"), null).slice(1).flatMap((group) => group.options)) {
     const result = await addToText("name: x\ntaskRoles:\n  t: {commands: [a]}\n", [`store@${value}`], { index, source: "job" });
     picked.push(result.changes[0]);
   }

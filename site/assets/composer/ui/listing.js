@@ -62,7 +62,7 @@ function versionPicker(ctx, name) {
   select.className = "prereq-composer__version";
   select.setAttribute("data-focus-key", select.id);
   select.setAttribute("aria-label", "Version of " + name);
-  for (const group of versionChoices(ctx.index, name, ctx.view.ranges.get(name))) {
+  for (const group of versionChoices(ctx.view.versions.get(name), ctx.view.ranges.get(name))) {
     const holder = group.label ? el("optgroup") : select;
     if (group.label) holder.label = group.label;
     for (const choice of group.options) {

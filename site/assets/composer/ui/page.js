@@ -8,8 +8,8 @@
 import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
-import { addToText, removeFromText } from "../jobs/operations.js";
 import { bindMark, errorLine, revealLine } from "./editor.js";
+import { fetchReader, pageEngine, workerEngine } from "./engine.js";
 import { openingJob, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
@@ -18,21 +18,10 @@ import {
   bindSkipLinks, closureChange, composerElements, showDelta, renderClosure, renderFilterOptions, renderRoles, renderTemplates, showError, showMessages,
 } from "./panels.js";
 import { SharePanel } from "./share.js";
-import { analyse, namedItems } from "./view.js";
+import { namedItems } from "./view.js";
 
 const PAGE = 60; // rows the list shows at first, and how many more "Show more" adds
 const UNDO_STEPS = 50;
-
-/* Files of an index, fetched from API/<path> only. */
-function reader(api) {
-  return async (path) => {
-    const url = new URL(path, api + "/").href;
-    const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
-    if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
-      { hint: "reload the page; the site may be incomplete" });
-    return new Uint8Array(await response.arrayBuffer());
-  };
-}
 
 class Composer {
   constructor(root, host) {
@@ -40,6 +29,7 @@ class Composer {
     this.host = host;
     this.ui = composerElements(root);
     this.index = null;
+    this.engine = null; // engine.js's
     this.records = [];
     this.view = null;
     this.problem = null; // why analyse() refused it (null: it did not)
@@ -51,7 +41,7 @@ class Composer {
   }
 
   editOptions(taskRole) {
-    return { index: this.index, indexSource: this.host.indexSource, taskRole, source: "job" };
+    return { indexSource: this.host.indexSource, taskRole, source: "job" };
   }
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
@@ -76,7 +66,7 @@ class Composer {
     showMessages(this.ui, [], []);
     this.delta = null;
     try {
-      this.view = await analyse(this.index, this.ui.editor.value, this.role);
+      this.view = await this.engine.analyse(this.ui.editor.value, this.role);
       this.role = this.view.role;
       this.problem = null;
       this.root.setAttribute("data-job", "valid");
@@ -133,8 +123,8 @@ class Composer {
   check(name, on) {
     const before = this.closureNames();
     return this.edit(async (text) => {
-      if (!on) return removeFromText(text, [name], this.editOptions(this.role));
-      const result = await addToText(text, [name], this.editOptions(this.role));
+      if (!on) return this.engine.remove(text, [name], this.editOptions(this.role));
+      const result = await this.engine.add(text, [name], this.editOptions(this.role));
       window.prereq.pushRecent(name);
       return result;
     }).then(() => this.summarise(name, before));
@@ -152,14 +142,14 @@ class Composer {
 
   /* As `prereq job add NAME@RANGE`: the locked version stays while the range allows it. */
   pick(name, range) {
-    return this.edit((text) => addToText(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
+    return this.edit((text) => this.engine.add(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
   }
 
   bind(name, on) {
     const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
     return this.edit((text) => (on
-      ? addToText(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
-      : removeFromText(text, [name], { ...this.editOptions(this.role), unbind: true })));
+      ? this.engine.add(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
+      : this.engine.remove(text, [name], { ...this.editOptions(this.role), unbind: true })));
   }
 
   /* Selects the items its task roles name, as `prereq job add --task-role ROLE NAME...` would. */
@@ -171,7 +161,7 @@ class Composer {
     const lines = [];
     const warnings = [];
     for (const [roleName, names] of namedItems(this.index, text)) {
-      const result = await addToText(text, names, this.editOptions(roleName));
+      const result = await this.engine.add(text, names, this.editOptions(roleName));
       text = result.after;
       lines.push(`task role ${roleName}: selected ${names.join(", ")} (named by the template)`);
       lines.push(...result.changes);
@@ -272,7 +262,9 @@ class Composer {
   /* A failure here is the caller's to show. */
   async start() {
     const ui = this.ui;
-    this.index = await Index.load(this.host.api, reader(this.host.api), { trust: this.host.trust || null });
+    const setup = { api: this.host.api, trust: this.host.trust || null };
+    this.index = await Index.load(setup.api, fetchReader(setup.api), { trust: setup.trust });
+    this.engine = workerEngine(setup, () => pageEngine(this.index));
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
     const opening = await openingJob(this.index, this.host);
@@ -285,6 +277,7 @@ class Composer {
     bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
     ui.undo.disabled = true;
     await this.refresh();
+    this.engine.start();
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
     this.root.setAttribute("data-state", "ready");
   }
@@ -292,9 +285,10 @@ class Composer {
   /* What a host's own controls may use (the plugin's submission, tests, debugging). */
   api() {
     return {
-      add: (text, names, roleName) => addToText(text, names, this.editOptions(roleName)),
-      remove: (text, names, roleName) => removeFromText(text, names, this.editOptions(roleName)),
+      add: (text, names, roleName) => this.engine.add(text, names, this.editOptions(roleName)),
+      remove: (text, names, roleName) => this.engine.remove(text, names, this.editOptions(roleName)),
       idle: () => this.busy,
+      engine: () => this.engine.where(), // "worker" or "page"
       queue: (task) => this.queue(task),
       text: () => this.ui.editor.value,
       setText: (text) => this.setText(text),

@@ -27,12 +27,13 @@ export async function analyse(index, text, role) {
       elsewhere.get(name).push(other);
     }
   }
-  return {
-    job, role, roles, state, closure, inClosure, named, elsewhere,
+  return { // plain data: a worker sends it to the page (engine.js)
+    role, roles, state, closure, inClosure, named, elsewhere,
     selected: new Set(selections.map((t) => parseRequirement(t).name)),
     ranges: new Map(selections.map((t) => [parseRequirement(t).name, parseRequirement(t).range])),
     handTop: new Set(job.topNames().filter((n) => n !== null && !state.lock.has(n))),
     name: typeof job.data.name === "string" ? job.data.name : "job",
+    versions: new Map(closure.map((r) => [r.name, index.versions(r.name)])), // for versionChoices
   };
 }
 
@@ -52,9 +53,9 @@ export function namedItems(index, text) {
   return out;
 }
 
-/* `range` null: any version.  A range of the job's own that no option is comes first. */
-export function versionChoices(index, name, range) {
-  const versions = index.versions(name).reverse();
+/* `published`: ascending; `range` null: any version.  A range of the job's own that no option is comes first. */
+export function versionChoices(published, range) {
+  const versions = [...published].reverse();
   const lines = [];
   for (const version of versions) {
     const [major, minor] = version.split(/[.+-]/);
