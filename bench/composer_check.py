@@ -29,6 +29,7 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
     .venv/bin/python bench/composer_check.py                       # 2,000 and 10,000 items; N 5 to 150
     .venv/bin/python bench/composer_check.py --quick               # 2,000 items; N 5 and 40
     .venv/bin/python bench/composer_check.py --profile             # a CPU profile of one check of the largest N
+    .venv/bin/python bench/composer_check.py --engines worker,page # the worker beside the page's own engine
 """
 
 from __future__ import annotations
@@ -130,9 +131,12 @@ def _check_job(text: str, expected: set[str], what: str) -> None:
         raise SystemExit(f"{what}: the job holds {len(names)} prerequisites, not the {len(expected)} expected")
 
 
-def opened_composer(browser: Browser, site: str, name: str) -> tuple[BrowserContext, Page]:
-    """A fresh context on the composer, ready, its list filtered down to ``name``'s row."""
+def opened_composer(browser: Browser, site: str, name: str, engine: str = "worker") -> tuple[BrowserContext, Page]:
+    """A fresh context on the composer, ready, its list filtered down to ``name``'s row.  ``engine``
+    "page": the worker's script is refused, so the page's own engine edits (as in the portal plugin)."""
     context = browser.new_context(viewport={"width": 1366, "height": 850})
+    if engine == "page":
+        context.route("**/composer/ui/engineworker.js", lambda route: route.fulfill(status=404, body=""))
     context.add_init_script(path=str(PROBE))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -167,15 +171,18 @@ def click(page: Page, name: str) -> Action:
     )
 
 
-def measure_browser(browser: Browser, site: str, n: int, sample: Sample) -> str:
+def measure_browser(browser: Browser, site: str, n: int, sample: Sample, engine: str) -> str:
     """Check, uncheck and check again closure-N in the composer; returns the job's text it started from."""
     name = f"closure-{n}"
-    context, page = opened_composer(browser, site, name)
+    context, page = opened_composer(browser, site, name, engine)
     try:
         before = page.evaluate("prereqComposer.text()")
         for what, expected in (("check", closure_names(n)), ("uncheck", set()), ("re-check", closure_names(n))):
             sample.actions[what] = click(page, name)
             _check_job(page.evaluate("prereqComposer.text()"), expected, f"the composer's {what} of {name}")
+        where = page.evaluate("prereqComposer.engine()")
+        if where != engine:
+            raise SystemExit(f"the composer's engine ran in the {where}, not the {engine}")
     finally:
         context.close()
     return before
@@ -237,9 +244,15 @@ def figures(samples: list[Sample]) -> dict[str, float]:
     return row
 
 
-def report(results: dict[int, dict[int, list[Sample]]], repeat: int) -> None:
-    """A table per size, a row per N; then the largest size against the smallest, and the targets."""
-    rows = {size: {n: figures(samples) for n, samples in by_n.items()} for size, by_n in results.items()}
+def _label(run: tuple[int, str]) -> str:
+    size, engine = run
+    return f"{size:,} items" + ("" if engine == "worker" else ", the page's engine")
+
+
+def report(results: dict[tuple[int, str], dict[int, list[Sample]]], repeat: int) -> None:
+    """A table per size (and engine), a row per N; then the largest size against the smallest, the
+    page's engine against the worker, and the targets."""
+    rows = {run: {n: figures(samples) for n, samples in by_n.items()} for run, by_n in results.items()}
     print(
         f"\nms, medians of {repeat} runs.  check, uncheck, re-check: the click to the frame after the YAML changed;"
         "\nengine: to the YAML replaced; settled: to the frame after the page was ready again; longest: task;"
@@ -247,23 +260,36 @@ def report(results: dict[int, dict[int, list[Sample]]], repeat: int) -> None:
         "\nN above (from 0 for the first); CLI: prereq job add / remove and their floor; check/add: the browser's"
         "\ncheck over the CLI's add"
     )
-    for size, by_n in rows.items():
+    for sized, by_n in rows.items():
         first, previous = by_n[min(by_n)], (0, 0.0)
-        print(f"\n{f'{size:,} items':<14}" + "".join(f"{heading:>{_width(key)}}" for heading, key, _ in COLUMNS))
+        print(f"\n{_label(sized)}\n{'':<14}" + "".join(f"{heading:>{_width(key)}}" for heading, key, _ in COLUMNS))
         for n, row in by_n.items():
             row |= {"per_ratio": row["per"] / first["per"], "reper_ratio": row["reper"] / first["reper"]}
             row["marginal"] = (row["check"] - previous[1]) / (n - previous[0])
             previous = (n, row["check"])
             print(f"{f'  N = {n}':<14}" + "".join(f"{row[key]:>{_width(key)}{fmt}}" for _, key, fmt in COLUMNS))
-    small, large = min(rows), max(rows)
-    if small != large:
-        ratios = ", ".join(f"N = {n}: {row['check'] / rows[small][n]['check']:.2f}×" for n, row in rows[large].items())
-        print(f"\ncheck at {large:,} items / at {small:,}: {ratios}")
-    for size, by_n in rows.items():
+    sizes, engines = sorted({size for size, _ in rows}), sorted({engine for _, engine in rows}, reverse=True)
+    for engine in engines:
+        small, large = (sizes[0], engine), (sizes[-1], engine)
+        if small != large:
+            ratios = ", ".join(
+                f"N = {n}: {row['check'] / rows[small][n]['check']:.2f}×" for n, row in rows[large].items()
+            )
+            print(f"\ncheck at {_label(large)} / at {sizes[0]:,}: {ratios}")
+    if len(engines) > 1:
+        for size in sizes:
+            by_n = rows[(size, "page")]
+            ratios = ", ".join(
+                f"N = {n}: check {rows[(size, 'worker')][n]['check'] / row['check']:.2f}×, "
+                f"re-check {rows[(size, 'worker')][n]['recheck'] / row['recheck']:.2f}×"
+                for n, row in by_n.items()
+            )
+            print(f"worker / page's engine at {size:,} items: {ratios}")
+    for sized, by_n in rows.items():
         if TARGET_N in by_n:
             row = by_n[TARGET_N]
             print(
-                f"targets at {size:,} items, N = {TARGET_N}: check {row['check']:,.0f} ms [≤ {CHECK_TARGET_MS} ms]; "
+                f"targets at {_label(sized)}, N = {TARGET_N}: check {row['check']:,.0f} ms [≤ {CHECK_TARGET_MS} ms]; "
                 f"longest task of any run {row['worst_task']:,.0f} ms [≤ {TASK_TARGET_MS} ms]"
             )
 
@@ -336,7 +362,16 @@ def main() -> int:
     )
     parser.add_argument("--profile", action="store_true", help="profile one check of the largest N at the first size")
     parser.add_argument("--top", type=int, default=25, help="rows of each profile table")
+    parser.add_argument(
+        "--engines",
+        default="worker",
+        help="where the composer's engine runs, comma-separated: worker (the site's page), page (its own "
+        "thread, as in the portal plugin: the worker's script is refused); both: interleaved, compared",
+    )
     args = parser.parse_args()
+    engines = args.engines.split(",")
+    if not engines or not set(engines) <= {"worker", "page"}:
+        parser.error("--engines: worker, page or worker,page")
     sizes = [int(s) for s in (args.items or (QUICK_SIZES if args.quick else SIZES)).split(",")]
     closures = sorted(int(n) for n in (args.closures or (QUICK_CLOSURES if args.quick else CLOSURES)).split(","))
     # Every size holds every N of the default list, so that --quick and a full run share their builds.
@@ -356,16 +391,17 @@ def main() -> int:
             if args.profile:
                 profile(browser, f"{url}{sites[sizes[0]].name}/", closures[-1], args.top)
                 return 0
-            results: dict[int, dict[int, list[Sample]]] = {size: {n: [] for n in closures} for size in sizes}
+            runs = [(size, engine) for size in sizes for engine in engines]
+            results: dict[tuple[int, str], dict[int, list[Sample]]] = {run: {n: [] for n in closures} for run in runs}
             for round_ in range(args.repeat):
-                for size, n in ((size, n) for size in sizes for n in closures):
+                for (size, engine), n in ((run, n) for run in runs for n in closures):
                     sample = Sample(n)
-                    text = measure_browser(browser, f"{url}{sites[size].name}/", n, sample)
+                    text = measure_browser(browser, f"{url}{sites[size].name}/", n, sample, engine)
                     measure_cli(sites[size], n, text, args.work, sample)
-                    results[size][n].append(sample)
+                    results[(size, engine)][n].append(sample)
                     done = ", ".join(f"{what} {action.check:,.0f}" for what, action in sample.actions.items())
                     cli = ", ".join(f"{what} {ms:,.0f}" for what, ms in sample.cli.items())
-                    print(f"  run {round_ + 1}: {size:,} items, N = {n}: {done} ms; CLI {cli} ms", flush=True)
+                    print(f"  run {round_ + 1}: {_label((size, engine))}, N = {n}: {done} ms; CLI {cli} ms", flush=True)
         finally:
             browser.close()
     report(results, args.repeat)

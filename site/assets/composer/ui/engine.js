@@ -1,6 +1,5 @@
 /* Where the job engine runs: in a worker when the page may start one, so that its loads of a long job
- * never hold the page, whose own thread only draws; else in the page (the portal plugin: a worker's
- * script must come from the page's origin, and the plugin's does not).  The same calls either way.
+ * never hold the page, whose thread only draws; else in the page.  The same calls either way.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -32,34 +31,43 @@ export const errorFields = (error) => (error instanceof PrereqError
   ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode }
   : { message: String(error && error.stack ? error.stack : error) });
 
-/* `setup` ({api, trust}): how the worker loads its own copy of the index.  `inPage()`: the page's
- * engine, which answers until `start()` (called once the page has started: the worker's loading then
- * does not slow the page's own), and for good when no worker starts or one fails.  A call made while
- * the worker loads waits for it. */
+/* `setup` ({api, trust}): how the worker loads its own index.  `inPage()`: the page's engine, which
+ * answers until `start()`, and for good when no worker starts or one fails (composer/README.md). */
 export function workerEngine(setup, inPage) {
   let worker = null;
   const pending = new Map();
   let next = 0;
-  let viewed = null; // the view that came with the last edit
+  let viewed = null; // {text, role, view: a promise}: the view of the last edit's text, sent after it
+  const viewing = new Map(); // edit's id -> what settles its view
   const drop = () => {
     worker.terminate();
     worker = null;
+    viewing.forEach((done) => done(null));
+    viewing.clear();
     for (const { resolve, reject, again } of pending.values()) again().then(resolve, reject);
     pending.clear();
   };
   const answer = ({ data }) => {
     if ("ready" in data) return data.ready || drop();
+    if ("view" in data) {
+      const done = viewing.get(data.of);
+      viewing.delete(data.of);
+      return done && done(data.view);
+    }
     const { resolve, reject } = pending.get(data.id);
     pending.delete(data.id);
-    viewed = data.view;
+    viewed = null;
+    if (typeof data.viewing === "string") {
+      viewed = { text: data.result.after, role: data.viewing, view: new Promise((done) => viewing.set(data.id, done)) };
+    }
     if (!data.error) resolve(data.result);
     else reject(data.error.prereq ? new PrereqError(data.error.message, data.error) : new Error(data.error.message));
   };
   const start = () => {
-    try {
+    try { // a script of another origin (the portal plugin's) cannot start one
       worker = new Worker(new URL("./engineworker.js", import.meta.url), { type: "module" });
     } catch {
-      return; // a script of another origin: the page's engine
+      return;
     }
     worker.addEventListener("message", answer);
     worker.addEventListener("error", (event) => { // it could not start (an old browser, a policy): the page runs them
@@ -68,10 +76,16 @@ export function workerEngine(setup, inPage) {
     });
     worker.postMessage({ setup });
   };
-  const call = (op) => (...args) => (worker === null ? inPage()[op](...args) : new Promise((resolve, reject) => {
-    if (op === "analyse" && viewed && viewed.text === args[0] && viewed.role === args[1]) return resolve(viewed.view);
+  const post = (op, args) => new Promise((resolve, reject) => {
     pending.set(next, { resolve, reject, again: () => inPage()[op](...args) });
     worker.postMessage({ id: next++, op, args });
-  }));
+  });
+  const call = (op) => (...args) => {
+    if (worker === null) return inPage()[op](...args);
+    if (op !== "analyse" || !viewed || viewed.text !== args[0] || viewed.role !== args[1]) return post(op, args);
+    const coming = viewed.view;
+    viewed = null;
+    return coming.then((view) => view || call(op)(...args));
+  };
   return { add: call("add"), remove: call("remove"), analyse: call("analyse"), start, where: () => (worker ? "worker" : "page") };
 }

@@ -1,6 +1,6 @@
 /* The job engine in a worker (engine.js starts it): its own copy of the index, loaded once from the
- * setup message (then {ready}); each call answered with plain data (an edit's with its text's view) or
- * an error's fields.
+ * setup message (then {ready}); each call answered with plain data or an error's fields, an edit's
+ * followed by the view of its text.
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
@@ -19,10 +19,10 @@ self.addEventListener("message", async ({ data }) => {
   try {
     const ready = await engine;
     const result = await ready[data.op](...data.args);
-    // The view of an edit's text comes with it: the page asks for it next (one message, not two).
+    // An edit's text is sent at once, its view right after: the page asks for that next.
     const role = data.op === "analyse" ? null : data.args[2]?.taskRole;
-    const view = typeof role === "string" ? await ready.analyse(result.after, role).catch(() => null) : null;
-    self.postMessage({ id: data.id, result, view: view && { text: result.after, role, view } });
+    self.postMessage({ id: data.id, result, viewing: typeof role === "string" ? role : null });
+    if (typeof role === "string") self.postMessage({ of: data.id, view: await ready.analyse(result.after, role).catch(() => null) });
   } catch (error) {
     self.postMessage({ id: data.id, error: errorFields(error) });
   }

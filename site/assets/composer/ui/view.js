@@ -14,7 +14,9 @@ export async function analyse(index, text, role) {
   if (!roles.includes(role)) role = roles[0];
   const selections = state.selected.get(role) || [];
   const pinned = new Map([...state.lock].map(([name, entry]) => [name, entry.version]));
-  const closure = selections.length ? index.closure(selections, { locked: pinned }) : [];
+  // What the page shows of each (a worker sends it: not the forms).
+  const closure = (selections.length ? index.closure(selections, { locked: pinned }) : [])
+    .map(({ name, version, requiredBy, selected }) => ({ name, version, requiredBy, selected }));
   const inClosure = new Map(closure.map((r) => [r.name, r]));
   const spec = job.roles[role];
   const named = new Set((spec.prerequisites || []).filter((n) => !inClosure.has(n)));

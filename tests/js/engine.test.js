@@ -1,0 +1,133 @@
+// ui/engine.js: where the composer's engine runs, with a stand-in for the browser's Worker.
+// Run from the repository: node --test tests/js/
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { PrereqError } from "../../site/assets/composer/core/errors.js";
+import { workerEngine } from "../../site/assets/composer/ui/engine.js";
+
+/* A Worker that records what it is sent; the test answers for it. */
+class StandIn {
+  static last = null;
+  constructor(url, options) {
+    this.url = String(url);
+    this.options = options;
+    this.sent = [];
+    this.listeners = { message: [], error: [] };
+    this.terminated = false;
+    StandIn.last = this;
+  }
+
+  addEventListener(kind, listener) { this.listeners[kind].push(listener); }
+  postMessage(data) { this.sent.push(structuredClone(data)); }
+  terminate() { this.terminated = true; }
+  say(data) { for (const listener of this.listeners.message) listener({ data: structuredClone(data) }); }
+  fail() { for (const listener of this.listeners.error) listener({ preventDefault() {} }); }
+}
+
+function pageCalls() {
+  const calls = [];
+  const engine = {
+    add: async (...args) => { calls.push(["add", ...args]); return { after: "in the page" }; },
+    remove: async (...args) => { calls.push(["remove", ...args]); return { after: "" }; },
+    analyse: async (...args) => { calls.push(["analyse", ...args]); return { role: "page" }; },
+    where: () => "page",
+  };
+  return { calls, inPage: () => engine };
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+test("engine: the page's engine answers until start, then the worker, which gets the setup first", async () => {
+  globalThis.Worker = StandIn;
+  const { calls, inPage } = pageCalls();
+  const engine = workerEngine({ api: "API", trust: null }, inPage);
+  assert.deepEqual(await engine.analyse("job", "train"), { role: "page" });
+  assert.equal(engine.where(), "page");
+  engine.start();
+  const worker = StandIn.last;
+  assert.match(worker.url, /ui\/engineworker\.js$/);
+  assert.deepEqual(worker.options, { type: "module" });
+  assert.equal(engine.where(), "worker");
+  const added = engine.add("job", ["a"], { taskRole: "train" });
+  assert.deepEqual(worker.sent, [{ setup: { api: "API", trust: null } }, { id: 0, op: "add", args: ["job", ["a"], { taskRole: "train" }] }]);
+  worker.say({ ready: true });
+  worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
+  assert.deepEqual(await added, { after: "job with a" });
+  assert.equal(calls.length, 1, "only the start's analysis ran in the page");
+});
+
+test("engine: the view of an edit's text is not asked for again, and may come after the page asks", async () => {
+  globalThis.Worker = StandIn;
+  const engine = workerEngine({ api: "API" }, pageCalls().inPage);
+  engine.start();
+  const worker = StandIn.last;
+  const added = engine.add("job", ["a"], { taskRole: "train" });
+  worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
+  await added;
+  const view = engine.analyse("job with a", "train");
+  await settled();
+  assert.equal(worker.sent.length, 2, "no message for the view: it is on its way");
+  worker.say({ of: 0, view: { role: "train", closure: [] } });
+  assert.deepEqual(await view, { role: "train", closure: [] });
+  const again = engine.analyse("job with a", "train"); // taken once: asked again, it is asked of the worker
+  assert.deepEqual(worker.sent.at(-1), { id: 1, op: "analyse", args: ["job with a", "train"] });
+  worker.say({ id: 1, result: { role: "train" }, viewing: null });
+  assert.deepEqual(await again, { role: "train" });
+  const other = engine.analyse("job with a", "evaluate"); // another role: not that view
+  assert.deepEqual(worker.sent.at(-1).args, ["job with a", "evaluate"]);
+  worker.say({ id: 2, result: { role: "evaluate" }, viewing: null });
+  await other;
+});
+
+test("engine: a view the worker could not make is asked for again; an error comes back a PrereqError", async () => {
+  globalThis.Worker = StandIn;
+  const engine = workerEngine({ api: "API" }, pageCalls().inPage);
+  engine.start();
+  const worker = StandIn.last;
+  const removed = engine.remove("job", ["a"], { taskRole: "train" });
+  worker.say({ id: 0, result: { after: "job" }, viewing: "train" });
+  await removed;
+  const view = engine.analyse("job", "train");
+  worker.say({ of: 0, view: null });
+  await settled();
+  assert.deepEqual(worker.sent.at(-1), { id: 1, op: "analyse", args: ["job", "train"] });
+  worker.say({ id: 1, error: { prereq: true, message: "job:3:1: bad", hint: "fix it", exitCode: 1 } });
+  await assert.rejects(view, (error) => error instanceof PrereqError && error.hint === "fix it" && error.exitCode === 1);
+  const bug = engine.add("job", ["b"], {});
+  worker.say({ id: 2, error: { message: "TypeError: x is undefined" } });
+  await assert.rejects(bug, (error) => !(error instanceof PrereqError) && /TypeError/.test(error.message));
+});
+
+test("engine: a worker that fails is dropped, and the page makes the calls it had", async () => {
+  globalThis.Worker = StandIn;
+  const { calls, inPage } = pageCalls();
+  const engine = workerEngine({ api: "API" }, inPage);
+  engine.start();
+  const worker = StandIn.last;
+  const added = engine.add("job", ["a"], { taskRole: "train" });
+  worker.fail();
+  assert.deepEqual(await added, { after: "in the page" });
+  assert.ok(worker.terminated);
+  assert.equal(engine.where(), "page");
+  await engine.remove("job", ["a"], {});
+  assert.deepEqual(calls.map(([op]) => op), ["add", "remove"]);
+
+  const unready = workerEngine({ api: "API" }, inPage); // its index could not be read
+  unready.start();
+  const pending = unready.analyse("job", "train");
+  StandIn.last.say({ ready: false });
+  assert.deepEqual(await pending, { role: "page" });
+  assert.equal(unready.where(), "page");
+});
+
+test("engine: where no worker can start (a script of another origin), the page's engine does all", async () => {
+  globalThis.Worker = class { constructor() { throw new Error("SecurityError"); } };
+  const { calls, inPage } = pageCalls();
+  const engine = workerEngine({ api: "API" }, inPage);
+  engine.start();
+  assert.equal(engine.where(), "page");
+  await engine.add("job", ["a"], {});
+  assert.equal(calls.length, 1);
+});
