@@ -181,10 +181,20 @@ def test_whatever_validation_lets_through_nothing_outside_out_changes(
     assert result.index.root["templates"] == []  # every template's name is hostile
     assert sorted(p.stem for p in (out / "api" / "v1" / "prerequisites").iterdir()) == _good_names()
     assert sorted(p.name for p in (out / "api" / "v1").iterdir()) == sorted(
-        ["catalog.json", "catalog.schema.json", "index.json", "index.schema.json", "openpai", "packs", "prerequisites"]
+        [
+            "catalog.json",
+            "catalog.schema.json",
+            "index.json",
+            "index.schema.json",
+            "openpai",
+            "packs",
+            "packs.json",
+            "prerequisites",
+        ]
     )
-    packed = [path.split("/")[1] for path in result.index.root["packs"]]
-    assert sorted(p.name for p in (out / "api" / "v1" / "packs").iterdir()) == sorted(packed)
+    packed = json.loads((out / "api" / "v1" / "packs.json").read_text(encoding="utf-8"))
+    assert sorted(packed["items"]) == _good_names()
+    assert sorted(f"packs/{p.name}" for p in (out / "api" / "v1" / "packs").iterdir()) == sorted(packed["packs"])
     left_out = "\n".join(result.warnings)
     for name in NAMES.values():  # two files may claim one name: one of them is named
         assert f"its item name {names.shown(name.format(abs=tmp_path / 'abs' / 'dir'))} cannot" in left_out, name

@@ -230,7 +230,7 @@ def test_index_schema_validates_every_file_written(history: GitRepo, tmp_path: P
     assert schema == load_schema("index.schema.json")
     validator = jsonschema.Draft202012Validator(schema)
     files = [p for p in (out / "api" / "v1").rglob("*.json") if not p.name.endswith(".schema.json")]
-    assert len(files) == 9  # the root, six items, the execution catalog and the catalog file
+    assert len(files) == 10  # the root, six items, the execution catalog, the catalog file and the pack map
     catalog_schema = json.loads((out / "api" / "v1" / "catalog.schema.json").read_text())
     assert catalog_schema == load_schema("catalog.schema.json")
     for path in files:

@@ -1,5 +1,6 @@
 """Packs of item files (prereq.index.packs): every item file once, as a line whose sha256 its entry
-gives, each closure's members side by side so that a large closure comes in a handful of packs."""
+gives, each closure's members side by side so that a large closure comes in a handful of packs; the
+pack map in a file of its own, the root as older readers of its format accept it."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ from gitrepo import GitRepo, item_yaml
 from prereq.index.documents import ItemDocument
 from prereq.index.packs import PACK_BYTES, make_packs, packing_order
 from prereq.marketplace.build import build
+from prereq.registry.schemas import load_schema
 
 STORY = Path(__file__).parent / "cases" / "indexes" / "story" / "api" / "v1"
 
 
-def _lines_of(api: Path, root: dict) -> dict[str, bytes]:
-    """sha256 -> line, over every pack the root names; each line once in all of them."""
+def _lines_of(api: Path, pack_map: dict) -> dict[str, bytes]:
+    """sha256 -> line, over every pack the map names; each line once in all of them."""
     lines: dict[str, bytes] = {}
-    for path in root["packs"]:
+    for path in pack_map["packs"]:
         for line in (api / path).read_bytes().splitlines(keepends=True):
             digest = hashlib.sha256(line).hexdigest()
             assert digest not in lines, f"{path}: a line twice"
@@ -37,19 +39,25 @@ def test_every_item_file_is_one_line_of_the_pack_its_entry_names(tmp_path: Path)
     assert build(repo.root / "registry", out, with_site=False).built
     api = out / "api" / "v1"
     root = json.loads((api / "index.json").read_text(encoding="utf-8"))
-    lines = _lines_of(api, root)
-    assert len(lines) == len(root["items"]) == 4
+    pack_map = json.loads((api / "packs.json").read_text(encoding="utf-8"))
+    lines = _lines_of(api, pack_map)
+    assert len(lines) == len(root["items"]) == len(pack_map["items"]) == 4
     for entry in root["items"]:
         body = (api / entry["path"]).read_bytes()
         assert lines[entry["sha256"]] == body, entry["name"]
-        packed = (api / root["packs"][entry["pack"]]).read_bytes().splitlines(keepends=True)
+        path = pack_map["packs"][pack_map["items"][entry["name"]]]
+        packed = (api / path).read_bytes().splitlines(keepends=True)
         assert body in packed, entry["name"]
-        assert root["packs"][entry["pack"]] == f"packs/{hashlib.sha256(b''.join(packed)).hexdigest()[:16]}.ndjson"
+        assert path == f"packs/{hashlib.sha256(b''.join(packed)).hexdigest()[:16]}.ndjson"
+    # The root says nothing of packs: a reader of the format before them accepts it field by field.
+    before = load_schema("index.schema.json")["$defs"]["root"]
+    assert set(root) <= set(before["properties"]) and "packs" not in before["properties"]
+    assert all(set(entry) == set(before["properties"]["items"]["items"]["properties"]) for entry in root["items"])
 
 
 def test_the_committed_story_index_has_its_packs() -> None:
     root = json.loads((STORY / "index.json").read_text(encoding="utf-8"))
-    lines = _lines_of(STORY, root)
+    lines = _lines_of(STORY, json.loads((STORY / "packs.json").read_text(encoding="utf-8")))
     assert {entry["sha256"] for entry in root["items"]} == set(lines)
 
 
@@ -71,7 +79,9 @@ def _chain_documents(size: int, *, others: int) -> tuple[dict[str, ItemDocument]
 
 def test_a_closure_of_150_items_comes_in_a_handful_of_packs() -> None:
     documents, bodies = _chain_documents(150, others=300)
-    files, pack_of = make_packs(bodies, packing_order(documents))
+    files, pack_map = make_packs(bodies, packing_order(documents))
+    pack_of = pack_map["items"]
+    assert pack_map["packs"] == list(files)
     touched = {pack_of[member["name"]] for member in documents["top"]["versions"][-1]["closure"]}
     least = math.ceil(sum(len(bodies[m["name"]]) for m in documents["top"]["versions"][-1]["closure"]) / PACK_BYTES)
     assert len(touched) <= least + 1, (len(touched), least)
@@ -84,7 +94,8 @@ def test_the_largest_closure_is_packed_first_and_a_body_larger_than_a_pack_has_i
     documents, bodies = _chain_documents(5, others=2)
     assert packing_order(documents) == [*(f"link-{i:03d}" for i in range(4)), "top", "other-000", "other-001"]
     bodies["other-000"] = json.dumps({"pad": "y" * PACK_BYTES}) + "\n"
-    files, pack_of = make_packs(bodies, packing_order(documents))
+    files, pack_map = make_packs(bodies, packing_order(documents))
+    pack_of = pack_map["items"]
     assert list(files.values())[pack_of["other-000"]] == bodies["other-000"]
     assert pack_of["top"] != pack_of["other-000"] != pack_of["other-001"]
-    assert make_packs(bodies, packing_order(documents)) == (files, pack_of)
+    assert make_packs(bodies, packing_order(documents)) == (files, pack_map)

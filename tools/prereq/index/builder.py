@@ -284,7 +284,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
 
     entries, bodies = _entries(documents, result, repo, dates)
     template_entries, files = _templates(result, documents, warnings)
-    pack_files = _pack(entries, bodies, documents)
+    pack_files, pack_map = packs.make_packs(bodies, packs.packing_order(documents))
     files.update(pack_files)
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()), readable=True)
     root: Root = {
@@ -305,23 +305,15 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
         "date": state.date if state else None,
         "dirty": state.dirty if state else True,
         "items": entries,
-        "packs": list(pack_files),
     }
     if start_image is not None:
         root["start_image"] = start_image
     files[JOB_SCHEMA] = job_schema
+    files[packs.PACK_MAP] = dump_json(pack_map)
     files[catalogfile.CATALOG_FILE] = dump_json(catalogfile.catalog_document(root))
     for schema in (INDEX_SCHEMA, catalogfile.SCHEMA_FILE):  # each beside the files it describes
         files[schema] = dump_json(schemas.load_schema(schema), readable=True)
     return IndexBuild(root=root, items=documents, bodies=bodies, warnings=warnings, files=files)
-
-
-def _pack(entries: list[RootEntry], bodies: dict[str, str], documents: dict[str, ItemDocument]) -> dict[str, str]:
-    """The packs' files (path -> text), each entry given its pack's position."""
-    files, pack_of = packs.make_packs(bodies, packs.packing_order(documents))
-    for entry in entries:
-        entry["pack"] = pack_of[entry["name"]]
-    return files
 
 
 def _link_dependents(documents: dict[str, ItemDocument]) -> None:

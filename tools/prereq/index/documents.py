@@ -45,13 +45,7 @@ class ItemDocument(TypedDict):
     source: str | None  # the item's file, relative to the repository root; None outside git or once deleted
 
 
-class RootEntryOptions(TypedDict, total=False):
-    """What a root entry holds only in builds that pack item files (older builds of the format do not)."""
-
-    pack: int  # its position in the root's packs (index.packs): its file is also a line of that pack
-
-
-class RootEntry(RootEntryOptions):
+class RootEntry(TypedDict):
     """An item in the root index: what search, the catalog and the site need without its file."""
 
     name: str
@@ -67,6 +61,15 @@ class RootEntry(RootEntryOptions):
     updated: str | None
     path: str
     sha256: str
+
+
+class PackMap(TypedDict):
+    """``api/v1/packs.json`` (``packs.PACK_MAP``), apart from the root so that the root stays what older
+    readers of its format accept."""
+
+    format: str
+    packs: list[str]  # api/v1/<path> of each pack
+    items: dict[str, int]  # item name -> its pack's position in packs
 
 
 class TemplateEntry(TypedDict):
@@ -91,7 +94,6 @@ class RootOptions(TypedDict, total=False):
     """What a root holds only when the registry says so."""
 
     start_image: str  # prereq.yaml's composer.image: the dockerimage item a new job starts with
-    packs: list[str]  # api/v1/<path> of each pack of item files (index.packs); older builds have none
 
 
 class Root(RootOptions):

@@ -5,7 +5,9 @@ A pack is the bodies of some item files, one per line: a body is one line of JSO
 to fetch files, not a new thing to trust: a reader takes from it only lines whose sha256 the root
 names.  Items go into packs by closure, the largest first, each closure's members side by side, so a
 closure of 150 items comes in a handful of packs (a browser spends a millisecond or more on each
-request however small the file).  The item files stay as they are for every other reader.
+request however small the file).  Where each item is, is said by the pack map (``PACK_MAP``), a file
+of its own: the root, which older readers of its format check field by field, is unchanged.  The item
+files stay as they are for every other reader.
 
 May import: prereq.index.documents.
 """
@@ -14,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 
-from prereq.index.documents import ItemDocument
+from prereq.index.documents import ItemDocument, PackMap
 
 PACKS_DIR = "packs"
+PACK_MAP = "packs.json"
+PACK_MAP_FORMAT = "prereq-packs/1"
 PACK_BYTES = 64 * 1024  # a pack is closed once it holds this much (a larger single body makes its own)
 
 
@@ -34,9 +38,9 @@ def packing_order(documents: dict[str, ItemDocument]) -> list[str]:
     return list(placed)
 
 
-def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, str], dict[str, int]]:
-    """Pack files (path -> text, in order) and each item's pack (its position in that order).  A pack's
-    name is its own sha256's start, so a changed pack is a new file that no cache holds stale."""
+def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, str], PackMap]:
+    """Pack files (path -> text) and the pack map.  A pack's name is its own sha256's start, so a
+    changed pack is a new file that no cache holds stale."""
     groups: list[list[str]] = []
     size = PACK_BYTES
     for name in order:
@@ -47,9 +51,9 @@ def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, str]
         groups[-1].append(name)
         size += body_size
     files: dict[str, str] = {}
-    pack_of: dict[str, int] = {}
+    items: dict[str, int] = {}
     for position, group in enumerate(groups):
         text = "".join(bodies[name] for name in group)
         files[f"{PACKS_DIR}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.ndjson"] = text
-        pack_of.update(dict.fromkeys(group, position))
-    return files, pack_of
+        items.update(dict.fromkeys(group, position))
+    return files, {"format": PACK_MAP_FORMAT, "packs": list(files), "items": dict(sorted(items.items()))}

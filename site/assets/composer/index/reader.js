@@ -14,6 +14,10 @@ const ROOT_FILE = "index.json";
 const SIGNATURE_FILE = "index.json.sig";
 const NAMESPACE = "prereq-index";
 const FORMAT = "prereq-index/2";
+const PACK_MAP = "packs.json";
+const PACK_MAP_FORMAT = "prereq-packs/1";
+const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson$/; // the map is not vouched for: it names no other file
+const PACK_LINES = 4096; // more than a pack of 64 KiB holds: a pack with more is not one
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
@@ -59,19 +63,23 @@ export class Index {
     this.read = read;
     this.entries = new Map(root.items.map((entry) => [entry.name, entry]));
     this.documents = new Map();
-    this.packs = new Map();
+    this.packs = null; // packMap's
+    this.lines = new Map(); // pack path -> packLines'
     this.jobSchema = null;
     this.signedBy = null;
   }
 
   /* `trust`: {signers} (sshsig.js's parseAllowedSigners), or null. */
   static async load(base, read, { trust = null } = {}) {
-    const body = await read(ROOT_FILE);
+    const files = new Map(); // what the load read: a worker's copy of this index reads the same (ui/engine.js)
+    const keep = async (path) => files.set(path, await read(path)).get(path);
+    const body = await keep(ROOT_FILE);
     const data = parsed(body, base, ROOT_FILE);
-    const signedBy = trust ? await checkRoot(base, body, read, trust) : null;
-    const index = new Index(data, { base, read });
+    const signedBy = trust ? await checkRoot(base, body, keep, trust) : null;
+    const index = new Index(data, { base, read: keep });
     index.signedBy = signedBy;
     index.jobSchema = await index.verified(data.job_schema.path, data.job_schema.sha256);
+    [index.read, index.loadedFiles] = [read, files];
     return index;
   }
 
@@ -112,26 +120,37 @@ export class Index {
   /* The line of its pack with the sha256 the root gives, else its own file. */
   async itemFile(name) {
     const entry = this.entries.get(name);
-    const pack = Number.isInteger(entry.pack) && Array.isArray(this.root.packs) ? this.root.packs[entry.pack] : null;
-    const body = typeof pack === "string" && (await this.packLines(pack)).get(entry.sha256);
+    const map = await this.packMap();
+    const pack = map && Object.hasOwn(map.items, name) ? map.packs[map.items[name]] : null;
+    const body = PACK_PATH.test(pack) && (await this.packLines(pack)).get(entry.sha256);
     return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
+  }
+
+  /* packs.json, read once; null when it cannot be read (older builds have none): no packs. */
+  packMap() {
+    this.packs ??= this.read(PACK_MAP).then((body) => {
+      const map = parsed(body, this.base, PACK_MAP);
+      return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
+    }).catch(() => null);
+    return this.packs;
   }
 
   /* sha256 -> line (newline kept); none when the pack cannot be read. */
   packLines(path) {
-    if (!this.packs.has(path)) {
-      this.packs.set(path, this.read(path).then(async (bytes) => {
+    if (!this.lines.has(path)) {
+      this.lines.set(path, this.read(path).then(async (bytes) => {
         const lines = [];
         for (let start = 0; start < bytes.length;) {
           const end = bytes.indexOf(0x0a, start) + 1 || bytes.length;
           lines.push(bytes.subarray(start, end));
           start = end;
         }
+        if (lines.length > PACK_LINES) return new Map();
         const digests = await Promise.all(lines.map(sha256Of));
         return new Map(lines.map((line, i) => [digests[i], line]));
       }).catch(() => new Map()));
     }
-    return this.packs.get(path);
+    return this.lines.get(path);
   }
 
   document(name) {

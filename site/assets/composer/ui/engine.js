@@ -7,10 +7,11 @@ import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { analyse } from "./view.js";
 
-/* Files of an index, fetched from API/<path> only. */
+/* Files of an index, fetched from API/<path> only (a path from a file of the index names no other). */
 export function fetchReader(api) {
   return async (path) => {
     const url = new URL(path, api + "/").href;
+    if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`);
     const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
     if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
       { hint: "reload the page; the site may be incomplete" });
@@ -29,9 +30,9 @@ export function pageEngine(index) {
 
 export const errorFields = (error) => (error instanceof PrereqError
   ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode }
-  : { message: String(error && error.stack ? error.stack : error) });
+  : { message: String(error && error.message ? error.message : error) });
 
-/* `setup` ({api, trust}): how the worker loads its own index.  `inPage()`: the page's engine, which
+/* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's Index.loadedFiles).  `inPage()`: the page's engine, which
  * answers until `start()`, and for good when no worker starts or one fails (composer/README.md). */
 export function workerEngine(setup, inPage) {
   let worker = null;
@@ -40,6 +41,7 @@ export function workerEngine(setup, inPage) {
   let viewed = null; // {text, role, view: a promise}: the view of the last edit's text, sent after it
   const viewing = new Map(); // edit's id -> what settles its view
   const drop = () => {
+    if (worker === null) return;
     worker.terminate();
     worker = null;
     viewing.forEach((done) => done(null));
@@ -54,6 +56,7 @@ export function workerEngine(setup, inPage) {
       viewing.delete(data.of);
       return done && done(data.view);
     }
+    if (!pending.has(data.id)) return; // after a drop: the page made that call
     const { resolve, reject } = pending.get(data.id);
     pending.delete(data.id);
     viewed = null;
@@ -70,10 +73,12 @@ export function workerEngine(setup, inPage) {
       return;
     }
     worker.addEventListener("message", answer);
-    worker.addEventListener("error", (event) => { // it could not start (an old browser, a policy): the page runs them
-      event.preventDefault();
-      drop();
-    });
+    for (const kind of ["error", "messageerror"]) { // it could not start (an old browser, a policy): the page runs them
+      worker.addEventListener(kind, (event) => {
+        event.preventDefault();
+        drop();
+      });
+    }
     worker.postMessage({ setup });
   };
   const post = (op, args) => new Promise((resolve, reject) => {

@@ -40,8 +40,9 @@ class Composer {
     this.share = new SharePanel(root, host);
   }
 
-  editOptions(taskRole) {
-    return { indexSource: this.host.indexSource, taskRole, source: "job" };
+  /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
+  editOptions(taskRole, view = false) {
+    return { indexSource: this.host.indexSource, taskRole, source: "job", view };
   }
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
@@ -107,6 +108,7 @@ class Composer {
   edit(run) {
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
+      this.ui.editor.readOnly = true; // the edit replaces the text: what was typed meanwhile would be lost
       try {
         const result = await run(this.ui.editor.value);
         await this.setText(result.after);
@@ -115,6 +117,7 @@ class Composer {
         await this.refresh();
         showError(this.ui, error);
       } finally {
+        this.ui.editor.readOnly = false;
         this.root.setAttribute("data-state", "ready");
       }
     });
@@ -123,8 +126,8 @@ class Composer {
   check(name, on) {
     const before = this.closureNames();
     return this.edit(async (text) => {
-      if (!on) return this.engine.remove(text, [name], this.editOptions(this.role));
-      const result = await this.engine.add(text, [name], this.editOptions(this.role));
+      if (!on) return this.engine.remove(text, [name], this.editOptions(this.role, true));
+      const result = await this.engine.add(text, [name], this.editOptions(this.role, true));
       window.prereq.pushRecent(name);
       return result;
     }).then(() => this.summarise(name, before));
@@ -142,14 +145,14 @@ class Composer {
 
   /* As `prereq job add NAME@RANGE`: the locked version stays while the range allows it. */
   pick(name, range) {
-    return this.edit((text) => this.engine.add(text, [range ? `${name}@${range}` : name], this.editOptions(this.role)));
+    return this.edit((text) => this.engine.add(text, [range ? `${name}@${range}` : name], this.editOptions(this.role, true)));
   }
 
   bind(name, on) {
     const range = this.view ? this.view.ranges.get(name) : null; // the selection's own range stays
     return this.edit((text) => (on
-      ? this.engine.add(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role), bind: true })
-      : this.engine.remove(text, [name], { ...this.editOptions(this.role), unbind: true })));
+      ? this.engine.add(text, [range ? `${name}@${range}` : name], { ...this.editOptions(this.role, true), bind: true })
+      : this.engine.remove(text, [name], { ...this.editOptions(this.role, true), unbind: true })));
   }
 
   /* Selects the items its task roles name, as `prereq job add --task-role ROLE NAME...` would. */
@@ -262,9 +265,10 @@ class Composer {
   /* A failure here is the caller's to show. */
   async start() {
     const ui = this.ui;
-    const setup = { api: this.host.api, trust: this.host.trust || null };
-    this.index = await Index.load(setup.api, fetchReader(setup.api), { trust: setup.trust });
-    this.engine = workerEngine(setup, () => pageEngine(this.index));
+    const [api, trust] = [this.host.api, this.host.trust || null];
+    this.index = await Index.load(api, fetchReader(api), { trust });
+    const inPage = () => pageEngine(this.index);
+    this.engine = this.host.worker === false ? inPage() : workerEngine({ api, trust, files: this.index.loadedFiles }, inPage);
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
     const opening = await openingJob(this.index, this.host);
@@ -277,7 +281,7 @@ class Composer {
     bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
     ui.undo.disabled = true;
     await this.refresh();
-    this.engine.start();
+    if (this.engine.start) this.engine.start();
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
     this.root.setAttribute("data-state", "ready");
   }
