@@ -1,7 +1,8 @@
 /* Reading a published index (tools/prereq/index/reader.py): the root, per-item files checked against
- * their sha256 (or packs of those files), and selections resolved to one closure.
- * With `trust`, the root must be signed by an allowed signer (index.json.sig).  `read(path)` gives the bytes of api/v1/<path> (fetch, or files in
- * tests).  The job engine is synchronous: `ensure(names)` loads ahead what those names can reach.
+ * their sha256 (or packs of those files), and selections resolved to one closure.  With `trust`, the
+ * root must be signed by an allowed signer (index.json.sig).  `read(path)` gives the bytes of
+ * api/v1/<path> (fetch, or files in tests).  The job engine is synchronous: `ensure(names)` loads ahead
+ * what those names can reach.
  * May import: core/.
  */
 

@@ -32,8 +32,9 @@ export const errorFields = (error) => (error instanceof PrereqError
   ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode }
   : { message: String(error && error.message ? error.message : error) });
 
-/* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's Index.loadedFiles).  `inPage()`: the page's engine, which
- * answers until `start()`, and for good when no worker starts or one fails (composer/README.md). */
+/* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's
+ * Index.loadedFiles).  `inPage()`: the page's engine, which answers until `start()`, and for good when
+ * no worker starts or one fails (composer/README.md). */
 export function workerEngine(setup, inPage) {
   let worker = null;
   const pending = new Map();
