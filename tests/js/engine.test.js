@@ -39,6 +39,14 @@ function pageCalls() {
 
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/* An engine whose worker (a StandIn) has been started. */
+function started(inPage) {
+  globalThis.Worker = StandIn;
+  const engine = workerEngine({ api: "API" }, inPage);
+  engine.start();
+  return { engine, worker: StandIn.last };
+}
+
 test("engine: the page's engine answers until start, then the worker, which gets the setup first", async () => {
   globalThis.Worker = StandIn;
   const { calls, inPage } = pageCalls();
@@ -59,10 +67,7 @@ test("engine: the page's engine answers until start, then the worker, which gets
 });
 
 test("engine: the view of an edit's text is not asked for again, and may come after the page asks", async () => {
-  globalThis.Worker = StandIn;
-  const engine = workerEngine({ api: "API" }, pageCalls().inPage);
-  engine.start();
-  const worker = StandIn.last;
+  const { engine, worker } = started(pageCalls().inPage);
   const added = engine.add("job", ["a"], { taskRole: "train" });
   worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
   await added;
@@ -82,10 +87,7 @@ test("engine: the view of an edit's text is not asked for again, and may come af
 });
 
 test("engine: a view the worker could not make is asked for again; an error comes back a PrereqError", async () => {
-  globalThis.Worker = StandIn;
-  const engine = workerEngine({ api: "API" }, pageCalls().inPage);
-  engine.start();
-  const worker = StandIn.last;
+  const { engine, worker } = started(pageCalls().inPage);
   const removed = engine.remove("job", ["a"], { taskRole: "train" });
   worker.say({ id: 0, result: { after: "job" }, viewing: "train" });
   await removed;
@@ -101,11 +103,8 @@ test("engine: a view the worker could not make is asked for again; an error come
 });
 
 test("engine: a worker that fails is dropped, and the page makes the calls it had", async () => {
-  globalThis.Worker = StandIn;
   const { calls, inPage } = pageCalls();
-  const engine = workerEngine({ api: "API" }, inPage);
-  engine.start();
-  const worker = StandIn.last;
+  const { engine, worker } = started(inPage);
   const added = engine.add("job", ["a"], { taskRole: "train" });
   worker.fail();
   assert.deepEqual(await added, { after: "in the page" });
@@ -114,24 +113,22 @@ test("engine: a worker that fails is dropped, and the page makes the calls it ha
   await engine.remove("job", ["a"], {});
   assert.deepEqual(calls.map(([op]) => op), ["add", "remove"]);
 
-  const viewing = workerEngine({ api: "API" }, inPage); // it fails while a view is on its way
-  viewing.start();
-  const edited = viewing.add("job", ["a"], { taskRole: "train", view: true });
-  StandIn.last.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
+  const viewing = started(inPage); // it fails while a view is on its way
+  const edited = viewing.engine.add("job", ["a"], { taskRole: "train", view: true });
+  viewing.worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
   await edited;
-  const view = viewing.analyse("job with a", "train");
-  StandIn.last.fail("messageerror");
+  const view = viewing.engine.analyse("job with a", "train");
+  viewing.worker.fail("messageerror");
   assert.deepEqual(await view, { role: "page" });
-  StandIn.last.say({ id: 0, result: { after: "late" }, viewing: null }); // a late answer: nobody waits for it
-  StandIn.last.say({ of: 0, view: { role: "late" } });
-  assert.equal(viewing.where(), "page");
+  viewing.worker.say({ id: 0, result: { after: "late" }, viewing: null }); // a late answer: nobody waits for it
+  viewing.worker.say({ of: 0, view: { role: "late" } });
+  assert.equal(viewing.engine.where(), "page");
 
-  const unready = workerEngine({ api: "API" }, inPage); // its index could not be read
-  unready.start();
-  const pending = unready.analyse("job", "train");
-  StandIn.last.say({ ready: false });
+  const unready = started(inPage); // its index could not be read
+  const pending = unready.engine.analyse("job", "train");
+  unready.worker.say({ ready: false });
   assert.deepEqual(await pending, { role: "page" });
-  assert.equal(unready.where(), "page");
+  assert.equal(unready.engine.where(), "page");
 });
 
 test("engine: where no worker can start (a script of another origin), the page's engine does all", async () => {
