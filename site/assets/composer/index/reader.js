@@ -18,7 +18,7 @@ const FORMAT = "prereq-index/2";
 const PACK_MAP = "packs.json";
 const PACK_MAP_FORMAT = "prereq-packs/1";
 const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson$/; // the map is not vouched for: it names no other file
-const PACK_LINES = 4096; // more than a pack of 64 KiB holds: a pack with more is not one
+const PACK_LINES = 4096; // more than a 64 KiB pack holds
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);

@@ -7,11 +7,12 @@ import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { analyse } from "./view.js";
 
-/* Files of an index, fetched from API/<path> only (a path from a file of the index names no other). */
+/* Files of an index, fetched from API/<path> only. */
 export function fetchReader(api) {
   return async (path) => {
     const url = new URL(path, api + "/").href;
-    if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`);
+    if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`,
+      { hint: "it is not as prereq builds it: use its publisher's copy" });
     const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
     if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
       { hint: "reload the page; the site may be incomplete" });
