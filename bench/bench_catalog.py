@@ -38,10 +38,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from catalog_index import widen_index, widened_catalog
@@ -96,14 +98,43 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Link:
+    """One link of ``rate`` bytes a second that every connection of a server shares (its bandwidth;
+    no latency): a file leaves in 16 KiB pieces, each when the link has carried the ones before."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.free_at = 0.0
+        self.lock = threading.Lock()
+
+    def carry(self, size: int) -> None:
+        with self.lock:
+            self.free_at = max(time.monotonic(), self.free_at) + size / self.rate
+            done = self.free_at
+        time.sleep(max(0.0, done - time.monotonic()))
+
+
+class _LinkedHandler(_QuietHandler):
+    link: _Link
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        while chunk := source.read(16 * 1024):
+            self.link.carry(len(chunk))
+            outputfile.write(chunk)
+
+
 class _QuietServer(http.server.ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:
         pass  # a context closed while the page still loaded something resets its connection
 
 
 @contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+def serving(folder: Path, *, link_mbit: float | None = None) -> Iterator[str]:
+    """``folder`` on loopback; ``link_mbit``: through one link of that many Mbit/s."""
+    handler: Any = _QuietHandler
+    if link_mbit is not None:
+        handler = type("_Handler", (_LinkedHandler,), {"link": _Link(link_mbit * 1e6 / 8)})
+    handler = functools.partial(handler, directory=str(folder))
     server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -30,6 +30,7 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
     .venv/bin/python bench/composer_check.py --quick               # 2,000 items; N 5 and 40
     .venv/bin/python bench/composer_check.py --profile             # a CPU profile of one check of the largest N
     .venv/bin/python bench/composer_check.py --engines worker,page # the worker beside the page's own engine
+    .venv/bin/python bench/composer_check.py --link 20             # served through one 20 Mbit/s link
 """
 
 from __future__ import annotations
@@ -368,6 +369,9 @@ def main() -> int:
         help="where the composer's engine runs, comma-separated: worker (the site's page), page (its own "
         "thread, as in the portal plugin: the worker's script is refused); both: interleaved, compared",
     )
+    parser.add_argument(
+        "--link", type=float, metavar="MBIT", help="serve the sites through one link of MBIT Mbit/s (no latency)"
+    )
     args = parser.parse_args()
     engines = args.engines.split(",")
     if not engines or not set(engines) <= {"worker", "page"}:
@@ -379,13 +383,13 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     print(
         f"composer check: {', '.join(f'{s:,}' for s in sizes)} items; N = {', '.join(map(str, closures))}; "
-        f"{args.repeat} runs each; work in {args.work}",
+        f"{args.repeat} runs each; work in {args.work}" + (f"; a {args.link:g} Mbit/s link" if args.link else ""),
         flush=True,
     )
     sites = {size: built_site(args.work, size, held) for size in sizes}
     from playwright.sync_api import sync_playwright
 
-    with serving(args.work) as url, sync_playwright() as playwright:
+    with serving(args.work, link_mbit=args.link) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             if args.profile:

@@ -1,9 +1,11 @@
 """Packs of item files (prereq.index.packs): every item file once, as a line whose sha256 its entry
-gives, each closure's members side by side so that a large closure comes in a handful of packs; the
-pack map in a file of its own, the root as older readers of its format accept it."""
+gives, each closure's members side by side so that a large closure comes in a handful of packs,
+gzipped the same way each build; the pack map in a file of its own, the root as older readers of its
+format accept it."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import math
@@ -22,7 +24,7 @@ def _lines_of(api: Path, pack_map: dict) -> dict[str, bytes]:
     """sha256 -> line, over every pack the map names; each line once in all of them."""
     lines: dict[str, bytes] = {}
     for path in pack_map["packs"]:
-        for line in (api / path).read_bytes().splitlines(keepends=True):
+        for line in gzip.decompress((api / path).read_bytes()).splitlines(keepends=True):
             digest = hashlib.sha256(line).hexdigest()
             assert digest not in lines, f"{path}: a line twice"
             lines[digest] = line
@@ -46,9 +48,9 @@ def test_every_item_file_is_one_line_of_the_pack_its_entry_names(tmp_path: Path)
         body = (api / entry["path"]).read_bytes()
         assert lines[entry["sha256"]] == body, entry["name"]
         path = pack_map["packs"][pack_map["items"][entry["name"]]]
-        packed = (api / path).read_bytes().splitlines(keepends=True)
+        packed = gzip.decompress((api / path).read_bytes()).splitlines(keepends=True)
         assert body in packed, entry["name"]
-        assert path == f"packs/{hashlib.sha256(b''.join(packed)).hexdigest()[:16]}.ndjson"
+        assert path == f"packs/{hashlib.sha256(b''.join(packed)).hexdigest()[:16]}.ndjson.gz"
     # The root says nothing of packs: a reader of the format before them accepts it field by field.
     before = load_schema("index.schema.json")["$defs"]["root"]
     assert set(root) <= set(before["properties"]) and "packs" not in before["properties"]
@@ -86,7 +88,7 @@ def test_a_closure_of_150_items_comes_in_a_handful_of_packs() -> None:
     least = math.ceil(sum(len(bodies[m["name"]]) for m in documents["top"]["versions"][-1]["closure"]) / PACK_BYTES)
     assert len(touched) <= least + 1, (len(touched), least)
     assert len(files) >= math.ceil(sum(map(len, bodies.values())) / PACK_BYTES)
-    assert all(len(text.encode("utf-8")) <= PACK_BYTES for text in files.values())
+    assert all(len(gzip.decompress(packed)) <= PACK_BYTES for packed in files.values())
     assert sorted(pack_of) == sorted(documents)
 
 
@@ -96,6 +98,6 @@ def test_the_largest_closure_is_packed_first_and_a_body_larger_than_a_pack_has_i
     bodies["other-000"] = json.dumps({"pad": "y" * PACK_BYTES}) + "\n"
     files, pack_map = make_packs(bodies, packing_order(documents))
     pack_of = pack_map["items"]
-    assert list(files.values())[pack_of["other-000"]] == bodies["other-000"]
+    assert gzip.decompress(list(files.values())[pack_of["other-000"]]).decode() == bodies["other-000"]
     assert pack_of["top"] != pack_of["other-000"] != pack_of["other-001"]
     assert make_packs(bodies, packing_order(documents)) == (files, pack_map)

@@ -10,6 +10,7 @@ separately), where the CLI records the ``--index`` it was given (here the build 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -302,7 +303,8 @@ def test_filters_favorites_recent_and_problems(visit, built_site):
 
 def test_the_engine_runs_in_a_worker_and_in_the_page_when_none_can_start(visits, site_url):
     """The site's page edits in a worker, its own thread only drawing (issue 30: no task of the page
-    over 50 ms); when the worker's script cannot be had, the page makes the same edits itself."""
+    over 50 ms); when the worker's script cannot be had, the page makes the same edits itself.  Either
+    reads the item files from their gzipped packs, none on its own."""
     texts = {}
     for where in ("worker", "page"):
         session = visits(site_url)
@@ -315,5 +317,8 @@ def test_the_engine_runs_in_a_worker_and_in_the_page_when_none_can_start(visits,
         assert page.evaluate("window.prereqComposer.engine()") == where
         toggle(page, "hello-widget")
         texts[where] = editor_text(page)
+        fetched = [url.split("/api/v1/", 1)[1] for url in session.requests if "/api/v1/" in url]
+        assert any(re.fullmatch(r"packs/[0-9a-f]{16}\.ndjson\.gz", path) for path in fetched), fetched
+        assert not [path for path in fetched if path.startswith("prerequisites/")], fetched
     assert texts["worker"] == texts["page"]
     assert "name: hello-widget" in texts["page"]

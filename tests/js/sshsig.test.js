@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { Index } from "../../site/assets/composer/index/reader.js";
@@ -78,12 +79,13 @@ test("sshsig/the reader verifies a signed root, then every item file by its sign
   assert.equal(index.signedBy, "index@example");
   await index.ensure(["alpha"]);
   // Changed in its file and in its pack (a pack's line the root does not vouch for is passed over).
-  const change = (path) => Buffer.from(readFileSync(join(TINY, path)).toString().replace('"name":"alpha"', '"name":"alpha "'));
+  const changed = (bytes) => Buffer.from(bytes.toString().replace('"name":"alpha"', '"name":"alpha "'));
   const packs = JSON.parse(readFileSync(join(TINY, "packs.json"), "utf8"));
   const pack = packs.packs[packs.items.alpha];
-  const tampered = await Index.load("BASE", tinyReader({ "prerequisites/alpha.json": change("prerequisites/alpha.json"), [pack]: change(pack) }), { trust });
+  const changedPack = gzipSync(changed(gunzipSync(readFileSync(join(TINY, pack)))));
+  const tampered = await Index.load("BASE", tinyReader({ "prerequisites/alpha.json": changed(readFileSync(join(TINY, "prerequisites/alpha.json"))), [pack]: changedPack }), { trust });
   await assert.rejects(tampered.ensure(["alpha"]), /BASE\/prerequisites\/alpha.json .* changed after signing/);
-  const packOnly = await Index.load("BASE", tinyReader({ [pack]: change(pack) }), { trust });
+  const packOnly = await Index.load("BASE", tinyReader({ [pack]: changedPack }), { trust });
   await packOnly.ensure(["alpha"]);
   assert.equal(packOnly.document("alpha").name, "alpha");
   const unsigned = async (path) => {

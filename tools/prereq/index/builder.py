@@ -52,7 +52,7 @@ class IndexBuild:
     root: Root
     items: dict[str, ItemDocument]  # name -> per-item document
     bodies: dict[str, str] = field(default_factory=dict)  # name -> that document as written (its sha256 is in root)
-    files: dict[str, str] = field(default_factory=dict)  # path -> text published as is (schemas, templates...)
+    files: dict[str, str | bytes] = field(default_factory=dict)  # path -> published as is (schemas, packs...)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -283,9 +283,9 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
     _link_dependents(documents)
 
     entries, bodies = _entries(documents, result, repo, dates)
-    template_entries, files = _templates(result, documents, warnings)
+    template_entries, template_files = _templates(result, documents, warnings)
     pack_files, pack_map = packs.make_packs(bodies, packs.packing_order(documents))
-    files.update(pack_files)
+    files: dict[str, str | bytes] = {**template_files, **pack_files}
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()), readable=True)
     root: Root = {
         "format": schemas.INDEX_FORMAT,
@@ -344,8 +344,8 @@ def write_index(build: IndexBuild, out: Path) -> None:
     names.inside(api, "index.json").write_text(dump_json(build.root), encoding="utf-8")
     for name, body in build.bodies.items():
         names.place(api, "prerequisites", name, kind=names.ITEM_NAME, suffix=".json").write_text(body, encoding="utf-8")
-    for rel, text in build.files.items():
+    for rel, content in build.files.items():
         folder, _, file = rel.rpartition("/")
         path = names.place(api, folder, file, kind=names.FILE_NAME)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))

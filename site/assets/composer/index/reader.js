@@ -16,13 +16,37 @@ const SIGNATURE_FILE = "index.json.sig";
 const NAMESPACE = "prereq-index";
 const FORMAT = "prereq-index/2";
 const PACK_MAP = "packs.json";
-const PACK_MAP_FORMAT = "prereq-packs/1";
-const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson$/; // the map is not vouched for: it names no other file
+const PACK_MAP_FORMAT = "prereq-packs/2";
+const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson\.gz$/; // the map is not vouched for: it names no other file
 const PACK_LINES = 4096; // more than a 64 KiB pack holds
+const PACK_TEXT = 16 << 20; // bytes, gunzipped: a pack that holds more is not read (a gzip bomb)
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/* A pack's text (one a host sent decoded is as it came).  Fed 16 KiB at a time as it is read, since a
+ * chunk is inflated whole: a bomb stops near PACK_TEXT. */
+async function gunzipped(bytes) {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const stream = new DecompressionStream("gzip");
+  const writer = stream.writable.getWriter();
+  for (let at = 0; at < bytes.length; at += 1 << 14) writer.write(bytes.subarray(at, at + (1 << 14))).catch(() => {});
+  writer.close().catch(() => {}); // a failure is the reader's
+  const reader = stream.readable.getReader();
+  const chunks = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value);
+    if ((size += read.value.length) > PACK_TEXT) {
+      reader.cancel().catch(() => {});
+      throw new Error(`a pack of more than ${PACK_TEXT} bytes`);
+    }
+  }
+  const text = new Uint8Array(size);
+  chunks.reduce((at, chunk) => (text.set(chunk, at), at + chunk.length), 0);
+  return text;
 }
 
 function parsed(body, base, path) {
@@ -127,9 +151,9 @@ export class Index {
     return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
   }
 
-  /* packs.json, read once; null when it cannot be read (older builds have none): no packs. */
+  /* packs.json, read once; null when it cannot be read (older builds have none) or gunzipped: no packs. */
   packMap() {
-    this.packs ??= this.read(PACK_MAP).then((body) => {
+    this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null) : this.read(PACK_MAP).then((body) => {
       const map = parsed(body, this.base, PACK_MAP);
       return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
     }).catch(() => null);
@@ -139,7 +163,7 @@ export class Index {
   /* sha256 -> line (newline kept); none when the pack cannot be read. */
   packLines(path) {
     if (!this.lines.has(path)) {
-      this.lines.set(path, this.read(path).then(async (bytes) => {
+      this.lines.set(path, this.read(path).then(gunzipped).then(async (bytes) => {
         const lines = [];
         for (let start = 0; start < bytes.length;) {
           const end = bytes.indexOf(0x0a, start) + 1 || bytes.length;
