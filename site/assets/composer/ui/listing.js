@@ -84,18 +84,25 @@ function versionPicker(ctx, name) {
 }
 
 
-/* `job add --bind`: the task role's field names the item, for `<% $data... %>`. */
-function bindToggle(ctx, entry) {
+/* A box whose change is an edit: it keeps the focus through the redraw, and waits for the edit. */
+function editBox(id, checked, edit) {
   const box = document.createElement("input");
   box.type = "checkbox";
-  box.id = "prereq-composer-bind-" + entry.name;
-  box.setAttribute("data-focus-key", box.id);
-  box.checked = (ctx.view.state.bound.get(ctx.role) || []).includes(entry.name);
+  box.id = id;
+  box.setAttribute("data-focus-key", id);
+  box.checked = checked;
   box.addEventListener("change", () => {
-    refocus = box.id;
+    refocus = id;
     box.disabled = true; // until the edit is done
-    ctx.bind(entry.name, box.checked);
+    edit(box.checked);
   });
+  return box;
+}
+
+/* `job add --bind`: the task role's field names the item, for `<% $data... %>`. */
+function bindToggle(ctx, entry) {
+  const bound = (ctx.view.state.bound.get(ctx.role) || []).includes(entry.name);
+  const box = editBox("prereq-composer-bind-" + entry.name, bound, (on) => ctx.bind(entry.name, on));
   const label = el("label", "prereq-composer__pickline prereq-composer__bind");
   label.appendChild(box);
   label.appendChild(document.createTextNode(` as the task role's ${entry.type}`));
@@ -117,12 +124,8 @@ function row(ctx, entry) {
   item.setAttribute("data-name", entry.name);
   const resolved = ctx.view ? ctx.view.inClosure.get(entry.name) : null;
   const requiredBy = resolved && ctx.view ? resolved.requiredBy.filter((n) => ctx.view.inClosure.has(n)) : [];
-  const box = document.createElement("input");
-  box.type = "checkbox";
-  box.id = "prereq-composer-item-" + entry.name;
+  const box = editBox("prereq-composer-item-" + entry.name, !!resolved, (on) => ctx.check(entry.name, on));
   box.className = "prereq-composer__check";
-  box.setAttribute("data-focus-key", box.id);
-  box.checked = !!resolved;
   let reason = "";
   if (!ctx.view) reason = "fix the job first";
   else if (requiredBy.length) reason = "required by " + requiredBy.join(", ");
@@ -132,11 +135,6 @@ function row(ctx, entry) {
     box.setAttribute("aria-disabled", "true");
     box.addEventListener("click", (event) => event.preventDefault());
   }
-  box.addEventListener("change", () => {
-    refocus = box.id;
-    box.disabled = true; // until the edit is done
-    ctx.check(entry.name, box.checked);
-  });
   const label = el("label", "prereq-composer__label");
   label.setAttribute("for", box.id);
   label.appendChild(el("span", "prereq-composer__name", entry.name));
