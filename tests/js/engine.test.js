@@ -154,3 +154,14 @@ test("engine: the index's files are fetched below its api/v1 only, whatever path
   }
   assert.deepEqual(fetched, ["https://site.example/prereq/api/v1/prerequisites/a.json"]);
 });
+
+test("engine: a file of the index that never comes is an error in the end, not a composer busy for good", async () => {
+  globalThis.fetch = (url, { signal }) => new Promise((resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+  const read = fetchReader("https://site.example/prereq/api/v1", { seconds: 0.05 });
+  const awake = setTimeout(() => {}, 5000); // the deadline's timer alone does not keep Node's loop running
+  await assert.rejects(read("packs.json"), (error) => error instanceof PrereqError &&
+    error.message === "cannot load packs.json (no answer in 0.05 s)" && /reload/.test(error.hint));
+  clearTimeout(awake);
+  globalThis.fetch = async () => ({ ok: false, status: 404, statusText: "Not Found" });
+  await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (404 Not Found)");
+});

@@ -7,16 +7,25 @@ import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { analyse } from "./view.js";
 
+const FETCH_SECONDS = 180; // then a file not come is an error, not a composer busy for good
+
 /* Files of an index, fetched from API/<path> only. */
-export function fetchReader(api) {
+export function fetchReader(api, { seconds = FETCH_SECONDS } = {}) {
   return async (path) => {
     const url = new URL(path, api + "/").href;
     if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`,
       { hint: "it is not as prereq builds it: use its publisher's copy" });
-    const response = await fetch(url, { cache: "no-cache", credentials: "same-origin" });
-    if (!response.ok) throw new PrereqError(`cannot load ${path} (${response.status} ${response.statusText})`,
-      { hint: "reload the page; the site may be incomplete" });
-    return new Uint8Array(await response.arrayBuffer());
+    const signal = AbortSignal.timeout?.(seconds * 1000); // none in browsers before 2022: no deadline
+    let why;
+    try {
+      const response = await fetch(url, { cache: "no-cache", credentials: "same-origin", signal });
+      if (response.ok) return new Uint8Array(await response.arrayBuffer());
+      why = `${response.status} ${response.statusText}`;
+    } catch (error) {
+      if (!signal?.aborted) throw error;
+      why = `no answer in ${seconds} s`;
+    }
+    throw new PrereqError(`cannot load ${path} (${why})`, { hint: "reload the page; the site may be incomplete" });
   };
 }
 

@@ -26,11 +26,7 @@ function field(label, control) {
 }
 
 function storedOwner() {
-  try {
-    return window.localStorage.getItem(OWNER_KEY) || "";
-  } catch (error) {
-    return "";
-  }
+  try { return window.localStorage.getItem(OWNER_KEY) || ""; } catch (error) { return ""; } // private mode
 }
 
 export class SharePanel {
@@ -151,10 +147,7 @@ export class SharePanel {
 
   /* Too long for the address: the empty page, the item on the clipboard. */
   open(event) {
-    if (!this.shared) {
-      event.preventDefault();
-      return;
-    }
+    if (!this.shared) return event.preventDefault();
     if (this.forgeUrl(true).length <= URL_LIMIT) return;
     this.ui.open.href = this.forgeUrl(false);
     window.prereq.copyText(this.text).then(() => {
