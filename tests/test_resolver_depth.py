@@ -1,6 +1,7 @@
 """The plain version choice settles on chains of any real depth (it stopped after 100 rounds, one a
-level, and the build then failed with a KeyError), and says so when requirements never settle.
-tests/js/resolver.test.js runs the same chains against the composer's index/resolver.js."""
+level, and the build then failed with a KeyError), and says so when requirements never settle; locks
+that all fit are taken in one pass, as the plain choice would keep them.  tests/js/resolver.test.js
+runs the same chains against the composer's index/resolver.js."""
 
 from __future__ import annotations
 
@@ -37,3 +38,36 @@ def test_requirements_that_never_settle_are_said(monkeypatch: pytest.MonkeyPatch
         resolver.choose_versions(
             [Requirement.parse("n0")], versions_of=versions.__getitem__, requires_of=lambda n, v: requires[(n, v)]
         )
+
+
+def _counted(requires: dict[tuple[str, str], list[Requirement]], reads: list[str]):
+    def requires_of(name: str, version: str) -> list[Requirement]:
+        reads.append(name)
+        return requires[(name, version)]
+
+    return requires_of
+
+
+@pytest.mark.parametrize(
+    ("locked", "expected", "one_pass"),
+    [
+        ({f"n{i}": "1.0.0" for i in range(60)}, "1.0.0", True),  # every lock fits: kept, in one pass
+        ({f"n{i}": "1.0.0" for i in range(59)}, None, False),  # the last item unlocked: the plain choice
+        ({**{f"n{i}": "1.0.0" for i in range(60)}, "n30": "2.0.0"}, None, False),  # a lock not published
+    ],
+)
+def test_locks_that_all_fit_are_taken_in_one_pass_as_the_plain_choice_keeps_them(
+    locked: dict[str, str], expected: str | None, one_pass: bool
+) -> None:
+    """A job's edit reads its closure with its lock: a chain 60 deep read once an item, not once a level."""
+    versions, requires = _chain(60)
+    reads: list[str] = []
+    top = [Requirement.parse("n0")]
+    choice = resolver.choose_versions(
+        top, versions_of=versions.__getitem__, requires_of=_counted(requires, reads), locked=locked
+    )
+    plain = resolver._plain(top, versions.__getitem__, lambda n, v: requires[(n, v)], locked)
+    assert choice.versions == plain
+    if expected is not None:
+        assert set(choice.versions.values()) == {expected}
+    assert (max(reads.count(name) for name in set(reads)) <= 4) == one_pass  # the plain choice: one a round

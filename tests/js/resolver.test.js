@@ -1,5 +1,6 @@
-// The plain version choice settles on chains of any real depth (tests/test_resolver_depth.py, the same
-// chains against tools/prereq/index/resolver.py).  Run from the repository: node --test tests/js/
+// The plain version choice settles on chains of any real depth, and locks that all fit are taken in one
+// pass (tests/test_resolver_depth.py, the same chains against tools/prereq/index/resolver.py).  Run from
+// the repository: node --test tests/js/
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -22,5 +23,24 @@ for (const depth of [1, 99, 101, 300]) {
     assert.equal(choice.order.length, depth);
     assert.equal(choice.order[0], `n${depth - 1}`);
     assert.deepEqual(new Set(choice.versions.values()), new Set(["1.1.0"]));
+  });
+}
+
+const locks = (count, changed = {}) => new Map([...Array.from({ length: count }, (_, i) => [`n${i}`, "1.0.0"]), ...Object.entries(changed)]);
+
+for (const [what, locked, onePass] of [
+  ["every lock fits: kept, in one pass", locks(60), true],
+  ["the last item unlocked: the plain choice", locks(59), false],
+  ["a lock not published: the plain choice", locks(60, { n30: "2.0.0" }), false],
+]) {
+  test(`resolver: a chain 60 deep with locks, ${what}`, () => {
+    const { versionsOf, requiresOf } = chain(60);
+    const reads = [];
+    const choice = chooseVersions([{ name: "n0", range: null }], { versionsOf, requiresOf: (n, v) => (reads.push(n), requiresOf(n, v)), locked });
+    const unlocked = new Set([...Array(60).keys()].map((i) => `n${i}`).filter((n) => !locked.has(n)));
+    const expected = (name) => (unlocked.has(name) || locked.get(name) === "2.0.0" ? "1.1.0" : "1.0.0");
+    assert.deepEqual([...choice.versions], choice.order.map((name) => [name, expected(name)]));
+    const most = Math.max(...[...new Set(reads)].map((name) => reads.filter((n) => n === name).length));
+    assert.equal(most <= 4, onePass, `read at most ${most} times`); // the plain choice: once a round
   });
 }

@@ -6,6 +6,11 @@ requirement shared by several items gets the highest version that meets every
 range (npm semantics), a lock keeps a version while it still fits, and the
 order is depth-first post-order following each ``require`` list as written.
 
+When every item the requests reach through the locks is locked to a published
+version that meets every range asking for it, the locks are what the plain
+choice would settle on, and they are taken in one pass, not in one round a level
+(a job's edit reads its closure with its lock two or three times).
+
 That plain choice needs no search and settles almost every case.  When it finds
 no version meeting two ranges, older versions of the items asking for them may
 still fit (A 1.0 and B 1.0 both take C@^1 where B 1.1 takes C@^2), and every
@@ -72,7 +77,9 @@ def choose_versions(
     ``versions_of(name)`` lists published versions in ascending order;
     ``requires_of(name, version)`` gives that version's requirements."""
     try:
-        chosen = _plain(requests, versions_of, requires_of, locked or {})
+        chosen = _locks_that_fit(requests, versions_of, requires_of, locked or {})
+        if chosen is None:
+            chosen = _plain(requests, versions_of, requires_of, locked or {})
     except _Conflict as conflict:
         if all(by == SELECTION for _, _, by in conflict.error.sides):
             raise conflict.error from None  # ranges the selection itself asks for: no other version helps
@@ -83,6 +90,32 @@ def choose_versions(
 
     order = post_order([r.name for r in requests], lambda n: [r.name for r in required(n)])
     return VersionChoice(order=order, versions={n: chosen[n] for n in order}, requires={n: required(n) for n in order})
+
+
+def _locks_that_fit(
+    requests: list[Requirement],
+    versions_of: Callable[[str], list[str]],
+    requires_of: Callable[[str, str], list[Requirement]],
+    locked: Mapping[str, str],
+) -> dict[str, str] | None:
+    """The locked versions of every item the requests reach through them, when each is published and
+    meets every range asking for it (the plain choice then keeps each lock in every round); else None."""
+    ranges: dict[str, list[str | None]] = {}
+    for request in requests:
+        ranges.setdefault(request.name, []).append(request.range)
+
+    def required(name: str) -> list[str]:
+        if locked.get(name) not in versions_of(name):
+            return []
+        needs = requires_of(name, locked[name])
+        for requirement in needs:
+            ranges.setdefault(requirement.name, []).append(requirement.range)
+        return [r.name for r in needs]
+
+    reached = post_order([r.name for r in requests], required)
+    if all(locked.get(n) in versions_of(n) and all(satisfies(locked[n], spec) for spec in ranges[n]) for n in reached):
+        return {name: locked[name] for name in reached}
+    return None
 
 
 def _plain(

@@ -1,6 +1,7 @@
 /* Choosing versions as tools/prereq/index/resolver.py (its docstring says how): per item the highest
- * version meeting every range, a lock kept while it fits.  On a conflict, a backtracking search in the
- * order resolver.py gives resolvelib; only when nothing fits is the plain choice's conflict reported.
+ * version meeting every range, a lock kept while it fits (locks that all fit: in one pass).  On a
+ * conflict, a backtracking search in the order resolver.py gives resolvelib; only when nothing fits is
+ * the plain choice's conflict reported.
  * May import: core/.
  */
 
@@ -41,6 +42,19 @@ function pick(name, ranges, versions, locked) {
   const [range, by] = ranges[0];
   throw new Conflict(`no published version of ${name} meets ${name}@${range || "*"} (${by})`,
     `published versions: ${versions.join(", ") || "none"}`, [[name, range, by]]);
+}
+
+/* resolver._locks_that_fit: the locks of all the requests reach through them, when each is published
+ * and meets every range asking for it; else null. */
+function locksThatFit(requests, versionsOf, requiresOf, locked) {
+  const ranges = new Map();
+  const ask = (name, range) => (ranges.get(name) || ranges.set(name, []).get(name)).push(range);
+  const published = (name) => locked.has(name) && versionsOf(name).includes(locked.get(name));
+  requests.forEach((r) => ask(r.name, r.range));
+  const reached = postOrder(requests.map((r) => r.name), (name) => (published(name)
+    ? requiresOf(name, locked.get(name)).map((r) => (ask(r.name, r.range), r.name)) : []));
+  const fits = reached.every((name) => published(name) && ranges.get(name).every((range) => satisfies(locked.get(name), range)));
+  return fits ? new Map(reached.map((name) => [name, locked.get(name)])) : null;
 }
 
 /* The highest version meeting every range of the versions chosen so far, until nothing moves. */
@@ -131,7 +145,7 @@ function search(requests, versionsOf, requiresOf, locked, conflict) {
 export function chooseVersions(requests, { versionsOf, requiresOf, locked = new Map() }) {
   let chosen;
   try {
-    chosen = plain(requests, versionsOf, requiresOf, locked);
+    chosen = locksThatFit(requests, versionsOf, requiresOf, locked) || plain(requests, versionsOf, requiresOf, locked);
   } catch (error) {
     if (!(error instanceof Conflict)) throw error;
     // Ranges the selection itself asks for: no other version helps.
