@@ -44,8 +44,7 @@ function pick(name, ranges, versions, locked) {
     `published versions: ${versions.join(", ") || "none"}`, [[name, range, by]]);
 }
 
-/* resolver._locks_that_fit: the locks of all the requests reach through them, when each is published
- * and meets every range asking for it; else null. */
+/* resolver._locks_that_fit: the locks, when all fit; else null. */
 function locksThatFit(requests, versionsOf, requiresOf, locked) {
   const ranges = new Map();
   const ask = (name, range) => (ranges.get(name) || ranges.set(name, []).get(name)).push(range);

@@ -282,6 +282,7 @@ class Composer {
     ui.undo.disabled = true;
     await this.refresh();
     if (this.engine.start) this.engine.start();
+    this.index.loadedFiles.clear(); // the worker has its copy (MBs at 10,000 items)
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
     this.root.setAttribute("data-state", "ready");
   }
