@@ -1,8 +1,9 @@
 """Helpers for the validator's tests (tests/test_checks_*.py): the rule fixtures, a valid item's text,
-and the problems a result holds, as sets and as (message, hint) pairs."""
+the problems a result holds, as sets and as (message, hint) pairs, and what a build published."""
 
 from __future__ import annotations
 
+import gzip
 import re
 from pathlib import Path
 
@@ -70,3 +71,11 @@ def assert_fixture_result(result, expected: list[dict], root: Path) -> None:
 
 def messages(result, rule: str) -> list[tuple[str, str]]:
     return [(p.message, p.hint) for p in result.problems if p.rule == rule]
+
+
+def published_text(out: Path) -> str:
+    """Every file a build wrote under ``out``, as text, gzipped ones (the item packs) inflated: what a
+    reader of the published site can see."""
+    files = sorted(p for p in out.rglob("*") if p.is_file()) if out.exists() else []
+    raw = (gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes() for p in files)
+    return "\n".join(data.decode("utf-8", errors="replace") for data in raw)

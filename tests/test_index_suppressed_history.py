@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from check_helpers import published_text
 from gitrepo import GitRepo, item_yaml
 from prereq.marketplace.build import build
 
@@ -38,8 +39,7 @@ def _published(tmp_path: Path, how: str) -> tuple[list[str], list[str]]:
     assert result.built, result.problems
     assert [p.problem.rule for p in result.validation.suppressed] == ["PRQ190"]
     document = json.loads((out / "api" / "v1" / "prerequisites" / "hello.json").read_text(encoding="utf-8"))
-    published = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.json"))
-    assert TOKEN not in published
+    assert TOKEN not in published_text(out)
     return [v["version"] for v in document["versions"]], result.warnings
 
 

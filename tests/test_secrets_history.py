@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from check_helpers import HISTORY_FIXTURE_DIRS
+from check_helpers import HISTORY_FIXTURE_DIRS, published_text
 from gitrepo import GitRepo, item_yaml
 from prereq import cli
 from prereq.marketplace.build import build
@@ -40,7 +40,9 @@ def test_a_version_that_held_a_secret_is_left_out_of_the_index_and_the_site(tmp_
     document = json.loads((out / "api" / "v1" / "prerequisites" / "tools.json").read_text(encoding="utf-8"))
     assert [v["version"] for v in document["versions"]] == ["1.0.0", "1.1.1"]
     assert any(w.startswith(f"tools 1.1.0 (commit {leaked[:10]}) holds a GitHub token") for w in result.warnings)
-    published = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
+    published = published_text(out)
+    body = (out / "api" / "v1" / "prerequisites" / "tools.json").read_text(encoding="utf-8")
+    assert published.count(body) == 2  # the item's file and its pack's line: the packs are read too
     assert TOKEN not in published and "R7tLq2Vx9Kd4" not in published
 
 

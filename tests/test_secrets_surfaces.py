@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from check_helpers import found, item
+from check_helpers import found, item, published_text
 from gitrepo import GitRepo, item_yaml
 from prereq.marketplace.build import build
 from prereq.registry.secretscan import scan_text
@@ -147,7 +147,7 @@ def test_the_history_scan_finds_the_new_surfaces(tmp_path: Path) -> None:
     assert built.built, built.problems
     document = json.loads((out / "api" / "v1" / "prerequisites" / "tools.json").read_text(encoding="utf-8"))
     assert [v["version"] for v in document["versions"]] == ["1.0.0", "1.2.0"]
-    published = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file())
+    published = published_text(out)
     assert TOKEN_END not in published and PW not in published
 
 
@@ -170,5 +170,4 @@ def test_a_template_with_a_credential_in_a_comment_is_not_built(tmp_path: Path) 
     assert [(p.rule, p.file, p.line) for p in built.problems if p.rule == "PRQ190"] == [
         ("PRQ190", "templates/train.yaml", 7)
     ]
-    published = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
-    assert all(PW not in p.read_text(encoding="utf-8", errors="replace") for p in published)
+    assert PW not in published_text(out)
