@@ -67,6 +67,23 @@ def test_picking_items_and_submitting_keeps_every_comment(portal, cluster: Clust
     expect(outcome(page)).to_have_attribute("data-outcome", "refused")
 
 
+def test_the_plugin_edits_in_a_worker_or_in_the_page_when_the_portal_refuses_workers(portal, cluster: Cluster):
+    """The plugin's page is the portal's, its scripts the site's: its worker is a blob of the portal's
+    that imports the site's module (issue 30: the page's tasks), and a portal whose policy refuses
+    such workers keeps the page's engine, which makes the same edits."""
+    texts = {}
+    for where in ("worker", "page"):
+        cluster.policy = "worker-src 'none'" if where == "page" else ""
+        session = portal()
+        page = session.open()
+        session.paste(JOB)
+        session.toggle("upload-results")
+        assert page.evaluate("() => document.querySelector('pai-plugin').prereq.composer.engine()") == where
+        texts[where] = session.editor()
+        assert "name: nfs-share" in texts[where]
+    assert texts["worker"] == texts["page"]
+
+
 def test_a_job_the_rest_server_refuses_shows_its_message(portal, cluster: Cluster):
     session = portal()
     page = session.open()

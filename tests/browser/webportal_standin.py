@@ -53,7 +53,7 @@ pai-plugin { text-align: right; }
 PLUGIN_PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>OpenPAI</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-{style}
+{policy}{style}
 <script src="/env.js"></script>
 <script src="/plugin-page.js" defer></script>
 </head><body>
@@ -111,6 +111,7 @@ class Cluster:
     rest_server: str = ""
     plugins: list[dict[str, Any]] = field(default_factory=list)
     hostile: bool = True
+    policy: str = ""  # the plugin page's Content-Security-Policy, if any
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     tokens: dict[str, tuple[str, bool]] = field(default_factory=dict)  # token -> (user, application)
     jobs: dict[str, str] = field(default_factory=dict)  # user~name -> the YAML text posted, secrets masked
@@ -195,7 +196,12 @@ class _Portal(http.server.BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         pages = {
             "/plugin.html": (
-                PLUGIN_PAGE.format(style=f"<style>{HOSTILE_CSS}</style>" if self.cluster.hostile else ""),
+                PLUGIN_PAGE.format(
+                    style=f"<style>{HOSTILE_CSS}</style>" if self.cluster.hostile else "",
+                    policy=f'<meta http-equiv="Content-Security-Policy" content="{html.escape(self.cluster.policy)}">'
+                    if self.cluster.policy
+                    else "",
+                ),
                 "text/html",
             ),
             "/plugin-page.js": (PLUGIN_PAGE_JS, "text/javascript"),

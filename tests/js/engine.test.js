@@ -2,6 +2,7 @@
 // Run from the repository: node --test tests/js/
 
 import assert from "node:assert/strict";
+import { resolveObjectURL } from "node:buffer";
 import { test } from "node:test";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
@@ -39,6 +40,8 @@ function pageCalls() {
 
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+globalThis.location = { origin: "null" }; // a page of the file: URLs the modules are read from
+
 /* An engine whose worker (a StandIn) has been started. */
 function started(inPage) {
   globalThis.Worker = StandIn;
@@ -64,6 +67,19 @@ test("engine: the page's engine answers until start, then the worker, which gets
   worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
   assert.deepEqual(await added, { after: "job with a" });
   assert.equal(calls.length, 1, "only the start's analysis ran in the page");
+});
+
+test("engine: a page of another origin (the portal plugin's) starts a worker of its own that imports the site's", async () => {
+  globalThis.location = { origin: "https://portal.example" };
+  try {
+    const { worker } = started(pageCalls().inPage);
+    assert.match(worker.url, /^blob:/);
+    assert.deepEqual(worker.options, { type: "module" });
+    const script = new URL("../../site/assets/composer/ui/engineworker.js", import.meta.url).href;
+    assert.equal(await resolveObjectURL(worker.url).text(), `import ${JSON.stringify(script)};`);
+  } finally {
+    globalThis.location = { origin: "null" };
+  }
 });
 
 test("engine: the view of an edit's text is not asked for again, and may come after the page asks", async () => {

@@ -7,7 +7,7 @@ import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { analyse } from "./view.js";
 
-const FETCH_SECONDS = 180; // then a file not come is an error, not a composer busy for good
+const FETCH_SECONDS = 180; // then a stalled file is an error, not a busy composer
 
 /* Files of an index, fetched from API/<path> only. */
 export function fetchReader(api, { seconds = FETCH_SECONDS } = {}) {
@@ -41,6 +41,15 @@ export function pageEngine(index) {
 export const errorFields = (error) => (error instanceof PrereqError
   ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode }
   : { message: String(error && error.message ? error.message : error) });
+
+/* Null when none starts (a policy, an old browser).  A page of another origin (the portal plugin's)
+ * starts a blob of its own that imports the site's script. */
+function newWorker() {
+  const script = new URL("./engineworker.js", import.meta.url);
+  const own = script.origin === globalThis.location.origin ? script
+    : URL.createObjectURL(new Blob([`import ${JSON.stringify(script.href)};`], { type: "text/javascript" }));
+  try { return new Worker(own, { type: "module" }); } catch { return null; }
+}
 
 /* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's
  * Index.loadedFiles).  `inPage()`: the page's engine, which answers until `start()`, and for good when
@@ -78,17 +87,10 @@ export function workerEngine(setup, inPage) {
     else reject(data.error.prereq ? new PrereqError(data.error.message, data.error) : new Error(data.error.message));
   };
   const start = () => {
-    try { // a script of another origin (the portal plugin's) cannot start one
-      worker = new Worker(new URL("./engineworker.js", import.meta.url), { type: "module" });
-    } catch {
-      return;
-    }
+    if ((worker = newWorker()) === null) return;
     worker.addEventListener("message", answer);
     for (const kind of ["error", "messageerror"]) { // it could not start (an old browser, a policy): the page runs them
-      worker.addEventListener(kind, (event) => {
-        event.preventDefault();
-        drop();
-      });
+      worker.addEventListener(kind, (event) => (event.preventDefault(), drop()));
     }
     worker.postMessage({ setup });
   };

@@ -268,7 +268,7 @@ class Composer {
     const [api, trust] = [this.host.api, this.host.trust || null];
     this.index = await Index.load(api, fetchReader(api), { trust });
     const inPage = () => pageEngine(this.index);
-    this.engine = this.host.worker === false ? inPage() : workerEngine({ api, trust, files: this.index.loadedFiles }, inPage);
+    this.engine = workerEngine({ api, trust, files: this.index.loadedFiles }, inPage);
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
     const opening = await openingJob(this.index, this.host);
@@ -282,7 +282,7 @@ class Composer {
     ui.undo.disabled = true;
     await this.refresh();
     if (this.engine.start) this.engine.start();
-    this.index.loadedFiles.clear(); // the worker has its copy (MBs at 10,000 items)
+    this.index.loadedFiles.clear(); // the worker has its copy
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
     this.root.setAttribute("data-state", "ready");
   }

@@ -150,9 +150,7 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const loaded = store.load();
   // signers from the portal's own configuration: the index is trusted for its signature, not its host
   const signers = entryOption(entry, "allowedSigners");
-  // worker: false, its engine in the page: a worker's script must share the portal's origin, which it
-  // rarely does, and the plugin's checks read the index the page holds.
-  const { api: composer, ready } = mount(markup, { ...address, links: false, worker: false, trust: trustOf(signers), image: entryOption(entry, "image") });
+  const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers), image: entryOption(entry, "image") });
   const submitFrom = typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID;
   // for the checks: Submit's own preparation, with the user's values of the moment
   const prepare = (text) => prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
