@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from prereq.core.errors import PrereqError
 from prereq.core.versions import Requirement
 from prereq.index import resolver
 
@@ -71,3 +72,28 @@ def test_locks_that_all_fit_are_taken_in_one_pass_as_the_plain_choice_keeps_them
     if expected is not None:
         assert set(choice.versions.values()) == {expected}
     assert (max(reads.count(name) for name in set(reads)) <= 4) == one_pass  # the plain choice: one a round
+
+
+def test_a_name_the_index_has_not_leaves_the_locks_to_the_plain_choice() -> None:
+    """An index's reader refuses a name it lacks (an item that requires one it does not publish, a lock of
+    an older closure): the plain choice, which may never ask for it, says what it said before."""
+    versions = {"alpha": ["1.0.0", "2.0.0"], "store": ["1.1.0", "2.0.0"]}
+    requires = {("alpha", "1.0.0"): [Requirement.parse("store@^1")], ("alpha", "2.0.0"): [Requirement.parse("ghost")]}
+    requires |= {("store", v): [] for v in versions["store"]}
+
+    def versions_of(name: str) -> list[str]:
+        if name not in versions:
+            raise PrereqError(f"no prerequisite named '{name}' in the index")
+        return versions[name]
+
+    def choose(requests: list[str], locked: dict[str, str]) -> dict[str, str]:
+        wanted = [Requirement.parse(r) for r in requests]
+        return resolver.choose_versions(
+            wanted, versions_of=versions_of, requires_of=lambda n, v: requires[(n, v)], locked=locked
+        ).versions
+
+    locked = {"alpha": "2.0.0", "store": "2.0.0", "ghost": "1.0.0"}
+    assert choose(["alpha@^1"], locked) == {"store": "1.1.0", "alpha": "1.0.0"}
+    assert choose(["alpha"], {"alpha": "1.0.0", "store": "1.1.0"}) == {"store": "1.1.0", "alpha": "1.0.0"}
+    with pytest.raises(resolver.NoVersionFits, match=r"no published version of alpha meets alpha@\^9 \(your sel"):
+        choose(["alpha@^9", "ghost"], {})

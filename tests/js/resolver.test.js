@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { chooseVersions } from "../../site/assets/composer/index/resolver.js";
 
 function chain(depth) {
@@ -44,3 +45,19 @@ for (const [what, locked, onePass] of [
     assert.equal(most <= 4, onePass, `read at most ${most} times`); // the plain choice: once a round
   });
 }
+
+/* As tests/test_resolver_depth.py: a name the index has not leaves the locks to the plain choice. */
+test("resolver: a name the index has not leaves the locks to the plain choice", () => {
+  const versions = new Map([["alpha", ["1.0.0", "2.0.0"]], ["store", ["1.1.0", "2.0.0"]]]);
+  const requires = new Map([["alpha 1.0.0", [{ name: "store", range: "^1" }]], ["alpha 2.0.0", [{ name: "ghost", range: null }]],
+    ["store 1.1.0", []], ["store 2.0.0", []]]);
+  const versionsOf = (name) => {
+    if (!versions.has(name)) throw new PrereqError(`no prerequisite named '${name}' in the index`);
+    return versions.get(name);
+  };
+  const choose = (requests, locked) => [...chooseVersions(requests, { versionsOf, requiresOf: (n, v) => requires.get(`${n} ${v}`), locked: new Map(Object.entries(locked)) }).versions];
+  assert.deepEqual(choose([{ name: "alpha", range: "^1" }], { alpha: "2.0.0", store: "2.0.0", ghost: "1.0.0" }), [["store", "1.1.0"], ["alpha", "1.0.0"]]);
+  assert.deepEqual(choose([{ name: "alpha", range: null }], { alpha: "1.0.0", store: "1.1.0" }), [["store", "1.1.0"], ["alpha", "1.0.0"]]);
+  assert.throws(() => choose([{ name: "alpha", range: "^9" }, { name: "ghost", range: null }], {}),
+    (error) => error instanceof PrereqError && error.message === "no published version of alpha meets alpha@^9 (your selection)");
+});

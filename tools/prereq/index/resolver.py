@@ -29,6 +29,7 @@ from typing import Any
 
 import resolvelib
 
+from prereq.core.errors import PrereqError
 from prereq.core.graph import post_order
 from prereq.core.versions import Requirement, satisfies
 
@@ -99,22 +100,27 @@ def _locks_that_fit(
     locked: Mapping[str, str],
 ) -> dict[str, str] | None:
     """The locked versions of every item the requests reach through them, when each is published and
-    meets every range asking for it (the plain choice then keeps each lock in every round); else None."""
+    meets every range asking for it (the plain choice then keeps each lock in every round); else None,
+    also when a name is not in the index: the plain choice says what is wrong, as it did before."""
     ranges: dict[str, list[str | None]] = {}
     for request in requests:
         ranges.setdefault(request.name, []).append(request.range)
 
+    def fits(name: str) -> bool:
+        return name in locked and locked[name] in versions_of(name)
+
     def required(name: str) -> list[str]:
-        if locked.get(name) not in versions_of(name):
-            return []
-        needs = requires_of(name, locked[name])
+        needs = requires_of(name, locked[name]) if fits(name) else []
         for requirement in needs:
             ranges.setdefault(requirement.name, []).append(requirement.range)
         return [r.name for r in needs]
 
-    reached = post_order([r.name for r in requests], required)
-    if all(locked.get(n) in versions_of(n) and all(satisfies(locked[n], spec) for spec in ranges[n]) for n in reached):
-        return {name: locked[name] for name in reached}
+    try:
+        reached = post_order([r.name for r in requests], required)
+        if all(fits(n) and all(satisfies(locked[n], spec) for spec in ranges[n]) for n in reached):
+            return {name: locked[name] for name in reached}
+    except PrereqError:  # an index's reader refuses a name it does not have
+        pass
     return None
 
 

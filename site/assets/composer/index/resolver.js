@@ -44,16 +44,18 @@ function pick(name, ranges, versions, locked) {
     `published versions: ${versions.join(", ") || "none"}`, [[name, range, by]]);
 }
 
-/* resolver._locks_that_fit: the locks, when all fit; else null. */
+/* resolver._locks_that_fit: the locks when all fit, else null (or the index has not a name). */
 function locksThatFit(requests, versionsOf, requiresOf, locked) {
   const ranges = new Map();
   const ask = (name, range) => (ranges.get(name) || ranges.set(name, []).get(name)).push(range);
   const published = (name) => locked.has(name) && versionsOf(name).includes(locked.get(name));
   requests.forEach((r) => ask(r.name, r.range));
-  const reached = postOrder(requests.map((r) => r.name), (name) => (published(name)
-    ? requiresOf(name, locked.get(name)).map((r) => (ask(r.name, r.range), r.name)) : []));
-  const fits = reached.every((name) => published(name) && ranges.get(name).every((range) => satisfies(locked.get(name), range)));
-  return fits ? new Map(reached.map((name) => [name, locked.get(name)])) : null;
+  try {
+    const reached = postOrder(requests.map((r) => r.name), (name) => (published(name)
+      ? requiresOf(name, locked.get(name)).map((r) => (ask(r.name, r.range), r.name)) : []));
+    const fits = reached.every((name) => published(name) && ranges.get(name).every((range) => satisfies(locked.get(name), range)));
+    return fits ? new Map(reached.map((name) => [name, locked.get(name)])) : null;
+  } catch (error) { if (error instanceof PrereqError) return null; throw error; }
 }
 
 /* The highest version meeting every range of the versions chosen so far, until nothing moves. */
