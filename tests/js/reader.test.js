@@ -144,15 +144,46 @@ test("index fetching: a pack a host sent decoded is read as it came", async () =
   assert.equal(index.document("base-tools").name, "base-tools");
 });
 
-/* The pack's lines and 17 MiB of blanks are 17 kB gzipped: the reader stops at 16 MiB, its lines unused. */
-test("index fetching: a pack that inflates past 16 MiB, or is not gzip, leaves the item files", async () => {
-  const lines = gunzipSync(readFileSync(join(CASES, "indexes", "story", "api", "v1", STORY_PACKS.packs[0])));
-  const bomb = gzipSync(Buffer.concat([lines, Buffer.alloc(17 << 20, " ")]));
+const STORY_LINES = gunzipSync(readFileSync(join(CASES, "indexes", "story", "api", "v1", STORY_PACKS.packs[0])));
+
+/* The pack's lines and 65 MiB of blanks are 65 kB gzipped: the reader stops at 64 MiB, its lines unused. */
+test("index fetching: a pack that inflates past 64 MiB, or is not gzip, leaves the item files", async () => {
+  const bomb = gzipSync(Buffer.concat([STORY_LINES, Buffer.alloc(65 << 20, " ")]));
   for (const pack of [bomb, bomb.subarray(0, 40), Buffer.concat([bomb.subarray(0, 2), Buffer.from("not gzip")])]) {
     const { index, asked } = await ensured(recordingReader({ change: (path, bytes) => (path.startsWith("packs/") ? pack : bytes) }), ["mnist-data"]);
     assert.ok(asked.includes("2 prerequisites/mnist-data.json"), asked.join(", "));
     assert.equal(index.document("apt-proxy").name, "apt-proxy");
   }
+});
+
+/* A map may name a pack of its own for each item: 64 MiB is what all an index's packs may unpack to. */
+test("index fetching: packs that together inflate past 64 MiB leave the item files", async () => {
+  const names = Object.keys(STORY_PACKS.items);
+  const map = { ...STORY_PACKS, packs: names.map((_, i) => `packs/${String(i).padStart(16, "0")}.ndjson.gz`),
+    items: Object.fromEntries(names.map((name, i) => [name, i])) };
+  const big = gzipSync(Buffer.concat([STORY_LINES, Buffer.alloc(30 << 20, " ")]));
+  const api = join(CASES, "indexes", "story", "api", "v1");
+  const asked = [];
+  const read = async (path) => {
+    asked.push(path);
+    return path === "packs.json" ? Buffer.from(JSON.stringify(map)) : path.startsWith("packs/") ? big : readFileSync(join(api, path));
+  };
+  const index = await Index.load("BASE", read);
+  await index.ensure(["mnist-data"]);
+  assert.ok(asked.filter((path) => path.startsWith("packs/")).length >= 3, asked.join(", "));
+  assert.ok(asked.some((path) => path.startsWith("prerequisites/")), asked.join(", "));
+  assert.ok(index.unpacked > 64 << 20);
+  assert.equal(index.document("apt-proxy").name, "apt-proxy");
+});
+
+/* Only the lines the root names are kept, each copied out of its pack, so the rest of it can go. */
+test("index fetching: a pack's lines are kept only when the root names them, copied out of the pack", async () => {
+  const junk = Buffer.from(`${JSON.stringify({ name: "junk", pad: "x".repeat(1000) })}\n`);
+  const reader = recordingReader({ change: (path, bytes) => (path.startsWith("packs/") ? gzipSync(Buffer.concat([STORY_LINES, junk])) : bytes) });
+  const { index } = await ensured(reader, ["mnist-data"]);
+  const kept = await index.lines.get(STORY_PACKS.packs[0]);
+  assert.equal(kept.size, STORY_LINES.toString().trim().split("\n").length);
+  for (const line of kept.values()) assert.equal(line.buffer.byteLength, line.length);
 });
 
 test("index fetching: a pack that cannot be read leaves the item files to be read one by one", async () => {

@@ -16,8 +16,9 @@ May import: prereq.index.documents.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
+import struct
+import zlib
 
 from prereq.index.documents import ItemDocument, PackMap
 
@@ -41,6 +42,16 @@ def packing_order(documents: dict[str, ItemDocument]) -> list[str]:
     return list(placed)
 
 
+def gzipped(data: bytes) -> bytes:
+    """``data`` gzipped at level 9, with no name, no time and "unknown" as the system (``gzip.compress``
+    writes the system it runs on, and its header differs between Python versions): the same pack from
+    the same bodies wherever it is built, as far as zlib compresses alike."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no flags, mtime 0, level 9, system unknown
+    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    return header + deflate.compress(data) + deflate.flush() + trailer
+
+
 def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, bytes], PackMap]:
     """Pack files (path -> gzipped bytes, the same for the same bodies) and the pack map.  A pack's name
     is its text's sha256's start, so a changed pack is a new file that no cache holds stale."""
@@ -57,6 +68,6 @@ def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, byte
     items: dict[str, int] = {}
     for position, group in enumerate(groups):
         text = "".join(bodies[name] for name in group).encode("utf-8")
-        files[f"{PACKS_DIR}/{hashlib.sha256(text).hexdigest()[:16]}.ndjson.gz"] = gzip.compress(text, 9, mtime=0)
+        files[f"{PACKS_DIR}/{hashlib.sha256(text).hexdigest()[:16]}.ndjson.gz"] = gzipped(text)
         items.update(dict.fromkeys(group, position))
     return files, {"format": PACK_MAP_FORMAT, "packs": list(files), "items": dict(sorted(items.items()))}

@@ -19,17 +19,21 @@ const PACK_MAP = "packs.json";
 const PACK_MAP_FORMAT = "prereq-packs/2";
 const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson\.gz$/; // the map is not vouched for: it names no other file
 const PACK_LINES = 4096; // more than a 64 KiB pack holds
-const PACK_TEXT = 16 << 20; // bytes, gunzipped: a pack that holds more is not read (a gzip bomb)
+const PACK_TEXT = 64 << 20; // bytes, gunzipped, of all an index's packs: past it packs are not read (bombs)
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/* A pack's text (one a host sent decoded is as it came).  Fed 16 KiB at a time as it is read, since a
- * chunk is inflated whole: a bomb stops near PACK_TEXT. */
-async function gunzipped(bytes) {
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+/* A pack's text (one a host sent decoded is as it came), each piece counted by `take` (false: too much).
+ * Fed 16 KiB at a time as it is read, since a chunk is inflated whole: a bomb stops near its limit. */
+async function gunzipped(bytes, take) {
+  const tooMuch = () => new Error("more pack text than an index may have");
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+    if (!take(bytes.length)) throw tooMuch();
+    return bytes;
+  }
   const stream = new DecompressionStream("gzip");
   const writer = stream.writable.getWriter();
   for (let at = 0; at < bytes.length; at += 1 << 14) writer.write(bytes.subarray(at, at + (1 << 14))).catch(() => {});
@@ -39,9 +43,10 @@ async function gunzipped(bytes) {
   let size = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     chunks.push(read.value);
-    if ((size += read.value.length) > PACK_TEXT) {
+    size += read.value.length;
+    if (!take(read.value.length)) {
       reader.cancel().catch(() => {});
-      throw new Error(`a pack of more than ${PACK_TEXT} bytes`);
+      throw tooMuch();
     }
   }
   const text = new Uint8Array(size);
@@ -90,6 +95,7 @@ export class Index {
     this.documents = new Map();
     this.packs = null; // packMap's
     this.lines = new Map(); // pack path -> packLines'
+    this.unpacked = 0; // bytes of pack text, of at most PACK_TEXT
     this.jobSchema = null;
     this.signedBy = null;
   }
@@ -160,19 +166,22 @@ export class Index {
     return this.packs;
   }
 
-  /* sha256 -> line (newline kept); none when the pack cannot be read. */
+  /* sha256 -> line (newline kept), of the lines the root names, copied out of the pack; none when the
+   * pack cannot be read. */
   packLines(path) {
     if (!this.lines.has(path)) {
-      this.lines.set(path, this.read(path).then(gunzipped).then(async (bytes) => {
+      const take = (size) => (this.unpacked += size) <= PACK_TEXT;
+      this.lines.set(path, this.read(path).then((bytes) => gunzipped(bytes, take)).then(async (bytes) => {
         const lines = [];
         for (let start = 0; start < bytes.length;) {
+          if (lines.length === PACK_LINES) return new Map();
           const end = bytes.indexOf(0x0a, start) + 1 || bytes.length;
           lines.push(bytes.subarray(start, end));
           start = end;
         }
-        if (lines.length > PACK_LINES) return new Map();
+        this.named ??= new Set([...this.entries.values()].map((entry) => entry.sha256));
         const digests = await Promise.all(lines.map(sha256Of));
-        return new Map(lines.map((line, i) => [digests[i], line]));
+        return new Map(lines.flatMap((line, i) => (this.named.has(digests[i]) ? [[digests[i], line.slice()]] : [])));
       }).catch(() => new Map()));
     }
     return this.lines.get(path);
