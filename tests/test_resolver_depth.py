@@ -97,3 +97,20 @@ def test_a_name_the_index_has_not_leaves_the_locks_to_the_plain_choice() -> None
     assert choose(["alpha"], {"alpha": "1.0.0", "store": "1.1.0"}) == {"store": "1.1.0", "alpha": "1.0.0"}
     with pytest.raises(resolver.NoVersionFits, match=r"no published version of alpha meets alpha@\^9 \(your sel"):
         choose(["alpha@^9", "ghost"], {})
+
+
+def test_a_version_that_requires_its_own_item_takes_only_a_range_it_meets_itself() -> None:
+    """A search (the plain choice found no n0 for n2 1.1.0): n2 2.0.0 asks for n2@^1.0.0, which it does
+    not meet.  Given that requirement on itself, resolvelib recursed without end (a RecursionError: a
+    traceback from a hostile index); resolver.js's search, like this one now, gives n2 1.0.0."""
+    versions = {"n0": [], "n1": ["1.0.0"], "n2": ["1.0.0", "1.1.0", "2.0.0"]}
+    requires = {
+        ("n1", "1.0.0"): [Requirement.parse("n1@<1.1.0")],
+        ("n2", "1.0.0"): [],
+        ("n2", "1.1.0"): [Requirement.parse("n0@~1.0.0")],
+        ("n2", "2.0.0"): [Requirement.parse("n1@<1.1.0"), Requirement.parse("n2@^1.0.0")],
+    }
+    choice = resolver.choose_versions(
+        [Requirement.parse("n2")], versions_of=versions.__getitem__, requires_of=lambda n, v: requires[(n, v)]
+    )
+    assert choice.versions == {"n2": "1.0.0"}

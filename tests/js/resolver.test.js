@@ -61,3 +61,12 @@ test("resolver: a name the index has not leaves the locks to the plain choice", 
   assert.throws(() => choose([{ name: "alpha", range: "^9" }, { name: "ghost", range: null }], {}),
     (error) => error instanceof PrereqError && error.message === "no published version of alpha meets alpha@^9 (your selection)");
 });
+
+/* As tests/test_resolver_depth.py: in a search, a version that requires its own item must meet that range. */
+test("resolver: a version that requires its own item takes only a range it meets itself", () => {
+  const versions = new Map([["n0", []], ["n1", ["1.0.0"]], ["n2", ["1.0.0", "1.1.0", "2.0.0"]]]);
+  const requires = new Map([["n1 1.0.0", [{ name: "n1", range: "<1.1.0" }]], ["n2 1.0.0", []], ["n2 1.1.0", [{ name: "n0", range: "~1.0.0" }]],
+    ["n2 2.0.0", [{ name: "n1", range: "<1.1.0" }, { name: "n2", range: "^1.0.0" }]]]);
+  const choice = chooseVersions([{ name: "n2", range: null }], { versionsOf: (n) => versions.get(n), requiresOf: (n, v) => requires.get(`${n} ${v}`) });
+  assert.deepEqual([...choice.versions], [["n2", "1.0.0"]]);
+});

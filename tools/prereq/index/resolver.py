@@ -251,7 +251,7 @@ class _Provider(resolvelib.AbstractProvider):
         ranges = [need.range for need in requirements[identifier]]
         refused = {candidate[1] for candidate in incompatibilities[identifier]}
         fitting = [v for v in reversed(self.versions_of(identifier)) if v not in refused]
-        fitting = [v for v in fitting if all(satisfies(v, spec) for spec in ranges)]
+        fitting = [v for v in fitting if all(satisfies(v, s) for s in ranges) and self._fits_itself(identifier, v)]
         lock = self.locked.get(identifier)
         if lock in fitting:
             fitting.remove(lock)
@@ -261,8 +261,14 @@ class _Provider(resolvelib.AbstractProvider):
     def is_satisfied_by(self, requirement: _Need, candidate: tuple[str, str]) -> bool:
         return satisfies(candidate[1], requirement.range)
 
+    def _fits_itself(self, name: str, version: str) -> bool:
+        """A version that requires its own item takes only a range it meets itself (resolver.js's search
+        checks each pinned version against every range); resolvelib is not given that requirement, whose
+        parent would be itself (its route to the root recursed without end)."""
+        return all(satisfies(version, r.range) for r in self.requires_of(name, version) if r.name == name)
+
     def get_dependencies(self, candidate: tuple[str, str]) -> Iterable[_Need]:
-        return [_Need(r.name, r.range) for r in self.requires_of(*candidate)]
+        return [_Need(r.name, r.range) for r in self.requires_of(*candidate) if r.name != candidate[0]]
 
 
 def _search(
