@@ -96,6 +96,7 @@ export class Index {
     this.packs = null; // packMap's
     this.lines = new Map(); // pack path -> packLines'
     this.unpacked = 0; // bytes of pack text, of at most PACK_TEXT
+    this.named = new Set(root.items.map((entry) => entry.sha256)); // the lines of packs that are kept
     this.jobSchema = null;
     this.signedBy = null;
   }
@@ -157,7 +158,8 @@ export class Index {
     return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
   }
 
-  /* packs.json, read once; null when it cannot be read (older builds have none) or gunzipped: no packs. */
+  /* packs.json, read once; null (no packs) when it cannot be read (older builds have none) or the browser
+   * cannot gunzip. */
   packMap() {
     this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null) : this.read(PACK_MAP).then((body) => {
       const map = parsed(body, this.base, PACK_MAP);
@@ -179,7 +181,6 @@ export class Index {
           lines.push(bytes.subarray(start, end));
           start = end;
         }
-        this.named ??= new Set([...this.entries.values()].map((entry) => entry.sha256));
         const digests = await Promise.all(lines.map(sha256Of));
         return new Map(lines.flatMap((line, i) => (this.named.has(digests[i]) ? [[digests[i], line.slice()]] : [])));
       }).catch(() => new Map()));
