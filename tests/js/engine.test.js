@@ -161,7 +161,7 @@ test("engine: the index's files are fetched below its api/v1 only, whatever path
   const fetched = [];
   globalThis.fetch = async (url) => {
     fetched.push(url);
-    return { ok: true, arrayBuffer: async () => new ArrayBuffer(2) };
+    return new Response(new Uint8Array(2));
   };
   const read = fetchReader("https://site.example/prereq/api/v1");
   assert.equal((await read("prerequisites/a.json")).length, 2);
@@ -171,13 +171,31 @@ test("engine: the index's files are fetched below its api/v1 only, whatever path
   assert.deepEqual(fetched, ["https://site.example/prereq/api/v1/prerequisites/a.json"]);
 });
 
-test("engine: a file of the index that never comes is an error in the end, not a composer busy for good", async () => {
-  globalThis.fetch = (url, { signal }) => new Promise((resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+/* As fetch answers: `chunks` one every `every` ms, or none; an abort of `signal` errors the body. */
+function answering(chunks, every) {
+  return async (url, { signal }) => new Response(new ReadableStream({
+    async start(out) {
+      signal.addEventListener("abort", () => out.error(signal.reason));
+      for (const chunk of chunks) {
+        await new Promise((resolve) => setTimeout(resolve, every));
+        if (signal.aborted) return;
+        out.enqueue(chunk);
+      }
+      if (every !== null) out.close();
+    },
+  }));
+}
+
+test("engine: a file of the index that stalls is an error in the end, one that comes slowly is waited for", async () => {
   const read = fetchReader("https://site.example/prereq/api/v1", { seconds: 0.05 });
-  const awake = setTimeout(() => {}, 5000); // the deadline's timer alone does not keep Node's loop running
-  await assert.rejects(read("packs.json"), (error) => error instanceof PrereqError &&
-    error.message === "cannot load packs.json (no answer in 0.05 s)" && /reload/.test(error.hint));
-  clearTimeout(awake);
-  globalThis.fetch = async () => ({ ok: false, status: 404, statusText: "Not Found" });
+  const stalled = (error) => error instanceof PrereqError && error.message === "cannot load packs.json (nothing came for 0.05 s)" &&
+    /reload/.test(error.hint);
+  globalThis.fetch = (url, { signal }) => new Promise((resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+  await assert.rejects(read("packs.json"), stalled, "no answer at all");
+  globalThis.fetch = answering([new Uint8Array([1])], null);
+  await assert.rejects(read("packs.json"), stalled, "an answer whose body stops");
+  globalThis.fetch = answering([1, 2, 3, 4, 5, 6].map((n) => new Uint8Array([n])), 30); // 180 ms in all, never 50 without a byte
+  assert.deepEqual([...await read("index.json")], [1, 2, 3, 4, 5, 6]);
+  globalThis.fetch = async () => new Response(null, { status: 404, statusText: "Not Found" });
   await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (404 Not Found)");
 });

@@ -7,23 +7,30 @@ import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
 import { analyse } from "./view.js";
 
-const FETCH_SECONDS = 180; // then a stalled file is an error, not a busy composer
+const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
 
-/* Files of an index, fetched from API/<path> only. */
-export function fetchReader(api, { seconds = FETCH_SECONDS } = {}) {
+/* Files of an index, fetched from API/<path> only; a slow one is waited for while bytes come. */
+export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
   return async (path) => {
     const url = new URL(path, api + "/").href;
     if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`,
       { hint: "it is not as prereq builds it: use its publisher's copy" });
-    const signal = AbortSignal.timeout?.(seconds * 1000); // none in browsers before 2022: no deadline
-    let why;
+    const control = new AbortController();
+    let [timer, why] = [null, ""];
+    const wait = () => (clearTimeout(timer), timer = setTimeout(() => control.abort(), seconds * 1000));
     try {
-      const response = await fetch(url, { cache: "no-cache", credentials: "same-origin", signal });
-      if (response.ok) return new Uint8Array(await response.arrayBuffer());
+      wait();
+      const response = await fetch(url, { cache: "no-cache", credentials: "same-origin", signal: control.signal });
+      if (response.ok) {
+        const watched = response.body?.pipeThrough(new TransformStream({ transform: (chunk, out) => (wait(), out.enqueue(chunk)) }));
+        return new Uint8Array(await new Response(watched).arrayBuffer());
+      }
       why = `${response.status} ${response.statusText}`;
     } catch (error) {
-      if (!signal?.aborted) throw error;
-      why = `no answer in ${seconds} s`;
+      if (!control.signal.aborted) throw error;
+      why = `nothing came for ${seconds} s`;
+    } finally {
+      clearTimeout(timer);
     }
     throw new PrereqError(`cannot load ${path} (${why})`, { hint: "reload the page; the site may be incomplete" });
   };
