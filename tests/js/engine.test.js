@@ -186,7 +186,7 @@ function answering(chunks, every) {
   }));
 }
 
-test("engine: a file of the index that stalls is an error in the end, one that comes slowly is waited for", async () => {
+test("engine: a file of the index that stalls or cannot be had is a PrereqError, one that comes slowly is waited for", async () => {
   const read = fetchReader("https://site.example/prereq/api/v1", { seconds: 0.05 });
   const stalled = (error) => error instanceof PrereqError && error.message === "cannot load packs.json (nothing came for 0.05 s)" &&
     /reload/.test(error.hint);
@@ -196,6 +196,8 @@ test("engine: a file of the index that stalls is an error in the end, one that c
   await assert.rejects(read("packs.json"), stalled, "an answer whose body stops");
   globalThis.fetch = answering([1, 2, 3, 4, 5, 6].map((n) => new Uint8Array([n])), 30); // 180 ms in all, never 50 without a byte
   assert.deepEqual([...await read("index.json")], [1, 2, 3, 4, 5, 6]);
+  globalThis.fetch = async () => { throw new TypeError("Failed to fetch"); }; // as a browser says a refused connection
+  await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (Failed to fetch)");
   globalThis.fetch = async () => new Response(null, { status: 404, statusText: "Not Found" });
   await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (404 Not Found)");
 });

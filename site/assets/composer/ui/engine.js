@@ -26,9 +26,8 @@ export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
         return new Uint8Array(await new Response(watched).arrayBuffer());
       }
       why = `${response.status} ${response.statusText}`;
-    } catch (error) {
-      if (!control.signal.aborted) throw error;
-      why = `nothing came for ${seconds} s`;
+    } catch (error) { // the network's, or the deadline's
+      why = control.signal.aborted ? `nothing came for ${seconds} s` : error.message;
     } finally {
       clearTimeout(timer);
     }
