@@ -13,6 +13,7 @@ class StandIn {
   static last = null;
   constructor(url, options) {
     this.url = String(url);
+    this.source = this.url.startsWith("blob:") ? resolveObjectURL(this.url) : null; // what it was started from
     this.options = options;
     this.sent = [];
     this.listeners = { message: [], error: [], messageerror: [] };
@@ -76,7 +77,8 @@ test("engine: a page of another origin (the portal plugin's) starts a worker of 
     assert.match(worker.url, /^blob:/);
     assert.deepEqual(worker.options, { type: "module" });
     const script = new URL("../../site/assets/composer/ui/engineworker.js", import.meta.url).href;
-    assert.equal(await resolveObjectURL(worker.url).text(), `import ${JSON.stringify(script)};`);
+    assert.equal(await worker.source.text(), `import ${JSON.stringify(script)};`);
+    assert.equal(resolveObjectURL(worker.url), undefined, "the blob's URL is revoked once the worker has it");
   } finally {
     globalThis.location = { origin: "null" };
   }
@@ -196,6 +198,11 @@ test("engine: a file of the index that stalls or cannot be had is a PrereqError,
   await assert.rejects(read("packs.json"), stalled, "an answer whose body stops");
   globalThis.fetch = answering([1, 2, 3, 4, 5, 6].map((n) => new Uint8Array([n])), 30); // 180 ms in all, never 50 without a byte
   assert.deepEqual([...await read("index.json")], [1, 2, 3, 4, 5, 6]);
+  const late = answering([new Uint8Array([7])], 35); // the headers after 35 ms, the byte 35 ms after them
+  globalThis.fetch = async (url, init) => (await new Promise((resolve) => setTimeout(resolve, 35)), late(url, init));
+  assert.deepEqual([...await read("index.json")], [7]);
+  globalThis.fetch = async () => { throw null; }; // eslint-disable-line no-throw-literal
+  await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (null)");
   globalThis.fetch = async () => { throw new TypeError("Failed to fetch"); }; // as a browser says a refused connection
   await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (Failed to fetch)");
   globalThis.fetch = async () => new Response(null, { status: 404, statusText: "Not Found" });

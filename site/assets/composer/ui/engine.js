@@ -21,13 +21,14 @@ export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
     try {
       wait();
       const response = await fetch(url, { cache: "no-cache", credentials: "same-origin", signal: control.signal });
+      wait(); // the headers came
       if (response.ok) {
         const watched = response.body?.pipeThrough(new TransformStream({ transform: (chunk, out) => (wait(), out.enqueue(chunk)) }));
         return new Uint8Array(await new Response(watched).arrayBuffer());
       }
       why = `${response.status} ${response.statusText}`;
     } catch (error) { // the network's, or the deadline's
-      why = control.signal.aborted ? `nothing came for ${seconds} s` : error.message;
+      why = control.signal.aborted ? `nothing came for ${seconds} s` : String(error?.message ?? error);
     } finally {
       clearTimeout(timer);
     }
@@ -52,9 +53,15 @@ export const errorFields = (error) => (error instanceof PrereqError
  * starts a blob of its own that imports the site's script. */
 function newWorker() {
   const script = new URL("./engineworker.js", import.meta.url);
-  const own = script.origin === globalThis.location.origin ? script
-    : URL.createObjectURL(new Blob([`import ${JSON.stringify(script.href)};`], { type: "text/javascript" }));
-  try { return new Worker(own, { type: "module" }); } catch { return null; }
+  try {
+    if (script.origin === globalThis.location.origin) return new Worker(script, { type: "module" });
+    const own = URL.createObjectURL(new Blob([`import ${JSON.stringify(script.href)};`], { type: "text/javascript" }));
+    const worker = new Worker(own, { type: "module" });
+    URL.revokeObjectURL(own); // parsed into the worker's address: it needs the URL no more
+    return worker;
+  } catch {
+    return null;
+  }
 }
 
 /* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's
