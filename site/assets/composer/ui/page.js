@@ -281,7 +281,7 @@ class Composer {
     bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
     ui.undo.disabled = true;
     await this.refresh();
-    if (this.engine.start) this.engine.start();
+    this.engine.start();
     this.index.loadedFiles.clear(); // the worker has its copy
     if (this.host.links) await this.followLinkRequest(takeLinkRequest());
     this.root.setAttribute("data-state", "ready");
