@@ -118,6 +118,12 @@ test("engine: a view the worker could not make is asked for again; an error come
   const bug = engine.add("job", ["b"], {});
   worker.say({ id: 2, error: { message: "TypeError: x is undefined" } });
   await assert.rejects(bug, (error) => !(error instanceof PrereqError) && /TypeError/.test(error.message));
+  // Submit's preparation (the plugin's checks) runs there too, its refusal's problems kept for their lines.
+  const prepared = engine.prepare("job", { submitFrom: "prereq" });
+  assert.deepEqual(worker.sent.at(-1), { id: 3, op: "prepare", args: ["job", { submitFrom: "prereq" }] });
+  const problems = [{ path: ["taskRoles", "train"], message: "bad", source: "schema", line: 3, stoppedBy: "the rest-server" }];
+  worker.say({ id: 3, error: { prereq: true, message: "OpenPAI would refuse the job", hint: "fix it", exitCode: 1, problems } });
+  await assert.rejects(prepared, (error) => error instanceof PrereqError && JSON.stringify(error.problems) === JSON.stringify(problems));
 });
 
 test("engine: a worker that fails is dropped, and the page makes the calls it had", async () => {

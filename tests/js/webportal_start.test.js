@@ -17,7 +17,7 @@ import { addToText } from "../../site/assets/composer/jobs/operations.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { EMPTY_JOB, START_ROLE, startingJob } from "../../site/assets/composer/ui/jobfile.js";
 import { messageLine } from "../../site/assets/composer/ui/editor.js";
-import { prepareJob } from "../../site/assets/composer/webportal/submission.js";
+import { prepareJob } from "../../site/assets/composer/jobs/prepare.js";
 import { jobChecks, rolesWithoutImage } from "../../site/assets/composer/webportal/jobchecks.js";
 import { checkSubmitted } from "../../site/assets/composer/webportal/checks.js";
 import { RestServer } from "../../site/assets/composer/webportal/client.js";

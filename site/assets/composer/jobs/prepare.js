@@ -11,6 +11,7 @@ import { PrereqError } from "../core/errors.js";
 import { runtimeParameters } from "../openpai/forms.js";
 import { callbackLines, entryDigest, planCallbackLines } from "./loadline.js";
 import { formatPath } from "../yaml/yamlload.js";
+import { YamlText } from "../yaml/yamltext.js";
 import { closeName, deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
@@ -198,4 +199,19 @@ export async function prepareText(text, { index, indexSource = null, expressions
   if (problems.length) throw refused(job, problems);
   refuseMissing(job);
   return { text: job.text, data: job.data, changes, warnings: job.warnings };
+}
+
+/* {text, data, name, changes, warnings}: the job as OpenPAI is to receive it from the portal plugin
+ * (extras.submitFrom names its entry: the portal's Clone reads it to come back); else a PrereqError. */
+export async function prepareJob(text, { index, indexSource, expressions = {}, submitFrom = "" }) {
+  const prepared = await prepareText(text, { index, indexSource, expressions, source: "job" });
+  let out = prepared.text;
+  let data = prepared.data;
+  if (submitFrom) {
+    const yaml = new YamlText(out, { source: "job", mergeKeys: true });
+    yaml.set(["extras", "submitFrom"], submitFrom);
+    out = yaml.text;
+    data = yaml.data;
+  }
+  return { text: out, data, name: typeof data.name === "string" ? data.name : "", changes: prepared.changes, warnings: prepared.warnings };
 }

@@ -5,6 +5,7 @@
 
 import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
+import { prepareJob } from "../jobs/prepare.js";
 import { analyse } from "./view.js";
 
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
@@ -41,12 +42,13 @@ export function pageEngine(index) {
     add: (text, names, options) => addToText(text, names, { ...options, index }),
     remove: (text, names, options) => removeFromText(text, names, { ...options, index }),
     analyse: (text, role) => analyse(index, text, role),
+    prepare: (text, options) => prepareJob(text, { ...options, index }), // Submit's, and the plugin's checks
     where: () => "page",
   };
 }
 
 export const errorFields = (error) => (error instanceof PrereqError
-  ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode }
+  ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode, problems: error.problems }
   : { message: String(error && error.message ? error.message : error) });
 
 /* Null when none starts (a policy, an old browser).  A page of another origin (the portal plugin's)
@@ -97,7 +99,8 @@ export function workerEngine(setup, inPage) {
       viewed = { text: data.result.after, role: data.viewing, view: new Promise((done) => viewing.set(data.id, done)) };
     }
     if (!data.error) resolve(data.result);
-    else reject(data.error.prereq ? new PrereqError(data.error.message, data.error) : new Error(data.error.message));
+    else reject(data.error.prereq ? Object.assign(new PrereqError(data.error.message, data.error), { problems: data.error.problems })
+      : new Error(data.error.message));
   };
   const start = () => {
     if ((worker = newWorker()) === null) return;
@@ -118,5 +121,6 @@ export function workerEngine(setup, inPage) {
     viewed = null;
     return coming.then((view) => view || call(op)(...args));
   };
-  return { add: call("add"), remove: call("remove"), analyse: call("analyse"), start, where: () => (worker ? "worker" : "page") };
+  return { add: call("add"), remove: call("remove"), analyse: call("analyse"), prepare: call("prepare"), start,
+    where: () => (worker ? "worker" : "page") };
 }

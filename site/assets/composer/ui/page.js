@@ -294,6 +294,7 @@ class Composer {
       remove: (text, names, roleName) => this.engine.remove(text, names, this.editOptions(roleName)),
       idle: () => this.busy,
       engine: () => this.engine.where(), // "worker" or "page"
+      prepare: (text, options) => this.engine.prepare(text, { indexSource: this.host.indexSource, ...options }),
       queue: (task) => this.queue(task),
       text: () => this.ui.editor.value,
       setText: (text) => this.setText(text),

@@ -78,7 +78,7 @@ function noQueue(words) {
 }
 
 export class ClusterPanel {
-  /* `prepare(text)` is Submit's preparation (submission.js's prepareJob). */
+  /* `prepare(text)` is Submit's preparation (jobs/prepare.js's prepareJob, by the composer's engine). */
   constructor({ root, composer, server, store, api, prepare }) {
     Object.assign(this, { composer, server, store, api, prepare });
     this.ui = drawShell(root);

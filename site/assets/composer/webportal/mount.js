@@ -13,7 +13,7 @@ import { cloneRequest, clonedJob, KeptJobs } from "./clone.js";
 import { ClusterPanel } from "./cluster.js";
 import { button, drawControls, drawMine, el, link, showOutcome } from "./panel.js";
 import { adoptStyles } from "./styles.js";
-import { handOver, prepareJob } from "./submission.js";
+import { handOver } from "./submission.js";
 import { UserStore } from "./userstore.js";
 
 const DEFAULT_ID = "prereq"; // extras.submitFrom when the admin's entry has no id
@@ -73,9 +73,9 @@ function bindStore(controls, store) {
 }
 
 /* The prepared job, or null with the refusal shown. */
-async function prepared({ composer, controls, store, address }, text, submitFrom) {
+async function prepared({ composer, controls, store }, text, submitFrom) {
   try {
-    return await prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
+    return await composer.prepare(text, { expressions: store.expressions(), submitFrom });
   } catch (error) {
     showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + (error.hint || "fix the job"))]);
     if (!(error instanceof PrereqError)) console.error(error); // eslint-disable-line no-console
@@ -153,7 +153,7 @@ export async function mountPlugin(element, shadow, { site, scriptUrl }) {
   const { api: composer, ready } = mount(markup, { ...address, links: false, trust: trustOf(signers), image: entryOption(entry, "image") });
   const submitFrom = typeof entry.id === "string" && entry.id ? entry.id : DEFAULT_ID;
   // for the checks: Submit's own preparation, with the user's values of the moment
-  const prepare = (text) => prepareJob(text, { index: composer.index(), indexSource: address.indexSource, expressions: store.expressions(), submitFrom });
+  const prepare = (text) => composer.prepare(text, { expressions: store.expressions(), submitFrom });
   const checks = new ClusterPanel({ root: markup, composer, server, store, api: address.api, prepare });
   const plugin = { composer, controls, server, store, address, checks, kept: new KeptJobs(window.localStorage, server.user), submitFrom };
   bindStore(controls, store);
