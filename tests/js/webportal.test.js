@@ -12,7 +12,8 @@ import { EXPRESSIONS_KEY, OWNER_KEY, UserStore } from "../../site/assets/compose
 import { handOver } from "../../site/assets/composer/webportal/submission.js";
 import { scopeRem } from "../../site/assets/composer/webportal/styles.js";
 import { indexAddress, pluginEntry } from "../../site/assets/composer/webportal/mount.js";
-import { checkCluster, checkName, jobTarget, nextName, withName } from "../../site/assets/composer/webportal/checks.js";
+import { jobTarget } from "../../site/assets/composer/jobs/prepare.js";
+import { checkCluster, checkName, nextName, withName } from "../../site/assets/composer/webportal/checks.js";
 import { loadCatalog, queueOffers, withVirtualCluster } from "../../site/assets/composer/webportal/queues.js";
 import { KEPT_KEY, KeptJobs, cloneRequest, clonedJob, maskSecrets } from "../../site/assets/composer/webportal/clone.js";
 

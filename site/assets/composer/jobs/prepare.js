@@ -10,7 +10,7 @@ import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
 import { runtimeParameters } from "../openpai/forms.js";
 import { callbackLines, entryDigest, planCallbackLines } from "./loadline.js";
-import { formatPath } from "../yaml/yamlload.js";
+import { formatPath, loadYamlOrNull } from "../yaml/yamlload.js";
 import { YamlText } from "../yaml/yamltext.js";
 import { closeName, deprecatedNote, loadFor, recordedIndex } from "./operations.js";
 import * as placeholders from "../core/placeholders.js";
@@ -215,3 +215,30 @@ export async function prepareJob(text, { index, indexSource, expressions = {}, s
   }
   return { text: out, data, name: typeof data.name === "string" ? data.name : "", changes: prepared.changes, warnings: prepared.warnings };
 }
+
+export const DEFAULT_CLUSTER = "default"; // when defaults.virtualCluster is absent, as the rest-server reads it
+const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's: the rest-server refuses other names before any check
+export const NAME_LENGTH = 255;
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/* {name, cluster}, or null when the text is not a job yet; name "" when unusable. */
+export function jobTarget(text) {
+  const loaded = loadYamlOrNull(text, { mergeKeys: true });
+  const data = loaded && loaded.data;
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const defaults = data.defaults && typeof data.defaults === "object" ? data.defaults : {};
+  const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : String(defaults.virtualCluster);
+  const name = typeof data.name === "string" && NAME.test(data.name) && data.name.length <= NAME_LENGTH ? data.name : "";
+  return { name, cluster };
+}
+
+/* [{role, line}]: the task roles naming no dockerImage, with the line of their name. */
+export function rolesWithoutImage(text) {
+  const loaded = loadYamlOrNull(text);
+  const roles = loaded && isObject(loaded.data) && isObject(loaded.data.taskRoles) ? loaded.data.taskRoles : {};
+  return Object.keys(roles).filter((role) => isObject(roles[role]) && [undefined, null, ""].includes(roles[role].dockerImage))
+    .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
+}
+
+/* What the portal plugin's checks read of a job: its target ({name, cluster}) and its imageless roles. */
+export const submissionFacts = (text) => ({ target: jobTarget(text), missing: rolesWithoutImage(text) });

@@ -5,7 +5,7 @@
 
 import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
-import { prepareJob } from "../jobs/prepare.js";
+import { prepareJob, submissionFacts } from "../jobs/prepare.js";
 import { analyse } from "./view.js";
 
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
@@ -43,6 +43,7 @@ export function pageEngine(index) {
     remove: (text, names, options) => removeFromText(text, names, { ...options, index }),
     analyse: (text, role) => analyse(index, text, role),
     prepare: (text, options) => prepareJob(text, { ...options, index }), // Submit's, and the plugin's checks
+    submissionFacts: async (text) => submissionFacts(text),
     where: () => "page",
   };
 }
@@ -121,6 +122,6 @@ export function workerEngine(setup, inPage) {
     viewed = null;
     return coming.then((view) => view || call(op)(...args));
   };
-  return { add: call("add"), remove: call("remove"), analyse: call("analyse"), prepare: call("prepare"), start,
-    where: () => (worker ? "worker" : "page") };
+  return { add: call("add"), remove: call("remove"), analyse: call("analyse"), prepare: call("prepare"),
+    submissionFacts: call("submissionFacts"), start, where: () => (worker ? "worker" : "page") };
 }

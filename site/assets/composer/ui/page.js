@@ -295,6 +295,7 @@ class Composer {
       idle: () => this.busy,
       engine: () => this.engine.where(), // "worker" or "page"
       prepare: (text, options) => this.engine.prepare(text, { indexSource: this.host.indexSource, ...options }),
+      submissionFacts: (text) => this.engine.submissionFacts(text), // jobs/prepare.js's
       queue: (task) => this.queue(task),
       text: () => this.ui.editor.value,
       setText: (text) => this.setText(text),

@@ -5,24 +5,10 @@
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
-import { loadYamlOrNull } from "../yaml/yamlload.js";
+import { NAME_LENGTH } from "../jobs/prepare.js";
 import { YamlText } from "../yaml/yamltext.js";
 
-export const DEFAULT_CLUSTER = "default"; // when defaults.virtualCluster is absent, as the rest-server reads it
 const FRESH_TRIES = 8;
-const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's: the rest-server refuses other names before any check
-const NAME_LENGTH = 255;
-
-/* {name, cluster}, or null when the text is not a job yet; name "" when unusable. */
-export function jobTarget(text) {
-  const loaded = loadYamlOrNull(text, { mergeKeys: true });
-  const data = loaded && loaded.data;
-  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
-  const defaults = data.defaults && typeof data.defaults === "object" ? data.defaults : {};
-  const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : String(defaults.virtualCluster);
-  const name = typeof data.name === "string" && NAME.test(data.name) && data.name.length <= NAME_LENGTH ? data.name : "";
-  return { name, cluster };
-}
 
 export function nextName(name) {
   const numbered = /^(.*)_([1-9][0-9]*)$/.exec(name);

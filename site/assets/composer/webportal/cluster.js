@@ -8,7 +8,7 @@
 
 import { PrereqError } from "../core/errors.js";
 import { goToLine } from "../ui/editor.js";
-import { checkCluster, checkName, checkSubmitted, jobTarget, withName } from "./checks.js";
+import { checkCluster, checkName, checkSubmitted, withName } from "./checks.js";
 import { jobChecks } from "./jobchecks.js";
 import { button, el } from "./panel.js";
 import { catalogWords, loadCatalog, noQueueWords, queueOffers, withVirtualCluster } from "./queues.js";
@@ -125,13 +125,13 @@ export class ClusterPanel {
   async run() {
     await this.composer.idle();
     const text = this.composer.text();
-    const target = jobTarget(text);
+    const { target, missing } = await this.composer.submissionFacts(text); // read by the engine, off the page
     const key = JSON.stringify(target);
     if (key !== this.shown) {
       this.named = await this.ask(target);
       this.shown = key;
     }
-    const own = target && this.composer.view() ? await this.contentChecks(text) : [];
+    const own = target && this.composer.view() ? await this.contentChecks(text, missing) : [];
     if (this.composer.text() !== text) return this.run(); // changed while checking
     this.drawChecks([...own, ...this.named]);
     this.markQueue(target ? target.cluster : null);
@@ -146,8 +146,8 @@ export class ClusterPanel {
     return results;
   }
 
-  contentChecks(text) {
-    return jobChecks(text, { prepare: this.prepare, index: this.composer.index(), starting: this.composer.starting(), admin: this.admin() });
+  contentChecks(text, missing) {
+    return jobChecks(text, { prepare: this.prepare, index: this.composer.index(), starting: this.composer.starting(), admin: this.admin(), missing });
   }
 
   drawChecks(results) {

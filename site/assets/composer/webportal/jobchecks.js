@@ -6,21 +6,13 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { formatPath, loadYamlOrNull } from "../yaml/yamlload.js";
+import { formatPath } from "../yaml/yamlload.js";
+import { rolesWithoutImage } from "../jobs/prepare.js";
 import { messageLine } from "../ui/editor.js";
 
 // how the protocol schema (openpai/protocol.js, in jsonschema's words) says a role has no image
 const NO_IMAGE = '"dockerImage" is a required property';
 const ASK = "ask your administrators";
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/* [{role, line}]: the task roles naming no dockerImage, with the line of their name. */
-export function rolesWithoutImage(text) {
-  const loaded = loadYamlOrNull(text);
-  const roles = loaded && isObject(loaded.data) && isObject(loaded.data.taskRoles) ? loaded.data.taskRoles : {};
-  return Object.keys(roles).filter((role) => isObject(roles[role]) && [undefined, null, ""].includes(roles[role].dockerImage))
-    .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
-}
 
 function onLine(check, line, lines) {
   const found = Number.isInteger(line) && line >= 1 && line <= lines;
@@ -80,10 +72,10 @@ function errorChecks(error, { missing, lines }) {
   return checks;
 }
 
-/* `prepare(text)` is Submit's preparation; `starting` jobfile.js's startingJob. */
-export async function jobChecks(text, { prepare, index, starting = null, admin = false }) {
+/* `prepare(text)` is Submit's preparation; `starting` jobfile.js's startingJob; `missing`, when the
+ * engine has read it, rolesWithoutImage's. */
+export async function jobChecks(text, { prepare, index, starting = null, admin = false, missing = rolesWithoutImage(text) }) {
   const lines = text.split(/\r\n|\n|\r/).length;
-  const missing = rolesWithoutImage(text);
   const checks = [...imageChecks(missing, { index, starting, admin, lines })];
   try {
     const prepared = await prepare(text);
