@@ -1,5 +1,6 @@
 /* `prereq job resolve` (tools/prereq/jobs/prepare.py): names only a task role mentions filled in, the
- * user's values rendered, the lock checked, the job checked as OpenPAI would.
+ * user's values rendered, the lock checked, the job checked as OpenPAI would; and what the portal
+ * plugin submits and checks.
  *
  * May import: core/, yaml/, openpai/, index/.
  */
@@ -240,5 +241,5 @@ export function rolesWithoutImage(text) {
     .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
 }
 
-/* What the portal plugin's checks read of a job: its target ({name, cluster}) and its imageless roles. */
+/* What the portal plugin's checks read of a job: its target and its imageless roles. */
 export const submissionFacts = (text) => ({ target: jobTarget(text), missing: rolesWithoutImage(text) });
