@@ -15,7 +15,9 @@ self.addEventListener("message", async ({ data }) => {
     const { api, trust, files } = data.setup;
     const fetched = fetchReader(api);
     const read = (path) => (files.has(path) ? Promise.resolve(files.get(path)) : fetched(path));
-    engine = Index.load(api, read, { trust }).then((index) => (index.packMap(), pageEngine(index)));
+    // Once loaded, neither map keeps the root's bytes (MBs), as the page does not.
+    engine = Index.load(api, read, { trust })
+      .then((index) => (files.clear(), index.loadedFiles.clear(), index.packMap(), pageEngine(index)));
     engine.then(() => self.postMessage({ ready: true }), () => self.postMessage({ ready: false }));
     return;
   }
