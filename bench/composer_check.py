@@ -31,21 +31,27 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
     .venv/bin/python bench/composer_check.py --profile             # a CPU profile of one check of the largest N
     .venv/bin/python bench/composer_check.py --engines worker,page # the worker beside the page's own engine
     .venv/bin/python bench/composer_check.py --link 20             # served through one 20 Mbit/s link
+    .venv/bin/python bench/composer_check.py --think 0,2           # clicked at once and 2 s after the list
+    .venv/bin/python bench/composer_check.py --before HEAD~1       # now's scripts beside HEAD~1's
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
+import io
 import shutil
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -121,6 +127,28 @@ def built_site(work: Path, size: int, closures: list[int]) -> Path:
     return out
 
 
+def with_assets_of(revision: str, site: Path, into: Path) -> Path:
+    """``into``/``site.name``: ``site`` (its folders linked, not copied) with its ``assets/`` files
+    overlaid by the revision's ``site/assets/`` (the composer's own folder replaced whole, so that no
+    module of now's is left beside the revision's)."""
+    out = into / site.name
+    out.mkdir(parents=True)
+    for child in site.iterdir():
+        if child.name != "assets":
+            (out / child.name).symlink_to(child)
+    shutil.copytree(site / "assets", out / "assets")
+    shutil.rmtree(out / "assets" / "composer")
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", revision, "site/assets/"], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        members = [m for m in tar.getmembers() if m.isfile()]
+        for member in members:
+            member.name = member.name.removeprefix("site/")
+        tar.extractall(out, members=members, filter="data")
+    return out
+
+
 def closure_names(n: int) -> set[str]:
     return {f"closure-{n}", *(f"closure-{n}-{k:03d}" for k in range(n - 1))}
 
@@ -132,9 +160,12 @@ def _check_job(text: str, expected: set[str], what: str) -> None:
         raise SystemExit(f"{what}: the job holds {len(names)} prerequisites, not the {len(expected)} expected")
 
 
-def opened_composer(browser: Browser, site: str, name: str, engine: str = "worker") -> tuple[BrowserContext, Page]:
-    """A fresh context on the composer, ready, its list filtered down to ``name``'s row.  ``engine``
-    "page": the worker's script is refused, so the page's own engine edits (as in the portal plugin)."""
+def opened_composer(
+    browser: Browser, site: str, name: str, engine: str = "worker", think: float = 0.0
+) -> tuple[BrowserContext, Page]:
+    """A fresh context on the composer, ready, its list filtered down to ``name``'s row, ``think``
+    seconds after that row showed.  ``engine`` "page": the worker's script is refused, so the page's own
+    engine edits (as in the portal plugin)."""
     context = browser.new_context(viewport={"width": 1366, "height": 850})
     if engine == "page":
         context.route("**/composer/ui/engineworker.js", lambda route: route.fulfill(status=404, body=""))
@@ -146,6 +177,7 @@ def opened_composer(browser: Browser, site: str, name: str, engine: str = "worke
     page.evaluate("window.__composerBench.watch()")
     page.fill("#prereq-composer-q", name)
     page.wait_for_selector(f'li[data-name="{name}"] input.prereq-composer__check')
+    page.wait_for_timeout(think * 1000)
     return context, page
 
 
@@ -172,10 +204,11 @@ def click(page: Page, name: str) -> Action:
     )
 
 
-def measure_browser(browser: Browser, site: str, n: int, sample: Sample, engine: str) -> str:
+def measure_browser(browser: Browser, site: str, n: int, sample: Sample, run: Run) -> str:
     """Check, uncheck and check again closure-N in the composer; returns the job's text it started from."""
     name = f"closure-{n}"
-    context, page = opened_composer(browser, site, name, engine)
+    engine = run.engine
+    context, page = opened_composer(browser, site, name, engine, run.think)
     try:
         before = page.evaluate("prereqComposer.text()")
         for what, expected in (("check", closure_names(n)), ("uncheck", set()), ("re-check", closure_names(n))):
@@ -245,14 +278,32 @@ def figures(samples: list[Sample]) -> dict[str, float]:
     return row
 
 
-def _label(run: tuple[int, str]) -> str:
-    size, engine = run
-    return f"{size:,} items" + ("" if engine == "worker" else ", the page's engine")
+@dataclass(frozen=True)
+class Run:
+    """One column of the comparison: a size, where the engine runs, the user's pause before the first
+    click, and whether the site's scripts are now's or --before's."""
+
+    size: int
+    engine: str = "worker"
+    think: float = 0.0
+    before: bool = False
+
+    def label(self) -> str:
+        return (
+            f"{self.size:,} items"
+            + ("" if self.engine == "worker" else ", the page's engine")
+            + (f", clicked {self.think:g} s after the list" if self.think else "")
+            + (", before" if self.before else "")
+        )
 
 
-def report(results: dict[tuple[int, str], dict[int, list[Sample]]], repeat: int) -> None:
-    """A table per size (and engine), a row per N; then the largest size against the smallest, the
-    page's engine against the worker, and the targets."""
+# Runs that differ in one field, compared: (field, numerator's value, denominator's, their names).
+CONTRASTS = (("engine", "worker", "page", "worker", "page's engine"), ("before", False, True, "now", "before"))
+
+
+def report(results: dict[Run, dict[int, list[Sample]]], repeat: int) -> None:
+    """A table per run, a row per N; then the largest size against the smallest, the runs that differ
+    in one field against each other (worker / page, now / before, each pause / none), and the targets."""
     rows = {run: {n: figures(samples) for n, samples in by_n.items()} for run, by_n in results.items()}
     print(
         f"\nms, medians of {repeat} runs.  check, uncheck, re-check: the click to the frame after the YAML changed;"
@@ -261,36 +312,41 @@ def report(results: dict[tuple[int, str], dict[int, list[Sample]]], repeat: int)
         "\nN above (from 0 for the first); CLI: prereq job add / remove and their floor; check/add: the browser's"
         "\ncheck over the CLI's add"
     )
-    for sized, by_n in rows.items():
+    for each, by_n in rows.items():
         first, previous = by_n[min(by_n)], (0, 0.0)
-        print(f"\n{_label(sized)}\n{'':<14}" + "".join(f"{heading:>{_width(key)}}" for heading, key, _ in COLUMNS))
+        print(f"\n{each.label()}\n{'':<14}" + "".join(f"{heading:>{_width(key)}}" for heading, key, _ in COLUMNS))
         for n, row in by_n.items():
             row |= {"per_ratio": row["per"] / first["per"], "reper_ratio": row["reper"] / first["reper"]}
             row["marginal"] = (row["check"] - previous[1]) / (n - previous[0])
             previous = (n, row["check"])
             print(f"{f'  N = {n}':<14}" + "".join(f"{row[key]:>{_width(key)}{fmt}}" for _, key, fmt in COLUMNS))
-    sizes, engines = sorted({size for size, _ in rows}), sorted({engine for _, engine in rows}, reverse=True)
-    for engine in engines:
-        small, large = (sizes[0], engine), (sizes[-1], engine)
-        if small != large:
+    smallest = min(each.size for each in rows)
+    for each in rows:
+        small = dataclasses.replace(each, size=smallest)
+        if each.size != smallest and small in rows:
             ratios = ", ".join(
-                f"N = {n}: {row['check'] / rows[small][n]['check']:.2f}×" for n, row in rows[large].items()
+                f"N = {n}: {row['check'] / rows[small][n]['check']:.2f}×" for n, row in rows[each].items()
             )
-            print(f"\ncheck at {_label(large)} / at {sizes[0]:,}: {ratios}")
-    if len(engines) > 1:
-        for size in sizes:
-            by_n = rows[(size, "page")]
+            print(f"\ncheck at {each.label()} / at {smallest:,}: {ratios}")
+    pauses = sorted({each.think for each in rows} - {0.0})
+    contrasts = (*CONTRASTS, *(("think", t, 0.0, f"{t:g} s pause", "none") for t in pauses))
+    for field_name, value, other_value, name, other_name in contrasts:
+        for each in rows:
+            changed: dict[str, Any] = {field_name: other_value}
+            other = dataclasses.replace(each, **changed)
+            if getattr(each, field_name) != value or other not in rows:
+                continue
             ratios = ", ".join(
-                f"N = {n}: check {rows[(size, 'worker')][n]['check'] / row['check']:.2f}×, "
-                f"re-check {rows[(size, 'worker')][n]['recheck'] / row['recheck']:.2f}×"
-                for n, row in by_n.items()
+                f"N = {n}: check {row['check'] / rows[other][n]['check']:.2f}×, "
+                f"re-check {row['recheck'] / rows[other][n]['recheck']:.2f}×"
+                for n, row in rows[each].items()
             )
-            print(f"worker / page's engine at {size:,} items: {ratios}")
-    for sized, by_n in rows.items():
+            print(f"{name} / {other_name} at {other.label()}: {ratios}")
+    for each, by_n in rows.items():
         if TARGET_N in by_n:
             row = by_n[TARGET_N]
             print(
-                f"targets at {_label(sized)}, N = {TARGET_N}: check {row['check']:,.0f} ms [≤ {CHECK_TARGET_MS} ms]; "
+                f"targets at {each.label()}, N = {TARGET_N}: check {row['check']:,.0f} ms [≤ {CHECK_TARGET_MS} ms]; "
                 f"longest task of any run {row['worst_task']:,.0f} ms [≤ {TASK_TARGET_MS} ms]"
             )
 
@@ -370,6 +426,16 @@ def main() -> int:
         "thread, as in the portal plugin: the worker's script is refused); both: interleaved, compared",
     )
     parser.add_argument(
+        "--think",
+        default="0",
+        metavar="SECONDS",
+        help="the pause between the item's row showing and the first click (a user reading the list), "
+        "comma-separated: each is a run, compared with none (default 0: at once)",
+    )
+    parser.add_argument(
+        "--before", metavar="REV", help="also run the site with the git revision REV's site/assets/ (compared)"
+    )
+    parser.add_argument(
         "--link", type=float, metavar="MBIT", help="serve the sites through one link of MBIT Mbit/s (no latency)"
     )
     args = parser.parse_args()
@@ -386,26 +452,41 @@ def main() -> int:
         f"{args.repeat} runs each; work in {args.work}" + (f"; a {args.link:g} Mbit/s link" if args.link else ""),
         flush=True,
     )
-    sites = {size: built_site(args.work, size, held) for size in sizes}
+    thinks = [float(t) for t in args.think.split(",")]
+    befores = [False, True] if args.before else [False]
+    runs = [
+        Run(size, engine, think, before)
+        for size in sizes
+        for engine in engines
+        for think in thinks
+        for before in befores
+    ]
     from playwright.sync_api import sync_playwright
 
-    with serving(args.work, link_mbit=args.link) as url, sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory(dir=args.work, prefix="before-") as tmp,
+        serving(args.work, link_mbit=args.link) as url,
+        sync_playwright() as playwright,
+    ):
+        sites = {(size, False): built_site(args.work, size, held) for size in sizes}
+        if args.before:
+            sites |= {(size, True): with_assets_of(args.before, sites[(size, False)], Path(tmp)) for size in sizes}
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             if args.profile:
-                profile(browser, f"{url}{sites[sizes[0]].name}/", closures[-1], args.top)
+                profile(browser, f"{url}{sites[(sizes[0], False)].name}/", closures[-1], args.top)
                 return 0
-            runs = [(size, engine) for size in sizes for engine in engines]
-            results: dict[tuple[int, str], dict[int, list[Sample]]] = {run: {n: [] for n in closures} for run in runs}
+            results: dict[Run, dict[int, list[Sample]]] = {run: {n: [] for n in closures} for run in runs}
             for round_ in range(args.repeat):
-                for (size, engine), n in ((run, n) for run in runs for n in closures):
+                for run, n in ((run, n) for run in runs for n in closures):
                     sample = Sample(n)
-                    text = measure_browser(browser, f"{url}{sites[size].name}/", n, sample, engine)
-                    measure_cli(sites[size], n, text, args.work, sample)
-                    results[(size, engine)][n].append(sample)
+                    site = sites[(run.size, run.before)]
+                    text = measure_browser(browser, f"{url}{site.relative_to(args.work).as_posix()}/", n, sample, run)
+                    measure_cli(sites[(run.size, False)], n, text, args.work, sample)
+                    results[run][n].append(sample)
                     done = ", ".join(f"{what} {action.check:,.0f}" for what, action in sample.actions.items())
                     cli = ", ".join(f"{what} {ms:,.0f}" for what, ms in sample.cli.items())
-                    print(f"  run {round_ + 1}: {_label((size, engine))}, N = {n}: {done} ms; CLI {cli} ms", flush=True)
+                    print(f"  run {round_ + 1}: {run.label()}, N = {n}: {done} ms; CLI {cli} ms", flush=True)
         finally:
             browser.close()
     report(results, args.repeat)

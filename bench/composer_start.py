@@ -25,19 +25,15 @@ the median of the rounds.  Nothing asserts a time.
 from __future__ import annotations
 
 import argparse
-import io
-import shutil
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_catalog import CHROMIUM, CHROMIUM_ARGS, serving
-from composer_check import CLOSURES, SIZES, WORK, built_site
+from composer_check import CLOSURES, SIZES, WORK, built_site, with_assets_of
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -62,28 +58,6 @@ READ = """() => {
   const index = performance.getEntriesByType("resource").find((e) => e.name.endsWith("api/v1/index.json"));
   return { ...p, requested: index ? index.startTime : NaN, index: index ? index.responseEnd : NaN };
 }"""
-
-
-def with_assets_of(revision: str, site: Path, into: Path) -> Path:
-    """``into``/``site.name``: ``site`` (its folders linked, not copied) with its ``assets/`` files
-    overlaid by the revision's ``site/assets/`` (the composer's own folder replaced whole, so that no
-    module of now's is left beside the revision's)."""
-    out = into / site.name
-    out.mkdir(parents=True)
-    for child in site.iterdir():
-        if child.name != "assets":
-            (out / child.name).symlink_to(child)
-    shutil.copytree(site / "assets", out / "assets")
-    shutil.rmtree(out / "assets" / "composer")
-    archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", "--format=tar", revision, "site/assets/"], check=True, capture_output=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        members = [m for m in tar.getmembers() if m.isfile()]
-        for member in members:
-            member.name = member.name.removeprefix("site/")
-        tar.extractall(out, members=members, filter="data")
-    return out
 
 
 def measure(browser: Browser, url: str) -> dict[str, float]:
