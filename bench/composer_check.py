@@ -341,7 +341,8 @@ def report(results: dict[Run, dict[int, list[Sample]]], repeat: int) -> None:
                 f"re-check {row['recheck'] / rows[other][n]['recheck']:.2f}×"
                 for n, row in rows[each].items()
             )
-            print(f"{name} / {other_name} at {other.label()}: {ratios}")
+            where = dataclasses.replace(each, **{field_name: getattr(Run(each.size), field_name)}).label()
+            print(f"{name} / {other_name} at {where}: {ratios}")
     for each, by_n in rows.items():
         if TARGET_N in by_n:
             row = by_n[TARGET_N]
