@@ -26,7 +26,7 @@ test("rehearsal: its items are the engine's to add and remove, and nothing is re
   const { index, reads } = await story();
   const rehearsal = rehearsalIndex(index);
   const names = rehearsal.closure(["rehearsal-0"]).map((r) => r.name);
-  assert.equal(names.length, 12);
+  assert.equal(names.length, 30);
   assert.equal(names.at(-1), "rehearsal-0", "a chain: requirements first");
   let asked = 0; // before each round, and after its add and its view: two rounds, then the third's ask
   await rehearse(index, { until: () => asked++ === 6 }); // throws unless each round gives back the empty job

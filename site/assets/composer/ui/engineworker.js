@@ -13,11 +13,11 @@ import { EMPTY_JOB, START_ROLE } from "./jobfile.js";
 let engine = null;
 let called = false;
 
-/* The engine's first run on a long job costs two to three times a later one (cold code: 280 against 90 ms
+/* The engine's first run on a long job costs three to four times a later one (cold code: 330 against 90 ms
  * for 150 items in Node), so while the user reads the list the worker adds, views and removes a made-up
  * chain of REHEARSED items on the empty job, in an index of its own: nothing fetched, nothing shown.  It
  * stops at the first call or after REHEARSAL_MS; a call that comes meanwhile waits one step at most. */
-const [REHEARSED, REHEARSAL_MS, REHEARSALS] = [12, 600, 40];
+const [REHEARSED, REHEARSAL_MS, REHEARSALS] = [30, 1000, 40];
 
 export function rehearsalIndex(index) {
   const names = Array.from({ length: REHEARSED }, (_, i) => `rehearsal-${i}`);
