@@ -288,3 +288,13 @@ test("a plan's edits are not folded past what makes, moves or removes the value 
     assert.equal(applied.text, oneByOne.text);
   }
 });
+
+test("positions are found at every depth under keys of every kind, as the load recorded them", () => {
+  const loaded = loadYaml("a:\n  - {1: x, 2.5: [y, {k: z}]}\n'1': w\n");
+  assert.deepStrictEqual(loaded.position(["a", 0, 1]), [2, 9]);
+  assert.deepStrictEqual(loaded.position(["a", 0, 1], { key: true }), [2, 6]);
+  assert.deepStrictEqual(loaded.position(["a", 0, new PyFloat(1)]), [2, 9], "1.0 is the key 1, as in Python");
+  assert.deepStrictEqual(loaded.position(["a", 0, 2.5, 1, "k"]), [2, 25]);
+  assert.deepStrictEqual(loaded.position(["1"]), [3, 6]);
+  assert.deepStrictEqual(loaded.position([1]), [1, 1], "the int 1 is not the string '1': the root's");
+});

@@ -54,6 +54,9 @@ function pathId(path) {
   return JSON.stringify(path.map(keyId));
 }
 
+// pathId([...path, key]) from pathId(path), without walking the path again.
+const childId = (id, key) => `${id.slice(0, -1)}${id.length > 2 ? "," : ""}${JSON.stringify(keyId(key))}]`;
+
 function nodeMark(node) {
   return [node.start.line + 1, node.start.column + 1];
 }
@@ -133,38 +136,40 @@ function mergedPairs(node, issues) {
 }
 
 /* _build_mapping; with `merges`, `<<` read as OpenPAI's loaders read it. */
-function buildMapping(node, path, out, issues, merges) {
+function buildMapping(node, path, out, issues, merges, id) {
   const result = new PyDict();
   const inherited = merges ? mergedPairs(node, issues) : [];
   const own = node.value.filter(([keyNode]) => !(merges && isMerge(keyNode)));
   const mine = new PyDict(); // its own keys, compared as Python does (1 == 1.0)
+  const keysId = childId(id, "<key>");
   [...inherited, ...own].forEach(([keyNode, valueNode], number) => {
     if (isMerge(keyNode)) {
       issues.push(issue("syntax", "merge keys ('<<') are not supported", ...nodeMark(keyNode)));
       return;
     }
-    const key = build(keyNode, [...path, "<key>"], out, issues, merges);
+    const key = build(keyNode, [...path, "<key>"], out, issues, merges, keysId);
     if (Array.isArray(key) || key instanceof PyDict) {
       issues.push(issue("syntax", "mapping keys must be plain scalars", ...nodeMark(keyNode)));
       return;
     }
     const ours = number >= inherited.length;
     if (result.has(key) && ours && mine.has(key)) {
-      const first = out.keyPositions.get(pathId([...path, key]));
+      const first = out.keyPositions.get(childId(id, key));
       issues.push(issue("duplicate-key", `duplicate key '${keyNode.value}' (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
       return;
     }
     if (ours) mine.set(key, true);
-    out.keyPositions.set(pathId([...path, key]), nodeMark(keyNode));
-    result.set(key, build(valueNode, [...path, key], out, issues, merges));
+    const valueId = childId(id, key);
+    out.keyPositions.set(valueId, nodeMark(keyNode));
+    result.set(key, build(valueNode, [...path, key], out, issues, merges, valueId));
   });
-  out.valuePositions.delete(pathId([...path, "<key>"]));
+  out.valuePositions.delete(keysId);
   return result;
 }
 
 /* _build: typed data, positions and issues. */
-function build(node, path, out, issues, merges = false) {
-  out.valuePositions.set(pathId(path), nodeMark(node));
+function build(node, path, out, issues, merges = false, id = pathId(path)) {
+  out.valuePositions.set(id, nodeMark(node));
   if (out.valuePositions.size > MAX_VALUES) throw new TooLarge(path);
   if (!YAML_TAGS[node.kind].has(node.tag)) {
     issues.push(issue("syntax", `${TAG_MESSAGE} (${node.tag.replace("tag:yaml.org,2002:", "!!")})`, ...nodeMark(node)));
@@ -182,8 +187,8 @@ function build(node, path, out, issues, merges = false) {
     issues.push(issue("syntax", `values are nested more than ${MAX_DEPTH} levels deep`, ...nodeMark(node)));
     return null;
   }
-  if (node.kind === "seq") return node.value.map((child, i) => build(child, [...path, i], out, issues, merges));
-  return buildMapping(node, path, out, issues, merges);
+  if (node.kind === "seq") return node.value.map((child, i) => build(child, [...path, i], out, issues, merges, childId(id, i)));
+  return buildMapping(node, path, out, issues, merges, id);
 }
 
 /* The first byte where Python's strict UTF-8 decoder fails, or -1. */
