@@ -41,9 +41,10 @@ const LONGER = "Longer than usual:";
 // worker dropping the root's bytes once loaded, as the page does, 8,022 / 106,922 with its rehearsal of an
 // edit while the user reads the list (ui/engineworker.js; the first check warm, see BENCHMARKS.md),
 // 8,027 / 107,055 with a value's path id made from its parent's (yaml/yamlload.js: a 106 KB job loads
-// in 0.8 to 0.9 of the time).
-const COMPOSER_LINES = 8027;
-const COMPOSER_GZIPPED = 107100;
+// in 0.8 to 0.9 of the time), 8,040 / 107,301 with a review's fixes to the rehearsal (only an edit ends
+// it, the portal plugin's checks do not; what ended it kept for its tests).
+const COMPOSER_LINES = 8040;
+const COMPOSER_GZIPPED = 107350;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

@@ -11,19 +11,23 @@ import { errorFields, fetchReader, pageEngine } from "./engine.js";
 import { EMPTY_JOB, START_ROLE } from "./jobfile.js";
 
 let engine = null;
-let called = false;
+let edited = false; // once the user has edited, the rehearsal is over
+export let rehearsal = null; // the setup's: what ended it, and after how many rounds
 
 /* The engine's first run on a long job costs three to four times a later one (cold code: 330 against 90 ms
- * for 150 items in Node), so while the user reads the list the worker adds, views and removes a made-up
- * chain of REHEARSED items on the empty job, in an index of its own: nothing fetched, nothing shown.  It
- * stops at the first call or after REHEARSAL_MS; a call that comes meanwhile waits one step at most. */
-const [REHEARSED, REHEARSAL_MS, REHEARSALS] = [30, 1000, 40];
+ * for 150 items in Node), so while the user reads the list the worker adds, views and removes made-up
+ * chains of up to REHEARSED items on the empty job, in an index of its own: nothing read, nothing shown.
+ * It ends at the first edit, after about REHEARSAL_MS (checked between steps) or after REHEARSALS rounds
+ * (the chain is at its longest from the 15th); a call that comes meanwhile waits one step at most. */
+const REHEARSED = 30;
+const REHEARSAL_MS = 1000;
+const REHEARSALS = 40;
+const EDITS = new Set(["add", "remove", "analyse"]); // the plugin's checks (prepare, submissionFacts) are not
 
 export function rehearsalIndex(index) {
   const names = Array.from({ length: REHEARSED }, (_, i) => `rehearsal-${i}`);
   const rehearsal = new Index({ ...index.root, items: names.map((name) => ({ name, type: "script", sha256: name })) },
     { base: index.base, read: () => Promise.reject(new Error("a rehearsal reads nothing")) });
-  Object.assign(rehearsal, { jobSchema: index.jobSchema, packs: Promise.resolve(null) });
   names.forEach((name, i) => {
     const [variable, start] = [`REHEARSAL_${i}_DIR`, index.root.callback_lines?.other ?? ":"];
     const openpai = { name, type: "script", version: "1.0.0", contributor: "prereq", description: `item ${i}`,
@@ -36,20 +40,28 @@ export function rehearsalIndex(index) {
   return rehearsal;
 }
 
-export async function rehearse(index, { until = () => called } = {}) {
+/* {ended: "edit" | "time" | "rounds", rounds}: the rounds that gave back the empty job. */
+export async function rehearse(index, { until = () => edited, ms = REHEARSAL_MS } = {}) {
   const edit = pageEngine(rehearsalIndex(index));
   const options = { indexSource: index.base, taskRole: START_ROLE, source: "job" };
-  const end = performance.now() + REHEARSAL_MS;
-  const more = async () => (await new Promise((resolve) => setTimeout(resolve, 0)), !until() && performance.now() < end);
-  for (let round = 0; round < REHEARSALS && await more(); round++) { // a call that came meanwhile goes first
+  const end = performance.now() + ms;
+  let ended = null;
+  const more = async () => { // a call that came meanwhile goes first
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    ended = until() ? "edit" : performance.now() >= end ? "time" : null;
+    return !ended;
+  };
+  for (let round = 0; round < REHEARSALS; round++) {
     const name = `rehearsal-${Math.max(0, REHEARSED - 2 - 2 * round)}`; // short chains first: cold steps are short
+    if (!await more()) return { ended, rounds: round };
     const added = await edit.add(EMPTY_JOB, [name], options);
-    if (!await more()) return;
+    if (!await more()) return { ended, rounds: round };
     await edit.analyse(added.after, START_ROLE);
-    if (!await more()) return;
+    if (!await more()) return { ended, rounds: round };
     const removed = await edit.remove(added.after, [name], options);
     if (removed.after !== EMPTY_JOB) throw new Error("a rehearsal did not give back the job it started from");
   }
+  return { ended: "rounds", rounds: REHEARSALS };
 }
 
 self.addEventListener("message", async ({ data }) => {
@@ -62,10 +74,11 @@ self.addEventListener("message", async ({ data }) => {
       .then((index) => (files.clear(), index.loadedFiles.clear(), index.packMap(), index));
     engine = loaded.then(pageEngine);
     engine.then(() => self.postMessage({ ready: true }), () => self.postMessage({ ready: false }));
-    loaded.then((index) => rehearse(index)).catch((error) => console.warn("prereq: the engine's rehearsal failed:", error));
+    const failed = (error) => (console.warn("prereq: the engine's rehearsal failed:", error), { ended: "error", rounds: 0 });
+    rehearsal = loaded.then((index) => rehearse(index).catch(failed), () => ({ ended: "no index", rounds: 0 }));
     return;
   }
-  called = true;
+  if (EDITS.has(data.op)) edited = true;
   try {
     const ready = await engine;
     const result = await ready[data.op](...data.args);
