@@ -38,6 +38,7 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -440,11 +441,25 @@ def main() -> int:
         "--link", type=float, metavar="MBIT", help="serve the sites through one link of MBIT Mbit/s (no latency)"
     )
     args = parser.parse_args()
-    engines = args.engines.split(",")
+    engines = list(dict.fromkeys(args.engines.split(",")))  # a value named twice is one run, not two
     if not engines or not set(engines) <= {"worker", "page"}:
         parser.error("--engines: worker, page or worker,page")
-    sizes = [int(s) for s in (args.items or (QUICK_SIZES if args.quick else SIZES)).split(",")]
-    closures = sorted(int(n) for n in (args.closures or (QUICK_CLOSURES if args.quick else CLOSURES)).split(","))
+    sizes = list(dict.fromkeys(int(s) for s in (args.items or (QUICK_SIZES if args.quick else SIZES)).split(",")))
+    closures = sorted({int(n) for n in (args.closures or (QUICK_CLOSURES if args.quick else CLOSURES)).split(",")})
+    try:
+        thinks = list(dict.fromkeys(float(t) for t in args.think.split(",")))
+    except ValueError:
+        thinks = []
+    if not thinks or min(thinks) < 0:
+        parser.error(f"--think: seconds of 0 or more, comma-separated, not {args.think!r}")
+    if args.before:
+        found = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{args.before}^{{commit}}"],
+            capture_output=True,
+            text=True,
+        )
+        if found.returncode:
+            parser.error(f"--before: {args.before!r} is not a commit of {REPO}")
     # Every size holds every N of the default list, so that --quick and a full run share their builds.
     held = sorted({*closures, *map(int, CLOSURES.split(","))})
     args.work.mkdir(parents=True, exist_ok=True)
@@ -453,7 +468,6 @@ def main() -> int:
         f"{args.repeat} runs each; work in {args.work}" + (f"; a {args.link:g} Mbit/s link" if args.link else ""),
         flush=True,
     )
-    thinks = [float(t) for t in args.think.split(",")]
     befores = [False, True] if args.before else [False]
     runs = [
         Run(size, engine, think, before)
@@ -465,13 +479,14 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     with (
-        tempfile.TemporaryDirectory(dir=args.work, prefix="before-") as tmp,
+        contextlib.ExitStack() as cleanup,
         serving(args.work, link_mbit=args.link) as url,
         sync_playwright() as playwright,
     ):
         sites = {(size, False): built_site(args.work, size, held) for size in sizes}
         if args.before:
-            sites |= {(size, True): with_assets_of(args.before, sites[(size, False)], Path(tmp)) for size in sizes}
+            tmp = Path(cleanup.enter_context(tempfile.TemporaryDirectory(dir=args.work, prefix="before-")))
+            sites |= {(size, True): with_assets_of(args.before, sites[(size, False)], tmp) for size in sizes}
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             if args.profile:
