@@ -32,6 +32,7 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
     .venv/bin/python bench/composer_check.py --engines worker,page # the worker beside the page's own engine
     .venv/bin/python bench/composer_check.py --link 20             # served through one 20 Mbit/s link
     .venv/bin/python bench/composer_check.py --think 0,2           # clicked at once and 2 s after the list
+    .venv/bin/python bench/composer_check.py --think 2 --point 0,0.3 # and the pointer on the box 0.3 s first
     .venv/bin/python bench/composer_check.py --before HEAD~1       # now's scripts beside HEAD~1's
 """
 
@@ -182,10 +183,15 @@ def opened_composer(
     return context, page
 
 
-def click(page: Page, name: str) -> Action:
-    """Click ``name``'s box and wait until the page has settled; the probe's figures of that click."""
+def click(page: Page, name: str, point: float = 0.0) -> Action:
+    """Click ``name``'s box (the pointer resting on it ``point`` seconds first) and wait until the page has
+    settled; the probe's figures of that click."""
     clicks = page.evaluate("window.__composerBench.actions.length") + 1
-    page.locator(f'li[data-name="{name}"] input.prereq-composer__check').click()
+    box = page.locator(f'li[data-name="{name}"] input.prereq-composer__check')
+    if point:
+        box.hover()
+        page.wait_for_timeout(point * 1000)
+    box.click()
     page.wait_for_function(
         "n => { const a = window.__composerBench.actions; return a.length >= n && a[n - 1].settled !== null"
         " && a[n - 1].yamlPainted !== null; }",
@@ -213,7 +219,7 @@ def measure_browser(browser: Browser, site: str, n: int, sample: Sample, run: Ru
     try:
         before = page.evaluate("prereqComposer.text()")
         for what, expected in (("check", closure_names(n)), ("uncheck", set()), ("re-check", closure_names(n))):
-            sample.actions[what] = click(page, name)
+            sample.actions[what] = click(page, name, run.point if what == "check" else 0.0)
             _check_job(page.evaluate("prereqComposer.text()"), expected, f"the composer's {what} of {name}")
         where = page.evaluate("prereqComposer.engine()")
         if where != engine:
@@ -282,11 +288,13 @@ def figures(samples: list[Sample]) -> dict[str, float]:
 @dataclass(frozen=True)
 class Run:
     """One column of the comparison: a size, where the engine runs, the user's pause before the first
-    click, and whether the site's scripts are now's or --before's."""
+    click and how long of it the pointer rests on the box, and whether the site's scripts are now's or
+    --before's."""
 
     size: int
     engine: str = "worker"
     think: float = 0.0
+    point: float = 0.0
     before: bool = False
 
     def label(self) -> str:
@@ -294,6 +302,7 @@ class Run:
             f"{self.size:,} items"
             + ("" if self.engine == "worker" else ", the page's engine")
             + (f", clicked {self.think:g} s after the list" if self.think else "")
+            + (f", pointed at {self.point:g} s before" if self.point else "")
             + (", before" if self.before else "")
         )
 
@@ -330,7 +339,12 @@ def report(results: dict[Run, dict[int, list[Sample]]], repeat: int) -> None:
             )
             print(f"\ncheck at {each.label()} / at {smallest:,}: {ratios}")
     pauses = sorted({each.think for each in rows} - {0.0})
-    contrasts = (*CONTRASTS, *(("think", t, 0.0, f"{t:g} s pause", "none") for t in pauses))
+    points = sorted({each.point for each in rows} - {0.0})
+    contrasts = (
+        *CONTRASTS,
+        *(("think", t, 0.0, f"{t:g} s pause", "none") for t in pauses),
+        *(("point", t, 0.0, f"{t:g} s pointed", "not") for t in points),
+    )
     for field_name, value, other_value, name, other_name in contrasts:
         for each in rows:
             changed: dict[str, Any] = {field_name: other_value}
@@ -407,6 +421,17 @@ def profile(browser: Browser, site: str, n: int, top: int) -> None:
         context.close()
 
 
+def _seconds(parser: argparse.ArgumentParser, option: str, text: str) -> list[float]:
+    """``text``'s comma-separated seconds, each once; a usage error unless all are numbers of 0 or more."""
+    try:
+        seconds = list(dict.fromkeys(float(t) for t in text.split(",")))
+    except ValueError:
+        seconds = []
+    if not seconds or min(seconds) < 0:
+        parser.error(f"{option}: seconds of 0 or more, comma-separated, not {text!r}")
+    return seconds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", help=f"sizes, comma-separated (default {SIZES})")
@@ -435,6 +460,13 @@ def main() -> int:
         "comma-separated: each is a run, compared with none (default 0: at once)",
     )
     parser.add_argument(
+        "--point",
+        default="0",
+        metavar="SECONDS",
+        help="how long the pointer rests on the item's box before the first click, after --think's pause (the "
+        "page may read the item's files meanwhile), comma-separated: each is a run, compared with none",
+    )
+    parser.add_argument(
         "--before", metavar="REV", help="also run the site with the git revision REV's site/assets/ (compared)"
     )
     parser.add_argument(
@@ -446,12 +478,9 @@ def main() -> int:
         parser.error("--engines: worker, page or worker,page")
     sizes = list(dict.fromkeys(int(s) for s in (args.items or (QUICK_SIZES if args.quick else SIZES)).split(",")))
     closures = sorted({int(n) for n in (args.closures or (QUICK_CLOSURES if args.quick else CLOSURES)).split(",")})
-    try:
-        thinks = list(dict.fromkeys(float(t) for t in args.think.split(",")))
-    except ValueError:
-        thinks = []
-    if not thinks or min(thinks) < 0:
-        parser.error(f"--think: seconds of 0 or more, comma-separated, not {args.think!r}")
+    thinks, points = (
+        _seconds(parser, option, text) for option, text in (("--think", args.think), ("--point", args.point))
+    )
     if args.before:
         found = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{args.before}^{{commit}}"],
@@ -470,10 +499,11 @@ def main() -> int:
     )
     befores = [False, True] if args.before else [False]
     runs = [
-        Run(size, engine, think, before)
+        Run(size, engine, think, point, before)
         for size in sizes
         for engine in engines
         for think in thinks
+        for point in points
         for before in befores
     ]
     from playwright.sync_api import sync_playwright
