@@ -322,3 +322,41 @@ def test_the_engine_runs_in_a_worker_and_in_the_page_when_none_can_start(visits,
         assert not [path for path in fetched if path.startswith("prerequisites/")], fetched
     assert texts["worker"] == texts["page"]
     assert "name: hello-widget" in texts["page"]
+
+
+def _item_files(session) -> list[str]:
+    return [url for url in session.requests if re.search(r"/api/v1/(packs|prerequisites)/", url)]
+
+
+def _until_read(page, session) -> list[str]:
+    for _ in range(100):
+        if _item_files(session):
+            return _item_files(session)
+        page.wait_for_timeout(50)
+    raise AssertionError("no item file was read")
+
+
+def test_pointing_at_a_box_reads_its_items_files_before_the_click(visits, site_url):
+    """The pointer resting on an item's box, or the keyboard's focus on it, reads the item's files then
+    (issue 30: a first check waits for none); the check that follows reads no more."""
+    session = visits(site_url)
+    page = open_composer(session)
+    page.fill("#prereq-composer-q", "upload-results")
+    expect(box(page, "upload-results")).to_be_visible()
+    assert _item_files(session) == [], "the empty job reads no item's files"
+    box(page, "upload-results").hover()
+    read = _until_read(page, session)
+    toggle(page, "upload-results")
+    expect(box(page, "upload-results")).to_be_checked()
+    assert "name: nfs-share" in editor_text(page)
+    assert _item_files(session) == read, "the check found its files read"
+
+    session = visits(site_url)
+    page = open_composer(session)
+    page.fill("#prereq-composer-q", "hello-widget")
+    box(page, "hello-widget").focus()
+    read = _until_read(page, session)
+    page.keyboard.press("Space")
+    settle(page)
+    expect(box(page, "hello-widget")).to_be_checked()
+    assert _item_files(session) == read

@@ -44,6 +44,7 @@ export function pageEngine(index) {
     analyse: (text, role) => analyse(index, text, role),
     prepare: (text, options) => prepareJob(text, { ...options, index }), // Submit's, and the plugin's checks
     submissionFacts: async (text) => submissionFacts(text),
+    prefetch: async (names) => void await index.ensure(names), // the files an edit of them would read
     where: () => "page",
   };
 }
@@ -123,5 +124,5 @@ export function workerEngine(setup, inPage) {
     return coming.then((view) => view || call(op)(...args));
   };
   return { add: call("add"), remove: call("remove"), analyse: call("analyse"), prepare: call("prepare"),
-    submissionFacts: call("submissionFacts"), start, where: () => (worker ? "worker" : "page") };
+    submissionFacts: call("submissionFacts"), prefetch: call("prefetch"), start, where: () => (worker ? "worker" : "page") };
 }

@@ -13,6 +13,19 @@ let refocus = "";
 // The list is one Tab stop (a roving tabindex): the data-focus-key of the control that has it.
 let roving = "";
 const bound = new WeakSet();
+// A row the pointer or the focus rests on for POINTED_MS is about to be checked: its files are read then
+// (a pointer passing over rows on its way is not).
+const POINTED_MS = 65;
+let pointed = { name: "", timer: 0 };
+
+function pointAt(ctx, target) {
+  const item = target.closest?.(".prereq-composer__check, .prereq-composer__label") && target.closest("li[data-name]");
+  const box = item && item.querySelector("input.prereq-composer__check");
+  const name = box && !box.checked && box.getAttribute("aria-disabled") !== "true" ? item.dataset.name : "";
+  if (name === pointed.name) return;
+  window.clearTimeout(pointed.timer);
+  pointed = { name, timer: name ? window.setTimeout(() => ctx.prefetch(name), POINTED_MS) : 0 };
+}
 
 function showMode(ctx) {
   const checked = ctx.root.querySelector('input[name="prereq-composer-show"]:checked');
@@ -181,7 +194,9 @@ export function renderList(ctx) {
   if (!bound.has(ctx.ui.list)) {
     bound.add(ctx.ui.list);
     ctx.ui.list.addEventListener("keydown", (event) => onListKey(ctx.ui.list, event));
-    ctx.ui.list.addEventListener("focusin", (event) => rove(ctx.ui.list, event.target));
+    ctx.ui.list.addEventListener("focusin", (event) => (rove(ctx.ui.list, event.target), pointAt(ctx, event.target)));
+    ctx.ui.list.addEventListener("pointerover", (event) => pointAt(ctx, event.target));
+    ctx.ui.list.addEventListener("pointerleave", () => pointAt(ctx, ctx.ui.list));
   }
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;

@@ -38,6 +38,7 @@ class Composer {
     this.busy = Promise.resolve();
     this.history = [];
     this.share = new SharePanel(root, host);
+    this.prefetched = new Set();
   }
 
   /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
@@ -92,6 +93,7 @@ class Composer {
     drawList({
       ui, root, index, records, view, role, limit, siteUrl: this.host.siteUrl, delta: this.delta,
       check: (n, on) => this.check(n, on), pick: (n, range) => this.pick(n, range), bind: (n, on) => this.bind(n, on),
+      prefetch: (n) => this.prefetch(n),
     });
   }
 
@@ -131,6 +133,14 @@ class Composer {
       window.prereq.pushRecent(name);
       return result;
     }).then(() => this.summarise(name, before));
+  }
+
+  /* The user points at an item's box: its files are read now, so that a check of it does not wait for
+   * them.  Once a name; a file that cannot be had is the check's to say. */
+  prefetch(name) {
+    if (!this.engine || this.prefetched.has(name) || this.root.dataset.state === "busy") return; // an edit reads them itself
+    this.prefetched.add(name);
+    this.engine.prefetch([name]).catch(() => this.prefetched.delete(name));
   }
 
   closureNames() { return new Set(this.view ? this.view.closure.map((r) => r.name) : []); }
