@@ -329,11 +329,16 @@ def _item_files(session) -> list[str]:
 
 
 def _until_read(page, session) -> list[str]:
-    for _ in range(100):
-        if _item_files(session):
-            return _item_files(session)
+    """The item files read, once some were and no more came for 250 ms (a closure may span packs)."""
+    seen, quiet = [], 0
+    for _ in range(200):
         page.wait_for_timeout(50)
-    raise AssertionError("no item file was read")
+        now = _item_files(session)
+        quiet = quiet + 1 if now and now == seen else 0
+        if quiet == 5:
+            return now
+        seen = now
+    raise AssertionError(f"no item file was read, or the reads did not stop: {seen}")
 
 
 def test_pointing_at_a_box_reads_its_items_files_before_the_click(visits, site_url):

@@ -104,6 +104,20 @@ test("engine: the view of an edit's text is not asked for again, and may come af
   await other;
 });
 
+test("engine: an answer to a call that changes no text (a prefetch) keeps the view on its way", async () => {
+  const { engine, worker } = started(pageCalls().inPage);
+  const added = engine.add("job", ["a"], { taskRole: "train" });
+  const prefetched = engine.prefetch(["b"]);
+  worker.say({ id: 0, result: { after: "job with a" }, viewing: "train" });
+  worker.say({ id: 1, result: undefined, viewing: null });
+  await Promise.all([added, prefetched]);
+  const view = engine.analyse("job with a", "train");
+  await settled();
+  assert.deepEqual(worker.sent.map((message) => message.op ?? "setup"), ["setup", "add", "prefetch"], "the view is not asked for");
+  worker.say({ of: 0, view: { role: "train" } });
+  assert.deepEqual(await view, { role: "train" });
+});
+
 test("engine: a view the worker could not make is asked for again; an error comes back a PrereqError", async () => {
   const { engine, worker } = started(pageCalls().inPage);
   const removed = engine.remove("job", ["a"], { taskRole: "train" });

@@ -197,3 +197,30 @@ test("index fetching: a pack that cannot be read leaves the item files to be rea
   assert.deepEqual(files.sort(), ["apt-proxy", "base-tools", "mnist-data", "nfs-storage-1"].map((n) => `prerequisites/${n}.json`));
   assert.equal(index.document("apt-proxy").name, "apt-proxy");
 });
+
+/* A prefetch (the page's, on pointing at a box) and the edit after it ask for the same names at once:
+ * one read of each file between them. */
+test("index fetching: two ensures of the same names at once read each file once", async () => {
+  const reader = recordingReader({ change: withoutPacks });
+  const index = await Index.load("BASE", reader.read);
+  const start = reader.asked.length;
+  await Promise.all([index.ensure(["mnist-data"]), index.ensure(["mnist-data", "base-tools"])]);
+  const files = reader.asked.slice(start).map(([, path]) => path).filter((path) => path.startsWith("prerequisites/"));
+  assert.deepEqual(files.sort(), ["apt-proxy", "base-tools", "mnist-data", "nfs-storage-1"].map((n) => `prerequisites/${n}.json`));
+  assert.equal(index.loading.size, 0, "nothing is left under way");
+});
+
+test("index fetching: a pack the network failed once is asked for again, not passed over for good", async () => {
+  let failures = 1;
+  const flaky = (path, bytes) => {
+    if (path.startsWith("packs/") && failures-- > 0) throw new PrereqError(`cannot load ${path} (network error)`);
+    return bytes;
+  };
+  const reader = recordingReader({ change: flaky });
+  const index = await Index.load("BASE", reader.read);
+  await index.ensure(["enable-ssh"]); // its pack fails: its files are read one by one
+  const start = reader.asked.length;
+  await index.ensure(["mnist-data"]);
+  const asked = reader.asked.slice(start).map(([, path]) => path);
+  assert.deepEqual(asked, [STORY_PACKS.packs[0]], "the pack again, and no item file");
+});

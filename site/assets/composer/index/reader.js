@@ -93,6 +93,7 @@ export class Index {
     this.read = read;
     this.entries = new Map(root.items.map((entry) => [entry.name, entry]));
     this.documents = new Map();
+    this.loading = new Map(); // name -> its file's read under way: a prefetch and the edit after it share it
     this.packs = null; // packMap's
     this.lines = new Map(); // pack path -> packLines'
     this.unpacked = 0; // bytes of pack text, of at most PACK_TEXT
@@ -137,8 +138,12 @@ export class Index {
       const batch = [...new Set(queue)].filter((name) => !seen.has(name) && this.entries.has(name));
       queue = [];
       batch.forEach((name) => seen.add(name));
-      await Promise.all(batch.filter((name) => !this.documents.has(name)).map(async (name) => {
-        this.documents.set(name, await this.itemFile(name));
+      await Promise.all(batch.filter((name) => !this.documents.has(name)).map((name) => {
+        if (!this.loading.has(name)) {
+          this.loading.set(name, this.itemFile(name).then((document) => void this.documents.set(name, document))
+            .finally(() => this.loading.delete(name)));
+        }
+        return this.loading.get(name);
       }));
       for (const name of batch) {
         for (const version of this.documents.get(name).versions) {
@@ -173,7 +178,11 @@ export class Index {
   packLines(path) {
     if (!this.lines.has(path)) {
       const take = (size) => (this.unpacked += size) <= PACK_TEXT;
-      this.lines.set(path, this.read(path).then((bytes) => gunzipped(bytes, take)).then(async (bytes) => {
+      const read = this.read(path).catch((error) => { // a pack the network failed is asked for again next time
+        this.lines.delete(path);
+        throw error;
+      });
+      this.lines.set(path, read.then((bytes) => gunzipped(bytes, take)).then(async (bytes) => {
         const lines = [];
         for (let start = 0; start < bytes.length;) {
           if (lines.length === PACK_LINES) return new Map();

@@ -94,9 +94,9 @@ export function workerEngine(setup, inPage) {
       return done && done(data.view);
     }
     if (!pending.has(data.id)) return; // after a drop: the page made that call
-    const { resolve, reject } = pending.get(data.id);
+    const { resolve, reject, op } = pending.get(data.id);
     pending.delete(data.id);
-    viewed = null;
+    if (op === "add" || op === "remove") viewed = null; // a new text: the last one's view is of no use
     if (typeof data.viewing === "string") {
       viewed = { text: data.result.after, role: data.viewing, view: new Promise((done) => viewing.set(data.id, done)) };
     }
@@ -113,7 +113,7 @@ export function workerEngine(setup, inPage) {
     worker.postMessage({ setup });
   };
   const post = (op, args) => new Promise((resolve, reject) => {
-    pending.set(next, { resolve, reject, again: () => inPage()[op](...args) });
+    pending.set(next, { resolve, reject, op, again: () => inPage()[op](...args) });
     worker.postMessage({ id: next++, op, args });
   });
   const call = (op) => (...args) => {

@@ -136,9 +136,11 @@ class Composer {
   }
 
   /* The user points at an item's box: its files are read now, so that a check of it does not wait for
-   * them.  Once a name; a file that cannot be had is the check's to say. */
+   * them; after the edit under way, if any (the worker does one thing at a time).  Once a name; a file
+   * that cannot be had is the check's to say. */
   prefetch(name) {
-    if (!this.engine || this.prefetched.has(name) || this.root.dataset.state === "busy") return; // an edit reads them itself
+    if (!this.engine || this.prefetched.has(name)) return;
+    if (this.root.dataset.state === "busy") return void this.busy.then(() => this.prefetch(name));
     this.prefetched.add(name);
     this.engine.prefetch([name]).catch(() => this.prefetched.delete(name));
   }
