@@ -43,11 +43,12 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 globalThis.location = { origin: "null" }; // a page of the file: URLs the modules are read from
 
-/* An engine whose worker (a StandIn) has been started. */
+/* An engine whose worker (a StandIn) has been started and said it is ready. */
 function started(inPage) {
   globalThis.Worker = StandIn;
   const engine = workerEngine({ api: "API" }, inPage);
   engine.start();
+  StandIn.last.say({ ready: true });
   return { engine, worker: StandIn.last };
 }
 
@@ -167,6 +168,26 @@ test("engine: a worker that fails is dropped, and the page makes the calls it ha
   unready.worker.say({ ready: false });
   assert.deepEqual(await pending, { role: "page" });
   assert.equal(unready.engine.where(), "page");
+});
+
+test("engine: a worker not ready in time (its scripts stalled, no error comes) is dropped for the page", { timeout: 5000 }, async () => {
+  const { calls, inPage } = pageCalls();
+  globalThis.Worker = StandIn;
+  const engine = workerEngine({ api: "API" }, inPage, { readySeconds: 0.02 });
+  engine.start();
+  const stalled = StandIn.last;
+  const added = engine.add("job", ["a"], { taskRole: "train" });
+  assert.deepEqual(await added, { after: "in the page" });
+  assert.ok(stalled.terminated);
+  assert.equal(engine.where(), "page");
+  assert.deepEqual(calls.map(([op]) => op), ["add"]);
+
+  const timely = workerEngine({ api: "API" }, inPage, { readySeconds: 0.02 });
+  timely.start();
+  StandIn.last.say({ ready: true });
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.equal(timely.where(), "worker", "a worker that said it is ready has no deadline");
+  assert.ok(!StandIn.last.terminated);
 });
 
 test("engine: where no worker can start (a script of another origin), the page's engine does all", async () => {

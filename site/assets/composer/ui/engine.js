@@ -9,6 +9,9 @@ import { prepareJob, submissionFacts } from "../jobs/prepare.js";
 import { analyse } from "./view.js";
 
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
+// A worker not ready by then (its scripts stalled: no error event comes) is dropped: the page edits.  Its
+// index is the page's, read from memory, so it is ready in well under a second when its scripts come.
+const READY_SECONDS = 30;
 
 /* Files of an index, fetched from API/<path> only; a slow one is waited for while bytes come. */
 export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
@@ -70,14 +73,16 @@ function newWorker() {
 
 /* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's
  * Index.loadedFiles).  `inPage()`: the page's engine, which answers until `start()`, and for good when
- * no worker starts or one fails (composer/README.md). */
-export function workerEngine(setup, inPage) {
+ * no worker starts, one fails or one is not ready within `readySeconds` (composer/README.md). */
+export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {}) {
   let worker = null;
+  let deadline = 0;
   const pending = new Map();
   let next = 0;
   let viewed = null; // {text, role, view: a promise}: the view of the last edit's text, sent after it
   const viewing = new Map(); // edit's id -> what settles its view
   const drop = () => {
+    clearTimeout(deadline);
     if (worker === null) return;
     worker.terminate();
     worker = null;
@@ -87,7 +92,7 @@ export function workerEngine(setup, inPage) {
     pending.clear();
   };
   const answer = ({ data }) => {
-    if ("ready" in data) return data.ready || drop();
+    if ("ready" in data) return data.ready ? clearTimeout(deadline) : drop();
     if ("view" in data) {
       const done = viewing.get(data.of);
       viewing.delete(data.of);
@@ -111,6 +116,7 @@ export function workerEngine(setup, inPage) {
       worker.addEventListener(kind, (event) => (event.preventDefault(), drop()));
     }
     worker.postMessage({ setup });
+    deadline = setTimeout(drop, readySeconds * 1000);
   };
   const post = (op, args) => new Promise((resolve, reject) => {
     pending.set(next, { resolve, reject, op, again: () => inPage()[op](...args) });
