@@ -4,7 +4,7 @@
 //   node bench/yaml_load.mjs --before REV [--entries 150] [--rounds 150]
 //
 // The job: OpenPAI's protocol with ENTRIES prerequisites of the cmd plugin's shape (five commands
-// each, as prereq writes them) and a task role naming them all: about 100 KB at 150.  The revision's
+// each, as prereq writes them) and a task role naming them all: about 52 KB at 150.  The revision's
 // site/assets/ is extracted to a temporary folder (git archive) and imported from there.  Medians of
 // the rounds after the first fifth (warm-up); nothing asserts a time.
 

@@ -7,6 +7,7 @@
 import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
 import { digest } from "../openpai/forms.js";
+import { formNeeds } from "../openpai/needs.js";
 import { errorFields, fetchReader, pageEngine } from "./engine.js";
 import { EMPTY_JOB, START_ROLE } from "./jobfile.js";
 
@@ -34,7 +35,7 @@ export function rehearsalIndex(index) {
       plugin: "com.microsoft.pai.runtimeplugin.cmd", failurePolicy: "fail", callbacks: [{ event: "taskStarts",
         commands: [start, `export ${variable}=/tmp/${name}`, `mkdir -p "$${variable}"`, `echo "ready in $${variable}"`] }] };
     const version = { version: "1.0.0", item: { require: names.slice(i + 1, i + 3).map((other) => `${other}@^1.0`) },
-      openpai, digest: digest(openpai), needs: { bindings: [], expressions: [], parameters: [], secrets: [] } };
+      openpai, digest: digest(openpai), needs: formNeeds(openpai) };
     rehearsal.documents.set(name, { name, versions: [version] });
   });
   return rehearsal;

@@ -153,13 +153,13 @@ function buildMapping(node, path, out, issues, merges, id) {
       return;
     }
     const ours = number >= inherited.length;
+    const valueId = childId(id, key);
     if (result.has(key) && ours && mine.has(key)) {
-      const first = out.keyPositions.get(childId(id, key));
+      const first = out.keyPositions.get(valueId);
       issues.push(issue("duplicate-key", `duplicate key '${keyNode.value}' (first defined on line ${first[0]})`, ...nodeMark(keyNode)));
       return;
     }
     if (ours) mine.set(key, true);
-    const valueId = childId(id, key);
     out.keyPositions.set(valueId, nodeMark(keyNode));
     result.set(key, build(valueNode, [...path, key], out, issues, merges, valueId));
   });
