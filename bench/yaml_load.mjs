@@ -34,11 +34,24 @@ function job(entries) {
 
 const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const { values: options } = parseArgs({ options: { before: { type: "string" }, entries: { type: "string", default: "150" },
-  rounds: { type: "string", default: "150" } } });
-if (!options.before) {
-  console.error("usage: node bench/yaml_load.mjs --before REV [--entries N] [--rounds N]");
-  process.exit(2);
+const USAGE = "usage: node bench/yaml_load.mjs --before REV [--entries N] [--rounds N]";
+const refuse = (message) => (console.error(`${message}\n${USAGE}`), process.exit(2));
+
+let options;
+try {
+  ({ values: options } = parseArgs({ options: { before: { type: "string" }, entries: { type: "string", default: "150" },
+    rounds: { type: "string", default: "150" } } }));
+} catch (error) {
+  refuse(error.message);
+}
+if (!options.before) refuse("--before REV is needed: the revision to compare with");
+for (const name of ["entries", "rounds"]) {
+  if (!/^[1-9][0-9]*$/.test(options[name])) refuse(`--${name}: a whole number of 1 or more, not ${JSON.stringify(options[name])}`);
+}
+try {
+  execFileSync("git", ["-C", REPO, "rev-parse", "--verify", "--quiet", `${options.before}^{commit}`], { stdio: "ignore" });
+} catch {
+  refuse(`--before: ${JSON.stringify(options.before)} is not a commit of ${REPO}`);
 }
 const folder = mkdtempSync(join(tmpdir(), "prereq-yaml-load-"));
 try {
