@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import resolvelib
@@ -106,6 +107,7 @@ def _locks_that_fit(
     for request in requests:
         ranges.setdefault(request.name, []).append(request.range)
 
+    @cache  # asked once while walking and again in the final test: read versions_of once
     def fits(name: str) -> bool:
         return name in locked and locked[name] in versions_of(name)
 
