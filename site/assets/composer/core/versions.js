@@ -19,24 +19,10 @@ export function foldName(name) {
 
 const MAX_RANGE_LENGTH = 256; // as the CLI: longer ranges are refused before parsing (backtracking)
 
-export function isRange(text) {
-  if (text.length > MAX_RANGE_LENGTH) return false;
-  try {
-    return semver.validRange(text) !== null;
-  } catch {
-    return false;
-  }
-}
+export const isRange = (text) => text.length <= MAX_RANGE_LENGTH && semver.validRange(text) !== null;
 
-export function satisfies(version, range) {
-  if (range === null || range === undefined) return true;
-  if (range.length > MAX_RANGE_LENGTH) return false;
-  try {
-    return semver.satisfies(version, range);
-  } catch {
-    return false;
-  }
-}
+// node-semver's validRange and satisfies catch what they cannot parse.
+export const satisfies = (version, range) => range == null || (range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range));
 
 export function sortVersions(versions) {
   return [...versions].sort((a, b) => semver.compare(a, b));

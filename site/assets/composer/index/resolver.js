@@ -65,10 +65,7 @@ function plain(requests, versionsOf, requiresOf, locked) {
   let settled = false;
   for (let round = 0; round < PLAIN_ROUNDS && !settled; round++) {
     const constraints = new Map();
-    const constrain = (name, range, by) => {
-      if (!constraints.has(name)) constraints.set(name, []);
-      constraints.get(name).push([range, by]);
-    };
+    const constrain = (name, range, by) => (constraints.get(name) || constraints.set(name, []).get(name)).push([range, by]);
     for (const request of requests) constrain(request.name, request.range, SELECTION);
     for (const name of postOrder(requests.map((r) => r.name), (n) => required(n).map((r) => r.name))) {
       for (const requirement of required(name)) constrain(requirement.name, requirement.range, `${name} ${chosen.get(name)}`);
@@ -160,6 +157,5 @@ export function chooseVersions(requests, { versionsOf, requiresOf, locked = new 
   return {
     order, pulledBy,
     versions: new Map(order.map((name) => [name, chosen.get(name)])),
-    requires: new Map(order.map((name) => [name, required(name)])),
   };
 }

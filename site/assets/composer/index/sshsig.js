@@ -38,17 +38,10 @@ class Wire {
   }
 }
 
-function sshString(bytes) {
-  const out = new Uint8Array(4 + bytes.length);
-  new DataView(out.buffer).setUint32(0, bytes.length);
-  out.set(bytes, 4);
-  return out;
-}
-
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  parts.reduce((at, part) => (out.set(part, at), at + part.length), 0);
-  return out;
+/* "SSHSIG", then each part as an SSH wire string. */
+function signedData(parts) {
+  const strings = parts.flatMap((part) => [Uint8Array.of(part.length >>> 24, part.length >>> 16, part.length >>> 8, part.length), part]);
+  return Uint8Array.from([...encoder.encode("SSHSIG"), ...strings.flatMap((part) => [...part])]);
 }
 
 function same(a, b) {
@@ -108,8 +101,7 @@ export async function verifySignature(message, signature, { signers, namespace, 
       { hint: "sign the index with an Ed25519 key (ssh-keygen -t ed25519)" });
   }
   const digest = new Uint8Array(await crypto.subtle.digest(HASHES[parsed.hash], message));
-  const signed = concat([encoder.encode("SSHSIG"), sshString(encoder.encode(namespace)), sshString(parsed.reserved),
-    sshString(encoder.encode(parsed.hash)), sshString(digest)]);
+  const signed = signedData([encoder.encode(namespace), parsed.reserved, encoder.encode(parsed.hash), digest]);
   const key = await crypto.subtle.importKey("raw", keyWire.string(), { name: "Ed25519" }, false, ["verify"]);
   if (!(await crypto.subtle.verify({ name: "Ed25519" }, key, parsed.signature, signed))) {
     throw new PrereqError(`${where} does not match the index: it was changed after signing`, { hint: fix });

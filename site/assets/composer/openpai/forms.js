@@ -4,6 +4,7 @@
  */
 
 import { byCodePoint } from "../core/order.js";
+import { isObject } from "./protocol.js";
 
 export { digest } from "./digest.js";
 
@@ -16,20 +17,16 @@ function ordered(mapping, first) {
   return out;
 }
 
-function isMapping(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 export function orderedForm(index, form) {
   const orders = index.root.key_orders;
   const out = ordered(form, orders.form);
-  if (Array.isArray(out.callbacks)) out.callbacks = out.callbacks.map((cb) => (isMapping(cb) ? ordered(cb, orders.callback) : cb));
-  if (isMapping(out.userssh)) out.userssh = ordered(out.userssh, orders.userssh);
+  if (Array.isArray(out.callbacks)) out.callbacks = out.callbacks.map((cb) => (isObject(cb) ? ordered(cb, orders.callback) : cb));
+  if (isObject(out.userssh)) out.userssh = ordered(out.userssh, orders.userssh);
   return out;
 }
 
 export function isCmd(form) {
-  return isMapping(form) && form.plugin === CMD_PLUGIN;
+  return isObject(form) && form.plugin === CMD_PLUGIN;
 }
 
 // What the runtime hands the plugin.

@@ -6,14 +6,11 @@
 
 import * as placeholders from "../core/placeholders.js";
 import { byCodePoint } from "../core/order.js";
+import { isObject } from "./protocol.js";
 
 export const NEEDS_KEYS = ["secrets", "parameters", "bindings", "expressions"];
 const BINDINGS = ["data", "script", "output"];
 const PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin.";
-
-function isMapping(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 // `a.b` of `$secrets.a.b[0].c`: the runtime looks names up as mapping keys up to an index.
 function dotted(expression, namespace) {
@@ -45,7 +42,7 @@ export function formNeeds(form) {
 
 function has(value, path) {
   for (const name of path.split(".")) {
-    if (!isMapping(value) || !Object.prototype.hasOwnProperty.call(value, name)) return false;
+    if (!isObject(value) || !Object.prototype.hasOwnProperty.call(value, name)) return false;
     value = value[name];
   }
   return true;
@@ -53,9 +50,9 @@ function has(value, path) {
 
 function bound(job, role, field) {
   const spec = job.taskRoles[role];
-  const name = isMapping(spec) ? spec[field] : undefined;
+  const name = isObject(spec) ? spec[field] : undefined;
   const items = Array.isArray(job.prerequisites) ? job.prerequisites : [];
-  return typeof name === "string" && items.some((item) => isMapping(item) && item.type === field && item.name === name);
+  return typeof name === "string" && items.some((item) => isObject(item) && item.type === field && item.name === name);
 }
 
 export function missingNeeds(needs, job, role) {
@@ -70,10 +67,10 @@ export function missingNeeds(needs, job, role) {
 // What the runtime renders for a task role, in its order: the plugins it lists, then its dockerImage.
 export function renderedForms(job, role) {
   const items = Array.isArray(job.prerequisites) ? job.prerequisites : [];
-  const spec = isMapping(job.taskRoles[role]) ? job.taskRoles[role] : {};
+  const spec = isObject(job.taskRoles[role]) ? job.taskRoles[role] : {};
   const find = (name, image) => {
     if (typeof name !== "string") return [];
-    const position = items.findIndex((item) => isMapping(item) && item.name === name && (item.type === "dockerimage") === image);
+    const position = items.findIndex((item) => isObject(item) && item.name === name && (item.type === "dockerimage") === image);
     if (position < 0) return [];
     const plugin = items[position].plugin;
     return image || (typeof plugin === "string" && plugin.startsWith(PLUGIN_PREFIX)) ? [[position, items[position]]] : [];

@@ -24,8 +24,8 @@ const DRAFT7_KEYWORDS = new Set(["$ref", "additionalItems", "additionalPropertie
 const ONE_SCHEMA = ["additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else"];
 
 const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-const own = (object, key) => (isObject(object) && hasOwn(object, key) ? object[key] : undefined);
+export const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+export const own = (object, key) => (isObject(object) && hasOwn(object, key) ? object[key] : undefined);
 
 // As the CLI's protocol.show writes values.
 export function show(value) {

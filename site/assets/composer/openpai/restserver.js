@@ -5,13 +5,11 @@
  * May import: core/, yaml/, vendor/.
  */
 
-import { PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_NAME, schemaProblems, show } from "./protocol.js";
+import { PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_NAME, isObject, own, schemaProblems, show } from "./protocol.js";
 
 // The names the rest-server's schema allows: the others are the schema's problem, not the webportal's.
 const REST_SERVER_ROLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const WARNING_SOURCES = ["webportal"]; // problems that do not stop the rest-server
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-const own = (object, key) => (isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined);
 
 export function refusals(problems) {
   return problems.filter((problem) => !WARNING_SOURCES.includes(problem.source));

@@ -78,9 +78,7 @@ export class PyDict {
   delete(key) {
     const at = this.ids.get(keyId(key));
     if (at === undefined) throw pyError("KeyError", pyStr(key));
-    this.keys.splice(at, 1);
-    this.vals.splice(at, 1);
-    this._reindex();
+    this._fill(this.entries().filter((_, i) => i !== at));
   }
 
   // As yamledit.set: insert into the items, then rebuild the dict from them.
@@ -99,10 +97,6 @@ export class PyDict {
     this.vals = [];
     this.ids = new Map();
     for (const [key, value] of entries) this.set(key, value);
-  }
-
-  _reindex() {
-    this.ids = new Map(this.keys.map((key, at) => [keyId(key), at]));
   }
 }
 
@@ -164,22 +158,13 @@ export function hex(code, width) {
   return code.toString(16).padStart(width, "0");
 }
 
-// repr(float): the shortest digits that read back, in Python's layout (1e+16, 0.0001, 1.0).
+// repr(float): the shortest digits that read back (as JS's), in Python's layout (1e+16, 0.0001, 1.0).
 export function floatRepr(value) {
-  if (Number.isNaN(value)) return "nan";
-  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
-  const digits = mantissa.replace(".", "");
-  const exponent = Number(exponentText);
-  const sign = value < 0 ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    const fraction = digits.length > 1 ? "." + digits.slice(1) : "";
-    return `${sign}${digits[0]}${fraction}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
-  return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  const [mantissa, exponent] = value.toExponential().split("e");
+  if (exponent < -4 || exponent >= 16) return `${mantissa}e${exponent.replace(/^([-+])(\d)$/, "$10$2")}`;
+  const text = Object.is(value, -0) ? "-0" : String(value);
+  return text.includes(".") ? text : `${text}.0`;
 }
 
 export function pyStr(value) {

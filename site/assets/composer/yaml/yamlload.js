@@ -19,14 +19,13 @@ const MERGE_TAG = "tag:yaml.org,2002:merge";
 const NULL_RE = /^(?:~|null|Null|NULL|)$/;
 const BOOLS = { true: true, True: true, TRUE: true, false: false, False: false, FALSE: false };
 const INT_RE = /^[-+]?[0-9]+$/;
-const OCT_RE = /^0o[0-7]+$/;
-const HEX_RE = /^0x[0-9a-fA-F]+$/;
+const OCT_HEX_RE = /^0o[0-7]+$|^0x[0-9a-fA-F]+$/;
 const FLOAT_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 const INF_RE = /^[-+]?\.(?:inf|Inf|INF)$/;
 const NAN_RE = /^\.(?:nan|NaN|NAN)$/;
 
-function pyInt(digits, radix = 10) {
-  const big = radix === 10 ? BigInt(digits) : BigInt((radix === 8 ? "0o" : "0x") + digits);
+function pyInt(text) {
+  const big = BigInt(text);
   return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }
 
@@ -36,9 +35,7 @@ function scalarValue(node) {
   if (node.style !== "" || node.tag !== PLAIN_TAG) return value;
   if (NULL_RE.test(value)) return null;
   if (Object.prototype.hasOwnProperty.call(BOOLS, value)) return BOOLS[value];
-  if (INT_RE.test(value)) return pyInt(value.replace(/^\+/, ""));
-  if (OCT_RE.test(value)) return pyInt(value.slice(2), 8);
-  if (HEX_RE.test(value)) return pyInt(value.slice(2), 16);
+  if (INT_RE.test(value) || OCT_HEX_RE.test(value)) return pyInt(value.replace(/^\+/, ""));
   if (FLOAT_RE.test(value)) return new PyFloat(Number(value));
   if (INF_RE.test(value)) return new PyFloat(value.startsWith("-") ? -Infinity : Infinity);
   if (NAN_RE.test(value)) return new PyFloat(NaN);
@@ -191,35 +188,20 @@ function build(node, path, out, issues, merges = false, id = pathId(path)) {
   return buildMapping(node, path, out, issues, merges, id);
 }
 
-/* The first byte where Python's strict UTF-8 decoder fails, or -1. */
-function badUtf8(bytes) {
-  for (let i = 0; i < bytes.length;) {
-    const b = bytes[i];
-    const [width, low, high] = b < 0x80 ? [1] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf]
-      : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf]
-        : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0];
-    if (!width || i + width > bytes.length) return i;
-    for (let k = 1; k < width; k++) {
-      const c = bytes[i + k];
-      if (k === 1 ? c < low || c > high : c < 0x80 || c > 0xbf) return i;
-    }
-    i += width;
-  }
-  return -1;
-}
-
-/* _decode: the text (BOM dropped), or the issue of the first bad byte. */
+/* _decode: the text (BOM dropped), or the issue of the first bad byte (the WHATWG decoder and Python's
+ * strict one refuse the same bytes: where re-encoding first differs, back to its character's start). */
 function decode(bytes) {
-  const bad = badUtf8(bytes);
-  if (bad >= 0) {
-    const before = bytes.subarray(0, bad);
-    const lineStart = before.lastIndexOf(0x0a) + 1;
-    const line = before.reduce((count, b) => count + (b === 0x0a ? 1 : 0), 1);
-    const text = new TextDecoder().decode(before.subarray(lineStart)).replace(/^\ufeff/, "");
-    throw new YamlLoadError([issue("encoding", `not valid UTF-8 (byte 0x${bytes[bad].toString(16).padStart(2, "0")})`,
-      line, Array.from(text).length + 1)]);
-  }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).replace(/^\ufeff/, "");
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  const again = text.includes("\ufffd") ? new TextEncoder().encode(text) : bytes;
+  let bad = 0;
+  while (bad < again.length && bytes[bad] === again[bad]) bad++;
+  if (bad === again.length) return text.replace(/^\ufeff/, "");
+  while ((again[bad] & 0xc0) === 0x80) bad--;
+  const before = bytes.subarray(0, bad);
+  const lineStart = before.lastIndexOf(0x0a) + 1;
+  const line = before.reduce((count, b) => count + (b === 0x0a ? 1 : 0), 1);
+  const column = Array.from(new TextDecoder().decode(before.subarray(lineStart)).replace(/^\ufeff/, "")).length + 1;
+  throw new YamlLoadError([issue("encoding", `not valid UTF-8 (byte 0x${bytes[bad].toString(16).padStart(2, "0")})`, line, column)]);
 }
 
 /* One document, from a string or UTF-8 bytes; a YamlLoadError lists every issue.  `mergeKeys`: read
@@ -236,14 +218,8 @@ export function loadYaml(raw, { mergeKeys = false } = {}) {
   } catch (error) {
     if (!(error instanceof TooLarge)) throw error;
     // At the key the expansion was under when it passed the limit: the line that names the alias.
-    let [line, column] = [1, 1];
-    for (let end = error.path.length; end > 0; end--) {
-      const found = loaded.keyPositions.get(pathId(error.path.slice(0, end)));
-      if (found) {
-        [line, column] = found;
-        break;
-      }
-    }
+    const at = error.path.map((_, end) => loaded.keyPositions.get(pathId(error.path.slice(0, end + 1)))).filter(Boolean).pop();
+    const [line, column] = at ?? [1, 1];
     throw new YamlLoadError([issue("syntax", `the document expands to more than ${MAX_VALUES} values (through aliases?)`, line, column)]);
   }
   if (issues.length) throw new YamlLoadError(onceEach(issues));

@@ -25,7 +25,7 @@ export function issue(kind, message, line = null, column = null) {
 }
 
 /* 0-based line and code-point column of a UTF-16 index, as libyaml's marks count them. */
-class Lines {
+export class Lines {
   constructor(text) {
     this.text = text;
     this.starts = [0];

@@ -6,33 +6,18 @@
 
 import { Parser } from "../../vendor/prereq-vendor.js";
 import { PyDict, pyEq, typeName } from "./pyvalues.js";
+import { Lines } from "./yamlparse.js";
+import { eachLeaf } from "./yamlrefusals.js";
 
 // Each anchor, alias and << key as [mark, name, line, offset], in text order (the CST keeps them all).
 export function sharingMarks(text) {
   if (!/[&*]|<</.test(text)) return [];
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineOf = (offset) => {
-    let [low, high] = [0, starts.length - 1];
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle] <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low + 1;
-  };
-  const marks = [];
-  const visit = (token, key) => {
-    if (!token || typeof token !== "object") return;
-    if (Array.isArray(token)) return token.forEach((item) => visit(item, false));
-    if (token.type === "anchor" || token.type === "alias") {
-      marks.push([token.type === "anchor" ? "&" : "*", token.source.slice(1), lineOf(token.offset), token.offset]);
-    } else if (key && token.type === "scalar" && token.source === "<<") {
-      marks.push(["<<", "", lineOf(token.offset), token.offset]);
-    }
-    for (const field of ["start", "props", "key", "sep", "value", "items", "end"]) visit(token[field], field === "key");
-  };
-  for (const token of new Parser().parse(text)) visit(token, false);
+  const [lines, marks] = [new Lines(text), []];
+  eachLeaf(Array.from(new Parser().parse(text)), (token, flow, item) => {
+    const merge = token.type === "scalar" && token.source === "<<" && item?.key === token;
+    const mark = token.type === "anchor" ? "&" : token.type === "alias" ? "*" : merge ? "<<" : null;
+    if (mark) marks.push([mark, merge ? "" : token.source.slice(1), lines.mark(token.offset).line + 1, token.offset]);
+  });
   return marks.sort((a, b) => a[3] - b[3]);
 }
 

@@ -214,24 +214,20 @@ export class Splicer {
     const inSequence = parent?.kind === "seq";
     let start;
     let column;
-    if (parent?.kind === "map") {
-      const keyNode = this.pair(holder(parent, path[path.length - 1]), path[path.length - 1])[1];
-      start = this.colonEnd(keyNode);
-      column = this.column(keyNode.start.index);
-    } else if (inSequence) {
+    if (inSequence) { // else a mapping: node() found ``path`` in its parent
       const dash = this.dash(node);
       start = dash + 1;
       column = this.column(dash);
     } else {
-      throw new NotHere();
+      const keyNode = this.pair(holder(parent, path[path.length - 1]), path[path.length - 1])[1];
+      start = this.colonEnd(keyNode);
+      column = this.column(keyNode.start.index);
     }
     const end = isEmptyPlain(node) ? start : this.contentEnd(node);
     start = Math.max(start, this.propertiesEnd(node));
     const within = this.replaceCollection(node, value, start, end, inSequence);
     if (within !== null) return within;
-    const rest = this.renderer.afterIndicator(value, column, { inSequence });
-    const text = rest[0] + (rest.length > 1 ? this.newline + this.join(rest.slice(1)) : "");
-    return this.t.slice(0, start) + text + this.t.slice(end);
+    return this.t.slice(0, start) + this.join(this.renderer.afterIndicator(value, column, { inSequence })) + this.t.slice(end);
   }
 
   /* Flow stays flow, block stays block; else null. */
@@ -271,15 +267,11 @@ export class Splicer {
     return this.insertLinesAfter(this.valueEnd(previousKey, previousValue), this.renderer.pair(key, value, column));
   }
 
-  insertItem(parentPath, index, value) {
-    return this.insertItems(parentPath, index, [value]);
-  }
-
   /* The same text as inserting each at ``index``, ``index + 1``... */
   insertItems(parentPath, index, values) {
     const node = this.node(parentPath);
     if (node.kind !== "seq" || node.flow || !node.value.length) throw new NotHere(); // the fallback rewrites the list
-    const lines = (column) => values.flatMap((value) => this.itemLines(value, column));
+    const lines = (column) => this.renderer.lines(values, column); // the items' lines, as a list's
     if (index < node.value.length) {
       const dash = this.dash(node.value[index]);
       if (!this.ownsLine(dash)) throw new NotHere();
@@ -319,28 +311,15 @@ export class Splicer {
     return this.t.slice(0, at) + block + this.t.slice(at);
   }
 
-  itemLines(value, column) {
-    const rest = this.renderer.afterIndicator(value, column, { inSequence: true });
-    return [" ".repeat(column) + "-" + rest[0], ...rest.slice(1)];
-  }
-
   /* The key's or item's lines go, with a trailing comment on its last line. */
   delete(path) {
-    let parent = this.parentOf(path);
-    if (parent?.kind === "map") parent = holder(parent, path[path.length - 1]); // a merged key, where it is written
-    const collection = parent?.kind === "map" || parent?.kind === "seq";
-    if (!collection || parent.flow || parent.value.length < 2) throw new NotHere(); // the fallback writes the parent anew
-    let first;
-    let end;
-    if (parent.kind === "map") {
-      const [, keyNode, valueNode] = this.pair(parent, path[path.length - 1]);
-      first = keyNode.start.index;
-      end = this.valueEnd(keyNode, valueNode);
-    } else {
-      const item = parent.value[listIndex(parent.value, path[path.length - 1])];
-      first = this.dash(item);
-      end = this.itemEnd(first, item);
-    }
+    const key = path[path.length - 1];
+    const parent = this.parentOf(path);
+    if (parent?.kind === "seq") return this.deleteItems(path.slice(0, -1), [listIndex(parent.value, key)]);
+    const holding = parent?.kind === "map" ? holder(parent, key) : null; // a merged key, where it is written
+    if (!holding || holding.flow || holding.value.length < 2) throw new NotHere(); // the fallback writes the parent anew
+    const [, keyNode, valueNode] = this.pair(holding, key);
+    const [first, end] = [keyNode.start.index, this.valueEnd(keyNode, valueNode)];
     if (!this.ownsLine(first)) throw new NotHere();
     return this.t.slice(0, this.lineStart(first)) + this.t.slice(this.lineEnd(Math.max(end - 1, first)));
   }

@@ -22,14 +22,8 @@ const RESOLVERS_11 = [
 
 const INDICATORS = "-?:,[]{}#&*!|>'\"%@`";
 
-/* A non-ASCII character YAML reads as itself: no control, line or paragraph separator, BOM. */
-function streamChar(ch) {
-  const code = ch.codePointAt(0);
-  return ((code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000) && ![0x2028, 0x2029, 0xfeff].includes(code);
-}
-
 /* yamlrender._all_raw: every character is one YAML reads as itself (a plain or single-quoted scalar's). */
-const allRaw = (text) => Array.from(text).every((ch) => (ch >= " " && ch <= "~") || streamChar(ch));
+const allRaw = (text) => /^[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\u{10000}-\u{10ffff}]*$/u.test(text);
 
 /* Whether a string may be written plain (prereq.core.yamlrender._plain_ok): no indicator or document
  * marker first, no space at either end, no ": " or " #", no flow indicator (nor "?", which ends a
@@ -63,19 +57,7 @@ export function dumpNumber(value) {
   return !text.includes(".") && text.includes("e") ? text.replace("e", ".0e") : text;
 }
 
-/* json.dumps(text, ensure_ascii=False): JSON strings are YAML double-quoted scalars. */
+/* json.dumps(text, ensure_ascii=False): JSON.stringify's, but a lone surrogate kept as Python keeps it. */
 export function jsonString(text) {
-  let out = '"';
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    if (ch === '"' || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\b") out += "\\b";
-    else if (ch === "\f") out += "\\f";
-    else if (code < 0x20) out += "\\u" + hex(code, 4);
-    else out += ch; // lone surrogates too, as Python keeps them
-  }
-  return out + '"';
+  return JSON.stringify(text).replace(/(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/g, (_, before, code) => before + String.fromCharCode(parseInt(code, 16)));
 }

@@ -45,10 +45,6 @@ function getPath(data, path) {
   return data;
 }
 
-function isLookupError(error) {
-  return ["KeyError", "IndexError", "TypeError"].includes(error.name);
-}
-
 /* yamledit._detect_style: the file's smallest mapping indent; whether its first block list is indented. */
 function detectStyle(root) {
   const indents = [];
@@ -128,18 +124,13 @@ export class YamlText {
       getPath(this._typed, path);
       return true;
     } catch (error) {
-      if (isLookupError(error)) return false;
+      if (["KeyError", "IndexError", "TypeError"].includes(error.name)) return false;
       throw error;
     }
   }
 
   get(path, fallback = undefined) {
-    try {
-      return toPlain(getPath(this._typed, path));
-    } catch (error) {
-      if (isLookupError(error)) return fallback;
-      throw error;
-    }
+    return this.exists(path) ? toPlain(getPath(this._typed, path)) : fallback;
   }
 
   /* A new key goes after the last of ``after`` there, else before the first of ``before``, else last;
@@ -181,7 +172,7 @@ export class YamlText {
     if (!Array.isArray(parent)) throw new PrereqError(`${this.source}: ${this._show(parentPath)} is not a list`);
     checkInsertIndex(index, parent.length);
     this._edit(parentPath, (container) => container.splice(Number(index), 0, deepCopy(value)),
-      () => this._splicer.insertItem(parentPath, Number(index), value));
+      () => this._splicer.insertItems(parentPath, Number(index), [value]));
   }
 
   /* yamledit.insert_many: ``insert`` at index, index + 1..., read and checked once; else one by one. */
