@@ -9,12 +9,10 @@ import { test } from "node:test";
 
 import { RestServer, explain, jobPageUrl, serverMessage } from "../../site/assets/composer/webportal/client.js";
 import { EXPRESSIONS_KEY, OWNER_KEY, UserStore } from "../../site/assets/composer/webportal/userstore.js";
-import { handOver } from "../../site/assets/composer/webportal/submission.js";
-import { scopeRem } from "../../site/assets/composer/webportal/styles.js";
-import { indexAddress, pluginEntry } from "../../site/assets/composer/webportal/mount.js";
+import { handOver, indexAddress, pluginEntry, scopeRem } from "../../site/assets/composer/webportal/mount.js";
 import { jobTarget } from "../../site/assets/composer/jobs/prepare.js";
 import { checkCluster, checkName, nextName, withName } from "../../site/assets/composer/webportal/checks.js";
-import { loadCatalog, queueOffers, withVirtualCluster } from "../../site/assets/composer/webportal/queues.js";
+import { loadCatalog, queueOffers, withVirtualCluster } from "../../site/assets/composer/webportal/checks.js";
 import { KEPT_KEY, KeptJobs, cloneRequest, clonedJob, maskSecrets } from "../../site/assets/composer/webportal/clone.js";
 
 /* A fetch that answers from `routes` ("METHOD PATH" -> [status, body]) and records the requests. */

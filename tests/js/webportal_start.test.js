@@ -22,7 +22,7 @@ import { jobChecks } from "../../site/assets/composer/webportal/jobchecks.js";
 import { checkSubmitted } from "../../site/assets/composer/webportal/checks.js";
 import { RestServer } from "../../site/assets/composer/webportal/client.js";
 import { entryOption } from "../../site/assets/composer/webportal/mount.js";
-import { NO_QUEUE, catalogWords, noQueueWords, queueOffers } from "../../site/assets/composer/webportal/queues.js";
+import { NO_QUEUE, catalogWords, noQueueWords, queueOffers } from "../../site/assets/composer/webportal/checks.js";
 
 const CASES = fileURLToPath(new URL("../cases/", import.meta.url));
 const SOURCE = "https://prereq.example/site";

@@ -1,6 +1,5 @@
 /* A user's rights on the queues of the published execution catalog: a port of
  * prereq.execution.rights.user_rights, held equal to it by tests/cases/rights/.
- *
  * May import: core/.
  */
 

@@ -1,6 +1,5 @@
 /* Applying a plan (tools/prereq/jobs/apply.py): edits recorded on a working copy of the data, then
  * replayed on the job's YamlText, so that what the planner reads after an edit is what the text holds.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

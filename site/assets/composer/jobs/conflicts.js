@@ -1,5 +1,4 @@
 /* Items that must not share a task role with others, as their `conflicts` say (tools/prereq/jobs/conflicts.py).
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

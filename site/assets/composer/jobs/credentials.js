@@ -1,6 +1,5 @@
 /* Credentials in a job's hand-written prerequisite (tools/prereq/registry/secrets.py, PRQ190), refused
  * before anything reaches a forge.  A finding names the kind of credential, never its value.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -1,7 +1,6 @@
 /* A job as prereq reads it (tools/prereq/jobs/document.py): a YamlText, its shape and extras.prereq
  * checked.  The checks read the Python-typed data (keys may be numbers or null, as the CLI sees them);
  * the rest reads plain data, so the planner uses the free functions on its working copy too.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

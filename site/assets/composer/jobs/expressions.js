@@ -1,6 +1,5 @@
 /* The user's values filled into a job (tools/prereq/jobs/expressions.py): in a command quoted for bash
  * where each stands; where it cannot be, filled in as written, with a warning.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

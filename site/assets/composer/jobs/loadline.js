@@ -1,6 +1,5 @@
 /* prereq's lines that hand exported variables on (tools/prereq/jobs/loadline.py): the load line atop
  * a task role's commands; the callback lines, the long one on each task role's first callback.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 
@@ -64,7 +63,6 @@ function placeLoadLine(work, path, needed, index) {
   }
   return stale;
 }
-
 
 /* {first, other}, or null for an older index (one line on every callback: nothing to place). */
 export function callbackLines(root) {

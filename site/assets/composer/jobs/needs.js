@@ -1,6 +1,5 @@
 /* What a job must still supply for the items it runs (tools/prereq/jobs/needs.py): what `add` tells
  * the user, what `resolve` refuses.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

@@ -1,6 +1,5 @@
 /* `prereq job add` and `remove` on a job's text (tools/prereq/jobs/operations.py).  `indexSource`: the
  * index a job records when it records none (the CLI's --index, the composer's site).
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

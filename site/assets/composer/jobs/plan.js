@@ -1,6 +1,5 @@
 /* Deciding an edit (tools/prereq/jobs/plan.py): the edits that make a job carry exactly the new
  * extras.prereq's selections, and what to report.  Pure: it never touches the text.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

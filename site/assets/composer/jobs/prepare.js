@@ -1,7 +1,6 @@
 /* `prereq job resolve` (tools/prereq/jobs/prepare.py): names only a task role mentions filled in, the
  * user's values rendered, the lock checked, the job checked as OpenPAI would; and what the portal
  * plugin submits and checks.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 
@@ -23,7 +22,7 @@ import { describeChange } from "./records.js";
 import { roundTrip } from "../openpai/runtime.js";
 import { parseRequirement } from "../core/versions.js";
 
-function referencedOnly(job) {
+export function referencedOnly(job) {
   const defined = new Set(job.topNames().filter(Boolean));
   const missing = new Map();
   for (const role of job.roleOrder()) {

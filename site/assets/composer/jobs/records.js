@@ -1,5 +1,4 @@
 /* What job editing reads and returns (tools/prereq/jobs/records.py).
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 
@@ -58,13 +57,9 @@ export class JobState {
   }
 }
 
-const PLANNED = { added: "add", removed: "remove", updated: "update", kept: "keep", unbound: "unbind" }; // a dry run's verbs
-
-/* ItemChange.describe; `dryRun`: "would add X 1.0". */
-export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" },
-  { dryRun = false } = {}) {
-  const verb = dryRun ? `would ${PLANNED[action]}` : action;
-  let text = action === "updated" ? `${verb} ${name} ${previous} -> ${version}` : `${verb} ${name} ${version}`;
+/* ItemChange.describe */
+export function describeChange({ action, name, version, previous = null, requiredBy = [], selected = false, reason = "" }) {
+  let text = action === "updated" ? `${action} ${name} ${previous} -> ${version}` : `${action} ${name} ${version}`;
   if (requiredBy.length) text += ", required by " + requiredBy.join(", ");
   else if (selected && action === "added") text += ", selected";
   if (reason) text += ` (${reason})`;

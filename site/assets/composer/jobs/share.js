@@ -1,6 +1,5 @@
 /* `prereq share` (share_entry in tools/prereq/scaffold/share.py): a job's hand-written prerequisite as
  * a registry item.  Its keys, name rules and blanks come from the index's item_format: one table for both.
- *
  * May import: core/, yaml/, openpai/, index/.
  */
 

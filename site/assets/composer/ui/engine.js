@@ -9,9 +9,7 @@ import { prepareJob, submissionFacts } from "../jobs/prepare.js";
 import { analyse } from "./view.js";
 
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
-// A worker not ready by then (its scripts stalled: no error event comes) is dropped: the page edits.  Its
-// index is the page's, read from memory, so it is ready in well under a second when its scripts come.
-const READY_SECONDS = 30;
+const READY_SECONDS = 30; // a worker not ready by then (its scripts stalled) is dropped: the page edits
 
 /* Files of an index, fetched from API/<path> only; a slow one is waited for while bytes come. */
 export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
@@ -71,9 +69,7 @@ function newWorker() {
   }
 }
 
-/* `setup` ({api, trust, files}): how the worker loads its own index (`files`: the page's
- * Index.loadedFiles).  `inPage()`: the page's engine, which answers until `start()`, and for good when
- * no worker starts, one fails or one is not ready within `readySeconds` (composer/README.md). */
+/* `setup`: {api, trust, files} (README.md's messages); `inPage()`: the page's engine, until `start()` or for good. */
 export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {}) {
   let worker = null;
   let deadline = 0;

@@ -15,11 +15,7 @@ let engine = null;
 let edited = false; // once the user has edited, the rehearsal is over
 export let rehearsal = null; // the setup's: what ended it, and after how many rounds
 
-/* The engine's first run on a long job costs three to four times a later one (cold code: 330 against 90 ms
- * for 150 items in Node), so while the user reads the list the worker adds, views and removes made-up
- * chains of up to REHEARSED items on the empty job, in an index of its own: nothing read, nothing shown.
- * It ends at the first edit, after about REHEARSAL_MS (checked between steps) or after REHEARSALS rounds
- * (the chain is at its longest from the 15th); a call that comes meanwhile waits one step at most. */
+// The rehearsal (composer/README.md, where the engine runs): chains of up to REHEARSED items, warming cold code.
 const REHEARSED = 30;
 const REHEARSAL_MS = 1000;
 const REHEARSALS = 40;

@@ -66,20 +66,28 @@ export async function openingJob(index, host) {
   return { starting, text: draft ? draft.text : starting.text, role: draft ? draft.role : "" };
 }
 
-export function saveDraft(text, role) {
+/* JSON kept in `storage` (this browser's); `fallback` when it is missing, broken or refused. */
+export function readStored(key, fallback, storage = null) {
   try {
-    window.localStorage.setItem(DRAFT_KEY, JSON.stringify({ text, role }));
-  } catch (error) { /* storage full or disabled: the draft is not kept */ }
+    const value = JSON.parse((storage || window.localStorage).getItem(key) || "null");
+    return value === null ? fallback : value;
+  } catch (error) {
+    return fallback;
+  }
 }
 
-export function loadDraft() {
+export function writeStored(key, value, storage = null) {
   try {
-    const draft = JSON.parse(window.localStorage.getItem(DRAFT_KEY) || "null");
-    if (draft !== null && typeof draft === "object" && typeof draft.text === "string" && draft.text.trim()) {
-      return { text: draft.text, role: typeof draft.role === "string" ? draft.role : "" };
-    }
-  } catch (error) { /* ignore a broken draft */ }
-  return null;
+    (storage || window.localStorage).setItem(key, JSON.stringify(value));
+  } catch (error) { /* storage full or disabled: kept until the page closes */ }
+}
+
+export const saveDraft = (text, role) => writeStored(DRAFT_KEY, { text, role });
+
+function loadDraft() {
+  const draft = readStored(DRAFT_KEY, null);
+  const usable = draft !== null && typeof draft === "object" && typeof draft.text === "string" && draft.text.trim();
+  return usable ? { text: draft.text, role: typeof draft.role === "string" ? draft.role : "" } : null;
 }
 
 const TYPES = { yaml: "application/yaml;charset=utf-8", json: "application/json;charset=utf-8" };

@@ -13,9 +13,7 @@ let refocus = "";
 // The list is one Tab stop (a roving tabindex): the data-focus-key of the control that has it.
 let roving = "";
 const bound = new WeakSet();
-// A row the pointer or the focus rests on for POINTED_MS is about to be checked: its files are read then
-// (a pointer passing over rows on its way is not).
-const POINTED_MS = 65;
+const POINTED_MS = 65; // a box the pointer or the focus rests on so long is about to be checked: prefetch
 let pointed = { name: "", timer: 0 };
 
 function pointAt(ctx, target) {
@@ -36,7 +34,6 @@ function inJob(ctx, name) {
   return !!ctx.view && (ctx.view.inClosure.has(name) || ctx.view.state.lock.has(name));
 }
 
-/* In the catalog's order (search.js), or the shown list's; `corrected`: the words searched instead. */
 /* search.js's answer for `query` among the `kept` records; without words every record ranks alike, in
  * name order (search.js's), which needs no search of them all (the list is drawn at every change). */
 function ranked(records, kept, query) {
@@ -78,11 +75,7 @@ function versionPicker(ctx, name) {
   for (const group of versionChoices(ctx.view.versions.get(name), ctx.view.ranges.get(name))) {
     const holder = group.label ? el("optgroup") : select;
     if (group.label) holder.label = group.label;
-    for (const choice of group.options) {
-      const option = el("option", null, choice.label);
-      option.value = choice.value;
-      holder.appendChild(option);
-    }
+    for (const choice of group.options) holder.appendChild(new Option(choice.label, choice.value));
     if (holder !== select) select.appendChild(holder);
   }
   select.value = ctx.view.ranges.get(name) || "";
@@ -95,7 +88,6 @@ function versionPicker(ctx, name) {
   label.appendChild(select);
   return label;
 }
-
 
 /* A box whose change is an edit: it keeps the focus through the redraw, and waits for the edit. */
 function editBox(id, checked, edit) {

@@ -50,19 +50,15 @@ export function showOutputState(ui, problem) {
 
 export function bindOutputs(ctx) {
   const ui = ctx.ui;
-  for (const role of BUTTONS) ui[role].setAttribute("data-label", ui[role].textContent);
-  ui.copy.addEventListener("click", () => {
-    if (goesOut(ctx, "Copy")) copy(ctx, ui.copy, ui.editor.value);
-  });
-  ui.download.addEventListener("click", () => {
-    if (goesOut(ctx, "Download")) download(ui.editor.value, ctx.jobName());
-  });
-  ui.copyJson.addEventListener("click", () => {
-    const json = asJson(ctx);
-    if (json !== null && goesOut(ctx, "Copy")) copy(ctx, ui.copyJson, json);
-  });
-  ui.downloadJson.addEventListener("click", () => {
-    const json = asJson(ctx);
-    if (json !== null && goesOut(ctx, "Download")) download(json, ctx.jobName(), "json");
-  });
+  const [yaml, json] = [() => ui.editor.value, () => asJson(ctx)];
+  for (const [role, what, text, format] of [["copy", "Copy", yaml], ["download", "Download", yaml, "yaml"],
+    ["copyJson", "Copy", json], ["downloadJson", "Download", json, "json"]]) {
+    ui[role].setAttribute("data-label", ui[role].textContent);
+    ui[role].addEventListener("click", () => {
+      const out = text();
+      if (out === null || !goesOut(ctx, what)) return;
+      if (format) download(out, ctx.jobName(), format);
+      else copy(ctx, ui[role], out);
+    });
+  }
 }

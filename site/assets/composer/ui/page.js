@@ -135,9 +135,7 @@ class Composer {
     }).then(() => this.summarise(name, before));
   }
 
-  /* The user points at an item's box: its files are read now, so that a check of it does not wait for
-   * them; after the edit under way, if any (the worker does one thing at a time).  Once a name; a file
-   * that cannot be had is the check's to say. */
+  /* The box pointed at: its files read now, after the edit under way (composer/README.md). */
   prefetch(name) {
     if (!this.engine || this.prefetched.has(name)) return;
     if (this.root.dataset.state === "busy") return void this.busy.then(() => this.prefetch(name));
@@ -303,7 +301,6 @@ class Composer {
   api() {
     return {
       add: (text, names, roleName) => this.engine.add(text, names, this.editOptions(roleName)),
-      remove: (text, names, roleName) => this.engine.remove(text, names, this.editOptions(roleName)),
       idle: () => this.busy,
       engine: () => this.engine.where(), // "worker" or "page"
       prepare: (text, options) => this.engine.prepare(text, { indexSource: this.host.indexSource, ...options }),
@@ -323,14 +320,10 @@ class Composer {
 
 /* Taken out of the address, so that a reload does not start or add again. */
 function takeLinkRequest() {
-  const params = new URLSearchParams(window.location.search);
-  const request = { template: params.get("template"), add: params.get("add") };
-  if (request.template !== null || request.add !== null) {
-    params.delete("template");
-    params.delete("add");
-    const rest = params.toString();
-    window.history.replaceState(null, "", window.location.pathname + (rest ? "?" + rest : "") + window.location.hash);
-  }
+  const address = new URL(window.location.href);
+  const request = { template: address.searchParams.get("template"), add: address.searchParams.get("add") };
+  ["template", "add"].forEach((name) => address.searchParams.delete(name));
+  if (request.template !== null || request.add !== null) window.history.replaceState(null, "", address.pathname + address.search + address.hash);
   return request;
 }
 

@@ -13,12 +13,6 @@ export function el(tag, className, text) {
   return node;
 }
 
-function option(value, text) {
-  const node = el("option", null, text);
-  node.value = value;
-  return node;
-}
-
 export function showMessages(ui, lines, warnings) {
   ui.messages.textContent = "";
   for (const line of lines) ui.messages.appendChild(el("li", "prereq-composer__change", line));
@@ -41,7 +35,7 @@ export function showError(ui, error, { lead = "Cannot do that: " } = {}) {
 export function renderRoles(ui, view, role) {
   const roles = view ? view.roles : [];
   ui.role.textContent = "";
-  for (const name of roles) ui.role.appendChild(option(name, name));
+  for (const name of roles) ui.role.appendChild(new Option(name, name));
   if (roles.length) ui.role.value = role;
   ui.role.disabled = roles.length < 2;
 }
@@ -69,17 +63,17 @@ export function renderClosure(ui, view, role) {
 /* The type groups are the index's (the site names none); tags most used first. */
 export function renderFilterOptions(ui, index) {
   const find = window.prereq;
-  for (const group of Object.keys(find.typeGroups())) ui.type.appendChild(option(group, find.typeGroupLabel(group)));
+  for (const group of Object.keys(find.typeGroups())) ui.type.appendChild(new Option(find.typeGroupLabel(group), group));
   const counts = new Map();
   for (const entry of index.root.items) for (const tag of entry.tags || []) counts.set(tag, (counts.get(tag) || 0) + 1);
   const tags = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  for (const [tag, count] of tags) ui.tag.appendChild(option(tag, `${tag} (${count})`));
+  for (const [tag, count] of tags) ui.tag.appendChild(new Option(`${tag} (${count})`, tag));
 }
 
 export function renderTemplates(ui, index) {
   for (const template of index.root.templates || []) {
     if (!template || typeof template.path !== "string") continue;
-    ui.template.appendChild(option(template.name, template.name + (template.title ? " — " + template.title : "")));
+    ui.template.appendChild(new Option(template.name + (template.title ? " — " + template.title : ""), template.name));
   }
   ui.template.disabled = !(index.root.templates || []).length;
 }

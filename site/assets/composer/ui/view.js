@@ -4,6 +4,7 @@
 
 import { JobDocument, TASK_ROLE_FIELDS } from "../jobs/document.js";
 import { loadFor } from "../jobs/operations.js";
+import { referencedOnly } from "../jobs/prepare.js";
 import { parseRequirement } from "../core/versions.js";
 
 export async function analyse(index, text, role) {
@@ -41,18 +42,8 @@ export async function analyse(index, text, role) {
 
 /* Per task role, the registry items it names that the job does not define (a template selects them). */
 export function namedItems(index, text) {
-  const job = new JobDocument(text, "job");
-  const defined = new Set(job.topNames().filter((n) => n !== null));
-  const out = new Map();
-  for (const role of job.roleOrder()) {
-    const spec = job.roles[role];
-    const names = [];
-    for (const name of [...(spec.prerequisites || []), ...TASK_ROLE_FIELDS.map((f) => spec[f])]) {
-      if (typeof name === "string" && index.entries.has(name) && !defined.has(name) && !names.includes(name)) names.push(name);
-    }
-    if (names.length) out.set(role, names);
-  }
-  return out;
+  const named = [...referencedOnly(new JobDocument(text, "job"))].map(([role, names]) => [role, names.filter((n) => index.entries.has(n))]);
+  return new Map(named.filter(([, names]) => names.length));
 }
 
 /* `published`: ascending; `range` null: any version.  A range of the job's own that no option is comes first. */

@@ -1,7 +1,6 @@
 /* The OpenPAI rest-server as the plugin uses it (no DOM; `fetch` given, for tests): jobs (submit, a
  * name in use, a config to clone) and the user's record, as the portal's own pages call them
  * (microsoft/pai src/rest-server/src/routes/v2/job.js).  Refusals become PrereqErrors in a user's words.
- *
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

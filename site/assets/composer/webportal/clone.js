@@ -1,13 +1,10 @@
-/* The portal's Clone, back in the plugin (no DOM; microsoft/pai job-detail/.../clone-button.jsx).
- * The rest-server answers a job's config as JSON, without comments, so the text the user wrote is
- * kept in this browser, per user (secrets too, like the draft), and opened while the config still
- * matches what was sent.
- *
+/* The portal's Clone, back in the plugin, and the texts kept for it (no DOM; composer/README.md, Clone).
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { PrereqError } from "../core/errors.js";
 import { blockYamlOfJson } from "../ui/jsonjob.js";
+import { readStored, writeStored } from "../ui/jobfile.js";
 import { loadYamlOrNull } from "../yaml/yamlload.js";
 
 export const KEPT_KEY = "prereq.webportal.submitted";
@@ -39,12 +36,8 @@ export class KeptJobs {
   }
 
   all() {
-    try {
-      const kept = JSON.parse(this.storage.getItem(KEPT_KEY) || "null");
-      return kept && kept.user === this.user && kept.jobs && typeof kept.jobs === "object" ? kept.jobs : {};
-    } catch (error) {
-      return {};
-    }
+    const kept = readStored(KEPT_KEY, null, this.storage);
+    return kept && kept.user === this.user && kept.jobs && typeof kept.jobs === "object" ? kept.jobs : {};
   }
 
   /* `text` is the editor's, `sent` the prepared text that was posted. */
@@ -54,9 +47,7 @@ export class KeptJobs {
     jobs[name] = { text, sent: dataOf(maskSecrets(sent)) };
     const names = Object.keys(jobs);
     for (const old of names.slice(0, Math.max(0, names.length - KEPT_JOBS))) delete jobs[old];
-    try {
-      this.storage.setItem(KEPT_KEY, JSON.stringify({ user: this.user, jobs }));
-    } catch (error) { /* storage full or disabled: a clone then opens the rest-server's config */ }
+    writeStored(KEPT_KEY, { user: this.user, jobs }, this.storage); // storage full or disabled: a clone opens the config
   }
 
   find(name, config) {

@@ -1,36 +1,18 @@
-/* What the cluster says of the job while it is written (jobchecks.js, checks.js) and the queues the
- * user's groups get (queues.js), with one-click fixes made as the composer's own edits (undoable).
- * Only a new name or virtual cluster asks the rest-server again.  Text goes in through textContent
- * and attributes only.
- *
+/* Draws checks.js's and jobchecks.js's checks and the queues, with one-click fixes as the composer's
+ * own edits (composer/README.md, the checks beside the YAML).
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
 import { PrereqError } from "../core/errors.js";
 import { goToLine } from "../ui/editor.js";
-import { checkCluster, checkName, checkSubmitted, withName } from "./checks.js";
+import { catalogWords, checkCluster, checkName, checkSubmitted, loadCatalog, noQueueWords, queueOffers, withName, withVirtualCluster } from "./checks.js";
 import { jobChecks } from "./jobchecks.js";
 import { button, el } from "./panel.js";
-import { catalogWords, loadCatalog, noQueueWords, queueOffers, withVirtualCluster } from "./queues.js";
 
 const PAUSE = 300; // ms: past the editor's own pause (250) before it reads the text
 
 function hint(text) {
   return el("div", "prereq-composer__hint", "hint: " + text);
-}
-
-function drawShell(root) {
-  const checks = el("ul", "prereq-plugin__checks");
-  checks.id = "prereq-plugin-checks";
-  checks.setAttribute("aria-label", "What the cluster would say");
-  checks.setAttribute("aria-live", "polite");
-  root.querySelector("#prereq-plugin-outcome").before(checks);
-  const queues = el("section", "prereq-plugin__queues");
-  queues.id = "prereq-plugin-queues";
-  queues.setAttribute("aria-label", "Queues your groups get");
-  queues.hidden = true;
-  root.querySelector("#prereq-plugin-mine").before(queues);
-  return { checks, queues };
 }
 
 function queueRow(offer, use) {
@@ -54,21 +36,10 @@ function queueRow(offer, use) {
 
 function queueTable(offers, use) {
   const table = el("table", "prereq-plugin__queue-table");
-  const head = el("tr");
+  const head = table.createTHead().insertRow();
   for (const title of ["Queue", "Your slots", "Priority", "Virtual cluster", ""]) head.append(el("th", null, title));
-  const body = el("tbody");
-  body.append(...offers.map((offer) => queueRow(offer, use)));
-  const thead = el("thead");
-  thead.append(head);
-  table.append(thead, body);
+  table.createTBody().append(...offers.map((offer) => queueRow(offer, use)));
   return table;
-}
-
-/* No id: several checks may have one. */
-function action(text) {
-  const node = el("button", "md-button", text);
-  node.type = "button";
-  return node;
 }
 
 function noQueue(words) {
@@ -81,7 +52,7 @@ export class ClusterPanel {
   /* `prepare(text)` is Submit's preparation (jobs/prepare.js's prepareJob, by the composer's engine). */
   constructor({ root, composer, server, store, api, prepare }) {
     Object.assign(this, { composer, server, store, api, prepare });
-    this.ui = drawShell(root);
+    this.ui = { checks: root.querySelector("#prereq-plugin-checks"), queues: root.querySelector("#prereq-plugin-queues") };
     this.shown = null; // JSON of the {name, cluster} checked by the rest-server
     this.named = [];
     this.drawn = null; // what the list shows, as JSON
@@ -165,18 +136,18 @@ export class ClusterPanel {
     if (result.lineless) item.append(el("span", "prereq-plugin__noline", " (on no line of the YAML)"));
     if (result.hint) item.append(hint(result.hint));
     if (result.line) {
-      const go = action(`Go to line ${result.line}`);
+      const go = button("", `Go to line ${result.line}`);
       go.setAttribute("data-line", String(result.line));
       go.addEventListener("click", () => goToLine(this.composer.ui, result.line));
       item.append(go);
     }
     if (result.fresh) {
       const take = button("prereq-plugin-fresh-name", `Use ${result.fresh}`, false);
-      take.addEventListener("click", () => this.edit((text) => withName(text, result.fresh), `renamed the job to ${result.fresh}`));
+      take.addEventListener("click", () => this.edit((text) => ({ after: withName(text, result.fresh), changes: [`renamed the job to ${result.fresh}`] })));
       item.append(take);
     }
     if (result.add) {
-      const add = action(`Add ${result.add}`);
+      const add = button("", `Add ${result.add}`);
       add.setAttribute("data-add", result.add);
       add.setAttribute("aria-label", `Add the image ${result.add} to task role ${result.role}`);
       add.addEventListener("click", () => this.addImage(result.add, result.role));
@@ -193,19 +164,11 @@ export class ClusterPanel {
     }
   }
 
-  /* Queued as the composer's own edits: undoable, said in its messages. */
-  edit(change, message) {
-    return this.composer.queue(async () => {
-      await this.composer.setText(change(this.composer.text()));
-      this.composer.showMessages([message]);
-    }).then(() => this.schedule());
-  }
-
-  /* As `prereq job add --task-role ROLE IMAGE`. */
-  addImage(image, role) {
+  /* Queued as the composer's own edits: undoable, said in its messages.  `change(text)` gives {after, changes, warnings}. */
+  edit(change) {
     return this.composer.queue(async () => {
       try {
-        const result = await this.composer.add(this.composer.text(), [image], role);
+        const result = await change(this.composer.text());
         await this.composer.setText(result.after);
         this.composer.showMessages(result.changes, result.warnings);
       } catch (error) {
@@ -213,6 +176,11 @@ export class ClusterPanel {
         this.composer.showError(error);
       }
     }).then(() => this.schedule());
+  }
+
+  /* As `prereq job add --task-role ROLE IMAGE`. */
+  addImage(image, role) {
+    return this.edit((text) => this.composer.add(text, [image], role));
   }
 
   /* Once the user's record is known; hidden when the index has no catalog. */
@@ -253,8 +221,8 @@ export class ClusterPanel {
       return [said, ...noQueue(noQueueWords(error, { admin, groups }))];
     }
     if (!offers.length) return [said, ...noQueue(noQueueWords(null, { admin, groups }))];
-    const use = (offer) => this.edit((text) => withVirtualCluster(text, offer.virtualCluster),
-      `put the job on the queue ${offer.title} (${offer.queue}): defaults.virtualCluster is ${offer.virtualCluster}`);
+    const use = (offer) => this.edit((text) => ({ after: withVirtualCluster(text, offer.virtualCluster),
+      changes: [`put the job on the queue ${offer.title} (${offer.queue}): defaults.virtualCluster is ${offer.virtualCluster}`] }));
     return [said, queueTable(offers, use)];
   }
 }

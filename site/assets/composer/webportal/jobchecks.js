@@ -1,7 +1,6 @@
 /* What the job itself would be refused for, said before Submit (no DOM, no network): a task role
  * with no image, what Submit's preparation finds, and an unusable starting image; each on its editor
  * line.  Administrators are told which setting to change, other users whom to ask.
- *
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 

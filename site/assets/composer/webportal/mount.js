@@ -1,8 +1,5 @@
-/* The plugin in <pai-plugin>'s shadow root: the site's styles and composer markup, the same ui/ code
- * as the site's page mounted against the admin's index, then the plugin's controls (Submit, hand-off,
- * the user's values, cluster.js, clone.js).  Nothing is written into the portal's page but the
- * element's content; window gets no name of ours besides prereq.js's own.
- *
+/* The plugin in <pai-plugin>'s shadow root: the site's styles and composer markup, ui/ mounted against
+ * the admin's index, then Submit, the hand-off, the user's values, cluster.js and clone.js.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
@@ -12,11 +9,53 @@ import { RestServer, jobPageUrl } from "./client.js";
 import { cloneRequest, clonedJob, KeptJobs } from "./clone.js";
 import { ClusterPanel } from "./cluster.js";
 import { button, drawControls, drawMine, el, link, showOutcome } from "./panel.js";
-import { adoptStyles } from "./styles.js";
-import { handOver } from "./submission.js";
 import { UserStore } from "./userstore.js";
 
 const DEFAULT_ID = "prereq"; // extras.submitFrom when the admin's entry has no id
+
+/* The plugin's styles, in its shadow root only (composer/README.md: rem and inherited properties). */
+export const SHEETS = ["assets/prereq.css", "assets/composer.css", "assets/composer/webportal/plugin.css"];
+
+/* `1.5rem` as `calc(1.5 * var(--prereq-rem))`; `:root`, which matches nothing in a shadow root, as `:host`. */
+export function scopeRem(css) {
+  return css.replace(/:root\b/g, ":host").replace(/(^|[^\w.-])(-?(?:\d+\.?\d*|\.\d+))rem\b/g, (all, before, number) => `${before}calc(${number} * var(--prereq-rem))`);
+}
+
+async function sheetText(url) {
+  const response = await fetch(url, { credentials: "same-origin" });
+  if (!response.ok) throw new PrereqError(`cannot load ${url} (${response.status} ${response.statusText})`,
+    { hint: "the prereq site is incomplete, or does not allow this portal to read it (CORS)" });
+  return scopeRem(await response.text());
+}
+
+/* `site`: an absolute URL ending in "/". */
+export async function adoptStyles(shadow, site) {
+  const texts = await Promise.all(SHEETS.map((path) => sheetText(new URL(path, site).href)));
+  if ("adoptedStyleSheets" in shadow && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {
+    shadow.adoptedStyleSheets = texts.map((text) => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(text);
+      return sheet;
+    });
+    return;
+  }
+  for (const text of texts) { // older browsers: <style> elements, as a last resort
+    const style = document.createElement("style");
+    style.textContent = text;
+    shadow.appendChild(style);
+  }
+}
+
+export const HANDOVER_KEY = "marketItem";
+export const SUBMISSION_PAGE = "/submit.html";
+
+/* As the old marketplace's "Use": the submission page builds its form from localStorage.marketItem. */
+export function handOver(storage, data) {
+  const copy = JSON.parse(JSON.stringify(data));
+  if (copy.extras && typeof copy.extras === "object") delete copy.extras.submitFrom;
+  storage.setItem(HANDOVER_KEY, JSON.stringify(copy));
+  return SUBMISSION_PAGE;
+}
 
 /* The admin's entry for this plugin: PAI_PLUGINS[?index=N], else the one whose uri is this script. */
 export function pluginEntry(plugins, search, scriptUrl, base) {

@@ -1,6 +1,5 @@
 /* What the plugin adds to the composer's markup: Submit and the hand-off, the submission's outcome,
  * the panel of the user's values.  Text goes in through textContent, attributes and form values only.
- *
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 
@@ -9,43 +8,32 @@ import { el } from "../ui/panels.js";
 function button(id, text, primary) {
   const node = el("button", "md-button" + (primary ? " md-button--primary" : ""), text);
   node.type = "button";
-  node.id = id;
+  if (id) node.id = id; // none: several checks may have one
   return node;
 }
 
+/* Static markup (no text of the user's or the index's), parsed as mount.js parses the composer's page. */
+const nodes = (html) => new DOMParser().parseFromString(html, "text/html").body.children;
+
+/* Submit and the hand-off; the checks and the outcome above the error; the queues and the user's values under the job. */
 export function drawControls(root) {
-  const toolbar = root.querySelector(".prereq-composer__toolbar");
-  const submit = button("prereq-plugin-submit", "Submit", true);
-  const handOver = button("prereq-plugin-handover", "Open in the submission page", false);
-  toolbar.append(submit, handOver);
-  const outcome = el("div", "prereq-plugin__outcome");
-  outcome.id = "prereq-plugin-outcome";
-  outcome.setAttribute("role", "status");
-  outcome.setAttribute("aria-live", "polite");
-  outcome.hidden = true;
-  root.querySelector("#prereq-composer-error").before(outcome);
-  const mine = el("section", "prereq-plugin__mine");
-  mine.id = "prereq-plugin-mine";
-  mine.setAttribute("aria-label", "Your values");
-  mine.append(el("h2", null, "Your values"));
-  const where = el("p", "prereq-plugin__where");
-  where.id = "prereq-plugin-where";
-  const list = el("ul", "prereq-plugin__expressions");
-  list.id = "prereq-plugin-expressions";
-  const form = el("form", "prereq-plugin__add");
-  const key = el("input");
-  const value = el("input");
-  Object.assign(key, { id: "prereq-plugin-key", placeholder: "KEY", spellcheck: false, required: true, pattern: "[A-Za-z0-9_\\-]+" });
-  Object.assign(value, { id: "prereq-plugin-value", placeholder: "value", spellcheck: false });
-  key.setAttribute("aria-label", "Expression key");
-  value.setAttribute("aria-label", "Expression value");
-  const save = el("button", "md-button", "Set");
-  save.type = "submit";
-  save.id = "prereq-plugin-set";
-  form.append(el("span", null, "<% expression."), key, el("span", null, "%> ="), value, save);
-  mine.append(where, el("p", "prereq-plugin__where", "Expression values filled in when you submit:"), list, form);
-  root.querySelector(".prereq-composer__job").append(mine);
-  return { submit, handOver, outcome, where, list, form, key, value };
+  root.querySelector(".prereq-composer__toolbar").append(...nodes(
+    '<button type="button" id="prereq-plugin-submit" class="md-button md-button--primary">Submit</button>' +
+    '<button type="button" id="prereq-plugin-handover" class="md-button">Open in the submission page</button>'));
+  root.querySelector("#prereq-composer-error").before(...nodes(
+    '<ul id="prereq-plugin-checks" class="prereq-plugin__checks" aria-label="What the cluster would say" aria-live="polite"></ul>' +
+    '<div id="prereq-plugin-outcome" class="prereq-plugin__outcome" role="status" aria-live="polite" hidden></div>'));
+  root.querySelector(".prereq-composer__job").append(...nodes(
+    '<section id="prereq-plugin-queues" class="prereq-plugin__queues" aria-label="Queues your groups get" hidden></section>' +
+    '<section id="prereq-plugin-mine" class="prereq-plugin__mine" aria-label="Your values"><h2>Your values</h2>' +
+    '<p id="prereq-plugin-where" class="prereq-plugin__where"></p><p class="prereq-plugin__where">Expression values filled in when you submit:</p>' +
+    '<ul id="prereq-plugin-expressions" class="prereq-plugin__expressions"></ul><form class="prereq-plugin__add"><span>&lt;% expression.</span>' +
+    '<input id="prereq-plugin-key" placeholder="KEY" spellcheck="false" required pattern="[A-Za-z0-9_\\-]+" aria-label="Expression key">' +
+    '<span>%&gt; =</span><input id="prereq-plugin-value" placeholder="value" spellcheck="false" aria-label="Expression value">' +
+    '<button type="submit" id="prereq-plugin-set" class="md-button">Set</button></form></section>'));
+  const [submit, handOver, outcome, where, list, key, value] = ["submit", "handover", "outcome", "where", "expressions", "key", "value"]
+    .map((id) => root.querySelector("#prereq-plugin-" + id));
+  return { submit, handOver, outcome, where, list, form: key.form, key, value };
 }
 
 export function drawMine(controls, store, remove) {

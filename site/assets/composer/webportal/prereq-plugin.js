@@ -1,10 +1,5 @@
-/* The OpenPAI webportal plugin, published as webportal/prereq-plugin.js (site/webportal.md): defines
- * <pai-plugin>, which the portal creates with the rest-server's address, the user and the token;
- * mount.js shows the composer in its shadow root.
- * A classic script, as the portal loads it: no static import, the site's address from
- * document.currentScript (set only during the first run).  A failure is said in the element, never
- * an empty page.  No inline script, no eval (a portal's CSP may refuse them).
- *
+/* <pai-plugin>, published as webportal/prereq-plugin.js: a classic script (composer/README.md, mounting)
+ * whose mount.js shows the composer in its shadow root; a failure is said in the element.
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
 /* Longer than usual: one function, the script's own scope in the portal's page; its inner ones are short. */

@@ -1,11 +1,9 @@
-/* What follows a user from browser to browser (no DOM): favorites, recent items and expression values,
- * kept in the user's OpenPAI record (extension.prereq) and copied into this browser's storage, where the
- * composer reads them.  The record wins when it holds our key; else the browser's lists are uploaded.
- * A token that cannot write leaves all in the browser.  OWNER_KEY: another user signing in here
- * starts empty, never with the previous user's values.
- *
+/* The user's favorites, recent items and expression values in the OpenPAI record and this browser
+ * (no DOM; composer/README.md, the user's values).
  * May import: core/, yaml/, jobs/, ui/, execution/.
  */
+
+import { readStored, writeStored } from "../ui/jobfile.js";
 
 export const EXTENSION_KEY = "prereq";
 export const EXPRESSIONS_KEY = "prereq.expressions";
@@ -39,38 +37,23 @@ export class UserStore {
     this.listeners = [];
   }
 
-  read(key, fallback) {
-    try {
-      const value = JSON.parse(this.storage.getItem(key) || "null");
-      return value === null ? fallback : value;
-    } catch (error) {
-      return fallback;
-    }
-  }
-
-  write(key, value) {
-    try {
-      this.storage.setItem(key, JSON.stringify(value));
-    } catch (error) { /* storage full or disabled: the values live until the page closes */ }
-  }
-
   value() {
     return {
       version: VERSION,
-      favorites: names(this.read(this.keys.favorites, [])),
-      recent: names(this.read(this.keys.recent, [])),
+      favorites: names(readStored(this.keys.favorites, [], this.storage)),
+      recent: names(readStored(this.keys.recent, [], this.storage)),
       expressions: this.expressions(),
     };
   }
 
   expressions() {
-    return strings(this.read(EXPRESSIONS_KEY, {}));
+    return strings(readStored(EXPRESSIONS_KEY, {}, this.storage));
   }
 
   adopt(stored) {
-    this.write(this.keys.favorites, names(stored.favorites));
-    this.write(this.keys.recent, names(stored.recent));
-    this.write(EXPRESSIONS_KEY, strings(stored.expressions));
+    writeStored(this.keys.favorites, names(stored.favorites), this.storage);
+    writeStored(this.keys.recent, names(stored.recent), this.storage);
+    writeStored(EXPRESSIONS_KEY, strings(stored.expressions), this.storage);
   }
 
   /* Writing back at once finds out whether the token may write (an application token may not). */
@@ -79,7 +62,7 @@ export class UserStore {
     try {
       if (this.storage.getItem(OWNER_KEY) !== JSON.stringify(this.server.user)) {
         this.adopt({});
-        this.write(OWNER_KEY, this.server.user);
+        writeStored(OWNER_KEY, this.server.user, this.storage);
       }
       try {
         this.record = await this.server.record();
@@ -133,7 +116,7 @@ export class UserStore {
     const values = this.expressions();
     if (text === null) delete values[key];
     else values[key] = String(text);
-    this.write(EXPRESSIONS_KEY, values);
+    writeStored(EXPRESSIONS_KEY, values, this.storage);
     this.changed();
     return this.save();
   }
