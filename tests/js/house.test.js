@@ -98,11 +98,49 @@ test("house/the scanner is not fooled by braces in strings, templates, comments 
     ["./a.js", "../b.js", "./c.js", "./d.js"]);
 });
 
-test("house/the composer stays within its size", () => {
-  const texts = MODULES.filter((path) => inside(path, COMPOSER)).map(read);
+/* [lines, bytes gzipped at level 9] of the modules as one text, in path order. */
+function measured(paths) {
+  const texts = [...paths].sort().map(read);
   const lines = texts.reduce((count, text) => count + text.split("\n").length - 1, 0);
-  const gzipped = gzipSync(Buffer.from(texts.join(""), "utf8"), { level: 9 }).length;
+  return [lines, gzipSync(Buffer.from(texts.join(""), "utf8"), { level: 9 }).length];
+}
+
+test("house/the composer stays within its size", () => {
+  const [lines, gzipped] = measured(MODULES.filter((path) => inside(path, COMPOSER)));
   assert.ok(lines <= COMPOSER_LINES && gzipped <= COMPOSER_GZIPPED, `${lines} lines, ${gzipped} bytes gzipped`);
+});
+
+/* What each page loads: its entry modules and all they import.  The entries a static scan cannot see
+ * are named: start.js and prereq-plugin.js import page.js and mount.js by a URL they compute, and
+ * engine.js starts engineworker.js as a worker. */
+const PAGES = {
+  "the composer page": ["ui/start.js", "ui/page.js", "ui/engineworker.js"],
+  "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js"],
+};
+// Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
+const PAGE_LIMITS = { "the composer page": [6606, 90200], "the portal plugin": [7750, 105700] };
+
+function loaded(entries) {
+  const seen = new Set();
+  const todo = entries.map((entry) => join(COMPOSER, entry));
+  while (todo.length) {
+    const path = todo.pop();
+    if (seen.has(path) || !inside(path, COMPOSER)) continue;
+    seen.add(path);
+    todo.push(...imports(read(path)).map((specifier) => resolve(dirname(path), specifier)));
+  }
+  return seen;
+}
+
+test("house/every composer module is loaded by a page, and each page stays within its size", () => {
+  const pages = Object.fromEntries(Object.entries(PAGES).map(([page, entries]) => [page, loaded(entries)]));
+  const unused = MODULES.filter((path) => inside(path, COMPOSER) && !Object.values(pages).some((modules) => modules.has(path)));
+  assert.deepEqual(unused.map(shown), []);
+  for (const [page, modules] of Object.entries(pages)) {
+    const [lines, gzipped] = measured(modules);
+    const [maxLines, maxGzipped] = PAGE_LIMITS[page];
+    assert.ok(lines <= maxLines && gzipped <= maxGzipped, `${page}: ${lines} lines, ${gzipped} bytes gzipped`);
+  }
 });
 
 test("house/folders hold at most 12 modules", () => {
