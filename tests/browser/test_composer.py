@@ -324,6 +324,19 @@ def test_the_engine_runs_in_a_worker_and_in_the_page_when_none_can_start(visits,
     assert "name: hello-widget" in texts["page"]
 
 
+def test_the_composer_page_loads_none_of_submits_code(visits, site_url):
+    """Submit's preparation (jobs/prepare.js, with the rest-server's checks) is the portal plugin's: the
+    engine imports it when first asked, so the composer page, editing a job, fetches none of it."""
+    session = visits(site_url)
+    page = open_composer(session)
+    page.fill("#prereq-composer-q", "hello-widget")
+    toggle(page, "hello-widget")
+    expect(box(page, "hello-widget")).to_be_checked()
+    scripts = [url.split("/assets/composer/", 1)[1] for url in session.requests if "/assets/composer/" in url]
+    assert "jobs/plan.js" in scripts and "ui/engineworker.js" in scripts, scripts
+    assert not {"jobs/prepare.js", "openpai/restserver.js"} & set(scripts), scripts
+
+
 def _item_files(session) -> list[str]:
     return [url for url in session.requests if re.search(r"/api/v1/(packs|prerequisites)/", url)]
 

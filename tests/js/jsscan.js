@@ -227,8 +227,9 @@ export function functions(text) {
   return found;
 }
 
-/* The module specifiers a module imports: static imports, re-exports and dynamic import("..."). */
-export function imports(text) {
+/* The module specifiers a module imports: static imports, re-exports and (unless `dynamic` is false)
+ * dynamic import("..."). */
+export function imports(text, { dynamic: withDynamic = true } = {}) {
   const { tokens } = tokenize(text);
   const out = [];
   tokens.forEach((token, index) => {
@@ -236,7 +237,7 @@ export function imports(text) {
     const prev = before(tokens, index);
     const word = prev >= 0 && tokens[prev].type === "name" ? tokens[prev].value : null;
     const dynamic = prev >= 0 && tokens[prev].value === "(" && tokens[before(tokens, prev)]?.value === "import";
-    if (word === "from" || word === "import" || dynamic) out.push(token.value.slice(1, -1));
+    if (word === "from" || word === "import" || (dynamic && withDynamic)) out.push(token.value.slice(1, -1));
   });
   return out;
 }

@@ -47,6 +47,22 @@ export function roleNames(data, role) {
   return [...(data.taskRoles[role].prerequisites || [])];
 }
 
+/* prepare.py's _referenced_only: per task role, the names it lists or binds that no entry of the job defines. */
+export function referencedOnly(job) {
+  const defined = new Set(job.topNames().filter(Boolean));
+  const missing = new Map();
+  for (const role of job.roleOrder()) {
+    const spec = job.roles[role];
+    const names = [...(spec.prerequisites || []), ...TASK_ROLE_FIELDS.filter((f) => typeof spec[f] === "string").map((f) => spec[f])];
+    for (const name of names) {
+      if (defined.has(name)) continue;
+      if (!missing.has(role)) missing.set(role, []);
+      if (!missing.get(role).includes(name)) missing.get(role).push(name);
+    }
+  }
+  return missing;
+}
+
 function isMapping(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }

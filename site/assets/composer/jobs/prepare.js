@@ -5,7 +5,7 @@
  */
 
 import { WorkingCopy, applyEdits } from "./apply.js";
-import { JobDocument, TASK_ROLE_FIELDS } from "./document.js";
+import { JobDocument, TASK_ROLE_FIELDS, referencedOnly } from "./document.js";
 import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
 import { runtimeParameters } from "../openpai/forms.js";
@@ -21,21 +21,6 @@ import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { roundTrip } from "../openpai/runtime.js";
 import { parseRequirement } from "../core/versions.js";
-
-export function referencedOnly(job) {
-  const defined = new Set(job.topNames().filter(Boolean));
-  const missing = new Map();
-  for (const role of job.roleOrder()) {
-    const spec = job.roles[role];
-    const names = [...(spec.prerequisites || []), ...TASK_ROLE_FIELDS.filter((f) => typeof spec[f] === "string").map((f) => spec[f])];
-    for (const name of names) {
-      if (defined.has(name)) continue;
-      if (!missing.has(role)) missing.set(role, []);
-      if (!missing.get(role).includes(name)) missing.get(role).push(name);
-    }
-  }
-  return missing;
-}
 
 function suggest(index, name) {
   const close = closeName(name, index.entries.keys());

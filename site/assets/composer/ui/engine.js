@@ -5,7 +5,6 @@
 
 import { PrereqError } from "../core/errors.js";
 import { addToText, removeFromText } from "../jobs/operations.js";
-import { prepareJob, submissionFacts } from "../jobs/prepare.js";
 import { analyse } from "./view.js";
 
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
@@ -38,13 +37,16 @@ export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
   };
 }
 
+// Submit's preparation and the checks before it: the portal plugin's only, so loaded when it first asks.
+const submission = () => import("../jobs/prepare.js");
+
 export function pageEngine(index) {
   return {
     add: (text, names, options) => addToText(text, names, { ...options, index }),
     remove: (text, names, options) => removeFromText(text, names, { ...options, index }),
     analyse: (text, role) => analyse(index, text, role),
-    prepare: (text, options) => prepareJob(text, { ...options, index }), // Submit's, and the plugin's checks
-    submissionFacts: async (text) => submissionFacts(text),
+    prepare: async (text, options) => (await submission()).prepareJob(text, { ...options, index }),
+    submissionFacts: async (text) => (await submission()).submissionFacts(text),
     prefetch: async (names) => void await index.ensure(names), // the files an edit of them would read
     where: () => "page",
   };

@@ -2,9 +2,8 @@
  * May import: core/, yaml/, openpai/, index/, jobs/.
  */
 
-import { JobDocument, TASK_ROLE_FIELDS } from "../jobs/document.js";
+import { JobDocument, TASK_ROLE_FIELDS, referencedOnly } from "../jobs/document.js";
 import { loadFor } from "../jobs/operations.js";
-import { referencedOnly } from "../jobs/prepare.js";
 import { parseRequirement } from "../core/versions.js";
 
 export async function analyse(index, text, role) {
