@@ -332,6 +332,9 @@ def test_the_composer_page_loads_none_of_submits_code(visits, site_url):
     page.fill("#prereq-composer-q", "hello-widget")
     toggle(page, "hello-widget")
     expect(box(page, "hello-widget")).to_be_checked()
+    # The worker made the edit, and its requests are seen: the item's files came through it.
+    assert page.evaluate("window.prereqComposer.engine()") == "worker"
+    assert _item_files(session), session.requests
     scripts = [url.split("/assets/composer/", 1)[1] for url in session.requests if "/assets/composer/" in url]
     assert "jobs/plan.js" in scripts and "ui/engineworker.js" in scripts, scripts
     assert not {"jobs/prepare.js", "openpai/restserver.js"} & set(scripts), scripts

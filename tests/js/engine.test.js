@@ -170,6 +170,27 @@ test("engine: a worker that fails is dropped, and the page makes the calls it ha
   assert.equal(unready.engine.where(), "page");
 });
 
+test("engine: Submit's preparation the worker could not import is made by the page, then and after", async () => {
+  const { calls, inPage } = pageCalls();
+  const page = inPage();
+  page.prepare = async (...args) => { calls.push(["prepare", ...args]); return { job: "prepared in the page" }; };
+  page.submissionFacts = async (...args) => { calls.push(["submissionFacts", ...args]); return { missing: [] }; };
+  const { engine, worker } = started(inPage);
+  const refused = engine.prepare("bad job", {});
+  worker.say({ id: 0, error: { prereq: true, message: "job.yaml:3: not a job", problems: [] } });
+  await assert.rejects(refused, (error) => error instanceof PrereqError, "the job's own problem is the answer");
+  const prepared = engine.prepare("job", {});
+  worker.say({ id: 1, error: { message: "Failed to fetch dynamically imported module: .../jobs/prepare.js" } });
+  assert.deepEqual(await prepared, { job: "prepared in the page" });
+  assert.deepEqual(await engine.submissionFacts("job"), { missing: [] });
+  assert.deepEqual(calls.map(([op]) => op), ["prepare", "submissionFacts"]);
+  assert.equal(worker.sent.filter((message) => message.op).length, 2, "after the failure, the page is asked at once");
+  const added = engine.add("job", ["a"], {});
+  assert.equal(worker.sent.at(-1).op, "add", "edits stay in the worker");
+  worker.say({ id: 2, result: { after: "job with a" } });
+  assert.deepEqual(await added, { after: "job with a" });
+});
+
 test("engine: a worker not ready in time (its scripts stalled, no error comes) is dropped for the page", { timeout: 5000 }, async () => {
   const { calls, inPage } = pageCalls();
   globalThis.Worker = StandIn;

@@ -298,3 +298,19 @@ test("positions are found at every depth under keys of every kind, as the load r
   assert.deepStrictEqual(loaded.position(["1"]), [3, 6]);
   assert.deepStrictEqual(loaded.position([1]), [1, 1], "the int 1 is not the string '1': the root's");
 });
+
+test("the sharing marks take lines only: no code points counted per mark on a line of astral text", async () => {
+  const { sharingMarks } = await import("../../site/assets/composer/yaml/yamlshare.js");
+  const { Lines } = await import("../../site/assets/composer/yaml/yamlparse.js");
+  const text = "name: x\nk: [\u{1F600}, &a x, " + "*a, ".repeat(50) + "]\nm: {<<: {z: 1}}\n";
+  const mark = Lines.prototype.mark;
+  Lines.prototype.mark = () => assert.fail("a column counted: a pass over the line for each alias");
+  try {
+    const marks = sharingMarks(text);
+    assert.deepEqual(marks.slice(0, 2), [["&", "a", 2, text.indexOf("&a")], ["*", "a", 2, text.indexOf("*a")]]);
+    assert.deepEqual(marks.at(-1), ["<<", "", 3, text.indexOf("<<")]);
+    assert.equal(marks.length, 52);
+  } finally {
+    Lines.prototype.mark = mark;
+  }
+});

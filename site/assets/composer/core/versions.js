@@ -21,7 +21,7 @@ const MAX_RANGE_LENGTH = 256; // as the CLI: longer ranges are refused before pa
 
 export const isRange = (text) => text.length <= MAX_RANGE_LENGTH && semver.validRange(text) !== null;
 
-// node-semver's validRange and satisfies catch what they cannot parse.
+// node-semver's validRange and satisfies answer null and false for a string they cannot parse.
 export const satisfies = (version, range) => range == null || (range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range));
 
 export function sortVersions(versions) {

@@ -39,6 +39,7 @@ export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
 
 // Submit's preparation and the checks before it: the portal plugin's only, so loaded when it first asks.
 const submission = () => import("../jobs/prepare.js");
+const LOADED_LATE = new Set(["prepare", "submissionFacts"]);
 
 export function pageEngine(index) {
   return {
@@ -73,12 +74,10 @@ function newWorker() {
 
 /* `setup`: {api, trust, files} (README.md's messages); `inPage()`: the page's engine, until `start()` or for good. */
 export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {}) {
-  let worker = null;
-  let deadline = 0;
-  const pending = new Map();
-  let next = 0;
+  let [worker, deadline, next] = [null, 0, 0];
+  const [pending, viewing] = [new Map(), new Map()]; // call's id -> its promise's ends; edit's id -> what settles its view
+  let lateInPage = false; // the worker could not import Submit's preparation: the page's engine makes it
   let viewed = null; // {text, role, view: a promise}: the view of the last edit's text, sent after it
-  const viewing = new Map(); // edit's id -> what settles its view
   const drop = () => {
     clearTimeout(deadline);
     if (worker === null) return;
@@ -97,8 +96,12 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
       return done && done(data.view);
     }
     if (!pending.has(data.id)) return; // after a drop: the page made that call
-    const { resolve, reject, op } = pending.get(data.id);
+    const { resolve, reject, op, again } = pending.get(data.id);
     pending.delete(data.id);
+    if (data.error && !data.error.prereq && LOADED_LATE.has(op)) { // a failed import stays failed in that worker
+      lateInPage = true;
+      return again().then(resolve, reject);
+    }
     if (op === "add" || op === "remove") viewed = null; // a new text: the last one's view is of no use
     if (typeof data.viewing === "string") {
       viewed = { text: data.result.after, role: data.viewing, view: new Promise((done) => viewing.set(data.id, done)) };
@@ -121,7 +124,7 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
     worker.postMessage({ id: next++, op, args });
   });
   const call = (op) => (...args) => {
-    if (worker === null) return inPage()[op](...args);
+    if (worker === null || (lateInPage && LOADED_LATE.has(op))) return inPage()[op](...args);
     if (op !== "analyse" || !viewed || viewed.text !== args[0] || viewed.role !== args[1]) return post(op, args);
     const coming = viewed.view;
     viewed = null;

@@ -13,7 +13,7 @@ import { UserStore } from "./userstore.js";
 
 const DEFAULT_ID = "prereq"; // extras.submitFrom when the admin's entry has no id
 
-/* The plugin's styles, in its shadow root only (composer/README.md: rem and inherited properties). */
+/* The plugin's styles, in its shadow root only (composer/README.md, mounting: rem, inherited properties, CSP). */
 export const SHEETS = ["assets/prereq.css", "assets/composer.css", "assets/composer/webportal/plugin.css"];
 
 /* `1.5rem` as `calc(1.5 * var(--prereq-rem))`; `:root`, which matches nothing in a shadow root, as `:host`. */

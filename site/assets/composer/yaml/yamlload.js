@@ -200,7 +200,9 @@ function decode(bytes) {
   const before = bytes.subarray(0, bad);
   const lineStart = before.lastIndexOf(0x0a) + 1;
   const line = before.reduce((count, b) => count + (b === 0x0a ? 1 : 0), 1);
-  const column = Array.from(new TextDecoder().decode(before.subarray(lineStart)).replace(/^\ufeff/, "")).length + 1;
+  // One BOM starting the line takes no column (the CLI's removeprefix), so the decoder must keep them all.
+  const lineText = new TextDecoder("utf-8", { ignoreBOM: true }).decode(before.subarray(lineStart));
+  const column = Array.from(lineText.replace(/^\ufeff/, "")).length + 1;
   throw new YamlLoadError([issue("encoding", `not valid UTF-8 (byte 0x${bytes[bad].toString(16).padStart(2, "0")})`, line, column)]);
 }
 

@@ -33,15 +33,21 @@ export class Lines {
     this.astral = /[\ud800-\udfff]/.test(text);
   }
 
-  mark(index) {
+  /* The 0-based line alone: no column counted (code points cost a pass over the line). */
+  line(index) {
     let [low, high] = [0, this.starts.length - 1];
     while (low < high) {
       const middle = (low + high + 1) >> 1;
       if (this.starts[middle] <= index) low = middle;
       else high = middle - 1;
     }
-    const from = this.starts[low];
-    return { index, line: low, column: this.astral ? Array.from(this.text.slice(from, index)).length : index - from };
+    return low;
+  }
+
+  mark(index) {
+    const line = this.line(index);
+    const from = this.starts[line];
+    return { index, line, column: this.astral ? Array.from(this.text.slice(from, index)).length : index - from };
   }
 
   /* The mark of a token at ``index``: libyaml's end of the text, when it does not end its line, is

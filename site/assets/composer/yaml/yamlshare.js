@@ -16,7 +16,7 @@ export function sharingMarks(text) {
   eachLeaf(Array.from(new Parser().parse(text)), (token, flow, item) => {
     const merge = token.type === "scalar" && token.source === "<<" && item?.key === token;
     const mark = token.type === "anchor" ? "&" : token.type === "alias" ? "*" : merge ? "<<" : null;
-    if (mark) marks.push([mark, merge ? "" : token.source.slice(1), lines.mark(token.offset).line + 1, token.offset]);
+    if (mark) marks.push([mark, merge ? "" : token.source.slice(1), lines.line(token.offset) + 1, token.offset]);
   });
   return marks.sort((a, b) => a[3] - b[3]);
 }
