@@ -263,6 +263,10 @@ test("engine: a file of the index that stalls or cannot be had is a PrereqError,
   const late = answering([new Uint8Array([7])], 35); // the headers after 35 ms, the byte 35 ms after them
   globalThis.fetch = async (url, init) => (await new Promise((resolve) => setTimeout(resolve, 35)), late(url, init));
   assert.deepEqual([...await read("index.json")], [7]);
+  const patient = fetchReader("https://site.example/prereq/api/v1", { seconds: 30 });
+  globalThis.fetch = answering([new Uint8Array([1])], null);
+  await assert.rejects(patient("packs/0123456789abcdef.ndjson.gz", { seconds: 0.05 }),
+    (error) => error instanceof PrereqError && /nothing came for 0\.05 s/.test(error.message), "a call's own deadline");
   globalThis.fetch = async () => { throw null; }; // eslint-disable-line no-throw-literal
   await assert.rejects(read("index.json"), (error) => error instanceof PrereqError && error.message === "cannot load index.json (null)");
   globalThis.fetch = async () => { throw new TypeError("Failed to fetch"); }; // as a browser says a refused connection

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
-import { Index } from "../../site/assets/composer/index/reader.js";
+import { Index, PACK_IDLE_SECONDS } from "../../site/assets/composer/index/reader.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const TINY_ROOT = join(CASES, "indexes", "tiny", "api", "v1", "index.json");
@@ -208,6 +208,17 @@ test("index fetching: two ensures of the same names at once read each file once"
   const files = reader.asked.slice(start).map(([, path]) => path).filter((path) => path.startsWith("prerequisites/"));
   assert.deepEqual(files.sort(), ["apt-proxy", "base-tools", "mnist-data", "nfs-storage-1"].map((n) => `prerequisites/${n}.json`));
   assert.equal(index.loading.size, 0, "nothing is left under way");
+});
+
+test("index fetching: a pack may stall only PACK_IDLE_SECONDS, not a file's 60, before its items' own files are read", async () => {
+  const reader = recordingReader();
+  const idle = new Map();
+  const read = (path, options) => (idle.set(path, options?.seconds), reader.read(path, options));
+  const index = await Index.load("BASE", read);
+  await index.ensure(["mnist-data"]);
+  assert.ok(PACK_IDLE_SECONDS > 0 && PACK_IDLE_SECONDS <= 10);
+  assert.equal(idle.get(STORY_PACKS.packs[0]), PACK_IDLE_SECONDS);
+  assert.equal(idle.get("index.json"), undefined, "the root and the item files: the reader's own deadline");
 });
 
 test("index fetching: a pack the network failed once is asked for again, not passed over for good", async () => {

@@ -20,6 +20,7 @@ const PACK_MAP_FORMAT = "prereq-packs/2";
 const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson\.gz$/; // the map is not vouched for: it names no other file
 const PACK_LINES = 4096; // more than a 64 KiB pack holds
 const PACK_TEXT = 64 << 20; // bytes, gunzipped, of all an index's packs: past it packs are not read (bombs)
+export const PACK_IDLE_SECONDS = 10; // a pack that sends nothing so long is passed over for its items' own files
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
@@ -178,7 +179,8 @@ export class Index {
   packLines(path) {
     if (!this.lines.has(path)) {
       const take = (size) => (this.unpacked += size) <= PACK_TEXT;
-      const read = this.read(path).catch((error) => { // a pack the network failed is asked for again next time
+      // A pack that could not be had (failed, or stalled PACK_IDLE_SECONDS) is asked for again next time.
+      const read = this.read(path, { seconds: PACK_IDLE_SECONDS }).catch((error) => {
         this.lines.delete(path);
         throw error;
       });

@@ -10,9 +10,10 @@ import { analyse } from "./view.js";
 const IDLE_SECONDS = 60; // a file that sends nothing for so long has stalled: an error, not a busy composer
 const READY_SECONDS = 30; // a worker not ready by then (its scripts stalled) is dropped: the page edits
 
-/* Files of an index, fetched from API/<path> only; a slow one is waited for while bytes come. */
-export function fetchReader(api, { seconds = IDLE_SECONDS } = {}) {
-  return async (path) => {
+/* Files of an index, fetched from API/<path> only; a slow one is waited for while bytes come, until
+ * nothing came for `seconds` (a call's own, else the reader's). */
+export function fetchReader(api, { seconds: idle = IDLE_SECONDS } = {}) {
+  return async (path, { seconds = idle } = {}) => {
     const url = new URL(path, api + "/").href;
     if (!url.startsWith(api + "/")) throw new PrereqError(`the index names ${JSON.stringify(path)}, outside ${api}`,
       { hint: "it is not as prereq builds it: use its publisher's copy" });

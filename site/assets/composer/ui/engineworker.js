@@ -65,7 +65,7 @@ self.addEventListener("message", async ({ data }) => {
   if (data.setup) {
     const { api, trust, files } = data.setup;
     const fetched = fetchReader(api);
-    const read = (path) => (files.has(path) ? Promise.resolve(files.get(path)) : fetched(path));
+    const read = (path, options) => (files.has(path) ? Promise.resolve(files.get(path)) : fetched(path, options));
     // Once loaded, neither map keeps the root's bytes (MBs), as the page does not.
     const loaded = Index.load(api, read, { trust })
       .then((index) => (files.clear(), index.loadedFiles.clear(), index.packMap(), index));
