@@ -370,7 +370,10 @@ def quoting_contexts(text: str) -> list[str]:
             found.extend(OTHER for _ in range(text.count(MARK, i, end)))
             i = end
             continue
-        elif text.startswith("<<", i) and not text.startswith("<<<", i) and heredoc_from > n:
+        elif text.startswith("<<<", i):  # a here-string: a word follows, no here-document
+            i += 3
+            continue
+        elif text.startswith("<<", i) and heredoc_from > n:
             end = text.find("\n", i)
             heredoc_from = n if end < 0 else end
         i += 1

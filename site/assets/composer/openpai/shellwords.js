@@ -54,7 +54,10 @@ export function quotingContexts(text) {
       for (const ch of text.slice(i, end)) if (ch === MARK) found.push(OTHER);
       i = end;
       continue;
-    } else if (text.startsWith("<<", i) && !text.startsWith("<<<", i) && heredocFrom > n) {
+    } else if (text.startsWith("<<<", i)) { // a here-string: a word follows, no here-document
+      i += 3;
+      continue;
+    } else if (text.startsWith("<<", i) && heredocFrom > n) {
       const end = text.indexOf("\n", i);
       heredocFrom = end < 0 ? n : end;
     }

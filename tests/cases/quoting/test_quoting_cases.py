@@ -1,0 +1,59 @@
+"""The quoting corpus against the Python engine: cases.json is what quoting_corpus.py makes today
+(tests/js/quoting.test.js holds the composer's fillCommand to the same file), it reaches every
+context a value can be left in, and a filled command run by bash prints the values as written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from quoting_corpus import CASES, cases, outcome
+
+FILE = json.loads(CASES.read_text(encoding="utf-8"))["cases"]
+
+
+def test_the_file_is_what_the_python_engine_gives_now() -> None:
+    assert cases() == FILE, "run tests/cases/quoting/regen.py"
+
+
+@pytest.mark.parametrize("case", FILE, ids=lambda case: f"{case['command'][:30]!r}-{case['values']['v'][:12]!r}")
+def test_quoting_case(case: dict) -> None:
+    assert outcome(case["command"], case["values"]) == case["expect"]
+
+
+def test_the_corpus_reaches_every_way_a_value_is_filled_in() -> None:
+    left = {context for case in FILE for _, context in case["expect"]["unquoted"]}
+    assert left == {"single", "other"}
+    # Where no warning is given, a command substitution in the value is quoted or escaped, never live.
+    quiet = [
+        case["expect"]["filled"]
+        for case in FILE
+        if not case["expect"]["unquoted"] and case["values"]["v"] == "$(touch PWNED)"
+    ]
+    assert len(quiet) > 10
+    assert all("'$(touch PWNED)'" in filled or "\\$(touch PWNED)" in filled for filled in quiet), quiet
+
+
+SHAPES = [  # a command, and what bash prints for the value v filled into it
+    ("printf %s <% expression.v %>", lambda v: v),
+    ("cat <<< x\nprintf %s <% expression.v %>", lambda v: "x\n" + v),  # a here-string is no here-document
+]
+
+
+@pytest.mark.parametrize(("command", "printed"), SHAPES)
+@pytest.mark.parametrize("value", ["bob; touch PWNED #", "$(touch PWNED)", "it's", "two\nlines"])
+def test_a_value_quoted_as_a_word_reaches_the_command_as_written(
+    tmp_path: Path, command: str, printed: Callable[[str], str], value: str
+) -> None:
+    (case,) = [c for c in FILE if c["command"] == command and c["values"]["v"] == value]
+    assert case["expect"]["unquoted"] == []
+    run = subprocess.run(["bash", "-c", case["expect"]["filled"]], cwd=tmp_path, capture_output=True, text=True)
+    assert (run.returncode, run.stdout) == (0, printed(value))
+    assert not (tmp_path / "PWNED").exists()
