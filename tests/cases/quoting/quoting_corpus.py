@@ -49,6 +49,27 @@ COMMANDS = [
     f"if true; then\n  echo {V}\nfi",
     f"echo {V} <% $secrets.x %> <% expression.w %>",
     f"echo {V} {ENCODED_MARK}",
+    # Where quoting cannot hold, found by a review: arithmetic, ${...}, a here-document's quotes, a
+    # case's ")", comments that are none (after an escaped space, a backslash-newline, an expansion).
+    f"(( x = {V} ))",
+    f'echo "$(( {V} ))"',
+    f"echo $[ {V} ]",
+    f"echo ${{a[{V}]}}",
+    f"echo ${{x:{V}}}",
+    f"for ((i={V};i<1;i++)); do :; done",
+    f"cat > cfg <<EOF\npassword: '{V}'\nEOF",
+    f'echo "${{x:-"{V}"}}"',
+    f'echo "${{HOME:+"{V}"}}"',
+    f'echo "$(case x in x) echo {V};; esac)"',
+    f'echo "$(echo ${{x//)/}} {V})"',
+    f'echo "$(echo ${{x//(/}}){V}"',
+    f"echo a\\ #'\necho {V}\n'",
+    f"echo $(echo)#'\necho {V}\n'",
+    f"echo ${{x:-a #'}}\necho {V}\n'}}",
+    f"echo a\\\n#'\necho {V}\n'",
+    f"echo ${{x:- #}} {V}",
+    f'echo "$( (echo x); echo {V} )"',
+    f"echo \x00 {V}",  # a NUL, as YAML's "\0" carries it
 ]
 VALUES = [
     "plain.name-1",
@@ -63,6 +84,7 @@ VALUES = [
     "back\\slash \\$HOME",
     "zoë",
     "bob; touch PWNED #",
+    "x; touch PWNED",
 ]
 
 

@@ -10,8 +10,10 @@ defaults to ``~/.config``.  The folder is made ``0700`` and the file ``0600``
 
 A value filled into a command (``fill``) is quoted for bash where it stands, so that a value is
 never run as a command: a word of its own (``'...'``), escaped inside ``"..."``; where it cannot be
-quoted (inside ``'...'`` when it holds a ``'``, inside backticks, ``$'...'``, a comment, a
-here-document, a script prereq encoded for the runtime) it is filled in as written, with a warning.
+quoted (inside ``'...'`` when it holds a ``'``, inside backticks, ``$'...'``, arithmetic, ``${...}``,
+a comment, from a here-document or a ``case`` on, a script prereq encoded for the runtime) it is
+filled in as written, with a warning.  Quoting cannot help a command that evaluates its words again
+(``eval``, ``bash -c``, ``let``, ``[[ -v ]]``): such a command must not take a user's value.
 
 May import: prereq.core, prereq.openpai.
 """
@@ -177,7 +179,8 @@ def fill_command(command: str, values: Mapping[str, str]) -> tuple[str, list[Unq
     matches = list(placeholders.TEMPLATE.finditer(command))
     pieces = placeholders.TEMPLATE.split(command)[::2]  # the text between the templates
     contexts = shellwords.quoting_contexts(shellwords.MARK.join(pieces))
-    if command.endswith(ENCODED_MARK):  # eval of a script: a value stands where the script puts it
+    # eval of a script: a value stands where the script puts it; a NUL (YAML's "\0"): no scan holds
+    if command.endswith(ENCODED_MARK) or shellwords.MARK in command:
         contexts = [shellwords.OTHER] * len(matches)
     out, unquoted = [pieces[0]], []
     for match, context, after in zip(matches, contexts, pieces[1:], strict=True):

@@ -320,8 +320,7 @@ SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # a word bash reads as it is,
 
 
 def _skip_quoted(text: str, i: int, found: list[str], context: str, *, ansi: bool) -> int:
-    """At a ``'`` (the ``'`` of ``$'`` when ``ansi``): past the closing quote, each mark inside found in
-    ``context``."""
+    """At a ``'`` (of ``$'`` when ``ansi``): past its closing quote, each mark inside found in ``context``."""
     j = i + 1
     while j < len(text) and text[j] != "'":
         if text[j] == MARK:
@@ -330,26 +329,41 @@ def _skip_quoted(text: str, i: int, found: list[str], context: str, *, ansi: boo
     return j + 1
 
 
+_UNSURE_FRAMES = ("`", "))", "}", "]")  # backticks, arithmetic, ${...}, $[...]: no quoting is sure there
+
+
 def quoting_contexts(text: str) -> list[str]:
-    """The quoting context of each ``MARK`` in ``text``, in order: ``WORD`` (unquoted, where a quoted word
-    may stand), ``DOUBLE`` (inside ``"..."``), ``SINGLE`` (inside ``'...'``), or ``OTHER`` (inside backticks,
-    ``$'...'``, a comment, a here-document or after a backslash, where no quoting is sure to hold)."""
+    """The quoting context of each ``MARK`` in ``text``: ``WORD`` (unquoted), ``DOUBLE`` (in ``"..."``),
+    ``SINGLE`` (in ``'...'``) or ``OTHER`` (where no quoting is sure to hold: backticks, ``$'...'``,
+    arithmetic, ``${...}``, a comment, after a backslash, from a here-document or a ``case`` on).
+    Longer than usual: one pass, each branch one of bash's constructs."""
     found: list[str] = []
-    frames: list[list[Any]] = [["", 0]]  # each open frame: its closer ("", ")", "`" or '"') and its ( depth
-    heredoc_from = len(text) + 1
-    i, n = 0, len(text)
+    frames: list[list[Any]] = [["", 0]]  # each open frame: its closer ("", ")", "))", "}", "]", "`", '"') and ( depth
+    unsure_from = len(text) + 1  # past a here-document's first line, or a case: every mark is OTHER
+    i, n, escaped, closed = 0, len(text), -1, -1  # closed: the last ) or } ending an expansion
     while i < n:
-        c, frame = text[i], frames[-1]
-        closer = frame[0]
+        if i > unsure_from:
+            found.extend(OTHER for _ in range(text.count(MARK, i)))
+            break
+        c, frame, closer = text[i], frames[-1], frames[-1][0]
         if c == MARK:
-            unsure = i > heredoc_from or any(f[0] == "`" for f in frames)
-            found.append(OTHER if unsure else DOUBLE if closer == '"' else WORD)
+            found.append(OTHER if any(f[0] in _UNSURE_FRAMES for f in frames) else DOUBLE if closer == '"' else WORD)
         elif c == "\\":
             if text[i + 1 : i + 2] == MARK:
                 found.append(OTHER)
+            escaped = i + 1
             i += 1
+        elif closer == "))" and text.startswith("))", i) and not frame[1]:
+            frames.pop()
+            closed = i = i + 1
         elif c == closer and not (c == ")" and frame[1]):
             frames.pop()
+            if c in ")}":
+                closed = i
+        elif text.startswith(("$((", "$[", "${"), i) or (text.startswith("((", i) and closer != '"'):
+            opener = "$((" if text.startswith("$((", i) else text[i : i + 2]
+            frames.append([{"$((": "))", "((": "))", "$[": "]", "${": "}"}[opener], 0])
+            i += len(opener) - 1
         elif text.startswith("$(", i):
             frames.append([")", 0])
             i += 1
@@ -359,22 +373,28 @@ def quoting_contexts(text: str) -> list[str]:
             pass  # the rest is literal inside double quotes
         elif c == "'" or text.startswith("$'", i):
             ansi = c == "$"
-            inside = OTHER if ansi or any(f[0] == "`" for f in frames) else SINGLE
+            inside = OTHER if ansi or any(f[0] in _UNSURE_FRAMES for f in frames) else SINGLE
             i = _skip_quoted(text, i + ansi, found, inside, ansi=ansi)
             continue
         elif c in "()":
             frame[1] += 1 if c == "(" else -1
-        elif c == "#" and (i == 0 or text[i - 1] in _METACHARS):
+        elif c == "#" and closer in ("", ")") and _word_starts(text, i, escaped, closed):
             end = text.find("\n", i)
             end = n if end < 0 else end
             found.extend(OTHER for _ in range(text.count(MARK, i, end)))
             i = end
             continue
         elif text.startswith("<<<", i):  # a here-string: a word follows, no here-document
-            i += 3
-            continue
-        elif text.startswith("<<", i) and heredoc_from > n:
+            i += 2
+        elif text.startswith("<<", i) and unsure_from > n:
             end = text.find("\n", i)
-            heredoc_from = n if end < 0 else end
+            unsure_from = n if end < 0 else end
+        elif text.startswith(("case ", "case\t"), i) and _word_starts(text, i, escaped, closed):
+            unsure_from = i  # its patterns end in ")": the scanner cannot tell them from $( )'s end
         i += 1
     return found
+
+
+def _word_starts(text: str, i: int, escaped: int, closed: int) -> bool:
+    """Whether a word starts at ``i``: after a metacharacter neither escaped nor ending ``$(...)``/``${...}``."""
+    return i == 0 or (text[i - 1] in _METACHARS and i - 1 not in (escaped, closed))

@@ -33,7 +33,7 @@ export function fillCommand(command, lookup) {
   const matches = [...command.matchAll(placeholders.TEMPLATE)];
   const pieces = command.split(placeholders.TEMPLATE).filter((_, index) => index % 2 === 0);
   let contexts = quotingContexts(pieces.join(MARK));
-  if (command.endsWith(ENCODED_MARK)) contexts = matches.map(() => OTHER);
+  if (command.endsWith(ENCODED_MARK) || command.includes(MARK)) contexts = matches.map(() => OTHER); // a NUL: no scan holds
   const out = [pieces[0]], unquoted = [];
   matches.forEach((match, index) => {
     const template = placeholders.parse(match[1], match[0]);
