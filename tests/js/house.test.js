@@ -55,8 +55,9 @@ const LONGER = "Longer than usual:";
 // prepares when the worker's import failed; line marks without columns in yamlshare.js), 7,809 / 106,626
 // with a pack's own deadline (index/reader.js: 10 s, not a file's 60, before its items' files are read),
 // 7,812 / 106,650 with a here-string told from a here-document (openpai/shellwords.js, as the CLI), 7,835
-// / 107,153 with a review's quoting holes closed (arithmetic, ${...}, here-document bodies, case, comments).
-const COMPOSER_LINES = 7835;
+// / 107,153 with a review's quoting holes closed (arithmetic, ${...}, here-document bodies, case, comments),
+// 7,836 / 107,183 with packs.json given a pack's deadline.
+const COMPOSER_LINES = 7836;
 const COMPOSER_GZIPPED = 107200;
 
 function modulesUnder(folder) {
@@ -126,7 +127,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6061, 83200], "the portal plugin": [7792, 106650] };
+const PAGE_LIMITS = { "the composer page": [6062, 83250], "the portal plugin": [7793, 106700] };
 
 function loaded(entries) {
   const seen = new Set();

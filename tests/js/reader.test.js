@@ -218,6 +218,7 @@ test("index fetching: a pack may stall only PACK_IDLE_SECONDS, not a file's 60, 
   await index.ensure(["mnist-data"]);
   assert.ok(PACK_IDLE_SECONDS > 0 && PACK_IDLE_SECONDS <= 10);
   assert.equal(idle.get(STORY_PACKS.packs[0]), PACK_IDLE_SECONDS);
+  assert.equal(idle.get("packs.json"), PACK_IDLE_SECONDS, "the pack map is as optional");
   assert.equal(idle.get("index.json"), undefined, "the root and the item files: the reader's own deadline");
 });
 

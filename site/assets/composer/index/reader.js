@@ -20,7 +20,7 @@ const PACK_MAP_FORMAT = "prereq-packs/2";
 const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson\.gz$/; // the map is not vouched for: it names no other file
 const PACK_LINES = 4096; // more than a 64 KiB pack holds
 const PACK_TEXT = 64 << 20; // bytes, gunzipped, of all an index's packs: past it packs are not read (bombs)
-export const PACK_IDLE_SECONDS = 10; // a pack that sends nothing so long is passed over for its items' own files
+export const PACK_IDLE_SECONDS = 10; // a pack (or packs.json) silent so long is passed over for the items' own files
 
 async function sha256Of(bytes) {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
@@ -167,7 +167,8 @@ export class Index {
   /* packs.json, read once; null (no packs) when it cannot be read (older builds have none) or the browser
    * cannot gunzip. */
   packMap() {
-    this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null) : this.read(PACK_MAP).then((body) => {
+    const read = () => this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }); // optional as a pack is
+    this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null) : read().then((body) => {
       const map = parsed(body, this.base, PACK_MAP);
       return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
     }).catch(() => null);
