@@ -1,6 +1,7 @@
 """The quoting corpus against the Python engine: cases.json is what quoting_corpus.py makes today
 (tests/js/quoting.test.js holds the composer's fillCommand to the same file), it reaches every
-context a value can be left in, and a filled command run by bash prints the values as written."""
+context a value can be left in, bash runs no part of a hostile value filled in without a warning,
+and a value quoted as a word reaches the command as written."""
 
 from __future__ import annotations
 
