@@ -70,6 +70,8 @@ COMMANDS = [
     f"echo ${{x:- #}} {V}",
     f'echo "$( (echo x); echo {V} )"',
     f"echo \x00 {V}",  # a NUL, as YAML's "\0" carries it
+    # Placeholders spaced by what Python's \s takes and JavaScript's does not, and the other way round.
+    "echo <%\x1cexpression.v %> <% expression.v\x85%> <%\ufeffexpression.v %>",
 ]
 VALUES = [
     "plain.name-1",
