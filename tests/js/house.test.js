@@ -57,9 +57,10 @@ const LONGER = "Longer than usual:";
 // 7,812 / 106,650 with a here-string told from a here-document (openpai/shellwords.js, as the CLI), 7,835
 // / 107,153 with a review's quoting holes closed (arithmetic, ${...}, here-document bodies, case, comments),
 // 7,836 / 107,183 with packs.json given a pack's deadline, 7,838 / 107,321 with placeholders spaced by
-// Python's \s, not JavaScript's (core/placeholders.js).
+// Python's \s, not JavaScript's (core/placeholders.js), 7,838 / 107,366 with jobs/credentials.js's long
+// options as the CLI's (--db-password too).
 const COMPOSER_LINES = 7838;
-const COMPOSER_GZIPPED = 107350;
+const COMPOSER_GZIPPED = 107400;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -128,7 +129,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6064, 83400], "the portal plugin": [7795, 106850] };
+const PAGE_LIMITS = { "the composer page": [6064, 83450], "the portal plugin": [7795, 106850] };
 
 function loaded(entries) {
   const seen = new Set();

@@ -3,7 +3,7 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { parse, strings } from "../core/placeholders.js";
+import { TEMPLATE, parse, strings } from "../core/placeholders.js";
 
 /* detect-secrets' JwtTokenDetector: header and payload are base64url JSON. */
 function formalJwt(token) {
@@ -52,7 +52,7 @@ const SHORT_PASSWORD = [
   /\b(?:sshpass|(?:docker|podman|nerdctl|buildah)\s+login)\b[^;&|\n]*?\s-p\s*(?<value><%.*?%>|[^\s;&|]+)/g,
   /\bmysql(?:dump|admin)?\b[^;&|\n]*?\s-p(?<value><%.*?%>|[^\s;&|<-][^\s;&|]*)/g,
 ];
-const LEADING_TEMPLATE = /^<%.*?%>/;
+const LEADING_TEMPLATE = /^<%[^\n]*?%>/; // Python's ".": all but a line feed
 const URL_PASSWORD = "a password in a URL (user:password@host)";
 const CREDENTIAL_NAME =
   "[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key" +
@@ -63,12 +63,12 @@ const OPTION = new RegExp(
     `(?<value><%.*?%>|"[^"]*"|'[^']*'|[^\\s;&,'"]*)`,
   "gi",
 );
-const LONG_OPTION = /--(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])/g;
+const LONG_OPTION = /--(?:[a-z]+-)?(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])/g;
 const URL_USERINFO = /:\/\/(?<user>[^\s/@:]+):(?<value><%.*?%>|[^\s/@]+)@(?<host>[^\s/?#:]+)/g;
 const EXAMPLE_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)$/i;
 const PLACEHOLDER = /^(<[^<>%]*>|\{[^{}]*\}|\*+|x+|\.+|changeme|secret|password|pass|token|none|null|)$/i;
 const MAYBE = /[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.|bearer|login|mysql|aiza/i;
-const WHOLE_TEMPLATE = /^<%\s*([\s\S]*?)\s*%>$/;
+const WHOLE_TEMPLATE = new RegExp(`^${TEMPLATE.source}$`); // placeholders.TEMPLATE.fullmatch
 
 const unquote = (value) => value.replace(/^["']+|["']+$/g, "");
 
