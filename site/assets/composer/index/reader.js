@@ -167,8 +167,8 @@ export class Index {
   /* packs.json, read once; null (no packs) when it cannot be read (older builds have none) or the browser
    * cannot gunzip. */
   packMap() {
-    const read = () => this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }); // optional as a pack is
-    this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null) : read().then((body) => {
+    this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null)
+      : this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((body) => { // optional as a pack is
       const map = parsed(body, this.base, PACK_MAP);
       return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
     }).catch(() => null);

@@ -20,7 +20,6 @@ function skipQuoted(text, i, found, context, ansi) {
 }
 
 const UNSURE_FRAMES = ["`", "))", "}", "]"]; // backticks, arithmetic, ${...}, $[...]: no quoting is sure there
-const CASE = /case[ \t]/y;
 const OPENERS = { "$((": "))", "((": "))", "$[": "]", "${": "}" };
 
 /* Longer than usual: one pass over bash's quoting, each branch a construct (shellwords.py's twin). */
@@ -31,6 +30,7 @@ export function quotingContexts(text) {
   let unsureFrom = n + 1; // past a here-document's first line, or a case: every mark is OTHER
   let [escaped, closed] = [-1, -1]; // the last character a backslash escaped; the last ) or } that closed an expansion
   const wordStarts = (at) => at === 0 || (METACHARS.includes(text[at - 1]) && at - 1 !== escaped && at - 1 !== closed);
+  const unsure = () => frames.some((f) => UNSURE_FRAMES.includes(f[0]));
   let i = 0;
   while (i < n) {
     if (i > unsureFrom) {
@@ -38,8 +38,6 @@ export function quotingContexts(text) {
       break;
     }
     const c = text[i], frame = frames[frames.length - 1], closer = frame[0];
-    const unsure = () => frames.some((f) => UNSURE_FRAMES.includes(f[0]));
-    CASE.lastIndex = i;
     if (c === MARK) {
       found.push(unsure() ? OTHER : closer === '"' ? DOUBLE : WORD);
     } else if (c === "\\") {
@@ -81,7 +79,7 @@ export function quotingContexts(text) {
     } else if (text.startsWith("<<", i) && unsureFrom > n) {
       const end = text.indexOf("\n", i);
       unsureFrom = end < 0 ? n : end;
-    } else if (CASE.test(text) && wordStarts(i)) {
+    } else if ((text.startsWith("case ", i) || text.startsWith("case\t", i)) && wordStarts(i)) {
       unsureFrom = i; // its patterns end in ")": the scanner cannot tell them from $( )'s end
     }
     i += 1;
