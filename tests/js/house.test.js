@@ -58,9 +58,11 @@ const LONGER = "Longer than usual:";
 // / 107,153 with a review's quoting holes closed (arithmetic, ${...}, here-document bodies, case, comments),
 // 7,836 / 107,183 with packs.json given a pack's deadline, 7,838 / 107,321 with placeholders spaced by
 // Python's \s, not JavaScript's (core/placeholders.js), 7,838 / 107,366 with jobs/credentials.js's long
-// options as the CLI's (--db-password too), 7,836 / 107,341 with the quoting scanner's helpers made once.
-const COMPOSER_LINES = 7836;
-const COMPOSER_GZIPPED = 107350;
+// options as the CLI's (--db-password too), 7,836 / 107,341 with the quoting scanner's helpers made once,
+// 7,929 / 109,118 with jobs/credentials.js finding what `prereq share` finds (its command forms, keys,
+// parameters filled in, Python's \s, "." and \d: the old scan let 91 of tests/cases/credentials/ through).
+const COMPOSER_LINES = 7929;
+const COMPOSER_GZIPPED = 109150;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -129,7 +131,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6064, 83400], "the portal plugin": [7793, 106850] };
+const PAGE_LIMITS = { "the composer page": [6157, 85250], "the portal plugin": [7886, 108650] };
 
 function loaded(entries) {
   const seen = new Set();

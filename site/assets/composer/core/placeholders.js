@@ -2,9 +2,9 @@
  * May import: vendor/.
  */
 
-// Python's \s (str.isspace), not JavaScript's: \x1c-\x1f and NEL yes, the BOM no.
-const SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-export const TEMPLATE = new RegExp(`<%${SPACE}*([\\s\\S]*?)${SPACE}*%>`, "g");
+// Python's \s (str.isspace), not JavaScript's: \x1c-\x1f and NEL yes, the BOM no.  A class's body.
+export const PY_SPACE = "\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const TEMPLATE = new RegExp(`<%[${PY_SPACE}]*([\\s\\S]*?)[${PY_SPACE}]*%>`, "g");
 const REFERENCE = /^(\$?[A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\])+)$/;
 const OPENPAI_NAMESPACES = ["$parameters", "$secrets", "$data", "$script", "$output"];
 

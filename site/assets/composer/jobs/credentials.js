@@ -1,9 +1,16 @@
-/* Credentials in a job's hand-written prerequisite (tools/prereq/registry/secrets.py, PRQ190), refused
- * before anything reaches a forge.  A finding names the kind of credential, never its value.
+/* Credentials in a job's hand-written prerequisite (tools/prereq/registry/secretscan.py, PRQ190), refused
+ * before anything reaches a forge.  A finding names the kind of credential, never its value.  Held to
+ * the CLI's findings by tests/cases/credentials/: where JavaScript's regular expressions read otherwise
+ * than Python's, the patterns spell Python's out (its \s as PY_SPACE, its "." as [^\n], its \d and \w
+ * as Unicode classes), so that the browser may refuse more than `prereq share`, never less.
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { TEMPLATE, parse, strings } from "../core/placeholders.js";
+import { PY_SPACE, TEMPLATE, parse, renderString } from "../core/placeholders.js";
+import { PyDict, PyFloat, floatRepr } from "../yaml/pyvalues.js";
+
+const S = PY_SPACE; // a class's body: [${S}] is Python's \s, [^${S}] its \S
+const WORD = "\\p{L}\\p{N}_"; // Python's \w, with the u flag
 
 /* detect-secrets' JwtTokenDetector: header and payload are base64url JSON. */
 function formalJwt(token) {
@@ -20,57 +27,80 @@ function formalJwt(token) {
   });
 }
 
-const JWT = /eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?/g;
-// [pattern or line test, kind] in secrets.py's order, which its messages keep.
+const JWT = /eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?/gu;
+const AWS_SECRET = new RegExp(`aws[^\\n]{0,20}?(?:key|pwd|pw|password|pass|token)[^\\n]{0,20}?['"]([0-9a-zA-Z/+]{40})['"]`, "giu");
+// [pattern or line test, kind] in secretscan.py's order, which its messages keep.
 const SHAPES = [
-  [/BEGIN (?:DSA|EC|OPENSSH|RSA) PRIVATE KEY|BEGIN PGP PRIVATE KEY BLOCK|BEGIN PRIVATE KEY|BEGIN SSH2 ENCRYPTED PRIVATE KEY|PuTTY-User-Key-File-2/,
+  [/BEGIN (?:DSA|EC|OPENSSH|RSA) PRIVATE KEY|BEGIN PGP PRIVATE KEY BLOCK|BEGIN PRIVATE KEY|BEGIN SSH2 ENCRYPTED PRIVATE KEY|PuTTY-User-Key-File-2/u,
     "a private key"],
-  [(line) => /(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}/.test(line) ||
-    /aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?['"][0-9a-zA-Z/+]{40}['"]/i.test(line), "an AWS access key"],
-  [/AccountKey=[a-zA-Z0-9+/=]{88}/, "an Azure storage account key"],
-  [/(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}/, "a GitHub token"],
-  [/(?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_-]{20,50}(?!\w)|GR1348941[A-Za-z0-9_-]{20,50}(?!\w)|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_-]{20,50}(?!\w)|glimt-[A-Za-z0-9_-]{25}(?!\w)|glptt-[A-Za-z0-9_-]{40}(?!\w)|glagent-[A-Za-z0-9_-]{50,1024}(?!\w)|gloas-[A-Za-z0-9_-]{64}(?!\w)/,
+  [(line) => /(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}/u.test(line) ||
+    [...line.matchAll(AWS_SECRET)].some((found) => !PLACEHOLDER.test(found[1])), "an AWS access key"],
+  [/AccountKey=[a-zA-Z0-9+/=]{88}/u, "an Azure storage account key"],
+  [/(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}/u, "a GitHub token"],
+  [/(?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_-]{20,50}(?!\w)|GR1348941[A-Za-z0-9_-]{20,50}(?!\w)|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_-]{20,50}(?!\w)|glimt-[A-Za-z0-9_-]{25}(?!\w)|glptt-[A-Za-z0-9_-]{40}(?!\w)|glagent-[A-Za-z0-9_-]{50,1024}(?!\w)|gloas-[A-Za-z0-9_-]{64}(?!\w)/u,
     "a GitLab token"],
-  [/xox(?:a|b|p|o|s|r)-(?:\d+-)+[a-z0-9]+|https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9_]+\/B[a-zA-Z0-9_]+\/[a-zA-Z0-9_]+/i,
+  [/xox(?:a|b|p|o|s|r)-(?:\p{Nd}+-)+[a-z0-9]+|https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9_]+\/B[a-zA-Z0-9_]+\/[a-zA-Z0-9_]+/iu,
     "a Slack token"],
   [(line) => [...line.matchAll(JWT)].some((found) => formalJwt(found[0])), "a JSON Web Token"],
-  [/\/\/.+\/:_authToken=\s*(?:npm_.+|[A-Fa-f0-9-]{36})/, "an npm token"],
-  [/pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{70,}|pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{70,}/, "a PyPI token"],
-  [/sk-[A-Za-z0-9_-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/, "an OpenAI API key"],
-  [/(?:r|s)k_live_[0-9a-zA-Z]{24}/, "a Stripe key"],
-  [/SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}/, "a SendGrid key"],
-  [/[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}/, "a Discord bot token"],
-  [/[?&]sig=[A-Za-z0-9%+/=]{20,}/, "an Azure shared access signature"],
-  [/\bhf_[A-Za-z0-9]{30,}\b/, "a Hugging Face token"],
-  [/\bgithub_pat_[A-Za-z0-9_]{60,}\b/, "a GitHub token"],
-  [/\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, "a Google API key"],
-  [/\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/, "a bearer token"],
+  [new RegExp(`//[^\\n]+/:_authToken=[${S}]*(?:npm_|[A-Fa-f0-9-]{36})`, "u"), "an npm token"],
+  [/pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{70,}|pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{70,}/u, "a PyPI token"],
+  [/sk-[A-Za-z0-9_-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/u, "an OpenAI API key"],
+  [/(?:r|s)k_live_[0-9a-zA-Z]{24}/u, "a Stripe key"],
+  [/SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}/u, "a SendGrid key"],
+  [/[MNO][a-zA-Z\p{Nd}_-]{23,25}\.[a-zA-Z\p{Nd}_-]{6}\.[a-zA-Z\p{Nd}_-]{27}/u, "a Discord bot token"],
+  [/[?&]sig=[A-Za-z0-9%+/=]{20,}/u, "an Azure shared access signature"],
+  [/\bhf_[A-Za-z0-9]{30,}\b/u, "a Hugging Face token"],
+  [/\bgithub_pat_[A-Za-z0-9_]{60,}\b/u, "a GitHub token"],
+  [/\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/u, "a Google API key"],
+  [new RegExp(`\\bBearer[${S}]+[A-Za-z0-9._~+/=-]{20,}`, "u"), "a bearer token"],
 ];
 const BEARER = "a bearer token"; // named only when nothing names the token it carries
-// Commands whose short -p takes a password (secrets.py _SHORT_PASSWORD).
-const SHORT_PASSWORD = [
-  /\b(?:sshpass|(?:docker|podman|nerdctl|buildah)\s+login)\b[^;&|\n]*?\s-p\s*(?<value><%.*?%>|[^\s;&|]+)/g,
-  /\bmysql(?:dump|admin)?\b[^;&|\n]*?\s-p(?<value><%.*?%>|[^\s;&|<-][^\s;&|]*)/g,
-];
-const LEADING_TEMPLATE = /^<%[^\n]*?%>/; // Python's ".": all but a line feed
-const URL_PASSWORD = "a password in a URL (user:password@host)";
+
+// secretscan._COMMAND_FORMS: [pattern, kind of a plain-text value, kind of a template].
+const VALUE = `["']?(?<value><%[^\\n]*?%>|[^${S};&|"'\\\\]+)`;
+const AFTER = `[^;&|\\n]*?[${S}]`; // the rest of a command, up to its option
+const COMMAND_FORMS = [
+  [`\\b(?:sshpass|(?:docker|podman|nerdctl|buildah)[${S}]+login)\\b${AFTER}-p[${S}]*(?<value><%[^\\n]*?%>|[^${S};&|]+)`,
+    "a plain-text password after -p", "-p"],
+  [`\\bmysql(?:dump|admin)?\\b${AFTER}-p(?<value><%[^\\n]*?%>|[^${S};&|<-][^${S};&|]*)`, "a plain-text password after -p", "-p"],
+  [`\\bcurl\\b${AFTER}(?:-[A-Za-z]*[uU][${S}]*|--(?:proxy-)?user[=${S}][${S}]*)["']?[^${S}:;&|"']*:${VALUE}`,
+    "a plain-text password after curl -u", "curl -u"],
+  [`\\baws[${S}]+configure[${S}]+set[${S}]+(?:[${WORD}-]+\\.)?(?:aws_secret_access_key|aws_session_token)[${S}]+${VALUE}`,
+    "a plain-text AWS secret after aws configure set", "aws configure set", "i"],
+  [`(?:^|[${S}]|\\\\n)login[${S}]+[^${S}\\\\]+(?:[${S}]+|\\\\n)password[${S}]+${VALUE}`, "a .netrc password", "a .netrc password"],
+  [`^[${S}]*password[${S}]+(?=[^${S}]*[^A-Za-z${S}])${VALUE}[${S}]*$`, "a .netrc password", "a .netrc password"],
+  [`\\bredis-cli\\b${AFTER}-a[${S}]+${VALUE}`, "a plain-text password after redis-cli -a", "-a"],
+  [`\\bsmbclient\\b${AFTER}-U[${S}]*["']?[^${S}%"']+%${VALUE}`, "a password after smbclient -U", "-U"],
+  [`\\baz[${S}]+login\\b${AFTER}-p[${S}]+${VALUE}`, "a plain-text password after az login -p", "-p"],
+  [`\\bauthorization:[${S}]*basic[${S}]+${VALUE}`, "HTTP basic credentials", "Authorization: Basic", "i"],
+  [`\\bx-api-key:[${S}]*${VALUE}`, "an API key header", "X-Api-Key:", "i"],
+].map(([pattern, plain, name, flags = ""]) => [new RegExp(pattern, `gu${flags}`), plain, name]);
 const CREDENTIAL_NAME =
   "[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key" +
-  "|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret)";
-const NAME_ONLY = new RegExp(`^(?:${CREDENTIAL_NAME}|token|secret)$`, "i");
+  "|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret|storage_?key" +
+  "|sshpass|_pass|_pwd)";
+const NAME_ONLY = new RegExp(`^(?:${CREDENTIAL_NAME}|token|secret)$`, "iu");
 const OPTION = new RegExp(
-  `(?<![A-Za-z0-9_])(?<name>${CREDENTIAL_NAME}|token|secret)(?:=|\\s*:\\s*(?=["']))` +
-    `(?<value><%.*?%>|"[^"]*"|'[^']*'|[^\\s;&,'"]*)`,
-  "gi",
+  `(?<![A-Za-z0-9_])(?<name>${CREDENTIAL_NAME}|token|secret)(?:=|[${S}]*:[${S}]*(?=["']))` +
+    `(?<value><%[^\\n]*?%>|"[^"]*"|'[^']*'|[^${S};&,'"]*)`,
+  "giu",
 );
-const LONG_OPTION = /--(?:[a-z]+-)?(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=\s])/g;
-const URL_USERINFO = /:\/\/(?<user>[^\s/@:]+):(?<value><%.*?%>|[^\s/@]+)@(?<host>[^\s/?#:]+)/g;
-const EXAMPLE_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)$/i;
-const PLACEHOLDER = /^(<[^<>%]*>|\{[^{}]*\}|\*+|x+|\.+|changeme|secret|password|pass|token|none|null|)$/i;
-const MAYBE = /[=:@]|key|pass|token|secret|eyj|xox|gh[pousr]_|gl|akia|asia|hf_|sk|sg\.|bearer|login|mysql|aiza/i;
+const LEADING_TEMPLATE = /^<%[^\n]*?%>/u;
+const LONG_OPTION = new RegExp(`--(?:[a-z]+-)?(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=${S}])`, "gu");
+const URL_USERINFO = new RegExp(`://(?<user>[^${S}/@:]+):(?<value><%[^\\n]*?%>|[^${S}/@]+)@(?<host>[^${S}/?#:]+)`, "gu");
+const HOST = new RegExp(`(?:://(?:[^${S}/@]*@)?|\\bmachine[${S}]+)([^${S}/?#:'"\\\\]+)`, "gu");
+const EXAMPLE_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)$/iu;
+const PLACEHOLDER = /^(<[^<>%]*>|\{[^{}]*\}|\*+|x+|\.+|changeme|secret|password|pass|token|none|null|)$/iu;
+const URL_PASSWORD = "a password in a URL (user:password@host)";
+// secretscan._MAYBE: text without which no rule matches (its (?i:...) parts as a second pattern).
+const MAYBE_CASED = /BEGIN|PuTTY|A3T|ABIA|ACCA|AKIA|ASIA|AccountKey|gh[pousr]_|GR1348941|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|xox|eyJ|npm_|_authToken|pypi-AgE|T3BlbkFJ|_live_|SG\.|[MNO][\p{L}\p{N}_-]{23,25}\.[\p{L}\p{N}_-]{6}\.|:\/\/|sig=|hf_|github_pat_|AIza|Bearer/u;
+const MAYBE_ANY_CASE = /aws[^\n]{0,20}?(?:key|pw|pass|token)|key|pass|token|secret|signature|login|mysql|curl|redis|smbclient|authoriz|pwd/iu;
+const maybe = (text) => MAYBE_CASED.test(text) || MAYBE_ANY_CASE.test(text);
 const WHOLE_TEMPLATE = new RegExp(`^${TEMPLATE.source}$`); // placeholders.TEMPLATE.fullmatch
 
 const unquote = (value) => value.replace(/^["']+|["']+$/g, "");
+const isDigits = (value) => /^\p{Nd}+$/u.test(value); // str.isdigit, in what matters here
+const exampleLine = (line) => [...line.matchAll(HOST)].some((found) => EXAMPLE_HOST.test(found[1]));
 
 /* true: a literal credential; false: a template other than a secret reference; null: nothing to say. */
 function valueKind(value) {
@@ -87,20 +117,21 @@ function* options(line) {
     const whole = match[0].toLowerCase();
     if (["token", "secret"].includes(name.toLowerCase()) && !whole.startsWith("token=") && !whole.startsWith("secret=")) continue;
     const literal = valueKind(value);
-    const shortNumber = literal && /^[0-9]+$/.test(unquote(value)) && value.length < 5;
-    if (literal !== null && !shortNumber) yield [literal ? `a plain-text ${name}= value` : `${name}=`, literal];
+    if (literal !== null && !(literal && isDigits(unquote(value)) && value.length < 5)) {
+      yield [literal ? `a plain-text ${name}= value` : `${name}=`, literal];
+    }
   }
   for (const match of line.matchAll(LONG_OPTION)) {
     const rest = line.slice(match.index + match[0].length).replace(/^[ =]+/, "");
     const template = LEADING_TEMPLATE.exec(rest); // `--password <% $secrets.pw %>`: one value, spaces and all
-    const value = template ? template[0] : rest.trim().split(/\s+/)[0] || ""; // nothing, or only tabs, after it
+    const value = template ? template[0] : rest.split(new RegExp(`[${S}]+`, "u")).find(Boolean) || "";
     const literal = value.startsWith("-") ? null : valueKind(value);
     if (literal !== null) yield [literal ? `a plain-text value after ${match[0]}` : match[0], literal];
   }
-  for (const pattern of SHORT_PASSWORD) {
+  for (const [pattern, plain, name] of COMMAND_FORMS) {
     for (const match of line.matchAll(pattern)) {
       const literal = valueKind(match.groups.value);
-      if (literal !== null) yield [literal ? "a plain-text password after -p" : "-p", literal];
+      if (literal !== null && !exampleLine(line)) yield [literal ? plain : name, literal];
     }
   }
 }
@@ -114,9 +145,10 @@ function* urlPasswords(line) {
 
 /* One {line, kind, literal} per line and kind. */
 export function scanText(text) {
+  if (!maybe(text)) return [];
   const leaks = [];
   text.split("\n").forEach((line, number) => {
-    if (!MAYBE.test(line)) return;
+    if (!maybe(line)) return;
     const found = SHAPES.filter(([match]) => (typeof match === "function" ? match(line) : match.test(line)));
     const named = [...new Set(found.map(([, kind]) => kind))];
     if (named.length > 1 && named.includes(BEARER)) named.splice(named.indexOf(BEARER), 1);
@@ -130,13 +162,11 @@ export function scanText(text) {
   return leaks;
 }
 
-/* secrets.py _credential_key */
+/* secretscan._credential_key */
 function credentialKey(path) {
-  const keys = path.filter((key) => typeof key === "string");
-  if (!keys.length) return null;
   if (path.length >= 2 && path[0] === "secrets") return `secrets.${path[1]}`;
-  const last = keys[keys.length - 1];
-  return typeof path[path.length - 1] === "string" && NAME_ONLY.test(last) ? last : null;
+  const last = path[path.length - 1];
+  return typeof last === "string" && NAME_ONLY.test(last) ? last : null;
 }
 
 function scanValue(path, value) {
@@ -149,9 +179,72 @@ function scanValue(path, value) {
   return leaks;
 }
 
-/* [path, leak] for every string of plain data. */
+// Python's str() of a parameter, as secretscan.rendered fills one in (containers as JSON: near enough).
+function shown(value) {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (value instanceof PyFloat) return floatRepr(value.value);
+  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value, (key, item) => (item instanceof PyDict ? Object.fromEntries(item.entries()) : item));
+}
+
+const RENDER_DEPTH = 8; // secretscan._RENDER_DEPTH and _RENDER_SIZE
+const RENDER_SIZE = 100000;
+
+function rendered(text, lookup) {
+  for (let round = 0; round < RENDER_DEPTH; round++) {
+    const filled = renderString(text, "this", lookup).slice(0, RENDER_SIZE);
+    if (filled === text || !filled.includes("<%")) return filled;
+    text = filled;
+  }
+  return text;
+}
+
+/* secretscan.rendered_leaks: what `<% this.KEY %>` filled in shows that the string as written did not. */
+function renderedLeaks(path, value, lookup) {
+  const lines = value.split("\n");
+  const written = new Set(scanValue(path, value).map((leak) => `${leak.line} ${leak.kind}`));
+  const found = new Map();
+  lines.forEach((line, number) => {
+    if (!line.includes("<%")) return;
+    const text = rendered(line, lookup);
+    if (text === line) return;
+    for (const leak of lines.length === 1 ? scanValue(path, text) : scanText(text)) {
+      const at = `${number} ${leak.kind}`;
+      if (leak.literal && !written.has(at) && !found.has(at)) found.set(at, { line: number, kind: leak.kind, literal: true });
+    }
+  });
+  return [...found.values()];
+}
+
+/* [path, string] of every string, and of every key with a `key` flag, in a value of yaml/pyvalues.js. */
+function* walk(value, path = []) {
+  if (typeof value === "string") yield [path, value, false];
+  else if (Array.isArray(value)) for (const [index, child] of value.entries()) yield* walk(child, [...path, index]);
+  else if (value instanceof PyDict) {
+    for (const [key, child] of value.entries()) {
+      if (typeof key === "string") yield [[...path, key], key, true];
+      yield* walk(child, [...path, key]);
+    }
+  }
+}
+
+/* secretscan.scan_document of a value of yaml/pyvalues.js: [path, leak] for every string, as written and
+ * with its `<% this.KEY %>` filled in from the value's own parameters, then for every key (`key: true`). */
 export function scanDocument(data) {
-  return strings(data).flatMap(([path, value]) => scanValue(path, value).map((leak) => [path, leak]));
+  const held = data instanceof PyDict && data.has("parameters") ? data.get("parameters") : null;
+  const lookup = (key) => (held instanceof PyDict && held.has(key) ? shown(held.get(key)) : null);
+  const found = [];
+  const keys = [];
+  for (const [path, text, isKey] of walk(data)) {
+    if (isKey) {
+      if (maybe(text)) keys.push(...scanText(text).filter((leak) => leak.literal).map((leak) => [path, { ...leak, key: true }]));
+      continue;
+    }
+    found.push(...scanValue(path, text).map((leak) => [path, leak]));
+    if (text.includes("<%")) found.push(...renderedLeaks(path, text, lookup).map((leak) => [path, leak]));
+  }
+  return [...found, ...keys];
 }
 
 /* "an AWS access key and a GitHub token" */

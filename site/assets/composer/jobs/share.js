@@ -83,7 +83,7 @@ export function shareEntry(jobText, name, { owner, format, taken = [], asName = 
   const entry = findEntry(jobText, name, source);
   const itemName = asName || name;
   checkNewName(itemName, format, taken);
-  const leaks = scanDocument(toPlain(entry)).map(([, leak]) => leak);
+  const leaks = scanDocument(entry).map(([, leak]) => leak);
   if (leaks.length) {
     throw new PrereqError(`${source}: prerequisite ${name} holds ${kinds(leaks)}; it cannot be shared`, {
       hint: "replace each credential in the job with <% $secrets.KEY %> (and the key under secrets:), then share",
