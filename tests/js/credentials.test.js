@@ -16,9 +16,10 @@ test("credentials: the corpus has cases, some refused and some not", () => {
   assert.ok(cases.filter((kase) => !kase.expect.length).length > 50);
 });
 
-for (const { name, yaml, expect } of cases) {
+for (const { name, yaml, expect, pad } of cases) {
   test(`credentials/${name}`, () => {
-    const found = scanDocument(loadYaml(yaml, { mergeKeys: true }).typed);
+    const text = pad ? yaml.replace("{pad}", pad[0].repeat(pad[1])) : yaml;
+    const found = scanDocument(loadYaml(text, { mergeKeys: true }).typed);
     assert.deepEqual(found.map(([path, leak]) => [path, leak.line, leak.kind, leak.literal, leak.key === true]), expect);
   });
 }

@@ -111,7 +111,37 @@ EDGES: list[tuple[str, dict[str, Any]]] = [
     ("bearer-with-jwt", {"commands": [FAKES["jwt"][0]]}),
     ("example-host-netrc", {"commands": ["echo 'machine files.example.com login bob password Tr0ub4dor3' > ~/.netrc"]}),
     ("short-unicode-digits", {"commands": ["mount -o password=١٢٣"]}),
+    # A review's finds (all let through by the browser until fixed): Python's case-insensitive i is also ı
+    # and İ; a JWT as Python decodes it; \b before "machine" after a non-ASCII letter; \d in a template's
+    # index; digits newer than Python's Unicode; a list parameter filled in as Python's str() writes it.
+    ("dotless-i-name", {"commands": ["export apı_key=Tr0ub4dor3"]}),
+    ("dotless-i-header", {"commands": ["curl -H 'Authorızation: Basic dXNlcjpwYXNz' https://api.cluster.local"]}),
+    ("dotless-i-parameter-name", {"parameters": {"apıKey": "Tr0ub4dor3"}}),
+    ("dotted-i-aws-secret", {"commands": [_join("aws_key = '", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kLm3nR", "İ'")]}),
+    ("dotted-i-example-host", {"commands": ["curl -u bob:Tr0ub4dor3 https://files.ınvalid/data.tar"]}),
+    ("jwt-nan-header", {"commands": [_join("curl -H 'X: ", "eyJhIjpOYU59", ".", "e30", "'")]}),
+    ("jwt-padding-inside", {"commands": [_join("curl -H 'X: ", "eyJh==bGciOiJIUzI1NiJ9", ".", "e30", "'")]}),
+    ("jwt-pad-ends-data", {"commands": [_join("curl -H 'X: ", "eyJhIjoxfQ==Zm9v", ".", "e30", "'")]}),
+    ("machine-after-a-letter", {"commands": ["sshpass -p Tr0ub4dor3 ssh bob@gpu-01  # émachine example.com"]}),
+    (
+        "template-index-unicode-digit",
+        {
+            "parameters": {"u": "bot:Tr0ub4dor3"},
+            "commands": ["git clone https://<% this.u[٠] %>@git.cluster.local/r.git"],
+        },
+    ),
+    ("secret-index-unicode-digit", {"commands": ["mount -o password=<% $secrets.pw[٠] %>"]}),
+    ("newer-unicode-digit", {"commands": ["mount -o password=\U00010d40"]}),
+    ("list-parameter", {"parameters": {"l": ["password=\u3000"]}, "commands": ["echo <% this.l %>"]}),
+    ("list-parameter-quotes", {"parameters": {"l": [""]}, "commands": ["token='<% this.l %>"]}),
+    ("dict-parameter", {"parameters": {"d": {"password": "Tr0ub4dor3", "n": 1.5}}, "commands": ["echo <% this.d %>"]}),
+    # Filled in, a text is cut at 100,000 code points (not UTF-16 units): "{pad}" stands for PADS' text.
+    (
+        "render-cap-counts-code-points",
+        {"parameters": {"a": "{pad}" + GITHUB[:20]}, "commands": ["<% this.a %>" + GITHUB[20:]]},
+    ),
 ]
+PADS = {"render-cap-counts-code-points": ("\U0001f600", 50_000)}  # 100,000 units: the cut falls after the token
 
 
 def entry(name: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -137,10 +167,12 @@ def documents() -> list[tuple[str, dict[str, Any]]]:
 
 
 def case(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The entry's YAML (with "{pad}" for a long text the case's ``pad`` gives) and what Python finds."""
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
-    loaded = load_yaml(text, merge_keys=True).data
+    pad = PADS.get(name)
+    loaded = load_yaml(text.replace("{pad}", pad[0] * pad[1]) if pad else text, merge_keys=True).data
     expect = [[list(path), leak.line, leak.kind, leak.literal, leak.key] for path, leak in scan_document(loaded)]
-    return {"name": name, "yaml": text, "expect": expect}
+    return {"name": name, "yaml": text, "expect": expect} | ({"pad": list(pad)} if pad else {})
 
 
 def cases() -> list[dict[str, Any]]:

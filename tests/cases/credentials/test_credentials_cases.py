@@ -5,7 +5,9 @@ reaches every rule the CLI has for a credential in a command, each both refused 
 from __future__ import annotations
 
 import json
+import re
 import sys
+import unicodedata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,3 +40,15 @@ def test_each_form_is_also_let_through() -> None:
     for form in range(len(FORMS)):
         for value in ("<% $secrets.SHARE_PASSWORD %>", "$SHARE_PASSWORD", "<password>"):
             assert f"form-{form}-value-{VALUES.index(value)}" in quiet
+
+
+def test_the_composer_reads_digits_as_the_python_of_the_cli() -> None:
+    """core/placeholders.js spells Python's \\d out (PY_DIGIT_ZEROS: each run of ten digits by its zero),
+    since the browser's \\p{Nd} follows a newer Unicode: here, the Python the CLI runs on."""
+    source = (Path(__file__).resolve().parents[3] / "site/assets/composer/core/placeholders.js").read_text()
+    listed = re.search(r"PY_DIGIT_ZEROS = \[(.*?)\];", source, re.DOTALL)
+    assert listed is not None
+    zeros = [int(zero, 16) for zero in re.findall(r"0x([0-9a-f]+)", listed[1])]
+    digits = [code for code in range(sys.maxunicode + 1) if re.fullmatch(r"\d", chr(code))]
+    assert zeros == [code for code in digits if unicodedata.digit(chr(code)) == 0]
+    assert sorted(zero + step for zero in zeros for step in range(10)) == digits

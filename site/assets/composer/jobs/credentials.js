@@ -6,25 +6,51 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { PY_SPACE, TEMPLATE, parse, renderString } from "../core/placeholders.js";
-import { PyDict, PyFloat, floatRepr } from "../yaml/pyvalues.js";
+import { PY_DIGIT, PY_SPACE, TEMPLATE, parse, renderString } from "../core/placeholders.js";
+import { PyDict, pyRepr, pyStr } from "../yaml/pyvalues.js";
 
 const S = PY_SPACE; // a class's body: [${S}] is Python's \s, [^${S}] its \S
 const WORD = "\\p{L}\\p{N}_"; // Python's \w, with the u flag
 
-/* detect-secrets' JwtTokenDetector: header and payload are base64url JSON. */
+/* detect-secrets' JwtTokenDetector.is_formally_valid: every part base64url, the first two JSON, as
+ * Python reads them (its json takes NaN and Infinity). */
 function formalJwt(token) {
-  return token.split(".").slice(0, 2).every((part) => {
-    const body = part.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
-    if (body.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(body)) return false;
+  return token.split(".").every((part, index) => {
+    if (part.length % 4 === 1) return false;
+    const bytes = urlsafeDecoded(part + "===".slice(0, part.length % 4 === 2 ? 2 : part.length % 4 === 3 ? 3 : 0));
+    if (bytes === null || index >= 2) return bytes !== null;
     try {
-      const bytes = Uint8Array.from(atob(body + "===".slice((body.length + 3) % 4)), (c) => c.charCodeAt(0));
-      JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      try { JSON.parse(text); } catch { JSON.parse(text.replace(/-?\b(?:NaN|Infinity)\b/g, "0")); }
       return true;
-    } catch (error) {
+    } catch {
       return false;
     }
   });
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* base64.urlsafe_b64decode as CPython's binascii.a2b_base64 (not strict) decodes: other characters
+ * skipped, a pad sequence ends the data; null where it raises. */
+function urlsafeDecoded(text) {
+  const bytes = [];
+  let [quad, pads, left] = [0, 0, 0];
+  for (const ch of text.replace(/-/g, "+").replace(/_/g, "/")) {
+    if (ch === "=") {
+      if (quad >= 2 && quad + ++pads >= 4) return Uint8Array.from(bytes);
+      continue;
+    }
+    const six = BASE64.indexOf(ch);
+    if (six < 0) continue;
+    pads = 0;
+    if (quad === 1) bytes.push((left << 2) | (six >> 4));
+    else if (quad === 2) bytes.push(((left << 4) | (six >> 2)) & 0xff);
+    else if (quad === 3) bytes.push(((left << 6) | six) & 0xff);
+    left = quad === 0 ? six : quad === 1 ? six & 0x0f : quad === 2 ? six & 0x03 : 0;
+    quad = (quad + 1) % 4;
+  }
+  return quad === 0 ? Uint8Array.from(bytes) : null;
 }
 
 const JWT = /eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?/gu;
@@ -74,7 +100,7 @@ const COMMAND_FORMS = [
   [`\\baz[${S}]+login\\b${AFTER}-p[${S}]+${VALUE}`, "a plain-text password after az login -p", "-p"],
   [`\\bauthorization:[${S}]*basic[${S}]+${VALUE}`, "HTTP basic credentials", "Authorization: Basic", "i"],
   [`\\bx-api-key:[${S}]*${VALUE}`, "an API key header", "X-Api-Key:", "i"],
-].map(([pattern, plain, name, flags = ""]) => [new RegExp(pattern, `gu${flags}`), plain, name]);
+].map(([pattern, plain, name, flags = ""]) => [new RegExp(pattern, `dgu${flags}`), plain, name]);
 const CREDENTIAL_NAME =
   "[A-Za-z0-9_.-]*?(?:password|passwd|accountkey|sharedaccesssignature|sas_?token|secret_?access_?key" +
   "|access_?key|secret_?key|client_?secret|api_?key|auth_?token|access_?token|_token|_secret|storage_?key" +
@@ -83,24 +109,28 @@ const NAME_ONLY = new RegExp(`^(?:${CREDENTIAL_NAME}|token|secret)$`, "iu");
 const OPTION = new RegExp(
   `(?<![A-Za-z0-9_])(?<name>${CREDENTIAL_NAME}|token|secret)(?:=|[${S}]*:[${S}]*(?=["']))` +
     `(?<value><%[^\\n]*?%>|"[^"]*"|'[^']*'|[^${S};&,'"]*)`,
-  "giu",
+  "dgiu",
 );
 const LEADING_TEMPLATE = /^<%[^\n]*?%>/u;
 const LONG_OPTION = new RegExp(`--(?:[a-z]+-)?(?:password|passwd|token|secret|api-key|account-key|sas-token)(?=[=${S}])`, "gu");
-const URL_USERINFO = new RegExp(`://(?<user>[^${S}/@:]+):(?<value><%[^\\n]*?%>|[^${S}/@]+)@(?<host>[^${S}/?#:]+)`, "gu");
-const HOST = new RegExp(`(?:://(?:[^${S}/@]*@)?|\\bmachine[${S}]+)([^${S}/?#:'"\\\\]+)`, "gu");
+const URL_USERINFO = new RegExp(`://(?<user>[^${S}/@:]+):(?<value><%[^\\n]*?%>|[^${S}/@]+)@(?<host>[^${S}/?#:]+)`, "dgu");
+const HOST = new RegExp(`(?:://(?:[^${S}/@]*@)?|(?<![${WORD}])machine[${S}]+)([^${S}/?#:'"\\\\]+)`, "gu");
 const EXAMPLE_HOST = /(^|\.)(example\.(com|net|org)|example|invalid|test)$/iu;
 const PLACEHOLDER = /^(<[^<>%]*>|\{[^{}]*\}|\*+|x+|\.+|changeme|secret|password|pass|token|none|null|)$/iu;
 const URL_PASSWORD = "a password in a URL (user:password@host)";
 // secretscan._MAYBE: text without which no rule matches (its (?i:...) parts as a second pattern).
 const MAYBE_CASED = /BEGIN|PuTTY|A3T|ABIA|ACCA|AKIA|ASIA|AccountKey|gh[pousr]_|GR1348941|gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|xox|eyJ|npm_|_authToken|pypi-AgE|T3BlbkFJ|_live_|SG\.|[MNO][\p{L}\p{N}_-]{23,25}\.[\p{L}\p{N}_-]{6}\.|:\/\/|sig=|hf_|github_pat_|AIza|Bearer/u;
 const MAYBE_ANY_CASE = /aws[^\n]{0,20}?(?:key|pw|pass|token)|key|pass|token|secret|signature|login|mysql|curl|redis|smbclient|authoriz|pwd/iu;
-const maybe = (text) => MAYBE_CASED.test(text) || MAYBE_ANY_CASE.test(text);
+// Python's case-insensitive i is also ı and İ, which the u flag does not fold: patterns that ignore case
+// read the line with them as i (one code unit for one: a match's indices hold in the line as written).
+const fold = (text) => text.replace(/[\u0130\u0131]/g, "i");
+const maybe = (text) => MAYBE_CASED.test(fold(text)) || MAYBE_ANY_CASE.test(fold(text));
 const WHOLE_TEMPLATE = new RegExp(`^${TEMPLATE.source}$`); // placeholders.TEMPLATE.fullmatch
 
 const unquote = (value) => value.replace(/^["']+|["']+$/g, "");
-const isDigits = (value) => /^\p{Nd}+$/u.test(value); // str.isdigit, in what matters here
-const exampleLine = (line) => [...line.matchAll(HOST)].some((found) => EXAMPLE_HOST.test(found[1]));
+const isDigits = (value) => new RegExp(`^[${PY_DIGIT}]+$`, "u").test(value); // within str.isdigit
+const exampleLine = (line) => [...line.matchAll(HOST)].some((found) => EXAMPLE_HOST.test(fold(found[1])));
+const written = (line, match, group) => line.slice(...match.indices.groups[group]); // a group of a folded line
 
 /* true: a literal credential; false: a template other than a secret reference; null: nothing to say. */
 function valueKind(value) {
@@ -112,9 +142,9 @@ function valueKind(value) {
 }
 
 function* options(line) {
-  for (const match of line.matchAll(OPTION)) {
-    const { name, value } = match.groups;
-    const whole = match[0].toLowerCase();
+  for (const match of fold(line).matchAll(OPTION)) {
+    const [name, value] = [written(line, match, "name"), written(line, match, "value")];
+    const whole = line.slice(match.index, match.index + match[0].length).toLowerCase();
     if (["token", "secret"].includes(name.toLowerCase()) && !whole.startsWith("token=") && !whole.startsWith("secret=")) continue;
     const literal = valueKind(value);
     if (literal !== null && !(literal && isDigits(unquote(value)) && value.length < 5)) {
@@ -129,16 +159,16 @@ function* options(line) {
     if (literal !== null) yield [literal ? `a plain-text value after ${match[0]}` : match[0], literal];
   }
   for (const [pattern, plain, name] of COMMAND_FORMS) {
-    for (const match of line.matchAll(pattern)) {
-      const literal = valueKind(match.groups.value);
+    for (const match of fold(line).matchAll(pattern)) {
+      const literal = valueKind(written(line, match, "value"));
       if (literal !== null && !exampleLine(line)) yield [literal ? plain : name, literal];
     }
   }
 }
 
 function* urlPasswords(line) {
-  for (const match of line.matchAll(URL_USERINFO)) {
-    const literal = valueKind(match.groups.value);
+  for (const match of fold(line).matchAll(URL_USERINFO)) {
+    const literal = valueKind(written(line, match, "value"));
     if (literal !== null && !EXAMPLE_HOST.test(match.groups.host)) yield [literal ? URL_PASSWORD : "the password of a URL", literal];
   }
 }
@@ -149,7 +179,8 @@ export function scanText(text) {
   const leaks = [];
   text.split("\n").forEach((line, number) => {
     if (!maybe(line)) return;
-    const found = SHAPES.filter(([match]) => (typeof match === "function" ? match(line) : match.test(line)));
+    const folded = fold(line);
+    const found = SHAPES.filter(([match]) => (typeof match === "function" ? match(folded) : match.test(folded)));
     const named = [...new Set(found.map(([, kind]) => kind))];
     if (named.length > 1 && named.includes(BEARER)) named.splice(named.indexOf(BEARER), 1);
     const generic = new Map();
@@ -166,7 +197,7 @@ export function scanText(text) {
 function credentialKey(path) {
   if (path.length >= 2 && path[0] === "secrets") return `secrets.${path[1]}`;
   const last = path[path.length - 1];
-  return typeof last === "string" && NAME_ONLY.test(last) ? last : null;
+  return typeof last === "string" && NAME_ONLY.test(fold(last)) ? last : null;
 }
 
 function scanValue(path, value) {
@@ -179,13 +210,11 @@ function scanValue(path, value) {
   return leaks;
 }
 
-// Python's str() of a parameter, as secretscan.rendered fills one in (containers as JSON: near enough).
+// A parameter as secretscan.rendered fills it in: Python's str(), but a bool as YAML writes it.
 function shown(value) {
   if (value === null || value === undefined) return null;
   if (typeof value === "boolean") return value ? "true" : "false";
-  if (value instanceof PyFloat) return floatRepr(value.value);
-  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") return String(value);
-  return JSON.stringify(value, (key, item) => (item instanceof PyDict ? Object.fromEntries(item.entries()) : item));
+  return Array.isArray(value) || value instanceof PyDict ? pyRepr(value) : pyStr(value);
 }
 
 const RENDER_DEPTH = 8; // secretscan._RENDER_DEPTH and _RENDER_SIZE
@@ -193,7 +222,8 @@ const RENDER_SIZE = 100000;
 
 function rendered(text, lookup) {
   for (let round = 0; round < RENDER_DEPTH; round++) {
-    const filled = renderString(text, "this", lookup).slice(0, RENDER_SIZE);
+    let filled = renderString(text, "this", lookup);
+    if (filled.length > RENDER_SIZE) filled = Array.from(filled).slice(0, RENDER_SIZE).join(""); // code points, as Python
     if (filled === text || !filled.includes("<%")) return filled;
     text = filled;
   }

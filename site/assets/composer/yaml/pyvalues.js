@@ -175,6 +175,34 @@ export function pyStr(value) {
   return String(value);
 }
 
+// str.isprintable by the browser's Unicode, which is newer than Python's: the tests pass Python 3.11's.
+const NOT_PRINTABLE = /[\p{C}\p{Z}]/u;
+const printable = (ch) => ch === " " || !NOT_PRINTABLE.test(ch);
+
+function strRepr(text, isPrintable) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (ch === quote || ch === "\\") out += "\\" + ch;
+    else if (ch === "\t" || ch === "\n" || ch === "\r") out += JSON.stringify(ch).slice(1, -1);
+    else if (code < 0x20 || code === 0x7f) out += "\\x" + hex(code, 2);
+    else if (code < 0x7f || isPrintable(ch)) out += ch;
+    else out += code <= 0xff ? "\\x" + hex(code, 2) : code <= 0xffff ? "\\u" + hex(code, 4) : "\\U" + hex(code, 8);
+  }
+  return out + quote;
+}
+
+/* Python's repr() of a value of this module's types. */
+export function pyRepr(value, { isPrintable = printable } = {}) {
+  const repr = (item) => pyRepr(item, { isPrintable });
+  if (typeof value === "string") return strRepr(value, isPrintable);
+  if (value instanceof PyFloat) return floatRepr(value.value);
+  if (Array.isArray(value)) return "[" + value.map(repr).join(", ") + "]";
+  if (value instanceof PyDict) return "{" + value.entries().map(([k, v]) => `${repr(k)}: ${repr(v)}`).join(", ") + "}";
+  return pyStr(value);
+}
+
 // As json.dumps writes a dict key: True as "true", 1.0 as "1.0", inf as "Infinity".
 export function jsonKey(key) {
   if (typeof key === "string") return key;
