@@ -296,3 +296,49 @@ def test_the_editor_fits_both_sizes_and_axe_finds_nothing_serious(
     assert sideways(page) <= 0, f"the composer is {sideways(page)} px wider than a {size} screen"
     serious(page)
     page.screenshot(path=str(screenshots / f"composer-error-{size}-{scheme}.png"))
+
+
+# Every text the editor is given, with what the page had committed then: its state, Undo, the kept draft.
+WATCH_SETS = """() => {
+  const editor = document.querySelector("#prereq-composer-yaml");
+  const native = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value");
+  window.__sets = [];
+  Object.defineProperty(editor, "value", { configurable: true, get() { return native.get.call(this); }, set(text) {
+    window.__sets.push({ text, state: document.querySelector("#prereq-composer").dataset.state,
+      draft: JSON.parse(localStorage.getItem("prereq.composer.draft") || "null")?.text ?? null });
+    native.set.call(this, text);
+  } });
+  const post = Worker.prototype.postMessage; // what the page tells the worker after each text it is given
+  Worker.prototype.postMessage = function (data) {
+    if (data && "painted" in data) window.__sets.push({ painted: true });
+    return post.call(this, data);
+  };
+}"""
+
+
+@pytest.mark.parametrize("where", ["worker", "page"])
+def test_a_checks_text_is_painted_before_its_check_and_committed_after(visits, site_url, built_site, where):
+    """An edit's text is shown while the composer is busy, before the load that checks it (issue 30: the
+    YAML sooner); the Undo step and the kept draft come only with the checked text, which is the same."""
+    session = visits(site_url)
+    if where == "page":
+        session.context.route("**/composer/ui/engineworker.js", lambda route: route.fulfill(status=404, body=""))
+    page = open_composer(session)  # the starting job: the edit's splice goes in at once
+    before = editor_text(page)
+    page.evaluate(WATCH_SETS)
+    toggle(page, "upload-results")
+    assert page.evaluate("window.prereqComposer.engine()") == where
+    sets = page.evaluate("window.__sets")
+    if where == "worker":  # the worker's check waits for the page to have painted the text
+        assert sets[1:] == [{"painted": True}], sets[1:]
+        sets = sets[:1]
+    assert len(sets) == 1, "shown once, before its check; the checked text is the same and not set again"
+    assert sets[0]["state"] == "busy"
+    final = editor_text(page)
+    assert sets[0]["text"] == final != before
+    assert sets[0]["draft"] in (None, before), "the draft kept is not the edit's text until its check"
+    same_job(final, cli(before, [("add", "taskrole", ["upload-results"])], built_site), site_url)
+    assert page.evaluate("JSON.parse(localStorage.getItem('prereq.composer.draft')).text") == final
+    page.locator("#prereq-composer-undo").click()
+    settle(page)
+    assert editor_text(page) == before

@@ -141,6 +141,34 @@ test("engine: a view the worker could not make is asked for again; an error come
   await assert.rejects(prepared, (error) => error instanceof PrereqError && JSON.stringify(error.problems) === JSON.stringify(problems));
 });
 
+test("engine: an edit's text before its check is given to the page's `shown`, and the worker told once it is painted", async () => {
+  const { engine, worker } = started(pageCalls().inPage);
+  const painted = [];
+  let paint = null;
+  const shown = (text) => (painted.push(text), new Promise((resolve) => (paint = resolve)));
+  const added = engine.add("job", ["a"], { taskRole: "train", shown });
+  assert.deepEqual(worker.sent.at(-1), { id: 0, op: "add", args: ["job", ["a"], { taskRole: "train", shown: true }] }, "a flag crosses, not the function");
+  worker.say({ of: 0, shown: "job with a" });
+  await settled();
+  assert.deepEqual(painted, ["job with a"]);
+  assert.equal(worker.sent.length, 2, "nothing said until the page has painted it");
+  paint();
+  await settled();
+  assert.deepEqual(worker.sent.at(-1), { painted: 0 });
+  worker.say({ id: 0, result: { after: "job with a" } });
+  assert.deepEqual(await added, { after: "job with a" });
+  // A page whose `shown` fails still lets the check go on; a text for a call no longer pending is told painted.
+  const again = engine.add("job", ["b"], { shown: () => Promise.reject(new Error("no frame")) });
+  worker.say({ of: 1, shown: "job with b" });
+  await settled();
+  assert.deepEqual(worker.sent.at(-1), { painted: 1 });
+  worker.say({ id: 1, result: { after: "job with b" } });
+  await again;
+  worker.say({ of: 7, shown: "stale" });
+  await settled();
+  assert.deepEqual(worker.sent.at(-1), { painted: 7 });
+});
+
 test("engine: a worker that fails is dropped, and the page makes the calls it had", async () => {
   const { calls, inPage } = pageCalls();
   const { engine, worker } = started(inPage);

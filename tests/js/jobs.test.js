@@ -97,3 +97,26 @@ test("a local index is not recorded in the job and the edit says so; a URL is re
   const site = await addToText(job, ["alpha"], { index, indexSource: "https://prereq.example.org/api/v1", source: SOURCE });
   assert.ok(site.after.includes("    index: https://prereq.example.org/api/v1\n") && site.notes.length === 0);
 });
+
+test("jobs: an edit's text is given to `shown`, and its check waits for it; the text and changes are as without", async () => {
+  const index = await openIndex("story");
+  const job = "protocolVersion: 2\nname: j\ntype: job\ntaskRoles:\n  train:\n    instances: 1\n    commands:\n      - python train.py\n";
+  const options = { index, taskRole: "train", source: "job" };
+  let paint = null;
+  const shown = [];
+  const adding = addToText(job, ["mnist-data"], { ...options, shown: (text) => (shown.push(text), new Promise((done) => (paint = done))) });
+  for (let waited = 0; paint === null; waited++) {
+    assert.ok(waited < 1000, "the text is shown (the edit goes in at once)");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const early = await Promise.race([adding.then(() => "answered"), new Promise((resolve) => setTimeout(resolve, 20, "waiting"))]);
+  assert.equal(early, "waiting", "no answer until the page has painted the text");
+  paint();
+  const [added, plain] = [await adding, await addToText(job, ["mnist-data"], options)];
+  assert.deepEqual(shown, [added.after]);
+  assert.deepEqual(added, plain);
+  const removed = [];
+  const back = await removeFromText(added.after, ["mnist-data"], { ...options, shown: async (text) => void removed.push(text) });
+  assert.deepEqual(removed, [back.after]);
+  assert.deepEqual(back, await removeFromText(added.after, ["mnist-data"], options));
+});

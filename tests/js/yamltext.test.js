@@ -240,6 +240,23 @@ test("a plan's edits go in at once, set and checked once, as the one-by-one edit
   assert.equal(atOnce.text, "a: 2\nlist:\n  - x\n  - y\nz: 0\nb:\n  c: 1\n");
 });
 
+test("at once in two steps: the spliced text, then its check; a text the check refuses is made again one by one", () => {
+  const run = (doc) => {
+    doc.insert(["list", 1], "y");
+    doc.set(["a"], 2);
+  };
+  const [checked, refused] = [new YamlText("a: 1\nlist:\n  - x\n"), new YamlText("a: 1\nlist:\n  - x\n")];
+  const spliced = checked.spliceAtOnce(() => run(checked));
+  assert.equal(spliced.text, "a: 2\nlist:\n  - x\n  - y\n");
+  assert.equal(checked.text, "a: 1\nlist:\n  - x\n", "nothing is taken before the check");
+  checked.settleAtOnce(spliced, () => run(checked));
+  assert.equal(checked.text, spliced.text);
+  const wrong = refused.spliceAtOnce(() => run(refused));
+  refused.settleAtOnce({ ...wrong, text: wrong.text.replace("- y", "- z") }, () => run(refused)); // loads to other data
+  assert.equal(refused.text, spliced.text, "the one-by-one edits' text, not the refused one");
+  assert.equal(new YamlText("a: 1\n").spliceAtOnce(() => {}), null, "no edit: nothing to check");
+});
+
 test("edits that cannot go in at once go in one by one, to the same text", () => {
   const run = (doc) => {
     doc.set(["b"], { c: 1 });

@@ -85,12 +85,23 @@ export class WorkingCopy {
 
 /* A run of inserts into (or deletes from) one list goes in at once: the text is read once, not per edit. */
 export function applyEdits(doc, edits) {
-  if (doc.shares) {
-    applyShared(doc, edits);
-    return;
-  }
+  if (doc.shares) applyShared(doc, edits);
+  else doc.atOnce(runOf(doc, edits));
+}
+
+/* applyEdits, with the spliced text given to `shown` if any (and awaited) before the load that checks it: a
+ * page paints it meanwhile (composer/README.md, where the engine runs). */
+export async function applyEditsShown(doc, edits, shown) {
+  if (doc.shares) return applyShared(doc, edits);
+  const run = runOf(doc, edits);
+  const spliced = doc.spliceAtOnce(run);
+  if (spliced?.text && shown) await shown(spliced.text);
+  doc.settleAtOnce(spliced, run);
+}
+
+function runOf(doc, edits) {
   const folded = checkedFold(doc.data, edits);
-  doc.atOnce(() => applyRuns(doc, folded));
+  return () => applyRuns(doc, folded);
 }
 
 /* apply._checked_fold: fold(edits) when it gives what they give (it moves an edit before the ones between). */

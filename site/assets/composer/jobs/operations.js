@@ -3,7 +3,7 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { applyEdits } from "./apply.js";
+import { applyEditsShown } from "./apply.js";
 import { JobDocument, showScalar } from "./document.js";
 import { PrereqError } from "../core/errors.js";
 import { BINDING_FIELDS, planEdit } from "./plan.js";
@@ -13,9 +13,9 @@ import { foldName, parseRequirement } from "../core/versions.js";
 // The plan and its application run as two tasks, not one: a page stays responsive between them.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-async function edited(job, text, plan, { changes = plan.changes, notes = [], told = [] } = {}) {
+async function edited(job, text, plan, { changes = plan.changes, notes = [], told = [], shown = null } = {}) {
   await nextTask();
-  applyEdits(job.doc, plan.edits);
+  await applyEditsShown(job.doc, plan.edits, shown);
   return {
     before: text, after: job.text, changes: changes.map((change) => describeChange(change)),
     warnings: [...notes, ...plan.warnings, ...plan.needs], notes: told,
@@ -106,7 +106,7 @@ function unknownItem(index, name) {
     { hint: close ? `did you mean '${close}'?` : "search with 'prereq search WORD'" });
 }
 
-export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>" }) {
+export async function addToText(text, names, { index, indexSource = null, taskRole = null, bind: binding = false, source = "<job>", shown = null }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   const roles = pickRoles(job, taskRole);
@@ -140,7 +140,7 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
     const note = deprecatedNote(change.name, change.version, index.version(change.name, change.version));
     if (note) notes.push(note);
   }
-  return edited(job, text, plan, { notes, told });
+  return edited(job, text, plan, { notes, told, shown });
 }
 
 export function deprecatedNote(name, version, document) {
@@ -216,7 +216,7 @@ function unbindNames(old, names, taskRole) {
   return { next, unbound };
 }
 
-export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>" }) {
+export async function removeFromText(text, names, { index, taskRole = null, unbind = false, source = "<job>", shown = null }) {
   const job = new JobDocument(text, source);
   const old = job.state(index.root.range_hint);
   for (const role of rolesNamed(taskRole) || []) job.requireRole(role);
@@ -225,7 +225,7 @@ export async function removeFromText(text, names, { index, taskRole = null, unbi
     await loadFor(index, job, old);
     const plan = planEdit(job, old, next, index);
     const done = unbound.map(([name, role]) => ({ action: "unbound", name, version: plan.closure.get(name).version, reason: `task role ${role}` }));
-    return edited(job, text, plan, { changes: [...plan.changes, ...done] });
+    return edited(job, text, plan, { changes: [...plan.changes, ...done], shown });
   }
   const next = unselect(job, old, names, taskRole);
   await loadFor(index, job, old);
@@ -239,5 +239,5 @@ export async function removeFromText(text, names, { index, taskRole = null, unbi
     else if (plan.references.has(name)) reason = plan.references.get(name);
     changes.push({ action: "kept", name, version: kept.version, reason });
   }
-  return edited(job, text, plan, { changes });
+  return edited(job, text, plan, { changes, shown });
 }

@@ -57,6 +57,15 @@ export function pageEngine(index) {
 export const errorFields = (error) => (error instanceof PrereqError
   ? { prereq: true, message: error.message, hint: error.hint, exitCode: error.exitCode, problems: error.problems }
   : { message: String(error && error.message ? error.message : error) });
+const fromFields = (fields) => (fields.prereq
+  ? Object.assign(new PrereqError(fields.message, fields), { problems: fields.problems }) : new Error(fields.message));
+
+/* A map's value, taken out of it. */
+export function take(map, key) {
+  const value = map.get(key);
+  map.delete(key);
+  return value;
+}
 
 /* Null when none starts (a policy, an old browser).  A page of another origin (the portal plugin's)
  * starts a blob of its own that imports the site's script. */
@@ -91,14 +100,13 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
   };
   const answer = ({ data }) => {
     if ("ready" in data) return data.ready ? clearTimeout(deadline) : drop();
-    if ("view" in data) {
-      const done = viewing.get(data.of);
-      viewing.delete(data.of);
-      return done && done(data.view);
+    if ("shown" in data) { // an edit's text before its check: the check goes on once the page has painted it
+      const painting = Promise.resolve(pending.get(data.of)?.shown?.(data.shown));
+      return painting.catch(() => {}).then(() => worker?.postMessage({ painted: data.of }));
     }
+    if ("view" in data) return take(viewing, data.of)?.(data.view);
     if (!pending.has(data.id)) return; // after a drop: the page made that call
-    const { resolve, reject, op, again } = pending.get(data.id);
-    pending.delete(data.id);
+    const { resolve, reject, op, again } = take(pending, data.id);
     if (data.error && !data.error.prereq && LOADED_LATE.has(op)) { // a failed import stays failed in that worker
       lateInPage = true;
       return again().then(resolve, reject);
@@ -108,8 +116,7 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
       viewed = { text: data.result.after, role: data.viewing, view: new Promise((done) => viewing.set(data.id, done)) };
     }
     if (!data.error) resolve(data.result);
-    else reject(data.error.prereq ? Object.assign(new PrereqError(data.error.message, data.error), { problems: data.error.problems })
-      : new Error(data.error.message));
+    else reject(fromFields(data.error));
   };
   const start = () => {
     if ((worker = newWorker()) === null) return;
@@ -121,8 +128,10 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
     deadline = setTimeout(drop, readySeconds * 1000);
   };
   const post = (op, args) => new Promise((resolve, reject) => {
-    pending.set(next, { resolve, reject, op, again: () => inPage()[op](...args) });
-    worker.postMessage({ id: next++, op, args });
+    // A function cannot cross to the worker: `shown` goes as true, and the text it is given comes back.
+    const shown = typeof args[2]?.shown === "function" ? args[2].shown : null;
+    pending.set(next, { resolve, reject, op, shown, again: () => inPage()[op](...args) });
+    worker.postMessage({ id: next++, op, args: shown ? [args[0], args[1], { ...args[2], shown: true }] : args });
   });
   const call = (op) => (...args) => {
     if (worker === null || (lateInPage && LOADED_LATE.has(op))) return inPage()[op](...args);

@@ -8,12 +8,13 @@ import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
 import { digest } from "../openpai/forms.js";
 import { formNeeds } from "../openpai/needs.js";
-import { errorFields, fetchReader, pageEngine } from "./engine.js";
+import { errorFields, fetchReader, pageEngine, take } from "./engine.js";
 import { EMPTY_JOB, START_ROLE } from "./jobfile.js";
 
 let engine = null;
 let edited = false; // once the user has edited, the rehearsal is over
 export let rehearsal = null; // the setup's: what ended it, and after how many rounds
+const painted = new Map(); // edit's id -> what goes on once the page has painted its text
 
 // The rehearsal (composer/README.md, where the engine runs): chains of up to REHEARSED items, warming cold code.
 const REHEARSED = 30;
@@ -75,7 +76,11 @@ self.addEventListener("message", async ({ data }) => {
     rehearsal = loaded.then((index) => rehearse(index).catch(failed), () => ({ ended: "no index", rounds: 0 }));
     return;
   }
+  if ("painted" in data) return take(painted, data.painted)?.();
   if (EDITS.has(data.op)) edited = true;
+  if (data.args[2]?.shown === true) { // the page paints the edit's text before its check (engine.js)
+    data.args[2].shown = (text) => new Promise((resolve) => (painted.set(data.id, resolve), self.postMessage({ of: data.id, shown: text })));
+  }
   try {
     const ready = await engine;
     const result = await ready[data.op](...data.args);

@@ -43,19 +43,31 @@ class Composer {
 
   /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
   editOptions(taskRole, view = false) {
-    return { indexSource: this.host.indexSource, taskRole, source: "job", view };
+    const shown = view ? (text) => this.showUnchecked(text) : null;
+    return { indexSource: this.host.indexSource, taskRole, source: "job", view, shown };
+  }
+
+  /* An edit's text before the load that checks it (composer/README.md, where the engine runs), shown while
+   * the composer is busy; the check goes on after its frame (or 100 ms: a hidden tab paints none). */
+  showUnchecked(text) {
+    if (this.root.getAttribute("data-state") !== "busy") return null;
+    this.ui.editor.value = text;
+    return new Promise((resolve) => {
+      window.requestAnimationFrame(() => window.setTimeout(resolve));
+      window.setTimeout(resolve, 100);
+    });
   }
 
   keepDraft() { saveDraft(this.ui.editor.value, this.role); }
 
   /* Undoable unless `remember` is false; the text is painted before the rest is redrawn. */
-  async setText(text, remember) {
+  async setText(text, remember, from = this.ui.editor.value) {
     const ui = this.ui;
-    if (remember !== false && text !== ui.editor.value) {
-      this.history.push({ text: ui.editor.value, role: this.role });
+    if (remember !== false && text !== from) {
+      this.history.push({ text: from, role: this.role });
       if (this.history.length > UNDO_STEPS) this.history.shift();
     }
-    ui.editor.value = text;
+    if (ui.editor.value !== text) ui.editor.value = text;
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
     await new Promise((resolve) => window.requestAnimationFrame(() => window.setTimeout(resolve)));
@@ -111,11 +123,13 @@ class Composer {
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
       this.ui.editor.readOnly = true; // the edit replaces the text: what was typed meanwhile would be lost
+      const before = this.ui.editor.value; // the editor may show the edit's text before its check
       try {
-        const result = await run(this.ui.editor.value);
-        await this.setText(result.after);
+        const result = await run(before);
+        await this.setText(result.after, true, before);
         showMessages(this.ui, result.changes, result.warnings);
       } catch (error) {
+        this.ui.editor.value = before;
         await this.refresh();
         showError(this.ui, error);
       } finally {

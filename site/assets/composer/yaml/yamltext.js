@@ -203,22 +203,37 @@ export class YamlText {
 
   /* yamledit.at_once: ``run``'s edits spliced against this one text and checked by one load, else run again. */
   atOnce(run) {
+    this.settleAtOnce(this.spliceAtOnce(run), run);
+  }
+
+  /* atOnce's splice: null when ``run`` changes nothing, else {base, text}: the text before, and the one
+   * spliced (null when the edits cannot go in at once).  Until settleAtOnce, the data is the planned. */
+  spliceAtOnce(run) {
     const base = [this._t, this._loaded];
-    let [newText, loaded] = [null, null];
     this._spans = [];
     try {
       run();
-      if (!this._spans.length) return;
-      newText = applySpans(this._t, this._spans);
-      loaded = newText ? loadYamlOrNull(newText, { mergeKeys: this.mergeKeys }) : null;
+      return this._spans.length ? { base, text: applySpans(this._t, this._spans) } : null;
     } catch {
-      loaded = null; // what cannot go in at once is made one edit at a time below
+      return { base, text: null }; // what cannot go in at once is made one edit at a time
     } finally {
       this._spans = null;
     }
-    const marks = loaded && strictEqual(loaded.typed, this._typed) ? this._keptMarks(newText) : null;
-    if (marks !== null) return this._setText(newText, loaded, marks);
-    this._setText(...base);
+  }
+
+  /* atOnce's check: the spliced text taken when it loads to the planned data and keeps what is shared,
+   * else ``run`` again, one edit at a time, on the text before. */
+  settleAtOnce(spliced, run) {
+    if (spliced === null) return;
+    let loaded = null;
+    try {
+      loaded = spliced.text ? loadYamlOrNull(spliced.text, { mergeKeys: this.mergeKeys }) : null;
+    } catch {
+      loaded = null;
+    }
+    const marks = loaded && strictEqual(loaded.typed, this._typed) ? this._keptMarks(spliced.text) : null;
+    if (marks !== null) return this._setText(spliced.text, loaded, marks);
+    this._setText(...spliced.base);
     run();
   }
 
