@@ -342,3 +342,38 @@ def test_a_checks_text_is_painted_before_its_check_and_committed_after(visits, s
     page.locator("#prereq-composer-undo").click()
     settle(page)
     assert editor_text(page) == before
+
+
+# The page's {painted} answers to the worker, held until the test lets them go: the window in which the
+# editor shows an edit's text before its check, made as long as a slow machine's.
+HOLD_PAINTED = """() => {
+  const post = Worker.prototype.postMessage;
+  window.__held = [];
+  window.__release = () => window.__held.splice(0).forEach(([worker, data]) => post.call(worker, data));
+  Worker.prototype.postMessage = function (data) {
+    if (data && "painted" in data) return void window.__held.push([this, data]);
+    return post.call(this, data);
+  };
+}"""
+
+
+def test_while_a_text_waits_for_its_check_copy_the_draft_and_the_host_have_the_committed_one(visit):
+    """Shown before its check, an edit's text is not the job yet: Copy, the kept draft and the host's
+    text() give the job it replaced until the check is done."""
+    page = open_composer(visit)
+    before = editor_text(page)
+    page.evaluate(HOLD_PAINTED)
+    box(page, "upload-results").click()
+    page.wait_for_function("(before) => document.querySelector('#prereq-composer-yaml').value !== before", arg=before)
+    shown = editor_text(page)
+    assert "name: upload-results" in shown
+    expect(page.locator("#prereq-composer")).to_have_attribute("data-state", "busy")
+    assert page.evaluate("window.prereqComposer.text()") == before
+    page.locator("#prereq-composer-copy").click()
+    expect(page.locator("#prereq-composer-copy")).to_have_text("Copied ✓")
+    assert page.evaluate("navigator.clipboard.readText()") == before
+    assert page.evaluate("JSON.parse(localStorage.getItem('prereq.composer.draft'))?.text ?? null") in (None, before)
+    page.evaluate("window.__release()")
+    settle(page)
+    assert editor_text(page) == shown == page.evaluate("window.prereqComposer.text()")
+    assert page.evaluate("JSON.parse(localStorage.getItem('prereq.composer.draft')).text") == shown

@@ -167,6 +167,12 @@ test("engine: an edit's text before its check is given to the page's `shown`, an
   worker.say({ of: 7, shown: "stale" });
   await settled();
   assert.deepEqual(worker.sent.at(-1), { painted: 7 });
+  const thrown = engine.add("job", ["c"], { shown: () => { throw new Error("a page's bug"); } }); // the check goes on
+  worker.say({ of: 2, shown: "job with c" });
+  await settled();
+  assert.deepEqual(worker.sent.at(-1), { painted: 2 });
+  worker.say({ id: 2, result: { after: "job with c" } });
+  await thrown;
 });
 
 test("engine: a worker that fails is dropped, and the page makes the calls it had", async () => {

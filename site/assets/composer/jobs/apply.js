@@ -95,7 +95,7 @@ export async function applyEditsShown(doc, edits, shown) {
   if (doc.shares) return applyShared(doc, edits);
   const run = runOf(doc, edits);
   const spliced = doc.spliceAtOnce(run);
-  if (spliced?.text && shown) await shown(spliced.text);
+  if (spliced?.text && typeof shown === "function") await shown(doc.withBom(spliced.text));
   doc.settleAtOnce(spliced, run);
 }
 

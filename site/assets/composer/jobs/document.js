@@ -114,7 +114,11 @@ export class JobDocument {
   }
 
   get text() {
-    const text = this.doc.text;
+    return this.textOf(this.doc.text);
+  }
+
+  /* The job's text for the YamlText's ``text`` (a spliced one too): no final line end when the file had none. */
+  textOf(text) {
     if (this.finalLineEnd) return text;
     return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
   }

@@ -15,7 +15,7 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 async function edited(job, text, plan, { changes = plan.changes, notes = [], told = [], shown = null } = {}) {
   await nextTask();
-  await applyEditsShown(job.doc, plan.edits, shown);
+  await applyEditsShown(job.doc, plan.edits, shown && ((spliced) => shown(job.textOf(spliced))));
   return {
     before: text, after: job.text, changes: changes.map((change) => describeChange(change)),
     warnings: [...notes, ...plan.warnings, ...plan.needs], notes: told,

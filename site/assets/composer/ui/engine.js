@@ -101,7 +101,7 @@ export function workerEngine(setup, inPage, { readySeconds = READY_SECONDS } = {
   const answer = ({ data }) => {
     if ("ready" in data) return data.ready ? clearTimeout(deadline) : drop();
     if ("shown" in data) { // an edit's text before its check: the check goes on once the page has painted it
-      const painting = Promise.resolve(pending.get(data.of)?.shown?.(data.shown));
+      const painting = new Promise((resolve) => resolve(pending.get(data.of)?.shown?.(data.shown))); // a throw too
       return painting.catch(() => {}).then(() => worker?.postMessage({ painted: data.of }));
     }
     if ("view" in data) return take(viewing, data.of)?.(data.view);

@@ -21,7 +21,7 @@ function goesOut(ctx, what) {
 
 function asJson(ctx) {
   try {
-    return jobAsJson(ctx.ui.editor.value, "job");
+    return jobAsJson(ctx.text(), "job");
   } catch (error) {
     ctx.fail(error);
     return null;
@@ -50,7 +50,7 @@ export function showOutputState(ui, problem) {
 
 export function bindOutputs(ctx) {
   const ui = ctx.ui;
-  const [yaml, json] = [() => ui.editor.value, () => asJson(ctx)];
+  const [yaml, json] = [() => ctx.text(), () => asJson(ctx)];
   for (const [role, what, text, format] of [["copy", "Copy", yaml], ["download", "Download", yaml, "yaml"],
     ["copyJson", "Copy", json], ["downloadJson", "Download", json, "json"]]) {
     ui[role].setAttribute("data-label", ui[role].textContent);

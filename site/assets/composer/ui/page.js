@@ -39,6 +39,7 @@ class Composer {
     this.history = [];
     this.share = new SharePanel(root, host);
     this.prefetched = new Set();
+    this.committed = null; // while the editor shows an edit's text before its check: the text it replaced
   }
 
   /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
@@ -48,17 +49,22 @@ class Composer {
   }
 
   /* An edit's text before the load that checks it (composer/README.md, where the engine runs), shown while
-   * the composer is busy; the check goes on after its frame (or 100 ms: a hidden tab paints none). */
+   * the composer is busy; the check goes on after its frame (at once in a hidden tab, which paints none). */
   showUnchecked(text) {
     if (this.root.getAttribute("data-state") !== "busy") return null;
+    this.committed ??= this.ui.editor.value;
     this.ui.editor.value = text;
+    if (document.hidden) return null;
     return new Promise((resolve) => {
       window.requestAnimationFrame(() => window.setTimeout(resolve));
-      window.setTimeout(resolve, 100);
+      window.setTimeout(resolve, 100); // a tab hidden meanwhile
     });
   }
 
-  keepDraft() { saveDraft(this.ui.editor.value, this.role); }
+  /* The job as committed: what Copy, Download, the draft and the host read (not a text before its check). */
+  text() { return this.committed ?? this.ui.editor.value; }
+
+  keepDraft() { saveDraft(this.text(), this.role); }
 
   /* Undoable unless `remember` is false; the text is painted before the rest is redrawn. */
   async setText(text, remember, from = this.ui.editor.value) {
@@ -124,14 +130,22 @@ class Composer {
       this.root.setAttribute("data-state", "busy");
       this.ui.editor.readOnly = true; // the edit replaces the text: what was typed meanwhile would be lost
       const before = this.ui.editor.value; // the editor may show the edit's text before its check
+      let [result, failure] = [null, null];
       try {
-        const result = await run(before);
-        await this.setText(result.after, true, before);
-        showMessages(this.ui, result.changes, result.warnings);
+        result = await run(before);
       } catch (error) {
-        this.ui.editor.value = before;
-        await this.refresh();
-        showError(this.ui, error);
+        failure = error;
+      }
+      this.committed = null;
+      try {
+        if (failure === null) {
+          await this.setText(result.after, true, before);
+          showMessages(this.ui, result.changes, result.warnings);
+        } else {
+          this.ui.editor.value = before; // the text the edit was refused on, which nothing took meanwhile
+          await this.refresh();
+          showError(this.ui, failure);
+        }
       } finally {
         this.ui.editor.readOnly = false;
         this.root.setAttribute("data-state", "ready");
@@ -246,7 +260,7 @@ class Composer {
     const ui = this.ui;
     ui.empty.addEventListener("click", () => {
       // A draft is the user's work: replaced only when they say so (Undo would bring it back too).
-      const draft = ui.editor.value.trim() && ui.editor.value !== this.starting.text;
+      const draft = this.text().trim() && this.text() !== this.starting.text;
       if (draft && !window.confirm("Replace the job in the editor by a new empty job?")) return;
       this.startFrom(async () => this.starting.text, "started a new empty job (Undo brings the previous one back)");
     });
@@ -302,7 +316,7 @@ class Composer {
     this.bindEditor();
     this.bindFilters();
     this.bindStartingPoints();
-    bindOutputs({ ui, problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
+    bindOutputs({ ui, text: () => this.text(), problem: () => this.problem, jobName: () => this.view && this.view.name, fail: (error) => showError(ui, error) });
     ui.undo.disabled = true;
     await this.refresh();
     this.engine.start();
@@ -320,7 +334,7 @@ class Composer {
       prepare: (text, options) => this.engine.prepare(text, { indexSource: this.host.indexSource, ...options }),
       submissionFacts: (text) => this.engine.submissionFacts(text), // jobs/prepare.js's
       queue: (task) => this.queue(task),
-      text: () => this.ui.editor.value,
+      text: () => this.text(),
       setText: (text) => this.setText(text),
       index: () => this.index,
       starting: () => this.starting, // jobfile.js's startingJob

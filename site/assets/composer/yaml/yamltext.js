@@ -92,6 +92,11 @@ export class YamlText {
     return this._bom + this._t;
   }
 
+  /* A text of this one's, as ``text`` gives it (with the file's BOM). */
+  withBom(text) {
+    return this._bom + text;
+  }
+
   get data() {
     return this._loaded.data;
   }
