@@ -252,3 +252,15 @@ def rewrite_expectations(paths: list[Path], outcome: Callable[[dict[str, Any]], 
                 )
     print(f"{len(paths)} cases, {len(changed)} {'would change' if check else 'changed'}")
     return 1 if changed and check else 0
+
+
+def rewrite_file(path: Path, wanted: str, *, check: bool) -> int:
+    """Write a corpus file made whole by the Python engine (with ``check``, write nothing); says whether
+    it was up to date and returns the exit code: 1 when ``check`` finds it out of date."""
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if check:
+        print(f"{path.name} is " + ("up to date" if current == wanted else "out of date: run regen.py"))
+        return 0 if current == wanted else 1
+    path.write_text(wanted, encoding="utf-8")
+    print(f"wrote {len(json.loads(wanted)['cases'])} cases to {path.name}")
+    return 0

@@ -10,20 +10,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parents[2] / "tools"), str(HERE)]
+sys.path[:0] = [str(HERE.parents[2] / "tools"), str(HERE.parent), str(HERE)]
 
+from corpus import rewrite_file  # noqa: E402
 from quoting_corpus import CASES, cases  # noqa: E402
 
-
-def text() -> str:
-    return json.dumps({"cases": cases()}, indent=1, ensure_ascii=False) + "\n"
-
-
 if __name__ == "__main__":
-    wanted = text()
-    current = CASES.read_text(encoding="utf-8") if CASES.exists() else ""
-    if "--check" in sys.argv[1:]:
-        print("cases.json is " + ("up to date" if current == wanted else "out of date: run regen.py"))
-        sys.exit(0 if current == wanted else 1)
-    CASES.write_text(wanted, encoding="utf-8")
-    print(f"wrote {len(json.loads(wanted)['cases'])} cases")
+    text = json.dumps({"cases": cases()}, indent=1, ensure_ascii=False) + "\n"
+    sys.exit(rewrite_file(CASES, text, check="--check" in sys.argv[1:]))
