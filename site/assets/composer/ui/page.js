@@ -142,7 +142,7 @@ class Composer {
           await this.setText(result.after, true, before);
           showMessages(this.ui, result.changes, result.warnings);
         } else {
-          this.ui.editor.value = before; // the text the edit was refused on, which nothing took meanwhile
+          if (this.ui.editor.value !== before) this.ui.editor.value = before; // refused: nothing took the text shown
           await this.refresh();
           showError(this.ui, failure);
         }
