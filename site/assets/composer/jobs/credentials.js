@@ -124,11 +124,11 @@ const MAYBE_ANY_CASE = /aws[^\n]{0,20}?(?:key|pw|pass|token)|key|pass|token|secr
 // Python's case-insensitive i is also ı and İ, which the u flag does not fold: patterns that ignore case
 // read the line with them as i (one code unit for one: a match's indices hold in the line as written).
 const fold = (text) => text.replace(/[\u0130\u0131]/g, "i");
-const maybe = (text) => MAYBE_CASED.test(fold(text)) || MAYBE_ANY_CASE.test(fold(text));
+const maybe = (text, folded = fold(text)) => MAYBE_CASED.test(folded) || MAYBE_ANY_CASE.test(folded);
 const WHOLE_TEMPLATE = new RegExp(`^${TEMPLATE.source}$`); // placeholders.TEMPLATE.fullmatch
 
 const unquote = (value) => value.replace(/^["']+|["']+$/g, "");
-const isDigits = (value) => new RegExp(`^[${PY_DIGIT}]+$`, "u").test(value); // within str.isdigit
+const [DIGITS, SPACES] = [new RegExp(`^[${PY_DIGIT}]+$`, "u"), new RegExp(`[${S}]+`, "u")]; // within str.isdigit
 const exampleLine = (line) => [...line.matchAll(HOST)].some((found) => EXAMPLE_HOST.test(fold(found[1])));
 const written = (line, match, group) => line.slice(...match.indices.groups[group]); // a group of a folded line
 
@@ -141,33 +141,33 @@ function valueKind(value) {
   return !value.includes("<%");
 }
 
-function* options(line) {
-  for (const match of fold(line).matchAll(OPTION)) {
+function* options(line, folded) {
+  for (const match of folded.matchAll(OPTION)) {
     const [name, value] = [written(line, match, "name"), written(line, match, "value")];
     const whole = line.slice(match.index, match.index + match[0].length).toLowerCase();
     if (["token", "secret"].includes(name.toLowerCase()) && !whole.startsWith("token=") && !whole.startsWith("secret=")) continue;
     const literal = valueKind(value);
-    if (literal !== null && !(literal && isDigits(unquote(value)) && value.length < 5)) {
+    if (literal !== null && !(literal && DIGITS.test(unquote(value)) && value.length < 5)) {
       yield [literal ? `a plain-text ${name}= value` : `${name}=`, literal];
     }
   }
   for (const match of line.matchAll(LONG_OPTION)) {
     const rest = line.slice(match.index + match[0].length).replace(/^[ =]+/, "");
     const template = LEADING_TEMPLATE.exec(rest); // `--password <% $secrets.pw %>`: one value, spaces and all
-    const value = template ? template[0] : rest.split(new RegExp(`[${S}]+`, "u")).find(Boolean) || "";
+    const value = template ? template[0] : rest.split(SPACES).find(Boolean) || "";
     const literal = value.startsWith("-") ? null : valueKind(value);
     if (literal !== null) yield [literal ? `a plain-text value after ${match[0]}` : match[0], literal];
   }
   for (const [pattern, plain, name] of COMMAND_FORMS) {
-    for (const match of fold(line).matchAll(pattern)) {
+    for (const match of folded.matchAll(pattern)) {
       const literal = valueKind(written(line, match, "value"));
       if (literal !== null && !exampleLine(line)) yield [literal ? plain : name, literal];
     }
   }
 }
 
-function* urlPasswords(line) {
-  for (const match of fold(line).matchAll(URL_USERINFO)) {
+function* urlPasswords(line, folded) {
+  for (const match of folded.matchAll(URL_USERINFO)) {
     const literal = valueKind(written(line, match, "value"));
     if (literal !== null && !EXAMPLE_HOST.test(match.groups.host)) yield [literal ? URL_PASSWORD : "the password of a URL", literal];
   }
@@ -178,13 +178,13 @@ export function scanText(text) {
   if (!maybe(text)) return [];
   const leaks = [];
   text.split("\n").forEach((line, number) => {
-    if (!maybe(line)) return;
     const folded = fold(line);
+    if (!maybe(line, folded)) return;
     const found = SHAPES.filter(([match]) => (typeof match === "function" ? match(folded) : match.test(folded)));
     const named = [...new Set(found.map(([, kind]) => kind))];
     if (named.length > 1 && named.includes(BEARER)) named.splice(named.indexOf(BEARER), 1);
     const generic = new Map();
-    for (const [kind, literal] of [...urlPasswords(line), ...options(line)]) {
+    for (const [kind, literal] of [...urlPasswords(line, folded), ...options(line, folded)]) {
       if (!(named.length && literal)) generic.set(kind, literal);
     }
     for (const kind of named) leaks.push({ line: number, kind, literal: true });
@@ -230,10 +230,10 @@ function rendered(text, lookup) {
   return text;
 }
 
-/* secretscan.rendered_leaks: what `<% this.KEY %>` filled in shows that the string as written did not. */
-function renderedLeaks(path, value, lookup) {
+/* secretscan.rendered_leaks: what `<% this.KEY %>` filled in shows that the string as written (`leaks`) did not. */
+function renderedLeaks(path, value, lookup, leaks) {
   const lines = value.split("\n");
-  const written = new Set(scanValue(path, value).map((leak) => `${leak.line} ${leak.kind}`));
+  const written = new Set(leaks.map((leak) => `${leak.line} ${leak.kind}`));
   const found = new Map();
   lines.forEach((line, number) => {
     if (!line.includes("<%")) return;
@@ -271,8 +271,9 @@ export function scanDocument(data) {
       if (maybe(text)) keys.push(...scanText(text).filter((leak) => leak.literal).map((leak) => [path, { ...leak, key: true }]));
       continue;
     }
-    found.push(...scanValue(path, text).map((leak) => [path, leak]));
-    if (text.includes("<%")) found.push(...renderedLeaks(path, text, lookup).map((leak) => [path, leak]));
+    const leaks = scanValue(path, text);
+    if (text.includes("<%")) leaks.push(...renderedLeaks(path, text, lookup, leaks));
+    found.push(...leaks.map((leak) => [path, leak]));
   }
   return [...found, ...keys];
 }

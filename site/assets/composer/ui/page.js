@@ -39,7 +39,7 @@ class Composer {
     this.history = [];
     this.share = new SharePanel(root, host);
     this.prefetched = new Set();
-    this.committed = null; // while the editor shows an edit's text before its check: the text it replaced
+    this.committed = null; // the job while an edit runs: its text may be shown before its check
   }
 
   /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
@@ -51,8 +51,7 @@ class Composer {
   /* An edit's text before the load that checks it (composer/README.md, where the engine runs), shown while
    * the composer is busy; the check goes on after its frame (at once in a hidden tab, which paints none). */
   showUnchecked(text) {
-    if (this.root.getAttribute("data-state") !== "busy") return null;
-    this.committed ??= this.ui.editor.value;
+    if (this.committed === null) return null;
     this.ui.editor.value = text;
     if (document.hidden) return null;
     return new Promise((resolve) => {
@@ -129,7 +128,7 @@ class Composer {
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
       this.ui.editor.readOnly = true; // the edit replaces the text: what was typed meanwhile would be lost
-      const before = this.ui.editor.value; // the editor may show the edit's text before its check
+      const before = (this.committed = this.ui.editor.value); // the editor may show the edit's text before its check
       let [result, failure] = [null, null];
       try {
         result = await run(before);

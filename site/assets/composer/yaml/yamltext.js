@@ -234,7 +234,7 @@ export class YamlText {
     try {
       loaded = spliced.text ? loadYamlOrNull(spliced.text, { mergeKeys: this.mergeKeys }) : null;
     } catch {
-      loaded = null;
+      // not loaded: one edit at a time, below
     }
     const marks = loaded && strictEqual(loaded.typed, this._typed) ? this._keptMarks(spliced.text) : null;
     if (marks !== null) return this._setText(spliced.text, loaded, marks);
