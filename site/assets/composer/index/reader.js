@@ -19,6 +19,7 @@ const PACK_MAP = "packs.json";
 const PACK_MAP_FORMAT = "prereq-packs/2";
 const PACK_PATH = /^packs\/[0-9a-f]{16}\.ndjson\.gz$/; // the map is not vouched for: it names no other file
 const PACK_LINES = 4096; // more than a 64 KiB pack holds
+const CLOSURE_PACKS = 64; // of a map's hint per item: more than a 150-item closure's 11, and bounds a hostile map's
 const PACK_TEXT = 64 << 20; // bytes, gunzipped, of all an index's packs: past it packs are not read (bombs)
 export const PACK_IDLE_SECONDS = 10; // a pack (or packs.json) silent so long is passed over for the items' own files
 
@@ -134,12 +135,15 @@ export class Index {
   /* Unknown names are left for `document` to refuse, with its message. */
   async ensure(names) {
     const seen = new Set();
+    const map = await this.packMap();
     let queue = [...names];
     while (queue.length) {
       const batch = [...new Set(queue)].filter((name) => !seen.has(name) && this.entries.has(name));
       queue = [];
       batch.forEach((name) => seen.add(name));
-      await Promise.all(batch.filter((name) => !this.documents.has(name)).map((name) => {
+      const unread = batch.filter((name) => !this.documents.has(name));
+      unread.forEach((name) => this.closurePacks(map, name));
+      await Promise.all(unread.map((name) => {
         if (!this.loading.has(name)) {
           this.loading.set(name, this.itemFile(name).then((document) => void this.documents.set(name, document))
             .finally(() => this.loading.delete(name)));
@@ -162,6 +166,17 @@ export class Index {
     const pack = map && Object.hasOwn(map.items, name) ? map.packs[map.items[name]] : null;
     const body = PACK_PATH.test(pack) && (await this.packLines(pack)).get(entry.sha256);
     return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
+  }
+
+  /* Asks for the packs the map says hold the rest of `name`'s closures, beside its own: the closure
+   * comes in one round of requests, not two.  A hint as the map is: only packs it names are read. */
+  closurePacks(map, name) {
+    const hinted = map?.closures && typeof map.closures === "object" && Object.hasOwn(map.closures, name) ? map.closures[name] : null;
+    if (!Array.isArray(hinted)) return;
+    for (const position of hinted.slice(0, CLOSURE_PACKS)) {
+      const pack = map.packs[position];
+      if (PACK_PATH.test(pack)) this.packLines(pack);
+    }
   }
 
   /* packs.json, read once; null (no packs) when it cannot be read (older builds have none) or the browser
