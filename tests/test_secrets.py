@@ -163,3 +163,23 @@ def test_every_kind_in_an_item_is_an_error_that_never_shows_the_value(make_regis
         for secret in ("Tr0ub4dor3", "R7tLq2Vx9Kd4", "Q3EGRJ7XWZ5TN2PL", "Vq7#rT2p"):
             assert secret not in problem.message + problem.hint
         assert "<% $secrets.KEY %>" in problem.hint
+
+
+def test_a_document_s_templated_string_is_scanned_once_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """scan_document hands rendered_leaks the leaks it found in the string as written: each string is
+    scanned once as written, and once more only as the build renders it."""
+    from prereq.registry import secretscan
+
+    scanned: list[str] = []
+    real = secretscan.scan_value
+
+    def counting(path: tuple[object, ...], value: str) -> list[secretscan.Leak]:
+        scanned.append(value)
+        return real(path, value)
+
+    monkeypatch.setattr(secretscan, "scan_value", counting)
+    written = "export DB_PASSWORD=<% this.PART %>"
+    data = {"parameters": {"PART": "hunter2hunter2"}, "commands": [written]}
+    leaks = list(secretscan.scan_document(data))
+    assert scanned.count(written) == 1
+    assert [(path, leak.literal) for path, leak in leaks] == [(("commands", 0), False), (("commands", 0), True)]

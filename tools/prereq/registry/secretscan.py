@@ -282,10 +282,11 @@ def scan_document(data: Any, *, render: bool = True) -> Iterator[tuple[tuple[Any
     parameters, as the build fills them (a token split over two parameters is one again)."""
     lookup = own_parameters(data) if render else None
     for path, value in placeholders.strings(data):
-        for leak in scan_value(path, value):
+        written = scan_value(path, value)
+        for leak in written:
             yield path, leak
         if lookup is not None and placeholders.OPEN in value:
-            for leak in rendered_leaks(path, value, lookup):
+            for leak in rendered_leaks(path, value, lookup, written=written):
                 yield path, leak
     for path, key in _keys(data):
         for leak in scan_text(key):
@@ -332,12 +333,14 @@ _RENDER_DEPTH = 8  # parameters that use parameters...: past those a scan stops 
 _RENDER_SIZE = 100_000  # characters: the build refuses a parameter that grows past them (PRQ155)
 
 
-def rendered_leaks(path: tuple[Any, ...], value: str, lookup: Callable[[str], Any]) -> list[Leak]:
+def rendered_leaks(
+    path: tuple[Any, ...], value: str, lookup: Callable[[str], Any], *, written: list[Leak] | None = None
+) -> list[Leak]:
     """The credentials in ``value`` once its ``<% this.KEY %>`` are filled in that it did not hold as
     written (each at the line of the string that uses the parameters, and always literal: what the
-    build publishes is the value itself)."""
+    build publishes is the value itself).  ``written``: ``scan_value(path, value)``, when the caller has it."""
     lines = value.split("\n")
-    written = {(leak.line, leak.kind) for leak in scan_value(path, value)}
+    held = {(leak.line, leak.kind) for leak in (scan_value(path, value) if written is None else written)}
     found: dict[tuple[int, str], Leak] = {}
     for number, line in enumerate(lines):
         if placeholders.OPEN not in line:
@@ -347,7 +350,7 @@ def rendered_leaks(path: tuple[Any, ...], value: str, lookup: Callable[[str], An
             continue
         leaks = scan_value(path, text) if len(lines) == 1 else scan_text(text)  # a key's rule: one-line values
         for leak in leaks:
-            if leak.literal and (number, leak.kind) not in written:
+            if leak.literal and (number, leak.kind) not in held:
                 found.setdefault((number, leak.kind), Leak(number, leak.kind, True, line))
     return list(found.values())
 
