@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
+import { satisfies } from "../../site/assets/composer/core/versions.js";
 import { chooseVersions } from "../../site/assets/composer/index/resolver.js";
+import { semver } from "../../site/assets/vendor/prereq-vendor.js";
 
 function chain(depth) {
   const versions = new Map();
@@ -69,4 +71,29 @@ test("resolver: a version that requires its own item takes only a range it meets
     ["n2 2.0.0", [{ name: "n1", range: "<1.1.0" }, { name: "n2", range: "^1.0.0" }]]]);
   const choice = chooseVersions([{ name: "n2", range: null }], { versionsOf: (n) => versions.get(n), requiresOf: (n, v) => requires.get(`${n} ${v}`) });
   assert.deepEqual([...choice.versions], [["n2", "1.0.0"]]);
+});
+
+/* node-semver parses a range on every call; the plain choice asks the same pairs once per level of the
+ * chain (300 deep: 300 rounds), so core/versions.js keeps each answer: a pair goes to node-semver once. */
+test("resolver: each version and range is asked of node-semver once, however deep the chain", () => {
+  const asked = new Map();
+  const real = semver.satisfies;
+  semver.satisfies = (version, range) => (asked.set(`${version} ${range}`, (asked.get(`${version} ${range}`) || 0) + 1), real(version, range));
+  try {
+    const depth = 300;
+    const { versionsOf, requiresOf } = chain(depth);
+    const once = (n, v) => requiresOf(n, v).map((r) => ({ ...r, range: "^1.0.0-once" })); // asked by no other test
+    const choice = chooseVersions([{ name: "n0", range: "^1.0.0-once" }], { versionsOf, requiresOf: once });
+    assert.equal(choice.order.length, depth);
+    assert.deepEqual([...asked.keys()].sort(), ["1.0.0 ^1.0.0-once", "1.1.0 ^1.0.0-once"]);
+    assert.deepEqual([...asked.values()], [1, 1]);
+    assert.equal(satisfies("1.1.0", "^1.0.0-once"), true);
+    assert.equal(asked.get("1.1.0 ^1.0.0-once"), 1);
+    // What is kept is bounded (an index may name any number of ranges): 4,096 ranges, then anew.
+    for (let patch = 0; patch < 4096; patch++) satisfies("1.1.0", `^1.0.${patch}`);
+    satisfies("1.1.0", "^1.0.0-once");
+    assert.equal(asked.get("1.1.0 ^1.0.0-once"), 2);
+  } finally {
+    semver.satisfies = real;
+  }
 });

@@ -21,8 +21,18 @@ const MAX_RANGE_LENGTH = 256; // as the CLI: longer ranges are refused before pa
 
 export const isRange = (text) => text.length <= MAX_RANGE_LENGTH && semver.validRange(text) !== null;
 
-// node-semver's validRange and satisfies answer null and false for a string they cannot parse.
-export const satisfies = (version, range) => range == null || (range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range));
+// node-semver's validRange and satisfies answer null and false for a string they cannot parse.  It parses
+// the range on every call, and a plan asks the same pairs once per level of its deepest chain: kept here.
+const answers = new Map(); // range -> version -> answer
+const RANGES_KEPT = 4096; // past it the answers start again
+
+export function satisfies(version, range) {
+  if (range == null) return true;
+  if (!answers.has(range) && answers.size >= RANGES_KEPT) answers.clear();
+  const known = answers.get(range) ?? answers.set(range, new Map()).get(range);
+  if (!known.has(version)) known.set(version, range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range));
+  return known.get(version);
+}
 
 export function sortVersions(versions) {
   return [...versions].sort((a, b) => semver.compare(a, b));
