@@ -133,6 +133,7 @@ test("index fetching: with the map's closures, a closure's packs are asked for i
   assert.deepEqual(hostile.asked, ["0 packs.json", ...packs.map((pack) => `1 ${pack}`)]);
   const beyond = await ensured(threePacks({ "mnist-data": [...Array(64).fill(1), 2] }), ["mnist-data"]);
   assert.deepEqual(beyond.asked, ["0 packs.json", `1 ${packs[0]}`, `1 ${packs[1]}`, `2 ${packs[2]}`]);
+  assert.deepEqual((await ensured(threePacks({}), ["no-such-item"])).asked, []); // nothing to read: not even the map
   for (const closures of ["not an object", null, { "mnist-data": "1" }]) {
     assert.deepEqual((await ensured(threePacks(closures), ["mnist-data"])).asked, plain.asked);
   }

@@ -135,14 +135,16 @@ export class Index {
   /* Unknown names are left for `document` to refuse, with its message. */
   async ensure(names) {
     const seen = new Set();
-    const map = await this.packMap();
     let queue = [...names];
     while (queue.length) {
       const batch = [...new Set(queue)].filter((name) => !seen.has(name) && this.entries.has(name));
       queue = [];
       batch.forEach((name) => seen.add(name));
       const unread = batch.filter((name) => !this.documents.has(name));
-      unread.forEach((name) => this.closurePacks(map, name));
+      if (unread.length) {
+        const map = await this.packMap();
+        unread.forEach((name) => this.closurePacks(map, name));
+      }
       await Promise.all(unread.map((name) => {
         if (!this.loading.has(name)) {
           this.loading.set(name, this.itemFile(name).then((document) => void this.documents.set(name, document))
