@@ -33,6 +33,7 @@ reads (tools/prereq, site/, mkdocs.yml, schema/): a changed engine gets a new bu
     .venv/bin/python bench/composer_check.py --link 20             # served through one 20 Mbit/s link
     .venv/bin/python bench/composer_check.py --think 0,2           # clicked at once and 2 s after the list
     .venv/bin/python bench/composer_check.py --think 2 --point 0,0.3 # and the pointer on the box 0.3 s first
+    .venv/bin/python bench/composer_check.py --press 0.1           # its button held 0.1 s, timed from the press
     .venv/bin/python bench/composer_check.py --before HEAD~1       # now's scripts beside HEAD~1's
 """
 
@@ -183,15 +184,22 @@ def opened_composer(
     return context, page
 
 
-def click(page: Page, name: str, point: float = 0.0) -> Action:
-    """Click ``name``'s box (the pointer resting on it ``point`` seconds first) and wait until the page has
-    settled; the probe's figures of that click."""
+def click(page: Page, name: str, point: float = 0.0, press: float = 0.0) -> Action:
+    """Click ``name``'s box (the pointer resting on it ``point`` seconds first; with ``press``, the button
+    held so many seconds, and the figures timed from the press, not the click) and wait until the page
+    has settled; the probe's figures of that click."""
     clicks = page.evaluate("window.__composerBench.actions.length") + 1
     box = page.locator(f'li[data-name="{name}"] input.prereq-composer__check')
     if point:
         box.hover()
         page.wait_for_timeout(point * 1000)
-    box.click()
+    if press:
+        box.hover()
+        page.mouse.down()
+        page.wait_for_timeout(press * 1000)
+        page.mouse.up()
+    else:
+        box.click()
     page.wait_for_function(
         "n => { const a = window.__composerBench.actions; return a.length >= n && a[n - 1].settled !== null"
         " && a[n - 1].yamlPainted !== null; }",
@@ -200,7 +208,9 @@ def click(page: Page, name: str, point: float = 0.0) -> Action:
     )
     probe = page.evaluate("window.__composerBench")
     action = probe["actions"][clicks - 1]
-    start = action["start"]
+    if press and action["pressed"] is None:
+        raise SystemExit(f"the press on {name}'s box was not seen before its click")
+    start = action["pressed"] if press else action["start"]
     tasks = [t for t in probe["longTasks"] if t["start"] + t["duration"] >= start and t["start"] <= action["settled"]]
     return Action(
         check=action["yamlPainted"] - start,
@@ -219,7 +229,8 @@ def measure_browser(browser: Browser, site: str, n: int, sample: Sample, run: Ru
     try:
         before = page.evaluate("prereqComposer.text()")
         for what, expected in (("check", closure_names(n)), ("uncheck", set()), ("re-check", closure_names(n))):
-            sample.actions[what] = click(page, name, run.point if what == "check" else 0.0)
+            first = what == "check"
+            sample.actions[what] = click(page, name, run.point if first else 0.0, run.press if first else 0.0)
             _check_job(page.evaluate("prereqComposer.text()"), expected, f"the composer's {what} of {name}")
         where = page.evaluate("prereqComposer.engine()")
         if where != engine:
@@ -288,13 +299,14 @@ def figures(samples: list[Sample]) -> dict[str, float]:
 @dataclass(frozen=True)
 class Run:
     """One column of the comparison: a size, where the engine runs, the user's pause before the first
-    click and how long of it the pointer rests on the box, and whether the site's scripts are now's or
-    --before's."""
+    click and how long of it the pointer rests on the box, how long the first check's button is held, and
+    whether the site's scripts are now's or --before's."""
 
     size: int
     engine: str = "worker"
     think: float = 0.0
     point: float = 0.0
+    press: float = 0.0
     before: bool = False
 
     def label(self) -> str:
@@ -303,6 +315,7 @@ class Run:
             + ("" if self.engine == "worker" else ", the page's engine")
             + (f", clicked {self.think:g} s after the list" if self.think else "")
             + (f", pointed at {self.point:g} s before" if self.point else "")
+            + (f", its button held {self.press:g} s (timed from the press)" if self.press else "")
             + (", before" if self.before else "")
         )
 
@@ -467,6 +480,14 @@ def main() -> int:
         "page may read the item's files meanwhile), comma-separated: each is a run, compared with none",
     )
     parser.add_argument(
+        "--press",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="hold the first check's button so long (a tap or a click is a press some 0.1 s before it), and time "
+        "that check from the press, not the click (default 0: a click, timed from it)",
+    )
+    parser.add_argument(
         "--before", metavar="REV", help="also run the site with the git revision REV's site/assets/ (compared)"
     )
     parser.add_argument(
@@ -499,7 +520,7 @@ def main() -> int:
     )
     befores = [False, True] if args.before else [False]
     runs = [
-        Run(size, engine, think, point, before)
+        Run(size, engine, think, point, max(args.press, 0.0), before)
         for size in sizes
         for engine in engines
         for think in thinks

@@ -1,7 +1,8 @@
 /* Installed by bench/composer_check.py before the composer page's own scripts run (an init script):
  * it records, with the page's own clock (performance.now(), 0 at navigation start), for each click on
  * a prerequisite's box in the composer's list:
- *   - start: the click's time stamp (the input event's own, before any handler ran);
+ *   - start: the click's time stamp (the input event's own, before any handler ran), and pressed: the
+ *     time stamp of the press on a box before it (pointerdown), if any;
  *   - yamlSet: when the editor's text was replaced (its value setter, wrapped on the element by
  *     watch(): the engine's answer is in), and yamlPainted: the end of the first frame after that
  *     (the next animation frame, then a message: after its paint), when the user sees the YAML;
@@ -52,9 +53,13 @@
       action.ready = performance.now();
       afterPaint((time) => { action.settled = time; });
     }).observe(root, { attributes: true, attributeFilter: ["data-state"] });
+    const onBox = (event) => event.target.matches && event.target.matches("input.prereq-composer__check");
+    let pressed = null;
+    document.addEventListener("pointerdown", (event) => { pressed = onBox(event) ? event.timeStamp : null; }, true);
     document.addEventListener("click", (event) => {
-      if (!event.target.matches || !event.target.matches("input.prereq-composer__check")) return;
-      probe.actions.push({ start: event.timeStamp, yamlSet: null, yamlPainted: null, ready: null, settled: null });
+      if (!onBox(event)) return;
+      probe.actions.push({ start: event.timeStamp, pressed, yamlSet: null, yamlPainted: null, ready: null, settled: null });
+      pressed = null;
     }, true);
   };
 })();

@@ -381,3 +381,18 @@ def test_pointing_at_a_box_reads_its_items_files_before_the_click(visits, site_u
     settle(page)
     expect(box(page, "hello-widget")).to_be_checked()
     assert _item_files(session) == read
+
+
+def test_a_press_on_a_box_reads_its_items_files_at_once(visits, site_url):
+    """A touch has no pointer resting on the box: its press, some 100 ms before the click, reads the
+    item's files (issue 30), and the check that follows reads no more."""
+    session = visits(site_url)
+    page = open_composer(session)
+    page.fill("#prereq-composer-q", "upload-results")
+    expect(box(page, "upload-results")).to_be_visible()
+    box(page, "upload-results").dispatch_event("pointerdown", {"pointerType": "touch", "isPrimary": True})
+    read = _until_read(page, session)
+    toggle(page, "upload-results")
+    expect(box(page, "upload-results")).to_be_checked()
+    assert "name: nfs-share" in editor_text(page)
+    assert _item_files(session) == read, "the check found its files read"
