@@ -116,3 +116,30 @@ def test_a_pack_is_gzipped_alike_on_every_system_and_python() -> None:
     assert gzip.decompress(packed) == text
     assert packed[:10] == bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 255])  # no name, no time, level 9, unknown system
     assert packed[10:-8] == gzip.compress(text, 9, mtime=0)[10:-8]  # the same deflate stream
+
+
+def test_the_map_names_the_packs_of_every_version_s_closure() -> None:
+    """An item's older version may require what its latest does not: a reader loads every version's
+    closure, so the map names the packs of them all."""
+    documents: dict[str, ItemDocument] = {}
+    for name in ("old-dep", "new-dep"):
+        documents[name] = {
+            "name": name,
+            "versions": [{"closure": [{"name": name, "version": "1.0.0"}]}],
+            "required_by": [],
+            "source": None,
+        }  # type: ignore[typeddict-item]
+    documents["app"] = {  # type: ignore[typeddict-item]
+        "name": "app",
+        "versions": [
+            {"closure": [{"name": "old-dep", "version": "1.0.0"}, {"name": "app", "version": "1.0.0"}]},
+            {"closure": [{"name": "new-dep", "version": "1.0.0"}, {"name": "app", "version": "2.0.0"}]},
+        ],
+        "required_by": [],
+        "source": None,
+    }
+    bodies = {name: json.dumps({"name": name, "pad": "x" * (PACK_BYTES - 100)}) + "\n" for name in documents}
+    files, pack_map = make_packs(bodies, packing_order(documents), closures=closure_members(documents))
+    pack_of = pack_map["items"]
+    assert len(set(pack_of.values())) == 3 == len(files)
+    assert pack_map["closures"] == {"app": sorted([pack_of["old-dep"], pack_of["new-dep"]])}

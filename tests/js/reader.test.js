@@ -105,15 +105,16 @@ test("index fetching: with packs, a closure comes in one request per pack after 
 
 /* The story's item files in three packs (mnist-data's own; base-tools and apt-proxy; the rest), the map's
  * closures hint as given, and a reader serving them. */
-function threePacks(closures) {
+function threePacks(closures, { packsAfter = [], raw = (text) => text } = {}) {
   const lines = STORY_LINES.toString("utf8").split(/(?<=\n)/);
   const nameOf = (line) => JSON.parse(line).name;
   const group = (name) => (name === "mnist-data" ? 0 : ["base-tools", "apt-proxy"].includes(name) ? 1 : 2);
   const packs = [0, 1, 2].map((at) => `packs/${String(at).padStart(16, "0")}.ndjson.gz`);
   const bodies = packs.map((_, at) => gzipSync(Buffer.from(lines.filter((line) => group(nameOf(line)) === at).join(""))));
-  const map = { format: STORY_PACKS.format, packs, items: Object.fromEntries(lines.map((line) => [nameOf(line), group(nameOf(line))])) };
+  const items = Object.fromEntries(lines.map((line) => [nameOf(line), group(nameOf(line))]));
+  const map = { format: STORY_PACKS.format, packs: [...packs, ...packsAfter], items };
   if (closures !== undefined) map.closures = closures;
-  const serve = (path) => (path === "packs.json" ? Buffer.from(JSON.stringify(map)) : packs.includes(path) ? bodies[packs.indexOf(path)] : null);
+  const serve = (path) => (path === "packs.json" ? Buffer.from(raw(JSON.stringify(map))) : packs.includes(path) ? bodies[packs.indexOf(path)] : null);
   return recordingReader({ serve });
 }
 
@@ -134,6 +135,14 @@ test("index fetching: with the map's closures, a closure's packs are asked for i
   const beyond = await ensured(threePacks({ "mnist-data": [...Array(64).fill(1), 2] }), ["mnist-data"]);
   assert.deepEqual(beyond.asked, ["0 packs.json", `1 ${packs[0]}`, `1 ${packs[1]}`, `2 ${packs[2]}`]);
   assert.deepEqual((await ensured(threePacks({}), ["no-such-item"])).asked, []); // nothing to read: not even the map
+  // A position is an index, not what JavaScript would make one of: an array 10,000 deep, a pack path in
+  // an array (each copy was read again), "1" and 1.0 in JSON text that says "1.5".
+  const deep = `${"[".repeat(10000)}1${"]".repeat(10000)}`;
+  const odd = await ensured(threePacks({ "mnist-data": ["DEEP", "1", 1.5, 3, 4] }, { packsAfter: [[packs[1]], [[packs[2]]]],
+    raw: (text) => text.replace('"DEEP"', deep) }), ["mnist-data"]);
+  assert.deepEqual(odd.asked, plain.asked);
+  const deepItem = await ensured(threePacks(undefined, { raw: (text) => text.replace('"mnist-data":0', `"mnist-data":${deep}`) }), ["mnist-data"]);
+  assert.ok(deepItem.asked.includes("1 prerequisites/mnist-data.json"), deepItem.asked.join(", "));
   for (const closures of ["not an object", null, { "mnist-data": "1" }]) {
     assert.deepEqual((await ensured(threePacks(closures), ["mnist-data"])).asked, plain.asked);
   }

@@ -24,14 +24,20 @@ export const isRange = (text) => text.length <= MAX_RANGE_LENGTH && semver.valid
 // node-semver's validRange and satisfies answer null and false for a string they cannot parse.  It parses
 // the range on every call, and a plan asks the same pairs once per level of its deepest chain: kept here.
 const answers = new Map(); // range -> version -> answer
-const RANGES_KEPT = 4096; // past it the answers start again
+const ANSWERS_KEPT = 1 << 16; // past it the answers start again: an index may name any number
+let kept = 0;
 
 export function satisfies(version, range) {
   if (range == null) return true;
-  if (!answers.has(range) && answers.size >= RANGES_KEPT) answers.clear();
-  const known = answers.get(range) ?? answers.set(range, new Map()).get(range);
-  if (!known.has(version)) known.set(version, range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range));
-  return known.get(version);
+  if (answers.get(range)?.has(version)) return answers.get(range).get(version);
+  const answer = range.length <= MAX_RANGE_LENGTH && semver.satisfies(version, range);
+  if (kept === ANSWERS_KEPT) {
+    answers.clear();
+    kept = 0;
+  }
+  kept += 1;
+  (answers.get(range) ?? answers.set(range, new Map()).get(range)).set(version, answer);
+  return answer;
 }
 
 export function sortVersions(versions) {

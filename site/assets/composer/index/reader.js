@@ -56,6 +56,13 @@ async function gunzipped(bytes, take) {
   return text;
 }
 
+/* The pack at `position` of the map's packs, or null.  The map is any JSON: a position must be an index,
+ * not a value JavaScript would turn into one (an array 10,000 deep overflows the stack doing so). */
+function packAt(map, position) {
+  const pack = Number.isInteger(position) && position >= 0 ? map.packs[position] : null;
+  return typeof pack === "string" && PACK_PATH.test(pack) ? pack : null;
+}
+
 function parsed(body, base, path) {
   try {
     return JSON.parse(new TextDecoder("utf-8").decode(body));
@@ -165,8 +172,8 @@ export class Index {
   async itemFile(name) {
     const entry = this.entries.get(name);
     const map = await this.packMap();
-    const pack = map && Object.hasOwn(map.items, name) ? map.packs[map.items[name]] : null;
-    const body = PACK_PATH.test(pack) && (await this.packLines(pack)).get(entry.sha256);
+    const pack = map && Object.hasOwn(map.items, name) ? packAt(map, map.items[name]) : null;
+    const body = pack && (await this.packLines(pack)).get(entry.sha256);
     return body ? parsed(body, this.base, entry.path) : this.verified(entry.path, entry.sha256);
   }
 
@@ -176,8 +183,8 @@ export class Index {
     const hinted = map?.closures && typeof map.closures === "object" && Object.hasOwn(map.closures, name) ? map.closures[name] : null;
     if (!Array.isArray(hinted)) return;
     for (const position of hinted.slice(0, CLOSURE_PACKS)) {
-      const pack = map.packs[position];
-      if (PACK_PATH.test(pack)) this.packLines(pack);
+      const pack = packAt(map, position);
+      if (pack) this.packLines(pack);
     }
   }
 
