@@ -284,9 +284,7 @@ def build_index(result: ValidationResult, *, repo: Repository | None, start_imag
 
     entries, bodies = _entries(documents, result, repo, dates)
     template_entries, template_files = _templates(result, documents, warnings)
-    pack_files, pack_map = packs.make_packs(
-        bodies, packs.packing_order(documents), closures=packs.closure_members(documents)
-    )
+    pack_files, pack_map = packs.pack_documents(bodies, documents)
     files: dict[str, str | bytes] = {**template_files, **pack_files}
     job_schema = dump_json(protocol.resolve_schema(protocol.load_protocol()), readable=True)
     root: Root = {

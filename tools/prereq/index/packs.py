@@ -93,3 +93,8 @@ def make_packs(
         "items": dict(sorted(items.items())),
         "closures": {name: positions for name, positions in rest.items() if positions},
     }
+
+
+def pack_documents(bodies: dict[str, str], documents: dict[str, ItemDocument]) -> tuple[dict[str, bytes], PackMap]:
+    """``make_packs`` of the item files' ``bodies``, packed and hinted by their ``documents``' closures."""
+    return make_packs(bodies, packing_order(documents), closures=closure_members(documents))
