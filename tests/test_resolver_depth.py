@@ -122,3 +122,33 @@ def test_a_version_that_requires_its_own_item_takes_only_a_range_it_meets_itself
         [Requirement.parse("n2")], versions_of=versions.__getitem__, requires_of=lambda n, v: requires[(n, v)]
     )
     assert choice.versions == {"n2": "1.0.0"}
+
+
+class _CountingDict(dict):  # type: ignore[type-arg]
+    """A dict that counts its lookups."""
+
+    looked = 0
+
+    def get(self, *args: object) -> object:
+        type(self).looked += 1
+        return super().get(*args)
+
+
+def test_every_item_s_pulled_by_is_read_in_one_pass_over_the_order() -> None:
+    """A closure asks pulled_by of every member: each scanning the whole order made a 150-item
+    ``job add`` quadratic.  The items that require a name are as before: in order, each once."""
+    versions, requires = _chain(300)
+    requires[("n5", "1.1.0")] = [Requirement.parse("n6@^1.0"), Requirement.parse("n6@>=1.0.0"), Requirement.parse("n9")]
+    choice = resolver.choose_versions(
+        [Requirement.parse("n0"), Requirement.parse("n7")],
+        versions_of=versions.__getitem__,
+        requires_of=lambda n, v: requires[(n, v)],
+    )
+    counted = resolver.VersionChoice(choice.order, choice.versions, _CountingDict(choice.requires))
+    pulled = {name: counted.pulled_by(name) for name in counted.order}
+    assert _CountingDict.looked <= len(counted.order)
+    assert pulled["n6"] == ["n5"] and pulled["n9"] == ["n8", "n5"] and pulled["n7"] == ["n6"] and pulled["n0"] == []
+    expected = {
+        name: [o for o in choice.order if any(r.name == name for r in choice.requires[o])] for name in choice.order
+    }
+    assert pulled == expected

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import resolvelib
@@ -64,7 +64,17 @@ class VersionChoice:
 
     def pulled_by(self, name: str) -> list[str]:
         """The items of the resolution that require ``name``, in order."""
-        return [other for other in self.order if any(r.name == name for r in self.requires.get(other, []))]
+        return list(self._pulled.get(name, ()))
+
+    @cached_property
+    def _pulled(self) -> dict[str, list[str]]:
+        """Each name's ``pulled_by``, in one pass over the order (asked of every name, a scan each was
+        quadratic: 40 ms of a 150-item ``job add``)."""
+        pulled: dict[str, list[str]] = {}
+        for other in self.order:
+            for needed in dict.fromkeys(r.name for r in self.requires.get(other, [])):
+                pulled.setdefault(needed, []).append(other)
+        return pulled
 
 
 def choose_versions(
