@@ -70,10 +70,11 @@ def refuse_conflicts(
 ) -> None:
     """Refuse the first conflict in task role ``role`` that involves one of the ``new`` index items."""
     others = [*items, *own, *extras_plugins(job.data, role)]
+    declaring = [other for other in others if other.conflicts]  # all one declaring none can clash with
     for item in items:
         if item.name not in new:
             continue
-        for other in others:
+        for other in others if item.conflicts else declaring:
             if other is item:
                 continue
             declarer, what = (item, item.clashes(other)) if item.clashes(other) else (other, other.clashes(item))

@@ -42,9 +42,10 @@ export function ownRunners(job, role, managed) {
 /* Only a conflict involving a `fresh` item (one the role did not list yet) is refused. */
 export function refuseItemConflicts(job, role, items, fresh, own) {
   const others = [...items, ...own, ...extrasPlugins(job.data, role)];
+  const declaring = others.filter((other) => other.conflicts.length > 0); // all one declaring none can clash with
   for (const item of items) {
     if (!fresh.has(item.name)) continue;
-    for (const other of others) {
+    for (const other of item.conflicts.length > 0 ? others : declaring) {
       if (other === item) continue;
       const mine = clashes(item, other);
       const [declarer, what] = mine !== null ? [item, mine] : [other, clashes(other, item)];
