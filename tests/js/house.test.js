@@ -71,9 +71,11 @@ const LONGER = "Longer than usual:";
 // 8,099 / 112,315 with packs.json asked for only when an item is to be read, 8,109 / 112,411 with an
 // item's files read at the press on its box (ui/listing.js: a tap has no pointer resting first), 8,122 /
 // 112,592 with a review's fixes (a pack map's positions taken only as indexes, the kept answers bounded),
-// 8,123 / 112,656 with a conflict check pairing an item only with what can clash (as the CLI's).
-const COMPOSER_LINES = 8123;
-const COMPOSER_GZIPPED = 112700;
+// 8,123 / 112,656 with a conflict check pairing an item only with what can clash (as the CLI's), 8,128 /
+// 112,797 with a review's fixes (conflicts read as a list of names, as the CLI now reads them; only a
+// primary press reads an item's files).
+const COMPOSER_LINES = 8128;
+const COMPOSER_GZIPPED = 112800;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -142,7 +144,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6351, 88700], "the portal plugin": [8080, 112150] };
+const PAGE_LIMITS = { "the composer page": [6356, 88850], "the portal plugin": [8085, 112300] };
 
 function loaded(entries) {
   const seen = new Set();

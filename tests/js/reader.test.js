@@ -282,3 +282,15 @@ test("index fetching: a pack the network failed once is asked for again, not pas
   const asked = reader.asked.slice(start).map(([, path]) => path);
   assert.deepEqual(asked, [STORY_PACKS.packs[0]], "the pack again, and no item file");
 });
+
+/* An item file's item.conflicts as both engines read it (tests/cases/reader/conflicts.json, also run by
+ * tests/test_index_conflicts.py): a list of names; anything else is none. */
+const CONFLICTS = JSON.parse(readFileSync(join(CASES, "reader", "conflicts.json"), "utf8")).cases;
+for (const kase of CONFLICTS) {
+  test(`index reading: conflicts ${JSON.stringify(kase.conflicts)} (reader/conflicts.json)`, async () => {
+    const { index } = await ensured(recordingReader(), ["mnist-data"]);
+    for (const version of index.document("mnist-data").versions) version.item.conflicts = kase.conflicts;
+    const read = index.closure(["mnist-data"]).find((item) => item.name === "mnist-data");
+    assert.deepEqual(read.conflicts, kase.read);
+  });
+}

@@ -263,10 +263,16 @@ class Index:
                     selected=name in selected,
                     deprecated=document["item"].get("deprecated"),
                     needs=document.get("needs") or form_needs(document["openpai"]),  # an index from before needs
-                    conflicts=tuple(document["item"].get("conflicts") or ()),
+                    conflicts=_names(document["item"].get("conflicts")),
                 )
             )
         return resolved
 
     def _requires(self, name: str, version: str) -> list[Requirement]:
         return [Requirement.parse(text) for text in self.version(name, version)["item"].get("require") or []]
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A list of names as an index gives it; anything else (the file is not vouched for by its schema) is
+    none, as the composer reads it."""
+    return tuple(name for name in value if isinstance(name, str)) if isinstance(value, list) else ()

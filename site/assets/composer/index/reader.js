@@ -63,6 +63,9 @@ function packAt(map, position) {
   return typeof pack === "string" && PACK_PATH.test(pack) ? pack : null;
 }
 
+/* A list of names as an index gives it; anything else is none, as the CLI reads it. */
+const names = (value) => (Array.isArray(value) ? value.filter((name) => typeof name === "string") : []);
+
 function parsed(body, base, path) {
   try {
     return JSON.parse(new TextDecoder("utf-8").decode(body));
@@ -270,7 +273,7 @@ export class Index {
       return {
         name, version: choice.versions.get(name), openpai: document.openpai, digest: document.digest,
         requiredBy: choice.pulledBy.get(name), selected: selected.has(name), needs: document.needs || null,
-        conflicts: document.item.conflicts || [],
+        conflicts: names(document.item.conflicts),
       };
     });
   }

@@ -22,12 +22,14 @@ function pointAt(ctx, target) {
   const name = box && !box.checked && box.getAttribute("aria-disabled") !== "true" ? item.dataset.name : "";
   if (name === pointed.name) return;
   window.clearTimeout(pointed.timer);
-  pointed = { name, timer: name ? window.setTimeout(() => ctx.prefetch(name), POINTED_MS) : 0 };
+  pointed = { name, timer: name ? window.setTimeout(() => ((pointed.timer = 0), ctx.prefetch(name)), POINTED_MS) : 0 };
 }
 
-/* A press on a box is a check to come (a tap's or a click's press is some 100 ms before it): read now. */
-function pressAt(ctx, target) {
-  pointAt(ctx, target);
+/* A press on a box is a check to come (a tap's or a click's press is some 100 ms before it): read now.  A
+ * touch that turns into a scroll reads too, once an item (the page reads an item's files once). */
+function pressAt(ctx, event) {
+  if (event.button !== 0 || !event.isPrimary) return;
+  pointAt(ctx, event.target);
   if (!pointed.timer) return;
   window.clearTimeout(pointed.timer);
   pointed.timer = 0;
@@ -197,7 +199,7 @@ export function renderList(ctx) {
     ctx.ui.list.addEventListener("keydown", (event) => onListKey(ctx.ui.list, event));
     ctx.ui.list.addEventListener("focusin", (event) => (rove(ctx.ui.list, event.target), pointAt(ctx, event.target)));
     ctx.ui.list.addEventListener("pointerover", (event) => pointAt(ctx, event.target));
-    ctx.ui.list.addEventListener("pointerdown", (event) => pressAt(ctx, event.target));
+    ctx.ui.list.addEventListener("pointerdown", (event) => pressAt(ctx, event));
     ctx.ui.list.addEventListener("pointerleave", () => pointAt(ctx, ctx.ui.list));
   }
   ctx.ui.more.hidden = found.length <= ctx.limit;
