@@ -284,7 +284,7 @@ test("index fetching: a pack the network failed once is asked for again, not pas
 });
 
 /* An item file's item.conflicts as both engines read it (tests/cases/reader/conflicts.json, also run by
- * tests/test_index_conflicts.py): a list of names; anything else is none. */
+ * tests/test_index_item_fields.py): a list of names; anything else is none. */
 const CONFLICTS = JSON.parse(readFileSync(join(CASES, "reader", "conflicts.json"), "utf8")).cases;
 for (const kase of CONFLICTS) {
   test(`index reading: conflicts ${JSON.stringify(kase.conflicts)} (reader/conflicts.json)`, async () => {
@@ -292,5 +292,22 @@ for (const kase of CONFLICTS) {
     for (const version of index.document("mnist-data").versions) version.item.conflicts = kase.conflicts;
     const read = index.closure(["mnist-data"]).find((item) => item.name === "mnist-data");
     assert.deepEqual(read.conflicts, kase.read);
+  });
+}
+
+/* An item file's item.require as both engines read it when choosing versions (tests/cases/reader/require.json,
+ * also run by tests/test_index_item_fields.py): none, or a list of names; anything else is refused. */
+const REQUIRE = JSON.parse(readFileSync(join(CASES, "reader", "require.json"), "utf8")).cases;
+for (const kase of REQUIRE) {
+  test(`index reading: require ${JSON.stringify(kase.require)} (reader/require.json)`, async () => {
+    const { index } = await ensured(recordingReader(), ["mnist-data"]);
+    for (const version of index.document("mnist-data").versions) version.item.require = kase.require;
+    await index.ensure(["mnist-data"]); // reading ahead takes any value
+    if (!("error" in kase)) {
+      assert.deepEqual(index.closure(["mnist-data"]).map((item) => item.name), kase.names);
+      return;
+    }
+    assert.throws(() => index.closure(["mnist-data"]), (error) => error instanceof PrereqError &&
+      error.message === kase.error.replace("{base}", "BASE") && error.hint === "rebuild the index with 'prereq build'");
   });
 }

@@ -269,7 +269,17 @@ class Index:
         return resolved
 
     def _requires(self, name: str, version: str) -> list[Requirement]:
-        return [Requirement.parse(text) for text in self.version(name, version)["item"].get("require") or []]
+        """A version's ``require``: none, or a list of names (the index schema does not check the item as
+        written, and anything else stopped ``job add`` with a traceback)."""
+        texts = self.version(name, version)["item"].get("require")
+        if texts is None:
+            return []
+        if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+            raise PrereqError(
+                f"{self.base}/{self.entries[name]['path']}: {name} {version}'s require is not a list of names",
+                hint="rebuild the index with 'prereq build'",
+            )
+        return [Requirement.parse(text) for text in texts]
 
 
 def _names(value: Any) -> tuple[str, ...]:

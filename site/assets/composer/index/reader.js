@@ -64,7 +64,8 @@ function packAt(map, position) {
 }
 
 /* A list of names as an index gives it; anything else is none, as the CLI reads it. */
-const names = (value) => (Array.isArray(value) ? value.filter((name) => typeof name === "string") : []);
+const listOf = (value) => (Array.isArray(value) ? value : []);
+const names = (value) => listOf(value).filter((name) => typeof name === "string");
 
 function parsed(body, base, path) {
   try {
@@ -162,10 +163,10 @@ export class Index {
         }
         return this.loading.get(name);
       }));
-      for (const name of batch) {
-        for (const version of this.documents.get(name).versions) {
-          for (const text of version.item.require || []) queue.push(parseRequirement(text).name);
-          for (const member of version.closure || []) queue.push(member.name); // the rest of it in one round, not a level a round
+      for (const name of batch) { // names to read ahead: what is not one is left for closure() to refuse
+        for (const version of listOf(this.documents.get(name).versions)) {
+          for (const text of listOf(version?.item?.require)) if (typeof text === "string") queue.push(parseRequirement(text).name);
+          for (const member of listOf(version?.closure)) queue.push(member?.name); // the rest in one round, not a level a round
         }
       }
     }
@@ -252,6 +253,17 @@ export class Index {
     return documents.get(chosen);
   }
 
+  /* A version's require, as the CLI reads it: none, or a list of names. */
+  requires(name, version) {
+    const texts = this.version(name, version).item?.require;
+    if (texts === undefined || texts === null) return [];
+    if (!Array.isArray(texts) || !texts.every((text) => typeof text === "string")) {
+      throw new PrereqError(`${this.base}/${this.entries.get(name).path}: ${name} ${version}'s require is not a list of names`,
+        { hint: "rebuild the index with 'prereq build'" });
+    }
+    return texts.map(parseRequirement);
+  }
+
   /* `name[@range]` selections as one closure, requirements first. */
   closure(selections, { locked = new Map() } = {}) {
     const requests = selections.map(parseRequirement);
@@ -264,7 +276,7 @@ export class Index {
     const once = (key, make) => memo.get(key) || memo.set(key, make()).get(key);
     const choice = chooseVersions(requests, {
       versionsOf: (name) => once(name, () => this.versions(name)),
-      requiresOf: (name, version) => once(`${name} ${version}`, () => (this.version(name, version).item.require || []).map(parseRequirement)),
+      requiresOf: (name, version) => once(`${name} ${version}`, () => this.requires(name, version)),
       locked,
     });
     const selected = new Set(requests.map((r) => r.name));
