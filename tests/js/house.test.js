@@ -74,9 +74,10 @@ const LONGER = "Longer than usual:";
 // 8,123 / 112,656 with a conflict check pairing an item only with what can clash (as the CLI's), 8,128 /
 // 112,797 with a review's fixes (conflicts read as a list of names, as the CLI now reads them; only a
 // primary press reads an item's files), 8,140 / 112,962 with an item's require refused, as the CLI now
-// does, when it is not a list of names (index/reader.js: it threw a TypeError).
-const COMPOSER_LINES = 8140;
-const COMPOSER_GZIPPED = 113000;
+// does, when it is not a list of names (index/reader.js: it threw a TypeError), 8,142 / 113,065 with an
+// item's deprecation said from what it holds (jobs/operations.js, as the CLI's).
+const COMPOSER_LINES = 8142;
+const COMPOSER_GZIPPED = 113100;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -145,7 +146,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6368, 89000], "the portal plugin": [8097, 112450] };
+const PAGE_LIMITS = { "the composer page": [6370, 89100], "the portal plugin": [8099, 112550] };
 
 function loaded(entries) {
   const seen = new Set();

@@ -11,6 +11,8 @@ import { gunzipSync, gzipSync } from "node:zlib";
 
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { Index, PACK_IDLE_SECONDS } from "../../site/assets/composer/index/reader.js";
+import { firstCallbacks } from "../../site/assets/composer/jobs/loadline.js";
+import { deprecatedNote } from "../../site/assets/composer/jobs/operations.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases");
 const TINY_ROOT = join(CASES, "indexes", "tiny", "api", "v1", "index.json");
@@ -311,3 +313,25 @@ for (const kase of REQUIRE) {
       error.message === kase.error.replace("{base}", "BASE") && error.hint === "rebuild the index with 'prereq build'");
   });
 }
+
+/* An item's deprecation as both engines say it (tests/cases/reader/deprecated.json, also run by
+ * tests/test_index_item_fields.py). */
+for (const kase of JSON.parse(readFileSync(join(CASES, "reader", "deprecated.json"), "utf8")).cases) {
+  test(`index reading: deprecated ${JSON.stringify(kase.deprecated)} (reader/deprecated.json)`, () => {
+    assert.equal(deprecatedNote("old", "1.0.0", { item: { deprecated: kase.deprecated } }), kase.note);
+  });
+}
+
+/* As tests/test_index_item_fields.py's: an entry named by a list, a callback without an event. */
+test("index reading: prereq's callbacks of an entry with an odd name or no event are passed over", () => {
+  const cmd = "com.microsoft.pai.runtimeplugin.cmd";
+  const data = {
+    prerequisites: [
+      { name: ["odd"], type: "script", plugin: cmd, callbacks: [{ event: "taskStarts", commands: ["other"] }] },
+      { name: "a", type: "script", plugin: cmd, callbacks: [{ commands: ["other"] }] },
+      { name: "b", type: "script", plugin: cmd, callbacks: [{ event: "taskStarts", commands: ["other"] }] },
+    ],
+    taskRoles: { r: { prerequisites: ["a", "b"] } },
+  };
+  assert.deepEqual([...firstCallbacks(data, { first: "first", other: "other" })], ["2,0"]);
+});

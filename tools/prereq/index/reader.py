@@ -146,7 +146,10 @@ def _parse(base: str, rel: str, kind: str, body: bytes) -> Any:
             f" this prereq reads {schemas.INDEX_FORMAT}",
             hint="rebuild the index with this prereq's 'prereq build', or use the prereq that built it",
         )
-    problems = schemas.index_problems(document, kind)
+    try:
+        problems = schemas.index_problems(document, kind)
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800" in JSON) is no text a build writes
+        problems = ["it holds a string that is not Unicode text (a lone surrogate)"]
     if problems:
         raise PrereqError(
             f"{where} is not a valid prereq index file: {problems[0]}",

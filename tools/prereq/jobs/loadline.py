@@ -125,12 +125,12 @@ class CallbackLines:
         return cls(lines["first"], lines["other"]) if isinstance(lines, Mapping) else None
 
 
-def _own_callbacks(entry: Any, lines: CallbackLines) -> list[tuple[int, str]]:
+def _own_callbacks(entry: Any, lines: CallbackLines) -> list[tuple[int, str | None]]:
     """(position, event) of each callback of a cmd entry that starts with one of prereq's lines."""
     if not forms.is_cmd(entry) or not isinstance(entry.get("callbacks"), list):
         return []
     return [
-        (position, callback["event"])
+        (position, callback.get("event"))  # one without an event is prereq's but runs at none
         for position, callback in enumerate(entry["callbacks"])
         if isinstance(callback, dict)
         and isinstance(callback.get("commands"), list)
@@ -144,8 +144,8 @@ def first_callbacks(data: dict[str, Any], lines: CallbackLines) -> set[tuple[int
     entries = top_entries(data)
     by_name: dict[Any, int] = {}
     for position, entry in enumerate(entries):
-        if isinstance(entry, dict) and _own_callbacks(entry, lines):
-            by_name.setdefault(entry.get("name"), position)
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and _own_callbacks(entry, lines):
+            by_name.setdefault(entry["name"], position)  # only a name a task role can list
     firsts = set()
     roles = data.get("taskRoles")
     for spec in roles.values() if isinstance(roles, dict) else []:

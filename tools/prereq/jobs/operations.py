@@ -152,8 +152,10 @@ def deprecated_note(name: str, version: str, document: Mapping[str, Any]) -> str
     deprecated = document["item"].get("deprecated")
     if not deprecated:
         return None
-    text = f"{name} {version} is deprecated: {deprecated.get('reason', '').strip()}"
-    return text + f" Use {deprecated['replacement']} instead." if deprecated.get("replacement") else text
+    said = deprecated if isinstance(deprecated, Mapping) else {"reason": deprecated}  # unchecked by the schema
+    reason, replacement = said.get("reason"), said.get("replacement")
+    text = f"{name} {version} is deprecated: {reason.strip() if isinstance(reason, str) else ''}"
+    return text + f" Use {replacement} instead." if isinstance(replacement, str) and replacement else text
 
 
 def select(

@@ -145,9 +145,11 @@ export async function addToText(text, names, { index, indexSource = null, taskRo
 
 export function deprecatedNote(name, version, document) {
   const deprecated = document.item.deprecated;
-  if (!deprecated) return null;
-  const text = `${name} ${version} is deprecated: ${(deprecated.reason || "").trim()}`;
-  return deprecated.replacement ? text + ` Use ${deprecated.replacement} instead.` : text;
+  if (!deprecated || (typeof deprecated === "object" && !Object.keys(deprecated).length)) return null; // Python's falsy
+  // An index's item is not checked by its schema: a string is the reason, and only strings are said.
+  const said = typeof deprecated === "object" && !Array.isArray(deprecated) ? deprecated : { reason: deprecated };
+  const text = `${name} ${version} is deprecated: ${typeof said.reason === "string" ? said.reason.trim() : ""}`;
+  return typeof said.replacement === "string" && said.replacement ? `${text} Use ${said.replacement} instead.` : text;
 }
 
 function rolesNamed(taskRole) {
