@@ -108,6 +108,7 @@ export class Index {
     this.documents = new Map();
     this.loading = new Map(); // name -> its file's read under way: a prefetch and the edit after it share it
     this.packs = null; // packMap's
+    this.packMapRead = null; // load's read of packs.json
     this.lines = new Map(); // pack path -> packLines'
     this.unpacked = 0; // bytes of pack text, of at most PACK_TEXT
     this.named = new Set(root.items.map((entry) => entry.sha256)); // the lines of packs that are kept
@@ -119,11 +120,16 @@ export class Index {
   static async load(base, read, { trust = null } = {}) {
     const files = new Map(); // what the load read: a worker's copy of this index reads the same (ui/engine.js)
     const keep = async (path) => files.set(path, await read(path)).get(path);
-    const body = await keep(ROOT_FILE);
+    const rootRead = keep(ROOT_FILE);
+    // Asked for beside the root, not at the first check: that check's packs wait for it (BENCHMARKS.md).
+    const packMapRead = typeof DecompressionStream !== "function" ? null
+      : read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((bytes) => files.set(PACK_MAP, bytes).get(PACK_MAP));
+    packMapRead?.catch(() => {}); // a failure is packMap's
+    const body = await rootRead;
     const data = parsed(body, base, ROOT_FILE);
     const signedBy = trust ? await checkRoot(base, body, keep, trust) : null;
     const index = new Index(data, { base, read: keep });
-    index.signedBy = signedBy;
+    [index.signedBy, index.packMapRead] = [signedBy, packMapRead];
     index.jobSchema = await index.verified(data.job_schema.path, data.job_schema.sha256);
     [index.read, index.loadedFiles] = [read, files];
     return index;
@@ -196,7 +202,7 @@ export class Index {
    * cannot gunzip. */
   packMap() {
     this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null)
-      : this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((body) => { // optional as a pack is
+      : (this.packMapRead ?? this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS })).then((body) => { // optional as a pack is
       const map = parsed(body, this.base, PACK_MAP);
       return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
     }).catch(() => null);
