@@ -200,30 +200,3 @@ def test_the_composers_list_is_one_tab_stop_walked_by_arrows(visits, bundled_url
     expect(page.locator("#prereq-composer-job")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator("#prereq-composer-copy")).to_be_focused()
-
-
-# A row's content is skipped by content-visibility: auto when checkVisibility says so (Chromium 121+).
-SKIPPED = "(li) => !li.querySelector('label').checkVisibility({ contentVisibilityAuto: true })"
-
-
-def test_the_composers_rows_out_of_view_are_not_laid_out_yet_reached(visits, bundled_url):
-    """composer.css: rows out of the list's view, and a run order out of the page's, are not laid out (the
-    redraw after each check gave the focus back to its row, which laid out all 60 rows); End still
-    reaches the last row, which is then drawn, and the run order keeps its numbers."""
-    page = open_page(visits(bundled_url), "composer")
-    rows = page.locator("#prereq-composer-items > li")
-    assert rows.count() > 20, "the bundled registry fills more than the list's view"
-    assert not rows.first.evaluate(SKIPPED)
-    assert rows.last.evaluate(SKIPPED)
-    rows.first.locator("input").first.focus()
-    page.keyboard.press("End")
-    expect(rows.last.locator("input").first).to_be_focused()
-    page.wait_for_function(f"!({SKIPPED})(document.querySelector('#prereq-composer-items > li:last-child'))")
-    page.locator("#prereq-composer-item-mnist-data").check()
-    page.evaluate("window.prereqComposer.idle()")
-    order = page.locator("#prereq-composer-closure")
-    order.scroll_into_view_if_needed()
-    assert order.evaluate("(ol) => getComputedStyle(ol).contentVisibility") == "auto"
-    # Not an item's own: its paint containment would clip the number beside it.
-    assert order.evaluate("(ol) => getComputedStyle(ol.firstElementChild).contentVisibility") == "visible"
-    assert order.locator("li").count() >= 2
