@@ -120,12 +120,11 @@ export class Index {
   static async load(base, read, { trust = null } = {}) {
     const files = new Map(); // what the load read: a worker's copy of this index reads the same (ui/engine.js)
     const keep = async (path) => files.set(path, await read(path)).get(path);
-    const rootRead = keep(ROOT_FILE);
-    // Asked for beside the root, not at the first check: that check's packs wait for it (BENCHMARKS.md).
+    const body = await keep(ROOT_FILE);
+    // Asked for now, not when the first check's packs wait for it; after the root, whose bandwidth it took.
     const packMapRead = typeof DecompressionStream !== "function" ? null
       : read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((bytes) => files.set(PACK_MAP, bytes).get(PACK_MAP));
     packMapRead?.catch(() => {}); // a failure is packMap's
-    const body = await rootRead;
     const data = parsed(body, base, ROOT_FILE);
     const signedBy = trust ? await checkRoot(base, body, keep, trust) : null;
     const index = new Index(data, { base, read: keep });
