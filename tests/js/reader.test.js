@@ -88,19 +88,15 @@ async function ensured(reader, names) {
  * 150-item closure was 19 rounds). */
 test("index fetching: without packs, ensure asks for a closure's files in two rounds: the item's, then the rest", async () => {
   const { asked } = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
-  assert.deepEqual(asked, ["0 prerequisites/mnist-data.json", "1 prerequisites/apt-proxy.json",
-    "1 prerequisites/base-tools.json", "1 prerequisites/nfs-storage-1.json"]);
+  assert.deepEqual(asked, ["0 packs.json", "1 prerequisites/mnist-data.json", "2 prerequisites/apt-proxy.json",
+    "2 prerequisites/base-tools.json", "2 prerequisites/nfs-storage-1.json"]);
 });
 
-/* The map is asked for as soon as the root has come (not beside it, on a slow link's bandwidth), so
- * that a check made as soon as the page shows need not wait for it (BENCHMARKS.md); ensure then asks
- * for the packs only. */
-test("index fetching: with packs, the map comes after the root and a closure in one request per pack, each read once", async () => {
+test("index fetching: with packs, a closure comes in one request per pack after the pack map, each read once", async () => {
   const reader = recordingReader();
   const { index, asked } = await ensured(reader, ["mnist-data"]);
-  assert.deepEqual(reader.asked.slice(0, 2), [[0, "index.json"], [1, "packs.json"]]);
   const [pack] = STORY_PACKS.packs;
-  assert.deepEqual(asked, [`0 ${pack}`]);
+  assert.deepEqual(asked, ["0 packs.json", `1 ${pack}`]);
   const plain = await ensured(recordingReader({ change: withoutPacks }), ["mnist-data"]);
   for (const name of ["mnist-data", "base-tools", "apt-proxy", "nfs-storage-1"]) {
     assert.deepEqual(index.document(name), plain.index.document(name), name);
@@ -129,18 +125,18 @@ function threePacks(closures, { packsAfter = [], raw = (text) => text } = {}) {
 test("index fetching: with the map's closures, a closure's packs are asked for in the item's round", async () => {
   const packs = [0, 1, 2].map((at) => `packs/${String(at).padStart(16, "0")}.ndjson.gz`);
   const plain = await ensured(threePacks(undefined), ["mnist-data"]);
-  assert.deepEqual(plain.asked, [`0 ${packs[0]}`, `1 ${packs[1]}`, `1 ${packs[2]}`]);
+  assert.deepEqual(plain.asked, ["0 packs.json", `1 ${packs[0]}`, `2 ${packs[1]}`, `2 ${packs[2]}`]);
   const hinted = await ensured(threePacks({ "mnist-data": [1, 2] }), ["mnist-data"]);
-  assert.deepEqual(hinted.asked, packs.map((pack) => `0 ${pack}`));
+  assert.deepEqual(hinted.asked, ["0 packs.json", ...packs.map((pack) => `1 ${pack}`)]);
   for (const name of ["mnist-data", "base-tools", "apt-proxy", "nfs-storage-1"]) {
     assert.deepEqual(hinted.index.document(name), plain.index.document(name), name);
   }
   // A hint is read only as far as it names packs of the map, each once, and at most 64 of them.
   const hostile = await ensured(threePacks({ "mnist-data": [2, 2, "constructor", -1, 9, ...Array(100).fill(1)], "apt-proxy": "x" }), ["mnist-data"]);
-  assert.deepEqual(hostile.asked, packs.map((pack) => `0 ${pack}`));
+  assert.deepEqual(hostile.asked, ["0 packs.json", ...packs.map((pack) => `1 ${pack}`)]);
   const beyond = await ensured(threePacks({ "mnist-data": [...Array(64).fill(1), 2] }), ["mnist-data"]);
-  assert.deepEqual(beyond.asked, [`0 ${packs[0]}`, `0 ${packs[1]}`, `1 ${packs[2]}`]);
-  assert.deepEqual((await ensured(threePacks({}), ["no-such-item"])).asked, []); // nothing to read
+  assert.deepEqual(beyond.asked, ["0 packs.json", `1 ${packs[0]}`, `1 ${packs[1]}`, `2 ${packs[2]}`]);
+  assert.deepEqual((await ensured(threePacks({}), ["no-such-item"])).asked, []); // nothing to read: not even the map
   // A position is an index, not what JavaScript would make one of: an array 10,000 deep, a pack path in
   // an array (each copy was read again), "1" and 1.0 in JSON text that says "1.5".
   const deep = `${"[".repeat(10000)}1${"]".repeat(10000)}`;
@@ -148,7 +144,7 @@ test("index fetching: with the map's closures, a closure's packs are asked for i
     raw: (text) => text.replace('"DEEP"', deep) }), ["mnist-data"]);
   assert.deepEqual(odd.asked, plain.asked);
   const deepItem = await ensured(threePacks(undefined, { raw: (text) => text.replace('"mnist-data":0', `"mnist-data":${deep}`) }), ["mnist-data"]);
-  assert.ok(deepItem.asked.includes("0 prerequisites/mnist-data.json"), deepItem.asked.join(", "));
+  assert.ok(deepItem.asked.includes("1 prerequisites/mnist-data.json"), deepItem.asked.join(", "));
   for (const closures of ["not an object", null, { "mnist-data": "1" }]) {
     assert.deepEqual((await ensured(threePacks(closures), ["mnist-data"])).asked, plain.asked);
   }
@@ -192,7 +188,7 @@ test("index fetching: a changed line of a pack is passed over for the item's own
 test("index fetching: a pack a host sent decoded is read as it came", async () => {
   const decoded = (path, bytes) => (path.startsWith("packs/") ? gunzipSync(bytes) : bytes);
   const { index, asked } = await ensured(recordingReader({ change: decoded }), ["mnist-data"]);
-  assert.deepEqual(asked, [`0 ${STORY_PACKS.packs[0]}`]);
+  assert.deepEqual(asked, ["0 packs.json", `1 ${STORY_PACKS.packs[0]}`]);
   assert.equal(index.document("base-tools").name, "base-tools");
 });
 
@@ -203,7 +199,7 @@ test("index fetching: a pack that inflates past 64 MiB, or is not gzip, leaves t
   const bomb = gzipSync(Buffer.concat([STORY_LINES, Buffer.alloc(65 << 20, " ")]));
   for (const pack of [bomb, bomb.subarray(0, 40), Buffer.concat([bomb.subarray(0, 2), Buffer.from("not gzip")])]) {
     const { index, asked } = await ensured(recordingReader({ change: (path, bytes) => (path.startsWith("packs/") ? pack : bytes) }), ["mnist-data"]);
-    assert.ok(asked.includes("1 prerequisites/mnist-data.json"), asked.join(", "));
+    assert.ok(asked.includes("2 prerequisites/mnist-data.json"), asked.join(", "));
     assert.equal(index.document("apt-proxy").name, "apt-proxy");
   }
 });

@@ -108,7 +108,6 @@ export class Index {
     this.documents = new Map();
     this.loading = new Map(); // name -> its file's read under way: a prefetch and the edit after it share it
     this.packs = null; // packMap's
-    this.packMapRead = null; // load's read of packs.json
     this.lines = new Map(); // pack path -> packLines'
     this.unpacked = 0; // bytes of pack text, of at most PACK_TEXT
     this.named = new Set(root.items.map((entry) => entry.sha256)); // the lines of packs that are kept
@@ -121,14 +120,10 @@ export class Index {
     const files = new Map(); // what the load read: a worker's copy of this index reads the same (ui/engine.js)
     const keep = async (path) => files.set(path, await read(path)).get(path);
     const body = await keep(ROOT_FILE);
-    // Asked for now, not when the first check's packs wait for it; after the root, whose bandwidth it took.
-    const packMapRead = typeof DecompressionStream !== "function" ? null
-      : read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((bytes) => files.set(PACK_MAP, bytes).get(PACK_MAP));
-    packMapRead?.catch(() => {}); // a failure is packMap's
     const data = parsed(body, base, ROOT_FILE);
     const signedBy = trust ? await checkRoot(base, body, keep, trust) : null;
     const index = new Index(data, { base, read: keep });
-    [index.signedBy, index.packMapRead] = [signedBy, packMapRead];
+    index.signedBy = signedBy;
     index.jobSchema = await index.verified(data.job_schema.path, data.job_schema.sha256);
     [index.read, index.loadedFiles] = [read, files];
     return index;
@@ -201,7 +196,7 @@ export class Index {
    * cannot gunzip. */
   packMap() {
     this.packs ??= typeof DecompressionStream !== "function" ? Promise.resolve(null)
-      : (this.packMapRead ?? this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS })).then((body) => { // optional as a pack is
+      : this.read(PACK_MAP, { seconds: PACK_IDLE_SECONDS }).then((body) => { // optional as a pack is
       const map = parsed(body, this.base, PACK_MAP);
       return map && map.format === PACK_MAP_FORMAT && Array.isArray(map.packs) && map.items && typeof map.items === "object" ? map : null;
     }).catch(() => null);
