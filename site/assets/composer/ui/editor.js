@@ -31,6 +31,14 @@ function paddingTop(area) {
   return parseFloat(window.getComputedStyle(area).paddingTop) || 0;
 }
 
+/* The editor's new text, its style worked out at once: the frame that paints it then only lays it out (a
+ * long job's style and layout in one frame held the page over 50 ms). */
+export function putText(ui, text) {
+  if (ui.editor.value === text) return;
+  ui.editor.value = text;
+  void window.getComputedStyle(ui.editor).color;
+}
+
 export function placeMark(ui) {
   const { editor: area, mark } = ui;
   const line = Number(mark.getAttribute("data-line") || 0);

@@ -8,7 +8,7 @@
 import { PrereqError } from "../core/errors.js";
 import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
-import { bindMark, errorLine, revealLine } from "./editor.js";
+import { bindMark, errorLine, putText, revealLine } from "./editor.js";
 import { fetchReader, pageEngine, workerEngine } from "./engine.js";
 import { openingJob, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
@@ -52,7 +52,7 @@ class Composer {
    * the composer is busy; the check goes on after its frame (at once in a hidden tab, which paints none). */
   showUnchecked(text) {
     if (this.committed === null) return null;
-    this.ui.editor.value = text;
+    putText(this.ui, text);
     if (document.hidden) return null;
     return new Promise((resolve) => {
       window.requestAnimationFrame(() => window.setTimeout(resolve));
@@ -72,7 +72,7 @@ class Composer {
       this.history.push({ text: from, role: this.role });
       if (this.history.length > UNDO_STEPS) this.history.shift();
     }
-    if (ui.editor.value !== text) ui.editor.value = text;
+    putText(ui, text);
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
     await new Promise((resolve) => window.requestAnimationFrame(() => window.setTimeout(resolve)));
@@ -99,9 +99,10 @@ class Composer {
     const { line } = errorLine(this.problem);
     if (reveal && line) revealLine(this.ui, line);
     renderRoles(this.ui, this.view, this.role);
+    // The list first: its focus given back lays out what was drawn before it, and only that, at once.
+    this.renderList();
     renderClosure(this.ui, this.view, this.role);
     this.share.update(this.view, this.index, this.ui.editor.value);
-    this.renderList();
   }
 
   renderList() {
@@ -141,7 +142,7 @@ class Composer {
           await this.setText(result.after, true, before);
           showMessages(this.ui, result.changes, result.warnings);
         } else {
-          if (this.ui.editor.value !== before) this.ui.editor.value = before; // refused: nothing took the text shown
+          putText(this.ui, before); // refused: nothing took the text shown
           await this.refresh();
           showError(this.ui, failure);
         }
