@@ -17,7 +17,7 @@ import { addToText } from "../../site/assets/composer/jobs/operations.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
 import { EMPTY_JOB, START_ROLE, startingJob } from "../../site/assets/composer/ui/jobfile.js";
 import { messageLine } from "../../site/assets/composer/ui/editor.js";
-import { prepareJob, rolesWithoutImage } from "../../site/assets/composer/jobs/prepare.js";
+import { prepareJob, rolesWithoutImage, submissionFacts } from "../../site/assets/composer/jobs/prepare.js";
 import { jobChecks } from "../../site/assets/composer/webportal/jobchecks.js";
 import { checkSubmitted } from "../../site/assets/composer/webportal/checks.js";
 import { RestServer } from "../../site/assets/composer/webportal/client.js";
@@ -75,6 +75,13 @@ test("start/the plugin entry's image comes first; one the index cannot give is a
   assert.equal(ranged.text, EMPTY_JOB);
   assert.equal(ranged.problems.length, 1);
   assert.match(ranged.problems[0].reason, /cuda-base/);
+});
+
+test("checks/an image a task role takes by a merge key is its image, as the rest-server's js-yaml reads it", () => {
+  const merged = "protocolVersion: 2\nname: a\nbase: &b\n  dockerImage: img\ntaskRoles:\n  worker:\n    <<: *b\n    instances: 1\n";
+  assert.deepEqual(submissionFacts(merged), { target: { name: "a", cluster: "default" }, missing: [] });
+  const bare = merged.replace("base: &b\n  dockerImage: img", "base: &b\n  instances: 2");
+  assert.deepEqual(submissionFacts(bare).missing, [{ role: "worker", line: lineOf(bare, "  worker:") }]);
 });
 
 test("checks/a task role without an image is said before Submit, on its line, with what to do", async () => {

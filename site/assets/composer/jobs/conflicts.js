@@ -3,11 +3,10 @@
  */
 
 import { PrereqError } from "../core/errors.js";
+import { isObject } from "../openpai/protocol.js";
 
 const PLUGIN_PREFIX = "com.microsoft.pai.runtimeplugin.";
 const EXTRAS_PLUGINS = "com.microsoft.pai.runtimeplugin"; // the key of extras that lists admin-style plugins
-
-const isMapping = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /* Something a task role runs: an index item, the user's own entry or an extras plugin. */
 export function runner(label, name, plugin, { conflicts = [], path = null } = {}) {
@@ -19,10 +18,10 @@ function clashes(one, other) {
 }
 
 function extrasPlugins(data, role) {
-  const entries = isMapping(data.extras) ? data.extras[EXTRAS_PLUGINS] : null;
+  const entries = isObject(data.extras) ? data.extras[EXTRAS_PLUGINS] : null;
   return (Array.isArray(entries) ? entries : []).flatMap((entry, position) => {
-    const short = isMapping(entry) ? entry.plugin : undefined;
-    const roles = isMapping(entry) ? entry.taskroles : undefined;
+    const short = isObject(entry) ? entry.plugin : undefined;
+    const roles = isObject(entry) ? entry.taskroles : undefined;
     if (typeof short !== "string" || (Array.isArray(roles) && !roles.includes(role))) return [];
     return [runner(`the ${short} plugin of extras.${EXTRAS_PLUGINS}`, null, PLUGIN_PREFIX + short,
       { path: ["extras", EXTRAS_PLUGINS, position] })];
@@ -33,7 +32,7 @@ function extrasPlugins(data, role) {
 export function ownRunners(job, role, managed) {
   const plugins = new Map();
   for (const item of job.data.prerequisites || []) {
-    if (isMapping(item) && item.type !== "dockerimage" && !plugins.has(item.name)) plugins.set(item.name, item.plugin);
+    if (isObject(item) && item.type !== "dockerimage" && !plugins.has(item.name)) plugins.set(item.name, item.plugin);
   }
   return (job.roles[role].prerequisites || []).flatMap((name, position) => (managed.has(name) ? [] :
     [runner(`the job's own ${name}`, name, plugins.get(name), { path: ["taskRoles", role, "prerequisites", position] })]));

@@ -5,7 +5,7 @@
  */
 
 import { PrereqError } from "../core/errors.js";
-import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS } from "../openpai/protocol.js";
+import { TASK_ROLE_FIELDS as PROTOCOL_FIELDS, isObject } from "../openpai/protocol.js";
 import * as placeholders from "../core/placeholders.js";
 import { JobState, QUEUE_KEYS, STATE_PATH } from "./records.js";
 import { PyDict, PyFloat, floatRepr, toPlain, typeName } from "../yaml/pyvalues.js";
@@ -40,7 +40,7 @@ export function topEntries(data) {
 }
 
 export function topNames(data) {
-  return topEntries(data).map((item) => (isMapping(item) && typeof item.name === "string" ? item.name : null));
+  return topEntries(data).map((item) => (isObject(item) && typeof item.name === "string" ? item.name : null));
 }
 
 export function roleNames(data, role) {
@@ -61,10 +61,6 @@ export function referencedOnly(job) {
     }
   }
   return missing;
-}
-
-function isMapping(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /* json.dumps, as the CLI's show_scalar writes a non-string. */
@@ -146,8 +142,8 @@ export class JobDocument {
   }
 
   whereItem(name) {
-    const items = isMapping(this.initial.data) ? this.initial.data.prerequisites : null;
-    const position = Array.isArray(items) ? items.findIndex((item) => isMapping(item) && item.name === name) : -1;
+    const items = isObject(this.initial.data) ? this.initial.data.prerequisites : null;
+    const position = Array.isArray(items) ? items.findIndex((item) => isObject(item) && item.name === name) : -1;
     return position >= 0 ? this.where(["prerequisites", position]) : this.source;
   }
 

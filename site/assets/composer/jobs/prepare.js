@@ -17,6 +17,7 @@ import * as placeholders from "../core/placeholders.js";
 import { planEdit } from "./plan.js";
 import { refuseMissing } from "./needs.js";
 import { imageNameProblems, refusals, validateJob } from "../openpai/restserver.js";
+import { isObject } from "../openpai/protocol.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { roundTrip } from "../openpai/runtime.js";
@@ -204,26 +205,27 @@ export async function prepareJob(text, { index, indexSource, expressions = {}, s
 export const DEFAULT_CLUSTER = "default"; // when defaults.virtualCluster is absent, as the rest-server reads it
 const NAME = /^[a-zA-Z0-9_-]+$/; // the protocol's: the rest-server refuses other names before any check
 export const NAME_LENGTH = 255;
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/* {name, cluster}, or null when the text is not a job yet; name "" when unusable. */
-export function jobTarget(text) {
-  const loaded = loadYamlOrNull(text, { mergeKeys: true });
+/* {name, cluster}, or null when the text is not a job yet; name "" when unusable.  `loaded`: the text as
+ * loadYamlOrNull reads it with merge keys (the rest-server's js-yaml applies them). */
+export function jobTarget(text, loaded = loadYamlOrNull(text, { mergeKeys: true })) {
   const data = loaded && loaded.data;
-  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
-  const defaults = data.defaults && typeof data.defaults === "object" ? data.defaults : {};
+  if (!isObject(data)) return null;
+  const defaults = isObject(data.defaults) ? data.defaults : {};
   const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : String(defaults.virtualCluster);
   const name = typeof data.name === "string" && NAME.test(data.name) && data.name.length <= NAME_LENGTH ? data.name : "";
   return { name, cluster };
 }
 
-/* [{role, line}]: the task roles naming no dockerImage, with the line of their name. */
-export function rolesWithoutImage(text) {
-  const loaded = loadYamlOrNull(text);
+/* [{role, line}]: the task roles naming no dockerImage, once merge keys are applied, with the line of their name. */
+export function rolesWithoutImage(text, loaded = loadYamlOrNull(text, { mergeKeys: true })) {
   const roles = loaded && isObject(loaded.data) && isObject(loaded.data.taskRoles) ? loaded.data.taskRoles : {};
   return Object.keys(roles).filter((role) => isObject(roles[role]) && [undefined, null, ""].includes(roles[role].dockerImage))
     .map((role) => ({ role, line: loaded.position(["taskRoles", role], { key: true })[0] }));
 }
 
-/* What the portal plugin's checks read of a job: its target and its imageless roles. */
-export const submissionFacts = (text) => ({ target: jobTarget(text), missing: rolesWithoutImage(text) });
+/* What the portal plugin's checks read of a job, from one load: its target and its imageless roles. */
+export function submissionFacts(text) {
+  const loaded = loadYamlOrNull(text, { mergeKeys: true });
+  return { target: jobTarget(text, loaded), missing: rolesWithoutImage(text, loaded) };
+}

@@ -3,6 +3,7 @@
  * May import: core/, vendor/.
  */
 
+import { PY_SPACE } from "../core/placeholders.js";
 import { isPyInt, listIndex, pyEq, pyError, pyStr } from "./pyvalues.js";
 import { loadYamlOrNull } from "./yamlload.js";
 import { isDict } from "./yamlrender.js";
@@ -54,10 +55,7 @@ function sameKey(keyNode, key) {
   return pyEq(loaded.typed.get("k"), key);
 }
 
-/* str.lstrip() with Python's whitespace (not JavaScript's: NEL yes, BOM no). */
-function pyLstrip(text) {
-  return text.replace(/^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, "");
-}
+const PY_LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`); // str.lstrip()'s: Python's whitespace (NEL yes, BOM no)
 
 const isMergeKey = (keyNode) => keyNode.kind === "scalar" && keyNode.value === "<<" && keyNode.style === "";
 
@@ -183,7 +181,7 @@ export class Splicer {
     let at = lineStart;
     while (at > 0) {
       const previous = this.lineStart(at - 1);
-      if (!pyLstrip(this.t.slice(previous, at)).startsWith("#")) break;
+      if (!this.t.slice(previous, at).replace(PY_LEADING_SPACE, "").startsWith("#")) break;
       at = previous;
     }
     return at;
