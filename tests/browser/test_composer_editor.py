@@ -206,6 +206,20 @@ def test_json_that_is_no_job_object_stays_as_it_is(visit):
         expect(page.locator("#prereq-composer")).to_have_attribute("data-job", "invalid")
 
 
+def test_an_opened_file_that_is_not_utf8_is_refused_at_its_byte_and_the_job_stays(visit):
+    """As `prereq job` reads a job file; File.text() would have put U+FFFD in the byte's place unsaid."""
+    page = open_composer(visit)
+    before = editor_text(page)
+    page.locator("#prereq-composer-upload").set_input_files(
+        files=[{"name": "latin.yaml", "mimeType": "text/yaml", "buffer": "name: café\n".encode("latin-1")}]
+    )
+    error = page.locator("#prereq-composer-error")
+    expect(error).to_contain_text("latin.yaml:1:10: not valid UTF-8 (byte 0xe9)")
+    expect(error).to_contain_text("hint: save the file as UTF-8")
+    settle(page)
+    assert editor_text(page) == before
+
+
 def selected(page) -> dict:
     return yaml.safe_load(editor_text(page))["extras"]["prereq"]["selected"]
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Index } from "../../site/assets/composer/index/reader.js";
 import { addToText } from "../../site/assets/composer/jobs/operations.js";
 import { PrereqError } from "../../site/assets/composer/core/errors.js";
-import { EMPTY_JOB, START_ROLE, startingJob } from "../../site/assets/composer/ui/jobfile.js";
+import { EMPTY_JOB, START_ROLE, openedText, startingJob } from "../../site/assets/composer/ui/jobfile.js";
 import { messageLine } from "../../site/assets/composer/ui/editor.js";
 import { prepareJob, rolesWithoutImage, submissionFacts } from "../../site/assets/composer/jobs/prepare.js";
 import { jobChecks } from "../../site/assets/composer/webportal/jobchecks.js";
@@ -75,6 +75,15 @@ test("start/the plugin entry's image comes first; one the index cannot give is a
   assert.equal(ranged.text, EMPTY_JOB);
   assert.equal(ranged.problems.length, 1);
   assert.match(ranged.problems[0].reason, /cuda-base/);
+});
+
+test("start/an opened file is read as the CLI reads a job file: UTF-8, else refused at its first bad byte", async () => {
+  const file = (bytes, name = "mine.yaml") => new File([Uint8Array.from(bytes)], name);
+  const utf8 = [...new TextEncoder().encode("\ufeffname: caf\u00e9\r\n")];
+  assert.equal(await openedText(file(utf8)), "name: caf\u00e9\r\n"); // the BOM dropped, line ends kept
+  const latin1 = [..."name: ok\nname: caf"].map((c) => c.charCodeAt(0)).concat([0xe9, 0x0a]);
+  await assert.rejects(openedText(file(latin1, "latin.yaml")), (error) => error instanceof PrereqError &&
+    error.message === "latin.yaml:2:10: not valid UTF-8 (byte 0xe9)" && error.hint === "save the file as UTF-8");
 });
 
 test("checks/an image a task role takes by a merge key is its image, as the rest-server's js-yaml reads it", () => {

@@ -6,6 +6,8 @@
 import { PrereqError } from "../core/errors.js";
 import { parseRequirement } from "../core/versions.js";
 import { addToText } from "../jobs/operations.js";
+import { YamlLoadError, decodeUtf8 } from "../yaml/yamlload.js";
+import { loadError } from "../yaml/yamltext.js";
 
 const DRAFT_KEY = "prereq.composer.draft";
 export const START_ROLE = "taskrole";
@@ -103,4 +105,14 @@ export function download(text, jobName, format = "yaml") {
   link.click();
   link.remove();
   window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+/* An opened file's text, read as the CLI reads a job file: UTF-8, else refused at its first bad byte
+ * (File.text() would put U+FFFD in its place unsaid). */
+export async function openedText(file) {
+  try {
+    return decodeUtf8(new Uint8Array(await file.arrayBuffer()));
+  } catch (error) {
+    throw error instanceof YamlLoadError ? loadError(file.name, error, { hint: "save the file as UTF-8" }) : error;
+  }
 }

@@ -10,7 +10,7 @@ import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
 import { bindMark, errorLine, putText, revealLine } from "./editor.js";
 import { fetchReader, pageEngine, workerEngine } from "./engine.js";
-import { openingJob, saveDraft } from "./jobfile.js";
+import { openedText, openingJob, saveDraft } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
@@ -272,7 +272,7 @@ class Composer {
     ui.upload.addEventListener("change", () => {
       const file = ui.upload.files && ui.upload.files[0];
       ui.upload.value = "";
-      if (file) this.startFrom(() => file.text(), `opened ${file.name}`);
+      if (file) this.startFrom(() => openedText(file), `opened ${file.name}`);
     });
     ui.undo.addEventListener("click", () => this.queue(async () => {
       const last = this.history.pop();

@@ -188,9 +188,9 @@ function build(node, path, out, issues, merges = false, id = pathId(path)) {
   return buildMapping(node, path, out, issues, merges, id);
 }
 
-/* _decode: the text (BOM dropped), or the issue of the first bad byte (the WHATWG decoder and Python's
- * strict one refuse the same bytes: where re-encoding first differs, back to its character's start). */
-function decode(bytes) {
+/* _decode: the text (BOM dropped), or a YamlLoadError at the first bad byte (the WHATWG decoder and
+ * Python's strict one refuse the same bytes: where re-encoding first differs, back to its character's start). */
+export function decodeUtf8(bytes) {
   const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
   const again = text.includes("\ufffd") ? new TextEncoder().encode(text) : bytes;
   let bad = 0;
@@ -209,7 +209,7 @@ function decode(bytes) {
 /* One document, from a string or UTF-8 bytes; a YamlLoadError lists every issue.  `mergeKeys`: read
  * `<<` as OpenPAI's loaders do (jobs), else refuse it. */
 export function loadYaml(raw, { mergeKeys = false } = {}) {
-  const text = typeof raw === "string" ? raw.replace(/^\ufeff/, "") : decode(raw);
+  const text = typeof raw === "string" ? raw.replace(/^\ufeff/, "") : decodeUtf8(raw);
   const root = compose(text);
   const loaded = new LoadedYaml();
   if (root === null) return loaded;
