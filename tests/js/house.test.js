@@ -76,7 +76,7 @@ const LONGER = "Longer than usual:";
 // primary press reads an item's files), 8,140 / 112,962 with an item's require refused, as the CLI now
 // does, when it is not a list of names (index/reader.js: it threw a TypeError), 8,142 / 113,065 with an
 // item's deprecation said from what it holds (jobs/operations.js, as the CLI's).
-const COMPOSER_LINES = 8158;
+const COMPOSER_LINES = 8157;
 const COMPOSER_GZIPPED = 113400;
 
 function modulesUnder(folder) {

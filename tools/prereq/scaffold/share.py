@@ -18,6 +18,7 @@ from typing import Any
 
 from prereq.core.errors import PrereqError
 from prereq.core.files import read_regular
+from prereq.core.yamledit import load_error
 from prereq.core.yamlload import YamlLoadError, load_yaml
 from prereq.core.yamlrender import Renderer
 from prereq.registry import itemformat, secretscan
@@ -54,8 +55,7 @@ def _entry(job_text: str | bytes, name: str, *, source: str) -> dict[str, Any]:
     try:
         data = load_yaml(job_text, merge_keys=True).data  # as OpenPAI reads jobs
     except YamlLoadError as exc:
-        issue = exc.issues[0]
-        raise PrereqError(f"{source}:{issue.line}:{issue.column}: {issue.message}", hint="fix the job's YAML") from None
+        raise load_error(source, exc, hint="fix the job's YAML") from None
     entries = data.get("prerequisites") if isinstance(data, dict) else None
     entries = entries if isinstance(entries, list) else []
     found = [e for e in entries if isinstance(e, dict) and e.get("name") == name]

@@ -7,6 +7,7 @@ import { PrereqError } from "../core/errors.js";
 import { PyDict, pyStr, toPlain } from "../yaml/pyvalues.js";
 import { Renderer } from "../yaml/yamlrender.js";
 import { YamlLoadError, loadYaml } from "../yaml/yamlload.js";
+import { loadError } from "../yaml/yamltext.js";
 import { kinds, scanDocument } from "./credentials.js";
 
 const NOT_COPIED = ["name", "type", "version", "owners"]; // the item says these itself (the owner is the user's)
@@ -19,9 +20,7 @@ function entries(jobText, source) {
   try {
     loaded = loadYaml(jobText, { mergeKeys: true });
   } catch (error) {
-    if (!(error instanceof YamlLoadError)) throw error;
-    const issue = error.issues[0];
-    throw new PrereqError(`${source}:${issue.line}:${issue.column}: ${issue.message}`, { hint: "fix the job's YAML" });
+    throw error instanceof YamlLoadError ? loadError(source, error, { hint: "fix the job's YAML" }) : error;
   }
   const data = loaded.typed;
   const listed = data instanceof PyDict ? valueOf(data, "prerequisites", null) : null;
