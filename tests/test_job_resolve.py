@@ -126,8 +126,9 @@ def test_resolve_reports_what_openpai_would_refuse(tmp_path: Path, bundled: Path
     with pytest.raises(PrereqError, match="OpenPAI would refuse the job") as caught:
         jobs.prepare(path, index=bundled)
     message = caught.value.message
-    # "Train" is the rest-server's task role name pattern: only the webportal's form would refuse it.
-    assert "bad.yaml:2: name:" in message and "Train" not in message and caught.value.exit_code == 1
+    # "Train" suits the rest-server's schema, but it runs as "train", which the runtime does not find.
+    assert "bad.yaml:2: name:" in message and caught.value.exit_code == 1
+    assert 'bad.yaml:6: taskRoles.Train: task role name "Train" is accepted by the rest-server' in message
     ghost = tmp_path / "ghost.yaml"
     ghost.write_text((JOBS / "story.yaml").read_text().replace("[mnist-data, output-dir]", "[mnist-data, ouput-dir]"))
     with pytest.raises(PrereqError, match=r"ghost.yaml:10: task role train names 'ouput-dir'") as caught:

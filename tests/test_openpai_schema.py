@@ -136,8 +136,9 @@ def test_rest_server_checks() -> None:
         "prerequisites[3]: Duplicate script prerequisites setup. (rest-server)",
         "taskRoles.train.script: Prerequisite digits does not exist. (rest-server)",
         "taskRoles.train.prerequisites[2]: Prerequisite ghost does not exist. (rest-server)",
-        'taskRoles.Worker: task role name "Worker" is accepted by the rest-server, but the webportal\'s '
-        "submission form allows only ^[a-z0-9]{1,63}$ (lower-case letters and digits) (webportal)",
+        'taskRoles.Worker: task role name "Worker" is accepted by the rest-server, but it names the task role '
+        '"worker" (lower-case letters and digits only), which the runtime then does not find in the job: rename it '
+        "to match ^[a-z0-9]{1,63}$ (runtime)",
         "taskRoles.Worker.script: Prerequisite digits does not exist. (rest-server)",
         "taskRoles.Worker.prerequisites[2]: Prerequisite ghost does not exist. (rest-server)",
         "defaults.deployment: Default deployment other does not exist. (rest-server)",

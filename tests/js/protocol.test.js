@@ -16,7 +16,7 @@ import { validateJob } from "../../site/assets/composer/openpai/restserver.js";
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), "..", "cases", "protocol");
 const CASE_NAME = /^[0-9]{3}-[a-z0-9]+(?:-[a-z0-9]+)*\.json$/;
-const SOURCES = ["schema", "rest-server", "webportal"];
+const SOURCES = ["schema", "rest-server", "runtime", "webportal"];
 const schema = JSON.parse(readFileSync(join(CASES, "schema.json"), "utf8"));
 const files = readdirSync(CASES).filter((name) => name.endsWith(".json") && name !== "schema.json").sort();
 

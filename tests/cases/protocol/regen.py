@@ -31,7 +31,7 @@ SCHEMA_FILE = HERE / "schema.json"
 CASE_NAME = re.compile(r"^[0-9]{3}-[a-z0-9]+(?:-[a-z0-9]+)*\.json$")
 CASE_KEYS = ("description", "job", "expect")
 PROBLEM_KEYS = ("path", "message", "source")
-SOURCES = ("schema", "rest-server", "webportal")
+SOURCES = ("schema", "rest-server", "runtime", "webportal")
 _ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")  # a key JS objects list first (below 2**32 - 1)
 
 

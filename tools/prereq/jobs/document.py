@@ -32,6 +32,10 @@ TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}"
     r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
 )
+# YAML 1.1's booleans that YAML 1.2 reads as strings: written plain, such a task role name is a bool to the
+# runtime's PyYAML, which then does not find the task role it runs (true, false and null are no names to
+# prereq either; a name starting with a digit is the schema's to refuse).
+RUNTIME_NOT_A_NAME = re.compile(r"yes|no|on|off")
 FREE_FORM = ("extras", "parameters", "secrets")  # keys whose values the rest-server's schema does not type
 _STATE_HINT = (
     "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, "
@@ -160,18 +164,30 @@ class JobDocument:
                 return self.where(path)
         return None
 
+    def _plain(self, path: tuple[Any, ...], *, key: bool = False) -> bool:
+        """Whether the user wrote ``path``'s value (or key) plain: not in quotes."""
+        line, column = self.initial.position(path, key=key)
+        text = self.initial_lines[line - 1] if 0 < line <= len(self.initial_lines) else ""
+        return text[column - 1 : column] not in ("'", '"')
+
     def plain_timestamps(self) -> list[tuple[tuple[Any, ...], str]]:
         """(path, text) of the user's plain (unquoted) scalars that are YAML 1.1 timestamps, outside the
         free-form keys: the rest-server reads each as a date where its schema wants a string or number."""
-        found = []
-        for path, value in placeholders.strings(self.initial.data):
-            if (path and path[0] in FREE_FORM) or not TIMESTAMP.fullmatch(value):
-                continue
-            line, column = self.initial.position(path)
-            text = self.initial_lines[line - 1] if 0 < line <= len(self.initial_lines) else ""
-            if text[column - 1 : column] not in ("'", '"'):
-                found.append((path, value))
-        return found
+        return [
+            (path, value)
+            for path, value in placeholders.strings(self.initial.data)
+            if not (path and path[0] in FREE_FORM) and TIMESTAMP.fullmatch(value) and self._plain(path)
+        ]
+
+    def misread_role_names(self) -> list[str]:
+        """The task roles whose names, written plain, the runtime's YAML 1.1 reads as no name (RUNTIME_NOT_A_NAME)."""
+        return [
+            role
+            for role in self.roles
+            if isinstance(role, str)
+            and RUNTIME_NOT_A_NAME.fullmatch(role)
+            and self._plain(("taskRoles", role), key=True)
+        ]
 
     def error(
         self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1, key: bool = False

@@ -218,6 +218,9 @@ def prepare_text(
             path, f"{value} is a date to the rest-server (a YAML 1.1 timestamp): quote it", "rest-server"
         )
         for path, value in job.plain_timestamps()
+    ] + [
+        protocol.JobProblem(("taskRoles", role), _MISREAD_ROLE_NAME.format(role), "runtime")
+        for role in job.misread_role_names()
     ]
     found = dates + protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
     problems = protocol.refusals(found)
@@ -232,6 +235,10 @@ def prepare_text(
     return PreparedJob(text=job.text, data=job.data, warnings=job.warnings, changes=changes)
 
 
+_MISREAD_ROLE_NAME = (
+    "task role name {}, written plain, is a boolean to the runtime's YAML 1.1, which then does not find the task "
+    "role: quote it or rename it"
+)
 # The part of OpenPAI that stops a job, by a problem's source, and when the user would find out.
 _STOPPED_BY = {
     "schema": "the rest-server refuses it when it is submitted",

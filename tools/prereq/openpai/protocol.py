@@ -6,9 +6,11 @@ Two parts, as in the rest-server:
 - its own checks after the schema: unique prerequisite names per type
   ("Duplicate script prerequisites X."), every prerequisite a task role names
   exists ("Prerequisite X does not exist."), a default deployment exists; and
-  the webportal's rule for task role names (``^[a-z0-9]{1,63}$``), stricter than the
-  rest-server's (``^[a-zA-Z_][a-zA-Z0-9_]*$``, in its schema): only its submission form
-  refuses ``Worker`` or ``valid_name``, so that problem (source ``webportal``) is a warning;
+  task role names: the schema allows ``^[a-zA-Z_][a-zA-Z0-9_]*$``, but the rest-server runs a task
+  role under its ``convertName`` (lower-case letters and digits: ``Worker`` as ``worker``), and
+  the runtime looks that name up in the job as written, so ``Worker`` or ``valid_name`` fail once
+  the job starts (source ``runtime``); a longer name than the webportal's form allows
+  (``^[a-z0-9]{1,63}$``) is a warning (source ``webportal``);
 - its HiveD middleware (``middlewares/v2/hived.js``, on clusters scheduled by HiveD), for a job that
   has ``extras.hivedScheduler``: its schema (priority classes, task role names, cell fields), then
   the task roles it names exist, not both ``skuType`` and ``pinnedCellId``, one affinity group one
@@ -87,6 +89,15 @@ _WEBPORTAL_ROLE_NAME = (
     "task role name {} is accepted by the rest-server, but the webportal's submission form allows only "
     "^[a-z0-9]{{1,63}}$ (lower-case letters and digits)"
 )  # problems that do not stop the rest-server
+_RUNTIME_ROLE_NAME = (
+    "task role name {} is accepted by the rest-server, but it names the task role {} (lower-case letters and "
+    "digits only), which the runtime then does not find in the job: rename it to match ^[a-z0-9]{{1,63}}$"
+)
+
+
+def framework_role_name(role: str) -> str:
+    """The rest-server's convertName: the name the task role runs under, which the runtime looks up."""
+    return re.sub(r"[^a-z0-9]", "", role.lower())
 
 
 def refusals(problems: list[JobProblem]) -> list[JobProblem]:
@@ -113,7 +124,11 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
     every = set().union(*by_type.values())
     roles = as_dict(job.get("taskRoles"))
     for role, spec in roles.items():
-        if REST_SERVER_ROLE_NAME.match(str(role)) and not TASK_ROLE_NAME.match(str(role)):
+        accepted = REST_SERVER_ROLE_NAME.fullmatch(str(role))  # whole, as the rest-server's JavaScript matches
+        if accepted and framework_role_name(str(role)) != role:
+            renamed = show(framework_role_name(str(role)))
+            problems.append(JobProblem(("taskRoles", role), _RUNTIME_ROLE_NAME.format(show(role), renamed), "runtime"))
+        elif accepted and not TASK_ROLE_NAME.match(str(role)):
             problems.append(JobProblem(("taskRoles", role), _WEBPORTAL_ROLE_NAME.format(show(role)), "webportal"))
         if not isinstance(spec, dict):
             continue

@@ -177,7 +177,9 @@ export async function prepareText(text, { index, indexSource = null, expressions
   renderExpressions(job, expressions, index.root.lifted_keys);
   const dates = job.plainTimestamps().map(([path, value]) =>
     ({ path, message: `${value} is a date to the rest-server (a YAML 1.1 timestamp): quote it`, source: "rest-server" }));
-  const found = [...dates, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
+  const roles = job.misreadRoleNames().map((role) => ({ path: ["taskRoles", role], source: "runtime", message: `task role name ` +
+    `${role}, written plain, is a boolean to the runtime's YAML 1.1, which then does not find the task role: quote it or rename it` }));
+  const found = [...dates, ...roles, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
   const problems = refusals(found);
   for (const p of found) {
     if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);

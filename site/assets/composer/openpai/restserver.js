@@ -11,6 +11,9 @@ import { PREREQUISITE_TYPES, TASK_ROLE_FIELD_TYPES, TASK_ROLE_NAME, isObject, ow
 const REST_SERVER_ROLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const WARNING_SOURCES = ["webportal"]; // problems that do not stop the rest-server
 
+/* The rest-server's convertName: the name the task role runs under, which the runtime looks up. */
+const frameworkRoleName = (role) => role.toLowerCase().replace(/[^a-z0-9]/g, "");
+
 export function refusals(problems) {
   return problems.filter((problem) => !WARNING_SOURCES.includes(problem.source));
 }
@@ -33,7 +36,12 @@ export function restServerProblems(job) {
   const roles = own(job, "taskRoles");
   for (const role of isObject(roles) ? Object.keys(roles) : []) {
     const spec = roles[role];
-    if (REST_SERVER_ROLE_NAME.test(role) && !TASK_ROLE_NAME.test(role)) {
+    const renamed = frameworkRoleName(role);
+    if (REST_SERVER_ROLE_NAME.test(role) && renamed !== role) {
+      problems.push(problem(["taskRoles", role], `task role name ${show(role)} is accepted by the rest-server, but it names ` +
+        `the task role ${show(renamed)} (lower-case letters and digits only), which the runtime then does not find in ` +
+        "the job: rename it to match ^[a-z0-9]{1,63}$", "runtime"));
+    } else if (REST_SERVER_ROLE_NAME.test(role) && !TASK_ROLE_NAME.test(role)) {
       problems.push(problem(["taskRoles", role], `task role name ${show(role)} is accepted by the rest-server, but the ` +
         "webportal's submission form allows only ^[a-z0-9]{1,63}$ (lower-case letters and digits)", "webportal"));
     }
