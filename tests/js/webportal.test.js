@@ -157,6 +157,9 @@ function jobServer(jobs, status = 200) {
 test("webportal/a name in use is said, with the first free name after it", async () => {
   const { server, calls } = jobServer({ "alice~a": "{}", "alice~a_2": "{}" });
   assert.deepEqual([nextName("a"), nextName("a_2"), nextName("a_9"), nextName("a_0"), nextName("x".repeat(254))], ["a_2", "a_3", "a_10", "a_0_2", ""]);
+  // Counts past 2**53 stay whole numbers of their own digits (Number() gave run_1e+21, not a valid name).
+  assert.deepEqual([nextName("run_1000000000000000000000"), nextName("run_9007199254740993")],
+    ["run_1000000000000000000001", "run_9007199254740994"]);
   const taken = await checkName(server, "a");
   assert.equal(taken.state, "taken");
   assert.equal(taken.fresh, "a_3");

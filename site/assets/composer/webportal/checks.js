@@ -14,7 +14,7 @@ const FRESH_TRIES = 8;
 
 export function nextName(name) {
   const numbered = /^(.*)_([1-9][0-9]*)$/.exec(name);
-  const next = numbered ? `${numbered[1]}_${Number(numbered[2]) + 1}` : `${name}_2`;
+  const next = numbered ? `${numbered[1]}_${BigInt(numbered[2]) + 1n}` : `${name}_2`; // BigInt: any count of digits
   return next.length <= NAME_LENGTH ? next : "";
 }
 
