@@ -180,6 +180,9 @@ test("webportal/the job's name and virtual cluster as the rest-server reads them
   assert.deepEqual(jobTarget("name: a\n"), { name: "a", cluster: "default" });
   assert.deepEqual(jobTarget("name: a\ndefaults: {virtualCluster: vc}\n"), { name: "a", cluster: "vc" });
   assert.deepEqual(jobTarget("name: bad name\ndefaults: {virtualCluster: null}\n"), { name: "", cluster: "default" });
+  const numbered = jobTarget("name: a\ndefaults: {virtualCluster: 123}\n"); // the rest-server's includes finds no name 123
+  assert.deepEqual(numbered, { name: "a", cluster: 123 });
+  assert.equal(checkCluster({ virtualCluster: ["123"] }, null, numbered.cluster).state, "denied");
   assert.equal(jobTarget("name: [a"), null);
   assert.equal(jobTarget("- a\n"), null);
   assert.equal(withName("# mine\nname: a   # kept\n", "a_2"), "# mine\nname: a_2   # kept\n");

@@ -256,7 +256,18 @@ def image_name_problems(job: Any) -> list[JobProblem]:
     return problems
 
 
+def cluster_problems(job: Any) -> list[JobProblem]:
+    """The rest-server's put, after its middlewares: it forbids a job whose virtual cluster is not one of the
+    user's, found by ``includes``, so a value that is not a string (``123``) is never one of the names."""
+    defaults = job.get("defaults") if isinstance(job, dict) else None
+    cluster = defaults.get("virtualCluster") if isinstance(defaults, dict) else None
+    if cluster is None or isinstance(cluster, str):
+        return []
+    message = f"{show(cluster)} is not a name: the rest-server finds no virtual cluster of yours by it and forbids"
+    return [JobProblem(("defaults", "virtualCluster"), message + " the job (quote it)", "rest-server")]
+
+
 def validate_job(job: Any) -> list[JobProblem]:
     """Every reason OpenPAI would refuse ``job`` when it is submitted (schema first, then the rest-server's
-    checks, then its HiveD middleware's)."""
-    return schema_problems(job) + rest_server_problems(job) + hived_problems(job)
+    checks, then its HiveD middleware's, then its put's)."""
+    return schema_problems(job) + rest_server_problems(job) + hived_problems(job) + cluster_problems(job)

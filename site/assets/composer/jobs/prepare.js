@@ -214,7 +214,8 @@ export function jobTarget(text, loaded = loadYamlOrNull(text, { mergeKeys: true 
   const data = loaded && loaded.data;
   if (!isObject(data)) return null;
   const defaults = isObject(data.defaults) ? data.defaults : {};
-  const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : String(defaults.virtualCluster);
+  // As the rest-server's put: null is the default cluster, and a number stays one (it is found among no names).
+  const cluster = defaults.virtualCluster === null || defaults.virtualCluster === undefined ? DEFAULT_CLUSTER : defaults.virtualCluster;
   const name = typeof data.name === "string" && NAME.test(data.name) && data.name.length <= NAME_LENGTH ? data.name : "";
   return { name, cluster };
 }

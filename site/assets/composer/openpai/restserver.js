@@ -169,6 +169,14 @@ export function imageNameProblems(job) {
   return problems;
 }
 
+/* protocol.py's cluster_problems: the rest-server's put finds the user's clusters by includes, so by no number. */
+function clusterProblems(job) {
+  const cluster = own(own(job, "defaults"), "virtualCluster");
+  if (cluster === null || cluster === undefined || typeof cluster === "string") return [];
+  const message = `${show(cluster)} is not a name: the rest-server finds no virtual cluster of yours by it and forbids the job`;
+  return [problem(["defaults", "virtualCluster"], message + " (quote it)")];
+}
+
 export function validateJob(job, schema) {
-  return [...schemaProblems(job, schema), ...restServerProblems(job), ...hivedProblems(job)];
+  return [...schemaProblems(job, schema), ...restServerProblems(job), ...hivedProblems(job), ...clusterProblems(job)];
 }
