@@ -86,6 +86,16 @@ test("start/an opened file is read as the CLI reads a job file: UTF-8, else refu
     error.message === "latin.yaml:2:10: not valid UTF-8 (byte 0xe9)" && error.hint === "save the file as UTF-8");
 });
 
+test("checks/a stored expression the job lacks is set under Your values, not with the CLI's command", async () => {
+  const index = await story();
+  const started = await startingJob(index, { image: "cuda-base", indexSource: SOURCE });
+  const { after } = await addToText(started.text, ["smb-storage"], { index, taskRole: START_ROLE, indexSource: SOURCE });
+  const checks = await jobChecks(after, { prepare: prepareOn(index), index, starting: started });
+  const refused = checks.filter((check) => check.state === "refused");
+  assert.match(refused[0].message, /<% expression\.smbUser %> has no stored value/);
+  assert.equal(refused[refused.length - 1].hint, "set smbUser under Your values, below, then check again");
+});
+
 test("checks/an image a task role takes by a merge key is its image, as the rest-server's js-yaml reads it", () => {
   const merged = "protocolVersion: 2\nname: a\nbase: &b\n  dockerImage: img\ntaskRoles:\n  worker:\n    <<: *b\n    instances: 1\n";
   assert.deepEqual(submissionFacts(merged), { target: { name: "a", cluster: "default" }, missing: [] });

@@ -57,6 +57,11 @@ function messageLines(message) {
   return found;
 }
 
+// The engine's hints are the CLI's; in the portal a stored expression is set under Your values instead.
+const STORE_HINT = /^store your value with: (.*)$/;
+export const portalHint = (hint) => hint.replace(STORE_HINT, (_, commands) => "set " +
+  commands.split("; ").map((command) => command.split(" ")[3]).join(", ") + " under Your values, below, then check again");
+
 /* A check per problem listed (else per line of the message), the hint on the last; a missing image
  * is left to imageChecks, which offers to add one. */
 function errorChecks(error, { missing, lines }) {
@@ -67,7 +72,7 @@ function errorChecks(error, { missing, lines }) {
       line: p.line, said: `${formatPath(p.path, { empty: "(job)" })}: ${p.message} (${p.stoppedBy})` }))
     : messageLines(error.message);
   const checks = found.map(({ line, said }) => onLine({ check: "job", state: "refused", message: said }, line, lines));
-  if (checks.length) checks[checks.length - 1].hint = error.hint || "";
+  if (checks.length) checks[checks.length - 1].hint = portalHint(error.hint || "");
   return checks;
 }
 

@@ -8,6 +8,7 @@ import { mount, trustOf } from "../ui/page.js";
 import { RestServer, jobPageUrl } from "./client.js";
 import { cloneRequest, clonedJob, KeptJobs } from "./clone.js";
 import { ClusterPanel } from "./cluster.js";
+import { portalHint } from "./jobchecks.js";
 import { button, drawControls, drawMine, el, link, showOutcome } from "./panel.js";
 import { UserStore } from "./userstore.js";
 
@@ -116,7 +117,7 @@ async function prepared({ composer, controls, store }, text, submitFrom) {
   try {
     return await composer.prepare(text, { expressions: store.expressions(), submitFrom });
   } catch (error) {
-    showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + (error.hint || "fix the job"))]);
+    showOutcome(controls, "refused", ["Not submitted: " + error.message, el("div", "prereq-composer__hint", "hint: " + (portalHint(error.hint || "") || "fix the job"))]);
     if (!(error instanceof PrereqError)) console.error(error); // eslint-disable-line no-console
     return null;
   }
