@@ -285,10 +285,12 @@ def test_job_templates_are_published_as_written_with_the_load_line(history: GitR
     _build(history, out)
     root = _read(out, "index.json")
     assert root["job_load_line"] == JOB_LOAD_LINE
+    published = (out / "api" / "v1" / "templates" / "train.yaml").read_bytes()
+    digest = hashlib.sha256(published).hexdigest()  # the root vouches for the file, as for an item's
     assert root["templates"] == [
-        {"name": "train", "title": "Train with lib", "path": "templates/train.yaml", "uses": ["lib"]}
+        {"name": "train", "title": "Train with lib", "path": "templates/train.yaml", "uses": ["lib"], "sha256": digest}
     ]
-    assert (out / "api" / "v1" / "templates" / "train.yaml").read_text() == text
+    assert published.decode("utf-8") == text
 
 
 def test_an_old_version_whose_requirements_form_a_cycle_is_left_out(tmp_path: Path) -> None:

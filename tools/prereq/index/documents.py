@@ -78,6 +78,7 @@ class TemplateEntry(TypedDict):
     title: str
     path: str
     uses: list[str]
+    sha256: str  # of the file's bytes: the root vouches for a template as for an item file
 
 
 class PublishedFile(TypedDict):

@@ -132,6 +132,27 @@ export class Index {
   async verified(path, sha256) {
     const body = await this.read(path);
     const data = parsed(body, this.base, path);
+    await this.vouched(body, path, sha256);
+    return data;
+  }
+
+  /* The job templates the root lists as objects naming a file (a hostile root's others are passed over). */
+  templates() {
+    return listOf(this.root.templates).filter((t) => t && typeof t.name === "string" && typeof t.path === "string");
+  }
+
+  /* A template's text, once its bytes match the root's sha256: its commands are code, as an item's are. */
+  async templateText(template) {
+    if (typeof template.sha256 !== "string") {
+      throw new PrereqError(`${ROOT_FILE} lists the template ${template.name} without its sha256`,
+        { hint: "rebuild the index with this prereq (older builds did not vouch for templates)" });
+    }
+    const body = await this.read(template.path);
+    await this.vouched(body, template.path, template.sha256);
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(body); // the bytes prereq wrote: UTF-8
+  }
+
+  async vouched(body, path, sha256) {
     if (await sha256Of(body) !== sha256) {
       if (this.signedBy) {
         throw new PrereqError(`${this.base}/${path} does not match the sha256 in the signed ${ROOT_FILE}: it was changed after signing`,
@@ -140,7 +161,6 @@ export class Index {
       throw new PrereqError(`${path} does not match the sha256 in ${ROOT_FILE}`,
         { hint: "the index changed while reading it; run the command again" });
     }
-    return data;
   }
 
   /* Unknown names are left for `document` to refuse, with its message. */

@@ -195,9 +195,9 @@ class Composer {
 
   /* Selects the items its task roles name, as `prereq job add --task-role ROLE NAME...` would. */
   async loadTemplate(name) {
-    const template = (this.index.root.templates || []).find((t) => t.name === name);
+    const template = this.index.templates().find((t) => t.name === name);
     if (!template) return;
-    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await this.index.read(template.path));
+    let text = await this.index.templateText(template);
     await this.setText(text);
     const lines = [];
     const warnings = [];
@@ -256,12 +256,16 @@ class Composer {
     document.addEventListener("prereq:storage", () => this.root.dataset.state !== "busy" && this.renderList()); // an edit redraws
   }
 
+  /* A draft is the user's work: replaced only when they say so (Undo would bring it back too). */
+  mayReplace(what) {
+    const draft = this.text().trim() && this.text() !== this.starting.text;
+    return !draft || window.confirm(`Replace the job in the editor by ${what}?`);
+  }
+
   bindStartingPoints() {
     const ui = this.ui;
     ui.empty.addEventListener("click", () => {
-      // A draft is the user's work: replaced only when they say so (Undo would bring it back too).
-      const draft = this.text().trim() && this.text() !== this.starting.text;
-      if (draft && !window.confirm("Replace the job in the editor by a new empty job?")) return;
+      if (!this.mayReplace("a new empty job")) return;
       this.startFrom(async () => this.starting.text, "started a new empty job (Undo brings the previous one back)");
     });
     ui.template.addEventListener("change", () => {
@@ -287,8 +291,12 @@ class Composer {
   async followLinkRequest({ template, add }) {
     const { ui, index } = this;
     if (template !== null) {
-      if ((index.root.templates || []).some((t) => t.name === template)) await this.queue(() => this.loadTemplate(template));
-      else showError(ui, new PrereqError(`no job template named '${template}' in the index`, { hint: "pick one in the Template list" }));
+      // A link is anyone's to send: it replaces a draft only when the user says so.
+      if (!index.templates().some((t) => t.name === template)) {
+        showError(ui, new PrereqError(`no job template named '${template}' in the index`, { hint: "pick one in the Template list" }));
+      } else if (this.mayReplace(`the template ${template}`)) {
+        await this.queue(() => this.loadTemplate(template));
+      }
     }
     if (add === null) return;
     if (!index.entries.has(add)) {

@@ -71,11 +71,11 @@ export function renderFilterOptions(ui, index) {
 }
 
 export function renderTemplates(ui, index) {
-  for (const template of index.root.templates || []) {
-    if (!template || typeof template.path !== "string") continue;
+  const templates = index.templates();
+  for (const template of templates) {
     ui.template.appendChild(new Option(template.name + (template.title ? " — " + template.title : ""), template.name));
   }
-  ui.template.disabled = !(index.root.templates || []).length;
+  ui.template.disabled = !templates.length;
 }
 
 /* "+3: a, b, c", "−1: a" or "". */
