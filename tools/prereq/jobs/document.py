@@ -281,11 +281,12 @@ class JobDocument:
                 "extras.prereq.index must be a string (a build folder or URL)",
                 hint=_STATE_HINT,
             )
+        selected = self._selected(raw.get("selected") or {})
         return JobState(
             index=index,
-            selected=self._selected(raw.get("selected") or {}),
+            selected=selected,
             lock=self._lock(raw.get("lock") or {}),
-            bound=self._bound(raw.get("bound") or {}),
+            bound=self._bound(raw.get("bound") or {}, selected),
             queues=self._queues(raw.get("queues") or {}),
         )
 
@@ -306,7 +307,8 @@ class JobDocument:
                 )
         return {role: dict(record) for role, record in queues.items()}
 
-    def _bound(self, bound: Any) -> dict[str, list[str]]:
+    def _bound(self, bound: Any, selected: dict[str, list[str]]) -> dict[str, list[str]]:
+        """The bound items by task role; each must be one the task role selects (``job add --bind`` records both)."""
         shaped = isinstance(bound, dict) and all(
             isinstance(role, str)
             and role in self.roles
@@ -320,6 +322,15 @@ class JobDocument:
                 "extras.prereq.bound must map the job's task roles to lists of names",
                 hint=_STATE_HINT,
             )
+        for role, names in bound.items():
+            chosen = {Requirement.parse(text).name for text in selected.get(role, [])}
+            for position, name in enumerate(names):
+                if name not in chosen:
+                    raise self.error(
+                        STATE_PATH + ("bound", role, position),
+                        f"extras.prereq.bound.{role} names {name}, which the task role does not select",
+                        hint=f"bind only what extras.prereq.selected.{role} lists (job add --bind records both)",
+                    )
         return {role: list(names) for role, names in bound.items()}
 
     def _selected(self, selected: Any) -> dict[str, list[str]]:

@@ -244,11 +244,12 @@ export class JobDocument {
     if (index !== undefined && index !== null && typeof index !== "string") {
       throw this.error([...STATE_PATH, "index"], "extras.prereq.index must be a string (a build folder or URL)", { hint: STATE_HINT });
     }
+    const selected = this.selected(orDefault(typedGet(raw, "selected"), new PyDict()), rangeHint);
     return new JobState({
       index: index || null,
-      selected: this.selected(orDefault(typedGet(raw, "selected"), new PyDict()), rangeHint),
+      selected,
       lock: this.lock(orDefault(typedGet(raw, "lock"), new PyDict())),
-      bound: this.bound(orDefault(typedGet(raw, "bound"), new PyDict())),
+      bound: this.bound(orDefault(typedGet(raw, "bound"), new PyDict()), selected),
       queues: this.queues(orDefault(typedGet(raw, "queues"), new PyDict())),
     });
   }
@@ -267,11 +268,20 @@ export class JobDocument {
     return new Map(queues.entries().map(([role, record]) => [role, toPlain(record)]));
   }
 
-  bound(bound) {
+  /* Each bound item must be one the task role selects (`job add --bind` records both): document.py's _bound. */
+  bound(bound, selected) {
     const shaped = bound instanceof PyDict && [...bound.entries()].every(([role, names]) => typeof role === "string" &&
       Object.prototype.hasOwnProperty.call(this.roles, role) && Array.isArray(names) && names.every((n) => typeof n === "string"));
     if (!shaped) {
       throw this.error([...STATE_PATH, "bound"], "extras.prereq.bound must map the job's task roles to lists of names", { hint: STATE_HINT });
+    }
+    for (const [role, names] of bound.entries()) {
+      const chosen = new Set((selected.get(role) || []).map((text) => parseRequirement(text).name));
+      names.forEach((name, position) => {
+        if (chosen.has(name)) return;
+        throw this.error([...STATE_PATH, "bound", role, position], `extras.prereq.bound.${role} names ${name}, which the task role does not select`,
+          { hint: `bind only what extras.prereq.selected.${role} lists (job add --bind records both)` });
+      });
     }
     return new Map([...bound.entries()].map(([role, names]) => [role, [...names]]));
   }
