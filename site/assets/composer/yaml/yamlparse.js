@@ -161,7 +161,8 @@ class Nodes {
     }
     const node = isScalar(value) ? this.scalar(value, start, flow) : this.collection(value, start);
     if (value.anchor !== undefined) this.anchors.set(value.anchor, node);
-    if (!isScalar(value)) this.fill(node, value, flow || node.flow);
+    // A tagged collection is refused at its tag (yamlload.js): its items (!!omap's are pairs) are not read.
+    if (!isScalar(value) && node.tag === `tag:yaml.org,2002:${node.kind}`) this.fill(node, value, flow || node.flow);
     return node;
   }
 
