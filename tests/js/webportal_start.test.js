@@ -84,6 +84,12 @@ test("start/an opened file is read as the CLI reads a job file: UTF-8, else refu
   const latin1 = [..."name: ok\nname: caf"].map((c) => c.charCodeAt(0)).concat([0xe9, 0x0a]);
   await assert.rejects(openedText(file(latin1, "latin.yaml")), (error) => error instanceof PrereqError &&
     error.message === "latin.yaml:2:10: not valid UTF-8 (byte 0xe9)" && error.hint === "save the file as UTF-8");
+  // A file named as the editor's text is in messages ("job:12:…") is named as a file; one gone since it
+  // was chosen is refused in words, not as an unexpected problem.
+  await assert.rejects(openedText(file(latin1, "job")), (error) => error.message.startsWith("./job:2:10: not valid UTF-8"));
+  const gone = { name: "gone.yaml", arrayBuffer: () => Promise.reject(new Error("A requested file or directory could not be found")) };
+  await assert.rejects(openedText(gone), (error) => error instanceof PrereqError &&
+    error.message === "cannot read gone.yaml (A requested file or directory could not be found)" && error.hint === "choose the file again");
 });
 
 test("checks/a stored expression the job lacks is set under Your values, not with the CLI's command", async () => {

@@ -110,9 +110,25 @@ export function download(text, jobName, format = "yaml") {
 /* An opened file's text, read as the CLI reads a job file: UTF-8, else refused at its first bad byte
  * (File.text() would put U+FFFD in its place unsaid). */
 export async function openedText(file) {
+  const source = /^job(?::|$)/.test(file.name) ? `./${file.name}` : file.name; // "job:…" names the editor's text
+  let bytes;
   try {
-    return decodeUtf8(new Uint8Array(await file.arrayBuffer()));
-  } catch (error) {
-    throw error instanceof YamlLoadError ? loadError(file.name, error, { hint: "save the file as UTF-8" }) : error;
+    bytes = new Uint8Array(await file.arrayBuffer());
+  } catch (error) { // gone or unreadable since it was chosen
+    throw new PrereqError(`cannot read ${source} (${error?.message ?? error})`, { hint: "choose the file again" });
   }
+  try {
+    return decodeUtf8(bytes);
+  } catch (error) {
+    throw error instanceof YamlLoadError ? loadError(source, error, { hint: "save the file as UTF-8" }) : error;
+  }
+}
+
+/* A link's ?template= and ?add=, taken out of the address, so that a reload does not start or add again. */
+export function takeLinkRequest() {
+  const address = new URL(window.location.href);
+  const request = { template: address.searchParams.get("template"), add: address.searchParams.get("add") };
+  ["template", "add"].forEach((name) => address.searchParams.delete(name));
+  if (request.template !== null || request.add !== null) window.history.replaceState(null, "", address.pathname + address.search + address.hash);
+  return request;
 }

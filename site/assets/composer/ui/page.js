@@ -10,7 +10,7 @@ import { Index } from "../index/reader.js";
 import { parseAllowedSigners } from "../index/sshsig.js";
 import { bindMark, errorLine, putText, revealLine } from "./editor.js";
 import { fetchReader, pageEngine, workerEngine } from "./engine.js";
-import { openedText, openingJob, saveDraft } from "./jobfile.js";
+import { openedText, openingJob, saveDraft, takeLinkRequest } from "./jobfile.js";
 import { blockYamlOfJson } from "./jsonjob.js";
 import { renderList as drawList } from "./listing.js";
 import { bindOutputs, showOutputState } from "./outputs.js";
@@ -40,6 +40,8 @@ class Composer {
     this.share = new SharePanel(root, host);
     this.prefetched = new Set();
     this.committed = null; // the job while an edit runs: its text may be shown before its check
+    this.untyped = null; // the editor's text as the composer last set it, until the user types
+    this.edits = 0; // edits asked for and not done
   }
 
   /* `view`: the edit is drawn, so a worker sends the view of its text with it (engine.js). */
@@ -65,14 +67,21 @@ class Composer {
 
   keepDraft() { saveDraft(this.text(), this.role); }
 
-  /* Undoable unless `remember` is false; the text is painted before the rest is redrawn. */
-  async setText(text, remember, from = this.ui.editor.value) {
+  /* A step for Undo: the text before it, and its task role. */
+  remember(text) {
+    this.history.push({ text, role: this.role });
+    if (this.history.length > UNDO_STEPS) this.history.shift();
+    this.ui.undo.disabled = false;
+  }
+
+  /* Undoable unless `remember` is false (Undo gives the task role back too); the text is painted before
+   * the rest is redrawn.  `role`: the task role to show for the new text ("": its first). */
+  async setText(text, remember, from = this.ui.editor.value, role = this.role) {
     const ui = this.ui;
-    if (remember !== false && text !== from) {
-      this.history.push({ text: from, role: this.role });
-      if (this.history.length > UNDO_STEPS) this.history.shift();
-    }
+    if (remember !== false && text !== from) this.remember(from);
+    this.role = role;
     putText(ui, text);
+    this.untyped = text;
     ui.undo.disabled = !this.history.length;
     this.keepDraft();
     await new Promise((resolve) => window.requestAnimationFrame(() => window.setTimeout(resolve)));
@@ -117,7 +126,8 @@ class Composer {
 
   showMore(more) {
     this.limit = more ? this.limit + PAGE : PAGE;
-    this.renderList();
+    // During an edit the list is of the job before it: the edit's own redraw reads the filter then.
+    if (!this.edits) this.renderList();
   }
 
   queue(task) {
@@ -126,6 +136,7 @@ class Composer {
   }
 
   edit(run) {
+    this.edits += 1; // asked for: the list waits for it (showMore) from now, not from when it runs
     return this.queue(async () => {
       this.root.setAttribute("data-state", "busy");
       this.ui.editor.readOnly = true; // the edit replaces the text: what was typed meanwhile would be lost
@@ -147,6 +158,7 @@ class Composer {
           showError(this.ui, failure);
         }
       } finally {
+        this.edits -= 1;
         this.ui.editor.readOnly = false;
         this.root.setAttribute("data-state", "ready");
       }
@@ -154,8 +166,9 @@ class Composer {
   }
 
   check(name, on) {
-    const before = this.closureNames();
+    let before = null; // the closure when this edit runs, not when it was asked for (an edit may be queued)
     return this.edit(async (text) => {
+      before = this.closureNames();
       if (!on) return this.engine.remove(text, [name], this.editOptions(this.role, true));
       const result = await this.engine.add(text, [name], this.editOptions(this.role, true));
       window.prereq.pushRecent(name);
@@ -214,10 +227,9 @@ class Composer {
 
   startFrom(text, message) {
     return this.queue(async () => {
-      this.role = "";
-      const given = await text();
+      const given = await text(); // refused (a file not UTF-8), the job and its task role stay
       const yaml = blockYamlOfJson(given);
-      await this.setText(yaml === null ? given : yaml);
+      await this.setText(yaml === null ? given : yaml, true, this.ui.editor.value, "");
       showMessages(this.ui, [yaml === null ? message : `${message} (JSON, written as YAML)`], []);
     });
   }
@@ -235,6 +247,10 @@ class Composer {
     bindMark(ui);
     ui.editor.addEventListener("input", (event) => {
       window.clearTimeout(typing);
+      if (this.untyped !== null) { // typing is an undoable step: Undo first gives back the text before it
+        this.remember(this.untyped);
+        this.untyped = null;
+      }
       this.keepDraft();
       if (event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop") this.queue(() => this.pasted());
       else typing = window.setTimeout(() => this.queue(() => this.refresh()), 250);
@@ -253,7 +269,7 @@ class Composer {
     for (const input of [ui.type, ui.tag, ui.deprecated, ...shows]) input.addEventListener("change", () => this.showMore(false));
     ui.more.addEventListener("click", () => this.showMore(true));
     bindSkipLinks(this.root);
-    document.addEventListener("prereq:storage", () => this.root.dataset.state !== "busy" && this.renderList()); // an edit redraws
+    document.addEventListener("prereq:storage", () => !this.edits && this.renderList()); // an edit redraws
   }
 
   /* A draft is the user's work: replaced only when they say so (Undo would bring it back too). */
@@ -281,8 +297,7 @@ class Composer {
     ui.undo.addEventListener("click", () => this.queue(async () => {
       const last = this.history.pop();
       if (!last) return;
-      this.role = last.role;
-      await this.setText(last.text, false);
+      await this.setText(last.text, false, this.ui.editor.value, last.role);
       ui.undo.disabled = !this.history.length;
       showMessages(ui, ["undone"], []);
     }));
@@ -318,7 +333,7 @@ class Composer {
     window.prereq.useIndex(this.index.root);
     this.records = this.index.root.items.map(window.prereq.searchRecord);
     const opening = await openingJob(this.index, this.host);
-    [this.starting, this.role, ui.editor.value] = [opening.starting, opening.role, opening.text];
+    [this.starting, this.role, ui.editor.value, this.untyped] = [opening.starting, opening.role, opening.text, opening.text];
     renderFilterOptions(ui, this.index);
     renderTemplates(ui, this.index);
     this.bindEditor();
@@ -352,15 +367,6 @@ class Composer {
       showMessages: (lines, warnings) => showMessages(this.ui, lines, warnings || []),
     };
   }
-}
-
-/* Taken out of the address, so that a reload does not start or add again. */
-function takeLinkRequest() {
-  const address = new URL(window.location.href);
-  const request = { template: address.searchParams.get("template"), add: address.searchParams.get("add") };
-  ["template", "add"].forEach((name) => address.searchParams.delete(name));
-  if (request.template !== null || request.add !== null) window.history.replaceState(null, "", address.pathname + address.search + address.hash);
-  return request;
 }
 
 /* `ready` settles when the composer has started (or failed to). */
