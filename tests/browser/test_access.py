@@ -111,6 +111,19 @@ def test_focus_stays_on_the_composers_boxes_and_stars(visits, bundled_url):
     page.keyboard.press("Enter")
     expect(star).to_have_attribute("aria-pressed", "true")
     assert focused(page) == "star:mnist-data"
+    # Under "in this task role", unchecking takes the row away: the focus goes to what is in its place
+    # (here nothing: the filter box), not to the page.
+    page.keyboard.press("Tab")
+    box.focus()
+    page.keyboard.press("Space")
+    expect(box).to_be_checked()
+    page.evaluate("window.prereqComposer.idle()")
+    page.locator('input[name="prereq-composer-show"][value="job"]').check()
+    box.focus()
+    page.keyboard.press("Space")
+    expect(page.locator("#prereq-composer-items > li")).to_have_count(0)
+    page.evaluate("window.prereqComposer.idle()")
+    assert focused(page) == "prereq-composer-q"
 
 
 def test_every_control_shows_its_focus_and_a_skip_link_leads_to_the_results(visits, bundled_url):

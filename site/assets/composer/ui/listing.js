@@ -188,19 +188,27 @@ export function renderList(ctx) {
   // Inside a shadow root (the webportal plugin) the focus is that root's, not the document's.
   const scope = ctx.root.getRootNode();
   const lost = !scope.activeElement || scope.activeElement === document.body;
-  window.prereq.keepFocus(ctx.ui.list, () => {
-    ctx.ui.list.textContent = "";
-    found.slice(0, ctx.limit).forEach((entry) => ctx.ui.list.appendChild(row(ctx, entry)));
+  const list = ctx.ui.list;
+  const key = lost ? refocus : list.contains(scope.activeElement) ? scope.activeElement.getAttribute("data-focus-key") : "";
+  const place = key ? [...list.children].findIndex((item) => item.querySelector(`[data-focus-key="${window.CSS.escape(key)}"]`)) : -1;
+  window.prereq.keepFocus(list, () => {
+    list.textContent = "";
+    found.slice(0, ctx.limit).forEach((entry) => list.appendChild(row(ctx, entry)));
   }, null, lost ? refocus : "");
+  // Its row gone (unchecked under "in this task role"), the focus goes to the row now in its place.
+  if (place >= 0 && (!scope.activeElement || scope.activeElement === document.body)) {
+    const next = list.children[Math.min(place, list.children.length - 1)];
+    (next ? controlsOf(next)[0] : ctx.ui.query).focus({ preventScroll: true });
+  }
   if (lost && scope.activeElement && scope.activeElement !== document.body) refocus = "";
-  rove(ctx.ui.list, scope.activeElement);
-  if (!bound.has(ctx.ui.list)) {
-    bound.add(ctx.ui.list);
-    ctx.ui.list.addEventListener("keydown", (event) => onListKey(ctx.ui.list, event));
-    ctx.ui.list.addEventListener("focusin", (event) => (rove(ctx.ui.list, event.target), pointAt(ctx, event.target)));
-    ctx.ui.list.addEventListener("pointerover", (event) => pointAt(ctx, event.target));
-    ctx.ui.list.addEventListener("pointerdown", (event) => pressAt(ctx, event));
-    ctx.ui.list.addEventListener("pointerleave", () => pointAt(ctx, ctx.ui.list));
+  rove(list, scope.activeElement);
+  if (!bound.has(list)) {
+    bound.add(list);
+    list.addEventListener("keydown", (event) => onListKey(list, event));
+    list.addEventListener("focusin", (event) => (rove(list, event.target), pointAt(ctx, event.target)));
+    list.addEventListener("pointerover", (event) => pointAt(ctx, event.target));
+    list.addEventListener("pointerdown", (event) => pressAt(ctx, event));
+    list.addEventListener("pointerleave", () => pointAt(ctx, list));
   }
   ctx.ui.more.hidden = found.length <= ctx.limit;
   const total = ctx.index.root.items.length;
