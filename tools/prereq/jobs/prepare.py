@@ -27,7 +27,7 @@ from prereq.jobs.operations import IndexChoice, close_name, deprecated_note, ope
 from prereq.jobs.plan import plan_edit
 from prereq.jobs.records import ItemChange, JobState, PreparedJob
 from prereq.jobs.unmet_needs import refuse_missing
-from prereq.openpai import forms, protocol, runtime
+from prereq.openpai import forms, plainscalars, protocol, runtime
 
 
 def _referenced_only(job: JobDocument) -> dict[str, list[str]]:
@@ -213,16 +213,10 @@ def prepare_text(
     plan_callback_lines(lines, CallbackLines.of(loaded.root if loaded else None))
     apply_edits(job.doc, lines.edits)
     _render_expressions(job, expressions)
-    dates = [
-        protocol.JobProblem(
-            path, f"{value} is a date to the rest-server (a YAML 1.1 timestamp): quote it", "rest-server"
-        )
-        for path, value in job.plain_timestamps()
-    ] + [
-        protocol.JobProblem(("taskRoles", role), _MISREAD_ROLE_NAME.format(role), "runtime")
-        for role in job.misread_role_names()
-    ]
-    found = dates + protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
+    data, written = job.initial.data, job.written
+    as_written = plainscalars.plain_timestamps(data, written) + plainscalars.misread_role_names(data, written)
+    as_written += plainscalars.changed_parameters(data, written)
+    found = as_written + protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
     problems = protocol.refusals(found)
     job.warnings += [
         f"{job.where(problem.path)}: {problem.where()}: {problem.message}"
@@ -235,15 +229,12 @@ def prepare_text(
     return PreparedJob(text=job.text, data=job.data, warnings=job.warnings, changes=changes)
 
 
-_MISREAD_ROLE_NAME = (
-    "task role name {}, written plain, is a boolean to the runtime's YAML 1.1, which then does not find the task "
-    "role: quote it or rename it"
-)
 # The part of OpenPAI that stops a job, by a problem's source, and when the user would find out.
 _STOPPED_BY = {
     "schema": "the rest-server refuses it when it is submitted",
     "rest-server": "the rest-server refuses it when it is submitted",
     "runtime": "the runtime fails it when the job starts (the rest-server does not check this)",
+    "entrypoint": "the rest-server writes it into the task role's command otherwise than as written",
 }
 
 
@@ -255,12 +246,12 @@ def _refused(job: JobDocument, problems: list[protocol.JobProblem]) -> PrereqErr
         line = f"{job.where(problem.path)}: {problem.where()}: {problem.message}"
         parts.setdefault(_STOPPED_BY[problem.source], []).append(line)
     text = "".join(f"\n  {part}:" + "".join(f"\n    {line}" for line in lines) for part, lines in parts.items())
-    submitted = _STOPPED_BY["rest-server"] in parts
+    submitted, changed = _STOPPED_BY["rest-server"] in parts, _STOPPED_BY["entrypoint"] in parts
     return PrereqError(
-        f"OpenPAI would {'refuse' if submitted else 'fail'} the job:{text}",
+        f"OpenPAI would {'refuse' if submitted else 'change' if changed else 'fail'} the job:{text}",
         exit_code=1,
         hint="fix the job before submitting it"
-        if submitted
+        if submitted or changed
         else "fix the job; OpenPAI finds this out only once it starts",
     )
 

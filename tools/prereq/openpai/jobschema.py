@@ -44,7 +44,7 @@ class JobProblem:
 
     path: tuple[Any, ...]
     message: str
-    source: str  # the part of OpenPAI: "schema" | "rest-server" | "webportal" | "runtime"
+    source: str  # the part of OpenPAI: "schema" | "rest-server" | "entrypoint" | "webportal" | "runtime"
 
     def where(self) -> str:
         return format_path(self.path, empty="(job)")

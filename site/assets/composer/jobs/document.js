@@ -89,12 +89,6 @@ function orDefault(value, fallback) {
   return empty ? fallback : value;
 }
 
-const RUNTIME_NOT_A_NAME = /^(?:yes|no|on|off)$/; // document.py's: YAML 1.1 booleans that YAML 1.2 reads as strings
-// YAML 1.1 (document.py's TIMESTAMP): the rest-server's js-yaml reads it as a date, prereq as a string.
-const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)" +
-  "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$");
-const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the rest-server's schema does not type
-
 export class JobDocument {
   constructor(text, source) {
     this.source = source;
@@ -153,22 +147,12 @@ export class JobDocument {
     return found ? this.where(found[0]) : null;
   }
 
-  /* Whether the user wrote path's value (or key) plain: not in quotes (columns count code points). */
-  plain(path, { key = false } = {}) {
+  /* The text of path's value (or key) where the user wrote it plain, up to a blank, a flow indicator or a
+   * comment; null in quotes (document.py's; columns count code points). */
+  written(path, { key = false } = {}) {
     const [line, column] = this.initial.position(path, { key });
-    const text = line > 0 && line <= this.initialLines.length ? this.initialLines[line - 1] : "";
-    return !["'", '"'].includes(Array.from(text)[column - 1]);
-  }
-
-  /* Unquoted timestamps outside the free-form keys, as [path, text]. */
-  plainTimestamps() {
-    return placeholders.strings(this.initial.data)
-      .filter(([path, value]) => !(path.length && FREE_FORM.includes(path[0])) && TIMESTAMP.test(value) && this.plain(path));
-  }
-
-  /* The task roles whose names, written plain, the runtime's YAML 1.1 reads as no name (document.py's). */
-  misreadRoleNames() {
-    return this.roleOrder().filter((role) => RUNTIME_NOT_A_NAME.test(role) && this.plain(["taskRoles", role], { key: true }));
+    const text = line > 0 && line <= this.initialLines.length ? Array.from(this.initialLines[line - 1]).slice(column - 1).join("") : "";
+    return ["'", '"'].includes(text[0]) ? null : /^[^\s,[\]{}]*/.exec(text)[0];
   }
 
   error(path, message, { hint = "", exitCode = 1, key = false } = {}) {

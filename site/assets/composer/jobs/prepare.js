@@ -21,6 +21,7 @@ import { isObject } from "../openpai/protocol.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { roundTrip } from "../openpai/runtime.js";
+import { changedParameters, misreadRoleNames, plainTimestamps } from "../openpai/plainscalars.js";
 import { parseRequirement } from "../core/versions.js";
 
 function suggest(index, name) {
@@ -139,6 +140,7 @@ const STOPPED_BY = {
   schema: "the rest-server refuses it when it is submitted",
   "rest-server": "the rest-server refuses it when it is submitted",
   runtime: "the runtime fails it when the job starts (the rest-server does not check this)",
+  entrypoint: "the rest-server writes it into the task role's command otherwise than as written",
 };
 
 /* Also as data in `error.problems`, for a page that shows each on its own line. */
@@ -152,9 +154,9 @@ function refused(job, problems) {
     listed.push({ ...p, line: job.line(p.path), stoppedBy: part });
   }
   const text = [...parts].map(([part, lines]) => `\n  ${part}:` + lines.map((line) => `\n    ${line}`).join("")).join("");
-  const submitted = parts.has(STOPPED_BY["rest-server"]);
-  const error = new PrereqError(`OpenPAI would ${submitted ? "refuse" : "fail"} the job:${text}`,
-    { exitCode: 1, hint: submitted ? "fix the job before submitting it" : "fix the job; OpenPAI finds this out only once it starts" });
+  const [submitted, changed] = [parts.has(STOPPED_BY["rest-server"]), parts.has(STOPPED_BY.entrypoint)];
+  const error = new PrereqError(`OpenPAI would ${submitted ? "refuse" : changed ? "change" : "fail"} the job:${text}`,
+    { exitCode: 1, hint: submitted || changed ? "fix the job before submitting it" : "fix the job; OpenPAI finds this out only once it starts" });
   error.problems = listed;
   return error;
 }
@@ -175,11 +177,9 @@ export async function prepareText(text, { index, indexSource = null, expressions
   planCallbackLines(lines, callbackLines(index.root));
   applyEdits(job.doc, lines.edits);
   renderExpressions(job, expressions, index.root.lifted_keys);
-  const dates = job.plainTimestamps().map(([path, value]) =>
-    ({ path, message: `${value} is a date to the rest-server (a YAML 1.1 timestamp): quote it`, source: "rest-server" }));
-  const roles = job.misreadRoleNames().map((role) => ({ path: ["taskRoles", role], source: "runtime", message: `task role name ` +
-    `${role}, written plain, is a boolean to the runtime's YAML 1.1, which then does not find the task role: quote it or rename it` }));
-  const found = [...dates, ...roles, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
+  const [data, written] = [job.initial.data, (path, options) => job.written(path, options)];
+  const asWritten = [...plainTimestamps(data, written), ...misreadRoleNames(data, written), ...changedParameters(data, written)];
+  const found = [...asWritten, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
   const problems = refusals(found);
   for (const p of found) {
     if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
