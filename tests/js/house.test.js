@@ -76,8 +76,8 @@ const LONGER = "Longer than usual:";
 // primary press reads an item's files), 8,140 / 112,962 with an item's require refused, as the CLI now
 // does, when it is not a list of names (index/reader.js: it threw a TypeError), 8,142 / 113,065 with an
 // item's deprecation said from what it holds (jobs/operations.js, as the CLI's).
-const COMPOSER_LINES = 8316;
-const COMPOSER_GZIPPED = 116450;
+const COMPOSER_LINES = 8324;
+const COMPOSER_GZIPPED = 116600;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -146,7 +146,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6461, 90700], "the portal plugin": [8273, 115900] };
+const PAGE_LIMITS = { "the composer page": [6457, 90600], "the portal plugin": [8281, 116050] };
 
 function loaded(entries) {
   const seen = new Set();

@@ -9,6 +9,7 @@ May import: PyYAML and prereq.core.yamlload/yamlrender.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +32,9 @@ def compose(text: str) -> yaml.Node | None:
     # Marks are character offsets into ``text`` with both loaders (for a text
     # without BOM: libyaml does not count one, so YamlText keeps it apart).
     return yaml.compose(text, Loader=_LOADER)
+
+
+_ALIAS = re.compile(r"[ \t]*\*[^\s,\[\]{}]+")  # an alias as written: "*name"
 
 
 def _is_empty_plain(node: yaml.Node) -> bool:
@@ -199,7 +203,8 @@ class Splices:
         """Just past the last character that belongs to ``node`` (not trailing blank lines or comments)."""
         if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
             key_node, value_node = node.value[-1]
-            return max(self._content_end(value_node), self._colon_end(key_node))
+            alias = self._alias_end(key_node, value_node)
+            return max(self._content_end(value_node) if alias is None else alias, self._colon_end(key_node))
         if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
             return self._content_end(node.value[-1])
         end = node.end_mark.index
@@ -207,6 +212,20 @@ class Splices:
             while end > node.start_mark.index and self._t[end - 1] in " \t\r\n":
                 end -= 1
         return end
+
+    def _alias_end(self, key_node: yaml.Node, value_node: yaml.Node) -> int | None:
+        """Just past a value written as an alias (``key: *name``), which stands there and not where its
+        anchored node (``value_node``, the composer's) is; None for a value written in place."""
+        at = self._colon_end(key_node)
+        alias = _ALIAS.match(self._t, at)
+        return alias.end() if alias and value_node.start_mark.index < at else None
+
+    def _value_end(self, key_node: yaml.Node, value_node: yaml.Node) -> int:
+        """Just past a mapping value as written after its key (the colon for an empty one)."""
+        if _is_empty_plain(value_node):
+            return self._colon_end(key_node)
+        alias = self._alias_end(key_node, value_node)
+        return self._content_end(value_node) if alias is None else alias
 
     def _properties_end(self, node: yaml.Node) -> int:
         """Just past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them."""
@@ -321,9 +340,7 @@ class Splices:
             return self._t[:at] + self._join(lines) + self.newline + self._t[at:]
         previous_key, previous_value = node.value[position - 1]
         column = self._column(node.value[0][0].start_mark.index)
-        end = (
-            self._content_end(previous_value) if not _is_empty_plain(previous_value) else self._colon_end(previous_key)
-        )
+        end = self._value_end(previous_key, previous_value)
         return self._insert_lines_after(end, self.renderer.pair(key, value, column))
 
     def _insert_lines_after(self, end: int, lines: list[str]) -> str:
@@ -386,7 +403,7 @@ class Splices:
         if isinstance(parent, yaml.MappingNode):
             position, key_node, value_node = self._pair(parent, path[-1])
             first = key_node.start_mark.index
-            end = self._content_end(value_node) if not _is_empty_plain(value_node) else self._colon_end(key_node)
+            end = self._value_end(key_node, value_node)
         else:
             position = path[-1]
             value_node = parent.value[position]

@@ -57,6 +57,7 @@ function sameKey(keyNode, key) {
 
 const PY_LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`); // str.lstrip()'s: Python's whitespace (NEL yes, BOM no)
 
+const ALIAS = /[ \t]*\*[^\s,[\]{}]+/y; // an alias as written: "*name" (yamlsplice.py's _ALIAS)
 const isMergeKey = (keyNode) => keyNode.kind === "scalar" && keyNode.value === "<<" && keyNode.style === "";
 
 /* yamlsplice._holder: the mapping whose own text holds ``key``, ``node`` or a ``<<`` source (first
@@ -126,8 +127,7 @@ export class Splicer {
     const block = (node.kind === "map" || node.kind === "seq") && !node.flow && node.value.length;
     if (block && node.kind === "map") {
       const [keyNode, valueNode] = node.value[node.value.length - 1];
-      const valueEnd = this.contentEnd(valueNode);
-      return Math.max(valueEnd, this.colonEnd(keyNode));
+      return Math.max(this.aliasEnd(keyNode, valueNode) ?? this.contentEnd(valueNode), this.colonEnd(keyNode));
     }
     if (block) return this.contentEnd(node.value[node.value.length - 1]);
     let end = node.end.index;
@@ -137,8 +137,16 @@ export class Splicer {
     return end;
   }
 
+  /* Past a value written as an alias (`key: *name`), which stands there and not where its anchored node
+   * (`valueNode`, the composer's) is; null for a value written in place. */
+  aliasEnd(keyNode, valueNode) {
+    const at = this.colonEnd(keyNode);
+    ALIAS.lastIndex = at;
+    return valueNode.start.index < at && ALIAS.exec(this.t) ? ALIAS.lastIndex : null;
+  }
+
   valueEnd(keyNode, valueNode) {
-    return isEmptyPlain(valueNode) ? this.colonEnd(keyNode) : this.contentEnd(valueNode);
+    return isEmptyPlain(valueNode) ? this.colonEnd(keyNode) : this.aliasEnd(keyNode, valueNode) ?? this.contentEnd(valueNode);
   }
 
   itemEnd(dash, item) {
