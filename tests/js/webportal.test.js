@@ -211,6 +211,9 @@ test("webportal/queues: the user's groups choose them, a pick sets the virtual c
   assert.equal(await loadCatalog("http://i/api/v1", answer(404)), null);
   assert.equal(await loadCatalog("http://i/api/v1", answer(200, document)), document);
   await assert.rejects(loadCatalog("http://i/api/v1", answer(200, { format: "prereq-execution/9" })), /in the format "prereq-execution\/9"/);
+  for (const broken of [{ queues: undefined }, { rights: [null] }, { queues: {} }]) { // a served catalog is not trusted to be whole
+    await assert.rejects(loadCatalog("http://i/api/v1", answer(200, { ...document, ...broken })), /its queues and rights are not lists of records/);
+  }
 });
 
 test("webportal/clone: the portal's address, the rest-server's mask, the text this browser kept", async () => {

@@ -98,6 +98,11 @@ export async function loadCatalog(api, fetch = globalThis.fetch) {
     throw new PrereqError(`the index's execution catalog is in the format ${JSON.stringify(document && document.format)}, not ${CATALOG_FORMAT}`,
       { hint: "the index is newer or older than this plugin: rebuild the site with the same prereq" });
   }
+  const records = (key) => Array.isArray(document[key]) && document[key].every((entry) => entry && typeof entry === "object");
+  if (!records("queues") || !records("rights")) {
+    throw new PrereqError("the index's execution catalog is not as prereq builds it: its queues and rights are not lists of records",
+      { hint: "use its publisher's copy, or rebuild the site with prereq build" });
+  }
   return document;
 }
 
