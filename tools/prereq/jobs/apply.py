@@ -199,3 +199,22 @@ def _replay(target: WorkingCopy | YamlText, edit: Edit) -> None:
         target.insert(edit.path, edit.value)
     else:
         target.delete(edit.path)
+
+
+def path_as_written(path: Sequence[Any], edits: Sequence[Edit]) -> tuple[Any, ...]:
+    """Where ``path`` of the job after ``edits`` stands in the job before them: each list insertion and
+    deletion undone, from the last edit back; a path into a value an edit wrote is that value's."""
+    found = tuple(path)
+    for edit in reversed(edits):
+        where, depth = edit.path, len(edit.path)
+        if len(found) < depth or found[: depth - 1] != where[:-1]:
+            continue
+        at = found[depth - 1]
+        if edit.op == "set" and at == where[-1]:
+            found = where  # the value prereq wrote (or its key's): the user wrote nothing inside it
+        elif edit.op in ("insert", "delete") and isinstance(where[-1], int) and isinstance(at, int):
+            if edit.op == "insert" and at == where[-1]:
+                found = where[:-1]  # an item prereq inserted: its list
+            elif at > where[-1] or (edit.op == "delete" and at == where[-1]):
+                found = found[: depth - 1] + (at + (-1 if edit.op == "insert" else 1),) + found[depth:]
+    return found

@@ -9,6 +9,7 @@ May import: prereq.core, prereq.openpai, prereq.index, prereq.jobs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from prereq.core.files import write_atomic
 from prereq.core.versions import Requirement
 from prereq.index.reader import Index
 from prereq.index.trust import UntrustedIndex
-from prereq.jobs.apply import WorkingCopy, apply_edits
+from prereq.jobs.apply import Edit, WorkingCopy, apply_edits, path_as_written
 from prereq.jobs.document import TASK_ROLE_FIELDS, JobDocument, read_job_file
 from prereq.jobs.expressions import fill
 from prereq.jobs.loadline import CallbackLines, entry_digest, plan_callback_lines
@@ -49,9 +50,10 @@ def _suggest(index: Index, name: str) -> str:
 
 
 def _fill_in(
-    job: JobDocument, state: JobState, index: Index, used: str, missing: dict[str, list[str]]
+    job: JobDocument, state: JobState, index: Index, used: str, missing: dict[str, list[str]], edits: list[Edit]
 ) -> list[ItemChange]:
-    """Select, in their task roles, the index items that the task roles name but the job does not define."""
+    """Select, in their task roles, the index items that the task roles name but the job does not define
+    (the edits made go into ``edits``)."""
     new = state.copy(index=recorded_index(state.index, state.index or used)[0])
     for role, names in missing.items():
         spec = job.roles[role]
@@ -73,6 +75,7 @@ def _fill_in(
     plan = plan_edit(job, state, new, index)
     apply_edits(job.doc, plan.edits)
     job.warnings.extend(plan.warnings)
+    edits.extend(plan.edits)
     return plan.changes
 
 
@@ -196,9 +199,10 @@ def prepare_text(
     loaded: Index | None = None
     index_error: PrereqError | None = None
     missing = _referenced_only(job)
+    edits: list[Edit] = []  # prereq's own, which the paths of OpenPAI's problems are read back through
     if missing:
         loaded, used = open_index(index, state, job_dir)
-        changes = _fill_in(job, state, loaded, used, missing)
+        changes = _fill_in(job, state, loaded, used, missing, edits)
         state = job.state()
     else:
         try:
@@ -212,11 +216,13 @@ def prepare_text(
     lines = WorkingCopy(job.data)
     plan_callback_lines(lines, CallbackLines.of(loaded.root if loaded else None))
     apply_edits(job.doc, lines.edits)
+    edits += lines.edits
     _render_expressions(job, expressions)
     data, written = job.initial.data, job.written
     as_written = plainscalars.plain_timestamps(data, written) + plainscalars.misread_role_names(data, written)
     as_written += plainscalars.changed_parameters(data, written)
-    found = as_written + protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
+    prepared = protocol.validate_job(job.data) + protocol.image_name_problems(job.data)
+    found = as_written + [dataclasses.replace(p, path=path_as_written(p.path, edits)) for p in prepared]
     problems = protocol.refusals(found)
     job.warnings += [
         f"{job.where(problem.path)}: {problem.where()}: {problem.message}"

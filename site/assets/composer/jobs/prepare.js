@@ -4,7 +4,7 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { WorkingCopy, applyEdits } from "./apply.js";
+import { WorkingCopy, applyEdits, pathAsWritten } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS, referencedOnly } from "./document.js";
 import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
@@ -29,7 +29,8 @@ function suggest(index, name) {
   return close ? `did you mean '${close}'?` : "search with 'prereq search WORD', or add the item to the job";
 }
 
-function fillIn(job, state, index, missing, indexSource) {
+/* The edits made go into `edits`. */
+function fillIn(job, state, index, missing, indexSource, edits) {
   const next = state.copy({ index: recordedIndex(state.index, state.index || indexSource || index.base)[0] });
   for (const [role, names] of missing) {
     const spec = job.roles[role];
@@ -49,6 +50,7 @@ function fillIn(job, state, index, missing, indexSource) {
   const plan = planEdit(job, state, next, index);
   applyEdits(job.doc, plan.edits);
   job.warnings.push(...plan.warnings);
+  edits.push(...plan.edits);
   return plan.changes.map((change) => describeChange(change));
 }
 
@@ -167,8 +169,9 @@ export async function prepareText(text, { index, indexSource = null, expressions
   let changes = [];
   await loadFor(index, job, state);
   const missing = referencedOnly(job);
+  const edits = []; // prereq's own, which the paths of OpenPAI's problems are read back through
   if (missing.size) {
-    changes = fillIn(job, state, index, missing, indexSource);
+    changes = fillIn(job, state, index, missing, indexSource, edits);
     state = job.state(index.root.range_hint);
   }
   checkLock(job, state, index);
@@ -176,10 +179,12 @@ export async function prepareText(text, { index, indexSource = null, expressions
   const lines = new WorkingCopy(job.data);
   planCallbackLines(lines, callbackLines(index.root));
   applyEdits(job.doc, lines.edits);
+  edits.push(...lines.edits);
   renderExpressions(job, expressions, index.root.lifted_keys);
   const [data, written] = [job.initial.data, (path, options) => job.written(path, options)];
   const asWritten = [...plainTimestamps(data, written), ...misreadRoleNames(data, written), ...changedParameters(data, written)];
-  const found = [...asWritten, ...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
+  const prepared = [...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
+  const found = [...asWritten, ...prepared.map((p) => ({ ...p, path: pathAsWritten(p.path, edits) }))];
   const problems = refusals(found);
   for (const p of found) {
     if (!problems.includes(p)) job.warnings.push(`${job.where(p.path)}: ${formatPath(p.path, { empty: "(job)" })}: ${p.message}`);
