@@ -196,20 +196,3 @@ function done(doc, step, edit) {
   if (typeof edit.path[edit.path.length - 1] === "number") return doc.exists(parent) && equal(doc.get(parent), step.get(parent));
   return edit.op !== "delete" && doc.exists(edit.path) && equal(doc.get(edit.path), edit.value);
 }
-
-/* apply.py's path_as_written: where `path` of the job after `edits` stands in the job before them (each
- * list insertion and deletion undone, from the last back; a path into a value an edit wrote is its). */
-export function pathAsWritten(path, edits) {
-  let found = [...path];
-  for (const edit of [...edits].reverse()) {
-    const [where, depth] = [edit.path, edit.path.length];
-    if (found.length < depth || where.slice(0, -1).some((part, i) => part !== found[i])) continue;
-    const [at, last] = [found[depth - 1], where[depth - 1]];
-    if (edit.op === "set" && at === last) found = [...where];
-    else if ((edit.op === "insert" || edit.op === "delete") && Number.isInteger(last) && Number.isInteger(at)) {
-      if (edit.op === "insert" && at === last) found = where.slice(0, -1);
-      else if (at > last || (edit.op === "delete" && at === last)) found = [...found.slice(0, depth - 1), at + (edit.op === "insert" ? -1 : 1), ...found.slice(depth)];
-    }
-  }
-  return found;
-}

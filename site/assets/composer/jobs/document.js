@@ -147,14 +147,6 @@ export class JobDocument {
     return found ? this.where(found[0]) : null;
   }
 
-  /* The text of path's value (or key) where the user wrote it plain, up to a blank, a flow indicator or a
-   * comment; null in quotes (document.py's; columns count code points). */
-  written(path, { key = false } = {}) {
-    const [line, column] = this.initial.position(path, { key });
-    const text = line > 0 && line <= this.initialLines.length ? Array.from(this.initialLines[line - 1]).slice(column - 1).join("") : "";
-    return ["'", '"'].includes(text[0]) ? null : /^[^\s,[\]{}]*/.exec(text)[0];
-  }
-
   error(path, message, { hint = "", exitCode = 1, key = false } = {}) {
     return new PrereqError(`${this.where(path, { key })}: ${message}`, { hint, exitCode });
   }

@@ -4,7 +4,7 @@
  * May import: core/, yaml/, openpai/, index/.
  */
 
-import { WorkingCopy, applyEdits, pathAsWritten } from "./apply.js";
+import { WorkingCopy, applyEdits } from "./apply.js";
 import { JobDocument, TASK_ROLE_FIELDS, referencedOnly } from "./document.js";
 import { describeUnquoted, fill } from "./expressions.js";
 import { PrereqError } from "../core/errors.js";
@@ -21,12 +21,29 @@ import { isObject } from "../openpai/protocol.js";
 import { byCodePoint } from "../core/order.js";
 import { describeChange } from "./records.js";
 import { roundTrip } from "../openpai/runtime.js";
-import { changedParameters, misreadRoleNames, plainTimestamps } from "../openpai/plainscalars.js";
+import { changedParameters, misreadRoleNames, plainTimestamps, writtenIn } from "../openpai/plainscalars.js";
 import { parseRequirement } from "../core/versions.js";
 
 function suggest(index, name) {
   const close = closeName(name, index.entries.keys());
   return close ? `did you mean '${close}'?` : "search with 'prereq search WORD', or add the item to the job";
+}
+
+/* apply.py's path_as_written: where `path` of the job after `edits` stands in the job before them (each
+ * list insertion and deletion undone, from the last back; a path into a value an edit wrote is its). */
+function pathAsWritten(path, edits) {
+  let found = [...path];
+  for (const edit of [...edits].reverse()) {
+    const [where, depth] = [edit.path, edit.path.length];
+    if (found.length < depth || where.slice(0, -1).some((part, i) => part !== found[i])) continue;
+    const [at, last] = [found[depth - 1], where[depth - 1]];
+    if (edit.op === "set" && at === last) found = [...where];
+    else if ((edit.op === "insert" || edit.op === "delete") && Number.isInteger(last) && Number.isInteger(at)) {
+      if (edit.op === "insert" && at === last) found = where.slice(0, -1);
+      else if (at > last || (edit.op === "delete" && at === last)) found = [...found.slice(0, depth - 1), at + (edit.op === "insert" ? -1 : 1), ...found.slice(depth)];
+    }
+  }
+  return found;
 }
 
 /* The edits made go into `edits`. */
@@ -181,7 +198,7 @@ export async function prepareText(text, { index, indexSource = null, expressions
   applyEdits(job.doc, lines.edits);
   edits.push(...lines.edits);
   renderExpressions(job, expressions, index.root.lifted_keys);
-  const [data, written] = [job.initial.data, (path, options) => job.written(path, options)];
+  const [data, written] = [job.initial.data, writtenIn(job.initial, job.initialLines)];
   const asWritten = [...plainTimestamps(data, written), ...misreadRoleNames(data, written), ...changedParameters(data, written)];
   const prepared = [...validateJob(job.data, index.jobSchema), ...imageNameProblems(job.data)];
   const found = [...asWritten, ...prepared.map((p) => ({ ...p, path: pathAsWritten(p.path, edits) }))];

@@ -1,7 +1,7 @@
 /* A job's plain scalars as OpenPAI's YAML 1.1 readers take them, where prereq's YAML 1.2 keeps the text
  * (prereq.openpai.plainscalars, the same rules): what the rest-server's js-yaml would refuse or change, and
- * the runtime's PyYAML fail.  Each check takes the job's data and `written(path, {key})`, the text of a
- * value (or key) written plain, null in quotes (jobs/document.js's JobDocument.written).
+ * the runtime's PyYAML fail.  Each check takes the job's data and `written(path, {key})` (writtenIn's): the
+ * text of a value (or key) written plain, null in quotes.
  * May import: core/, yaml/, vendor/.
  */
 
@@ -17,6 +17,14 @@ const RUNTIME_NOT_A_NAME = /^(?:yes|no|on|off)$/; // YAML 1.1 booleans that YAML
 const SAME_NUMBER = /^(?:-?(?:0|[1-9][0-9]{0,14})|-?(?:0\.0{0,5}[1-9][0-9]*|[1-9][0-9]*\.[0-9]*)(?<=[1-9]))$/;
 const COMMANDS = ["commands", "preCommands", "postCommands"]; // the lists the rest-server joins into an entrypoint
 const problem = (path, message, source) => ({ path, message, source });
+
+/* jobs/document.py's JobDocument.written for a job's loaded text and its lines: the text of path's value
+ * (or key) as written plain, up to a blank, a flow indicator or a comment; null in quotes (code points). */
+export const writtenIn = (loaded, lines) => (path, { key = false } = {}) => {
+  const [line, column] = loaded.position(path, { key });
+  const text = line > 0 && line <= lines.length ? Array.from(lines[line - 1]).slice(column - 1).join("") : "";
+  return ["'", '"'].includes(text[0]) ? null : /^[^\s,[\]{}]*/.exec(text)[0];
+};
 const has = (value, key) => Object.prototype.hasOwnProperty.call(value, key);
 const isMapping = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
