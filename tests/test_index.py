@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -379,3 +380,18 @@ def test_the_root_publishes_each_items_license(history: GitRepo, tmp_path: Path)
     _build(history, out)
     licenses = {entry["name"]: entry["license"] for entry in _read(out, "index.json")["items"]}
     assert licenses["base"] == "MIT" and licenses["lib"] is None
+
+
+def test_a_root_from_before_template_digests_is_still_read(tmp_path: Path) -> None:
+    """Builds before templates carried a sha256 are read as before: the composer refuses their templates."""
+    from prereq.index.reader import Index
+
+    out = tmp_path / "story"
+    shutil.copytree(Path(__file__).parent / "cases" / "indexes" / "story", out)
+    root_file = out / "api" / "v1" / "index.json"
+    root = json.loads(root_file.read_text(encoding="utf-8"))
+    assert root["templates"] and all("sha256" in template for template in root["templates"])
+    for template in root["templates"]:
+        del template["sha256"]
+    root_file.write_text(json.dumps(root), encoding="utf-8")
+    assert "mnist-data" in Index.load(str(out)).entries

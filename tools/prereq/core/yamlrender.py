@@ -182,13 +182,7 @@ def _plain_ok(value: str, *, flow: bool) -> bool:
         return False
     if not _all_raw(value):
         return False
-    return yaml11_string(value) and isinstance(plain_value(value), str)
-
-
-def yaml11_string(text: str) -> bool:
-    """Whether YAML 1.1 (PyYAML's resolver, whose non-strings include js-yaml 3's) reads plain ``text`` as a
-    string: not a bool, null, number or timestamp to the runtime and the rest-server."""
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG and isinstance(plain_value(value), str)
 
 
 def _all_raw(value: str) -> bool:

@@ -157,7 +157,12 @@ class JobDocument:
         """The text of ``path``'s value (or key) where the user wrote it plain, up to a blank, a flow indicator
         or a comment (whole for one-word values); None in quotes.  (Columns count code points, as Python's.)"""
         line, column = self.initial.position(path, key=key)
-        text = self.initial_lines[line - 1][column - 1 :] if 0 < line <= len(self.initial_lines) else ""
+        text = self.initial_lines[line - 1] if 0 < line <= len(self.initial_lines) else ""
+        text = re.sub(r"^(?:[&!]\S*[ \t]+)+", "", text.removeprefix("\ufeff" if line == 1 else "")[column - 1 :])
+        alias = re.match(r"\*([^\s,\[\]{}]+)", text)  # the value where its anchor is (a scalar's: on that line)
+        if alias:
+            anchored = re.search(rf"&{re.escape(alias[1])}[ \t]+(.*)", "\n".join(self.initial_lines))
+            text = anchored[1] if anchored else ""
         return None if text[:1] in ("'", '"') else re.match(r"[^\s,\[\]{}]*", text)[0]  # type: ignore[index]
 
     def error(

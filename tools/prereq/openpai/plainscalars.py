@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from prereq.core import placeholders
-from prereq.core.yamlrender import yaml11_string
 from prereq.openpai.protocol import JobProblem
 
 Written = Callable[..., "str | None"]  # written(path, key=False)
@@ -30,9 +29,12 @@ FREE_FORM = ("extras", "parameters", "secrets")  # keys whose values the rest-se
 # runtime's PyYAML, which then does not find the task role it runs (true, false and null are no names to
 # prereq either; a name starting with a digit is the schema's to refuse).
 RUNTIME_NOT_A_NAME = re.compile(r"yes|no|on|off")
-# Plain numbers that JavaScript's String() writes back as written: whole ones of at most 15 digits, and
-# decimals of at most 15 digits ending in one that is not 0, not below 1e-6 (else exponents).
-SAME_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]{0,14})|-?(?:0\.0{0,5}[1-9][0-9]*|[1-9][0-9]*\.[0-9]*)(?<=[1-9])")
+# What js-yaml 3 (the rest-server's reader) reads as no string, where YAML 1.2 reads a string: its ints and
+# floats with "_", 0b or base 60, and timestamps (its null and booleans are YAML 1.2's).
+JSYAML_NOT_STRING = re.compile(
+    r"[-+]?(?:0b[0-1_]+|0[0-7_]+|0x[0-9a-fA-F_]+|(?:0|[1-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?"
+    r"|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN)"
+)
 COMMANDS = ("commands", "preCommands", "postCommands")  # the lists the rest-server joins into an entrypoint
 
 
@@ -69,15 +71,29 @@ def _parameter(data: Any, expression: str) -> tuple[tuple[Any, ...], Any] | None
     for part in parts:
         if isinstance(value, dict) and part in value:
             path, value = path + (part,), value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+        elif isinstance(value, list) and re.fullmatch(r"0|[1-9][0-9]*", part) and int(part) < len(value):
             path, value = path + (int(part),), value[int(part)]
         else:
             return None  # left as written by the rest-server: not this check's
     return path, value
 
 
+def _jsyaml_number(text: str) -> float | None:
+    """The number js-yaml 3 reads from a plain ``text`` that YAML 1.2 reads as a number, or None for a string
+    (``089``, ``0o17``: js-yaml 3 knows no leading zero but octal's, nor ``0o``)."""
+    sign, body = (-1, text[1:]) if text[:1] == "-" else (1, text.lstrip("+"))
+    if re.fullmatch(r"0[0-7]+", body):
+        return sign * int(body, 8)
+    if re.fullmatch(r"0x[0-9a-fA-F]+", body):
+        return sign * int(body, 16)
+    if re.fullmatch(r"(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?", body):
+        return sign * float(body)
+    return sign * float(body[1:]) if body.lower() in (".inf", ".nan") else None
+
+
 def _changed(written: Written, path: tuple[Any, ...], value: Any) -> str:
-    """How the rest-server's String() of the value its js-yaml read differs from what the user wrote, or ""."""
+    """How the value the rest-server's js-yaml reads differs from the one the user wrote (YAML 1.2's), so
+    that String() of it changes the command; "" when only its spelling may (``1e-4``, ``1.50``, ``True``)."""
     if isinstance(value, (dict, list)):
         return "a list or mapping, which it writes as JavaScript does"
     text = written(path)
@@ -86,12 +102,27 @@ def _changed(written: Written, path: tuple[Any, ...], value: Any) -> str:
     if value is None:
         return "null, for which it leaves the <% %> in the command"
     if isinstance(value, str):
-        if yaml11_string(value):
-            return ""
-        return f"{text}, which it reads as {'a date' if TIMESTAMP.fullmatch(value) else 'no string'}"
-    if value is True or value is False:
-        return "" if text in ("true", "false") else f"{text}, which it writes as {str(value).lower()}"
-    return "" if SAME_NUMBER.fullmatch(text) else f"{text}, which it may write otherwise as a number"
+        if TIMESTAMP.fullmatch(value):
+            return f"{text}, which it reads as a date"
+        return f"{text}, which it reads as a number" if JSYAML_NOT_STRING.fullmatch(value) else ""
+    if isinstance(value, bool):
+        return ""  # js-yaml 3's booleans are YAML 1.2's
+    number = _jsyaml_number(text)
+    same = number is None or number == value or (number != number and value != value)  # NaN is NaN
+    return "" if same else f"{text}, which it reads as {number}"
+
+
+def _rendered(data: Any, path: tuple[Any, ...]) -> bool:
+    """Whether the rest-server renders the string at ``path``: a task role's command, or a pre- or postCommand
+    of the default deployment for a task role the job has."""
+    if len(path) < 2 or path[-2] not in COMMANDS or path[0] not in ("taskRoles", "deployments"):
+        return False
+    if path[0] == "taskRoles":
+        return True
+    defaults, deployment = data.get("defaults"), data["deployments"][path[1]]
+    default = defaults.get("deployment") if isinstance(defaults, dict) else None
+    roles = data.get("taskRoles")
+    return default is not None and deployment.get("name") == default and isinstance(roles, dict) and path[3] in roles
 
 
 def changed_parameters(data: Any, written: Written) -> list[JobProblem]:
@@ -100,7 +131,7 @@ def changed_parameters(data: Any, written: Written) -> list[JobProblem]:
     its text as written (a date, 0755, True, 1.50, null, a list) changes the command unsaid."""
     found = []
     for path, text in placeholders.strings(data):
-        if len(path) < 2 or path[0] not in ("taskRoles", "deployments") or path[-2] not in COMMANDS:
+        if not _rendered(data, path):
             continue
         for template in placeholders.find(text):
             named = _parameter(data, template.expression) if template.namespace == "$parameters" else None

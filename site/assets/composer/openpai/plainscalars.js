@@ -6,15 +6,15 @@
  */
 
 import * as placeholders from "../core/placeholders.js";
-import { yaml11String } from "../yaml/yamlstyle.js";
 
 // A YAML 1.1 timestamp: the rest-server's js-yaml reads such a plain scalar as a date, prereq as a string.
 const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)" +
   "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$");
 const FREE_FORM = ["extras", "parameters", "secrets"]; // keys whose values the rest-server's schema does not type
 const RUNTIME_NOT_A_NAME = /^(?:yes|no|on|off)$/; // YAML 1.1 booleans that YAML 1.2 reads as strings
-// Plain numbers JavaScript's String() writes back as written (plainscalars.py's SAME_NUMBER).
-const SAME_NUMBER = /^(?:-?(?:0|[1-9][0-9]{0,14})|-?(?:0\.0{0,5}[1-9][0-9]*|[1-9][0-9]*\.[0-9]*)(?<=[1-9]))$/;
+// What js-yaml 3 reads as no string where YAML 1.2 reads one (plainscalars.py's JSYAML_NOT_STRING).
+const JSYAML_NOT_STRING = new RegExp("^(?:[-+]?(?:0b[0-1_]+|0[0-7_]+|0x[0-9a-fA-F_]+|(?:0|[1-9][0-9_]*)(?:\\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?" +
+  "|\\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\\.[0-9_]*)?|\\.(?:inf|Inf|INF))|\\.(?:nan|NaN|NAN))$");
 const COMMANDS = ["commands", "preCommands", "postCommands"]; // the lists the rest-server joins into an entrypoint
 const problem = (path, message, source) => ({ path, message, source });
 
@@ -22,7 +22,10 @@ const problem = (path, message, source) => ({ path, message, source });
  * (or key) as written plain, up to a blank, a flow indicator or a comment; null in quotes (code points). */
 export const writtenIn = (loaded, lines) => (path, { key = false } = {}) => {
   const [line, column] = loaded.position(path, { key });
-  const text = line > 0 && line <= lines.length ? Array.from(lines[line - 1]).slice(column - 1).join("") : "";
+  const full = line > 0 && line <= lines.length ? lines[line - 1].replace(line === 1 ? /^\ufeff/ : /^$/, "") : "";
+  let text = Array.from(full).slice(column - 1).join("").replace(/^(?:[&!]\S*[ \t]+)+/, ""); // an anchor, a tag
+  const alias = /^\*([^\s,[\]{}]+)/.exec(text); // the value where its anchor is (a scalar's: on that line)
+  if (alias) text = new RegExp(`&${alias[1].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[ \t]+(.*)`).exec(lines.join("\n"))?.[1] ?? "";
   return ["'", '"'].includes(text[0]) ? null : /^[^\s,[\]{}]*/.exec(text)[0];
 };
 const has = (value, key) => Object.prototype.hasOwnProperty.call(value, key);
@@ -42,21 +45,46 @@ function parameter(data, expression) {
   let [path, value] = [["parameters"], data.parameters];
   for (const part of expression.replace(/\[/g, ".").replace(/\]/g, "").split(".").slice(1)) {
     if (isMapping(value) && has(value, part)) [path, value] = [[...path, part], value[part]];
-    else if (Array.isArray(value) && /^[0-9]+$/.test(part) && Number(part) < value.length) [path, value] = [[...path, Number(part)], value[Number(part)]];
+    else if (Array.isArray(value) && /^(?:0|[1-9][0-9]*)$/.test(part) && Number(part) < value.length) [path, value] = [[...path, Number(part)], value[Number(part)]];
     else return null; // left as written by the rest-server: not this check's
   }
   return [path, value];
 }
 
-/* How the rest-server's String() of the value its js-yaml read differs from what the user wrote, or "". */
+/* The number js-yaml 3 reads from plain text YAML 1.2 reads as a number, or null for a string (089, 0o17). */
+function jsyamlNumber(text) {
+  const [sign, body] = text[0] === "-" ? [-1, text.slice(1)] : [1, text.replace(/^\+/, "")];
+  if (/^0[0-7]+$/.test(body)) return sign * parseInt(body, 8);
+  if (/^0x[0-9a-fA-F]+$/.test(body)) return sign * parseInt(body.slice(2), 16);
+  if (/^(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)$/.test(body)) return sign * Number(body);
+  return [".inf", ".nan"].includes(body.toLowerCase()) ? sign * (body.toLowerCase() === ".inf" ? Infinity : NaN) : null;
+}
+
+/* How the value the rest-server's js-yaml reads differs from the one the user wrote (YAML 1.2's), so that
+ * String() of it changes the command; "" when only its spelling may (1e-4, 1.50, True). */
 function changed(written, path, value) {
   if (typeof value === "object" && value !== null) return "a list or mapping, which it writes as JavaScript does";
   const text = written(path);
   if (text === null || "|>".includes(text[0] || " ")) return ""; // quoted, or a block: a string as written
   if (value === null) return "null, for which it leaves the <% %> in the command";
-  if (typeof value === "string") return yaml11String(value) ? "" : `${text}, which it reads as ${TIMESTAMP.test(value) ? "a date" : "no string"}`;
-  if (typeof value === "boolean") return ["true", "false"].includes(text) ? "" : `${text}, which it writes as ${value}`;
-  return SAME_NUMBER.test(text) ? "" : `${text}, which it may write otherwise as a number`;
+  if (typeof value === "string") {
+    if (TIMESTAMP.test(value)) return `${text}, which it reads as a date`;
+    return JSYAML_NOT_STRING.test(value) ? `${text}, which it reads as a number` : "";
+  }
+  if (typeof value === "boolean") return ""; // js-yaml 3's booleans are YAML 1.2's
+  const number = jsyamlNumber(text);
+  const same = number === null || number === Number(value) || (Number.isNaN(number) && Number.isNaN(Number(value)));
+  return same ? "" : `${text}, which it reads as ${number}`;
+}
+
+/* The string at path is rendered: a task role's command, or a pre- or postCommand of the default deployment
+ * for a task role the job has (plainscalars.py's _rendered). */
+function rendered(data, path) {
+  if (path.length < 2 || !COMMANDS.includes(path[path.length - 2]) || !["taskRoles", "deployments"].includes(path[0])) return false;
+  if (path[0] === "taskRoles") return true;
+  const defaultName = isMapping(data.defaults) ? data.defaults.deployment : undefined;
+  return defaultName !== undefined && defaultName !== null && data.deployments[path[1]].name === defaultName &&
+    isMapping(data.taskRoles) && has(data.taskRoles, path[3]);
 }
 
 /* The rest-server fills <% $parameters.X %> into a task role's commands (and its deployments' pre- and
@@ -65,7 +93,7 @@ function changed(written, path, value) {
 export function changedParameters(data, written) {
   const found = [];
   for (const [path, text] of placeholders.strings(data)) {
-    if (path.length < 2 || !["taskRoles", "deployments"].includes(path[0]) || !COMMANDS.includes(path[path.length - 2])) continue;
+    if (!rendered(data, path)) continue;
     for (const template of placeholders.find(text)) {
       const named = template.namespace === "$parameters" ? parameter(data, template.expression) : null;
       const why = named ? changed(written, ...named) : "";

@@ -34,12 +34,8 @@ export function plainOk(text, { flow = false } = {}) {
   if (text.startsWith("---") || text.startsWith("...") || text.includes(": ") || text.includes(" #")) return false;
   if (flow && /[,?[\]{}]/.test(text)) return false;
   if (!allRaw(text)) return false;
-  return yaml11String(text) && typeof plainValue(text) === "string";
+  return !RESOLVERS_11.some((regex) => regex.test(text)) && typeof plainValue(text) === "string";
 }
-
-/* yamlrender.yaml11_string: whether YAML 1.1 (PyYAML's resolver, whose non-strings include js-yaml 3's) reads
- * plain text as a string. */
-export const yaml11String = (text) => !RESOLVERS_11.some((regex) => regex.test(text));
 
 // What a YAML stream may not carry raw (PyYAML's reader refuses it) or reads as a line break.
 const NOT_RAW = /[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/gu; // lone surrogates only, with "u"
