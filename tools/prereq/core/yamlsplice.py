@@ -3,6 +3,9 @@
 ``yamledit.YamlText`` decides what an edit must give and checks it; this module finds the characters
 (PyYAML's node marks, without the BOM) and writes lines in the file's style, or raises ``NotHere``.
 
+Longer than usual: the four splices (replace, insert a key, insert items, delete) share the position
+helpers (a value's end as written, an alias's included), which a split would make them import back.
+
 May import: PyYAML and prereq.core.yamlload/yamlrender.
 """
 
@@ -202,9 +205,7 @@ class Splices:
     def _content_end(self, node: yaml.Node) -> int:
         """Just past the last character that belongs to ``node`` (not trailing blank lines or comments)."""
         if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
-            key_node, value_node = node.value[-1]
-            alias = self._alias_end(key_node, value_node)
-            return max(self._content_end(value_node) if alias is None else alias, self._colon_end(key_node))
+            return self._value_end(*node.value[-1])
         if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
             return self._content_end(node.value[-1])
         end = node.end_mark.index
@@ -213,19 +214,14 @@ class Splices:
                 end -= 1
         return end
 
-    def _alias_end(self, key_node: yaml.Node, value_node: yaml.Node) -> int | None:
-        """Just past a value written as an alias (``key: *name``), which stands there and not where its
-        anchored node (``value_node``, the composer's) is; None for a value written in place."""
-        at = self._colon_end(key_node)
-        alias = _ALIAS.match(self._t, at)
-        return alias.end() if alias and value_node.start_mark.index < at else None
-
     def _value_end(self, key_node: yaml.Node, value_node: yaml.Node) -> int:
-        """Just past a mapping value as written after its key (the colon for an empty one)."""
+        """Just past a mapping value as written after its key: the colon for an empty one, an alias
+        (``key: *name``) where it stands, not where its anchored node (the composer's) is."""
+        at = self._colon_end(key_node)
         if _is_empty_plain(value_node):
-            return self._colon_end(key_node)
-        alias = self._alias_end(key_node, value_node)
-        return self._content_end(value_node) if alias is None else alias
+            return at
+        alias = _ALIAS.match(self._t, at)
+        return alias.end() if alias and value_node.start_mark.index < at else self._content_end(value_node)
 
     def _properties_end(self, node: yaml.Node) -> int:
         """Just past ``node``'s anchor and tag (``&a !!map``), which a replaced value keeps; 0 without them."""
