@@ -76,8 +76,8 @@ const LONGER = "Longer than usual:";
 // primary press reads an item's files), 8,140 / 112,962 with an item's require refused, as the CLI now
 // does, when it is not a list of names (index/reader.js: it threw a TypeError), 8,142 / 113,065 with an
 // item's deprecation said from what it holds (jobs/operations.js, as the CLI's).
-const COMPOSER_LINES = 8375;
-const COMPOSER_GZIPPED = 117700;
+const COMPOSER_LINES = 8378;
+const COMPOSER_GZIPPED = 117850;
 
 function modulesUnder(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -146,7 +146,7 @@ const PAGES = {
   "the portal plugin": ["webportal/prereq-plugin.js", "webportal/mount.js", "ui/engineworker.js", "jobs/prepare.js"],
 };
 // Ratchets, as COMPOSER_LINES: BENCHMARKS.md's size table has both.
-const PAGE_LIMITS = { "the composer page": [6449, 90400], "the portal plugin": [8332, 117200] };
+const PAGE_LIMITS = { "the composer page": [6449, 90400], "the portal plugin": [8335, 117300] };
 
 function loaded(entries) {
   const seen = new Set();

@@ -22,6 +22,9 @@ const problem = (path, message, source) => ({ path, message, source });
  * (or key) as written plain, up to a blank, a flow indicator or a comment; null in quotes (code points). */
 export const writtenIn = (loaded, lines) => (path, { key = false } = {}) => {
   const [line, column] = loaded.position(path, { key });
+  // A path the text does not hold as given (a key 1 or true, which JavaScript data names "1", "true") is
+  // placed at its parent's: no text of its own, as Python's lookup of the key "1" finds none.
+  if (!key && path.length && loaded.position(path.slice(0, -1)).join() === [line, column].join()) return null;
   const full = line > 0 && line <= lines.length ? lines[line - 1].replace(line === 1 ? /^\ufeff/ : /^$/, "") : "";
   let text = Array.from(full).slice(column - 1).join("").replace(/^(?:[&!]\S*[ \t]+)+/, ""); // an anchor, a tag
   const alias = /^\*([^\s,[\]{}]+)/.exec(text); // the value where its anchor is (a scalar's: on that line)
