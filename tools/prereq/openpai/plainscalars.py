@@ -115,20 +115,19 @@ def _changed(written: Written, path: tuple[Any, ...], value: Any) -> str:
 def _rendered(data: Any, path: tuple[Any, ...]) -> bool:
     """Whether the rest-server renders the string at ``path``: a task role's command, or a pre- or postCommand
     of the default deployment for a task role the job has."""
-    if len(path) < 2 or path[-2] not in COMMANDS or path[0] not in ("taskRoles", "deployments"):
-        return False
-    if path[0] == "taskRoles":
+    if len(path) == 4 and path[0] == "taskRoles" and path[2] == "commands":
         return True
-    defaults, deployment = data.get("defaults"), data["deployments"][path[1]]
+    if not (len(path) == 6 and path[0] == "deployments" and path[2] == "taskRoles" and path[4] in COMMANDS[1:]):
+        return False
+    defaults, deployment, roles = data.get("defaults"), data["deployments"][path[1]], data.get("taskRoles")
     default = defaults.get("deployment") if isinstance(defaults, dict) else None
-    roles = data.get("taskRoles")
     return default is not None and deployment.get("name") == default and isinstance(roles, dict) and path[3] in roles
 
 
 def changed_parameters(data: Any, written: Written) -> list[JobProblem]:
     """The rest-server fills ``<% $parameters.X %>`` into a task role's commands (and its deployments'
-    pre- and postCommands) with JavaScript's String() of what its js-yaml read: a value whose String() is not
-    its text as written (a date, 0755, True, 1.50, null, a list) changes the command unsaid."""
+    pre- and postCommands) with JavaScript's String() of what its js-yaml read: a value it reads otherwise
+    than YAML 1.2 (a date, 0755, 1_000, 1:30), null or a list changes the command unsaid."""
     found = []
     for path, text in placeholders.strings(data):
         if not _rendered(data, path):

@@ -83,16 +83,16 @@ function changed(written, path, value) {
 /* The string at path is rendered: a task role's command, or a pre- or postCommand of the default deployment
  * for a task role the job has (plainscalars.py's _rendered). */
 function rendered(data, path) {
-  if (path.length < 2 || !COMMANDS.includes(path[path.length - 2]) || !["taskRoles", "deployments"].includes(path[0])) return false;
-  if (path[0] === "taskRoles") return true;
+  if (path.length === 4 && path[0] === "taskRoles" && path[2] === "commands") return true;
+  if (!(path.length === 6 && path[0] === "deployments" && path[2] === "taskRoles" && COMMANDS.slice(1).includes(path[4]))) return false;
   const defaultName = isMapping(data.defaults) ? data.defaults.deployment : undefined;
   return defaultName !== undefined && defaultName !== null && data.deployments[path[1]].name === defaultName &&
     isMapping(data.taskRoles) && has(data.taskRoles, path[3]);
 }
 
 /* The rest-server fills <% $parameters.X %> into a task role's commands (and its deployments' pre- and
- * postCommands) with String() of what its js-yaml read: a value whose String() is not its text as written
- * (a date, 0755, True, 1.50, null, a list) changes the command unsaid. */
+ * postCommands) with String() of what its js-yaml read: a value it reads otherwise than YAML 1.2 (a date,
+ * 0755, 1_000, 1:30), null or a list changes the command unsaid. */
 export function changedParameters(data, written) {
   const found = [];
   for (const [path, text] of placeholders.strings(data)) {
