@@ -6,6 +6,7 @@
  */
 
 import * as placeholders from "../core/placeholders.js";
+import { isObject } from "./protocol.js";
 
 // A YAML 1.1 timestamp: the rest-server's js-yaml reads such a plain scalar as a date, prereq as a string.
 const TIMESTAMP = new RegExp("^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \\t]+)" +
@@ -32,7 +33,6 @@ export const writtenIn = (loaded, lines) => (path, { key = false } = {}) => {
   return ["'", '"'].includes(text[0]) ? null : /^[^\s,[\]{}]*/.exec(text)[0];
 };
 const has = (value, key) => Object.prototype.hasOwnProperty.call(value, key);
-const isMapping = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export const plainTimestamps = (data, written) => placeholders.strings(data)
   .filter(([path, value]) => !(path.length && FREE_FORM.includes(path[0])) && TIMESTAMP.test(value) && written(path) !== null)
@@ -47,7 +47,7 @@ export const misreadRoleNames = (data, written) => Object.keys(data.taskRoles)
 function parameter(data, expression) {
   let [path, value] = [["parameters"], data.parameters];
   for (const part of expression.replace(/\[/g, ".").replace(/\]/g, "").split(".").slice(1)) {
-    if (isMapping(value) && has(value, part)) [path, value] = [[...path, part], value[part]];
+    if (isObject(value) && has(value, part)) [path, value] = [[...path, part], value[part]];
     else if (Array.isArray(value) && /^(?:0|[1-9][0-9]*)$/.test(part) && Number(part) < value.length) [path, value] = [[...path, Number(part)], value[Number(part)]];
     else return null; // left as written by the rest-server: not this check's
   }
@@ -85,9 +85,9 @@ function changed(written, path, value) {
 function rendered(data, path) {
   if (path.length === 4 && path[0] === "taskRoles" && path[2] === "commands") return true;
   if (!(path.length === 6 && path[0] === "deployments" && path[2] === "taskRoles" && COMMANDS.slice(1).includes(path[4]))) return false;
-  const defaultName = isMapping(data.defaults) ? data.defaults.deployment : undefined;
+  const defaultName = isObject(data.defaults) ? data.defaults.deployment : undefined;
   return defaultName !== undefined && defaultName !== null && data.deployments[path[1]].name === defaultName &&
-    isMapping(data.taskRoles) && has(data.taskRoles, path[3]);
+    isObject(data.taskRoles) && has(data.taskRoles, path[3]);
 }
 
 /* The rest-server fills <% $parameters.X %> into a task role's commands (and its deployments' pre- and

@@ -126,8 +126,7 @@ export class Splicer {
   contentEnd(node) {
     const block = (node.kind === "map" || node.kind === "seq") && !node.flow && node.value.length;
     if (block && node.kind === "map") {
-      const [keyNode, valueNode] = node.value[node.value.length - 1];
-      return Math.max(this.aliasEnd(keyNode, valueNode) ?? this.contentEnd(valueNode), this.colonEnd(keyNode));
+      return this.valueEnd(...node.value[node.value.length - 1]); // yamlsplice.py's _content_end
     }
     if (block) return this.contentEnd(node.value[node.value.length - 1]);
     let end = node.end.index;
