@@ -125,9 +125,10 @@ def rest_server_problems(job: Any) -> list[JobProblem]:
     roles = as_dict(job.get("taskRoles"))
     for role, spec in roles.items():
         accepted = REST_SERVER_ROLE_NAME.fullmatch(str(role))  # whole, as the rest-server's JavaScript matches
-        if accepted and framework_role_name(str(role)) != role:
-            renamed = show(framework_role_name(str(role)))
-            problems.append(JobProblem(("taskRoles", role), _RUNTIME_ROLE_NAME.format(show(role), renamed), "runtime"))
+        renamed = framework_role_name(str(role))
+        if accepted and renamed != role:
+            message = _RUNTIME_ROLE_NAME.format(show(role), show(renamed))
+            problems.append(JobProblem(("taskRoles", role), message, "runtime"))
         elif accepted and not TASK_ROLE_NAME.match(str(role)):
             problems.append(JobProblem(("taskRoles", role), _WEBPORTAL_ROLE_NAME.format(show(role)), "webportal"))
         if not isinstance(spec, dict):
